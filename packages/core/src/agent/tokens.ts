@@ -36,10 +36,32 @@ export function estimateTextTokens(text: string): number {
   return Math.ceil(Buffer.byteLength(text, "utf8") / 4);
 }
 
+/**
+ * Counts of recent texts of medium length, by content. The same system prompt and tool
+ * definitions are counted for every session and every request (they are rebuilt per session, so
+ * the per-object caches below miss them); tokenizing them costs milliseconds, a lookup
+ * microseconds. Bounded, oldest first out; short texts are cheaper to count than to key.
+ */
+const TEXT_MEMO_MIN_CHARS = 256;
+const TEXT_MEMO_MAX_CHARS = 64_000;
+const TEXT_MEMO_ENTRIES = 256;
+const textMemo = new Map<string, number>();
+
 function countWithTokenizer(text: string): number {
   if (text.length === 0) return 0;
   if (text.length > TOKENIZER_MAX_CHARS) return countSampled(text);
-  return countExact(text);
+  if (text.length < TEXT_MEMO_MIN_CHARS || text.length > TEXT_MEMO_MAX_CHARS) {
+    return countExact(text);
+  }
+  const known = textMemo.get(text);
+  if (known !== undefined) return known;
+  const count = countExact(text);
+  if (textMemo.size >= TEXT_MEMO_ENTRIES) {
+    const oldest = textMemo.keys().next().value;
+    if (oldest !== undefined) textMemo.delete(oldest);
+  }
+  textMemo.set(text, count);
+  return count;
 }
 
 function countSampled(text: string): number {

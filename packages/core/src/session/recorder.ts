@@ -28,6 +28,8 @@ export interface LoopRecorderOptions {
   logger?: Logger;
   /** clock for abandon(); events carry their own timestamps. Default Date.now */
   now?: () => number;
+  /** gather a loop's record changes for this long before writing them (see SerializedSinkWriter) */
+  writeDelayMs?: number;
 }
 
 /** A parent's tool call that named a child loop before the recorder saw the child start. */
@@ -52,7 +54,10 @@ export class LoopRecorder {
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
     this.#writer = options.sink
-      ? new SerializedSinkWriter(options.sink, options.logger)
+      ? new SerializedSinkWriter(options.sink, {
+          ...(options.logger ? { logger: options.logger } : {}),
+          ...(options.writeDelayMs !== undefined ? { delayMs: options.writeDelayMs } : {}),
+        })
       : undefined;
   }
 

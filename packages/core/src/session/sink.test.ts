@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { LoopRecord } from "./records.js";
 import { InMemoryLoopRecordSink, type LoopRecordSink, SerializedSinkWriter } from "./sink.js";
 
@@ -81,6 +81,43 @@ describe("SerializedSinkWriter", () => {
     await expect(new SerializedSinkWriter(new InMemoryLoopRecordSink()).flush()).resolves.toBe(
       undefined,
     );
+  });
+});
+
+describe("SerializedSinkWriter with a delay", () => {
+  it("gathers a lane's changes during the delay into one upsert of the newest record", async () => {
+    vi.useFakeTimers();
+    try {
+      const sink = new InMemoryLoopRecordSink();
+      const writer = new SerializedSinkWriter(sink, { delayMs: 100 });
+      writer.write(loop("l1", 0));
+      writer.write(loop("l1", 1));
+      await vi.advanceTimersByTimeAsync(99);
+      expect(sink.writes).toHaveLength(0);
+      writer.write(loop("l1", 2));
+      await vi.advanceTimersByTimeAsync(1);
+      expect(sink.writes.map((w) => w.turns)).toEqual([2]);
+      // after the first upsert the lane starts over: the next change waits again
+      writer.write(loop("l1", 3));
+      await vi.advanceTimersByTimeAsync(50);
+      expect(sink.writes.map((w) => w.turns)).toEqual([2]);
+      await vi.advanceTimersByTimeAsync(50);
+      expect(sink.writes.map((w) => w.turns)).toEqual([2, 3]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("flush ends the wait at once and stores the newest record", async () => {
+    const sink = new InMemoryLoopRecordSink();
+    const writer = new SerializedSinkWriter(sink, { delayMs: 60_000 });
+    writer.write(loop("a", 1));
+    writer.write(loop("b", 1));
+    writer.write(loop("a", 4));
+    const started = performance.now();
+    await writer.flush();
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(sink.writes.map((w) => `${w.loopId}:${w.turns}`).sort()).toEqual(["a:4", "b:1"]);
   });
 });
 

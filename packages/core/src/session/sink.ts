@@ -53,6 +53,19 @@ interface Lane {
   pending: LoopRecord | undefined;
   /** the drain loop currently writing this lane, if any */
   draining: Promise<void> | undefined;
+  /** ends the drain loop's initial wait at once (flush) */
+  wake: (() => void) | undefined;
+}
+
+export interface SerializedSinkWriterOptions {
+  logger?: Logger;
+  /**
+   * How long a lane waits before its first upsert, gathering the changes of that time into one
+   * write (default 0: the first upsert starts synchronously inside write()). A store that also
+   * carries the session's hot path (one SQLite writer) is spared the loop's start record landing
+   * in the middle of the first model request; `flush` ends the wait at once.
+   */
+  delayMs?: number;
 }
 
 /**
@@ -66,10 +79,12 @@ export class SerializedSinkWriter {
   readonly #sink: LoopRecordSink;
   readonly #logger: Logger | undefined;
   readonly #lanes = new Map<string, Lane>();
+  readonly #delayMs: number;
 
-  constructor(sink: LoopRecordSink, logger?: Logger) {
+  constructor(sink: LoopRecordSink, options: SerializedSinkWriterOptions = {}) {
     this.#sink = sink;
-    this.#logger = logger;
+    this.#logger = options.logger;
+    this.#delayMs = options.delayMs ?? 0;
   }
 
   /** Snapshots `record` now (later mutation does not affect it) and schedules its upsert. */
@@ -78,7 +93,7 @@ export class SerializedSinkWriter {
     if (!snapshot) return;
     let lane = this.#lanes.get(record.loopId);
     if (!lane) {
-      lane = { pending: undefined, draining: undefined };
+      lane = { pending: undefined, draining: undefined, wake: undefined };
       this.#lanes.set(record.loopId, lane);
     }
     lane.pending = snapshot;
@@ -88,6 +103,7 @@ export class SerializedSinkWriter {
   /** Resolves when every write scheduled so far (and any scheduled meanwhile) has settled. */
   async flush(): Promise<void> {
     for (;;) {
+      for (const lane of this.#lanes.values()) lane.wake?.();
       const draining = [...this.#lanes.values()].flatMap((lane) =>
         lane.draining ? [lane.draining] : [],
       );
@@ -97,8 +113,9 @@ export class SerializedSinkWriter {
   }
 
   async #drain(loopId: string, lane: Lane): Promise<void> {
-    // The first upsert starts synchronously inside write(), so a quick sink sees the "running"
-    // record before anything else the caller does next.
+    // Without a delay the first upsert starts synchronously inside write(), so a quick sink sees
+    // the "running" record before anything else the caller does next.
+    if (this.#delayMs > 0) await this.#wait(lane);
     for (let record = lane.pending; record; record = lane.pending) {
       lane.pending = undefined;
       try {
@@ -113,6 +130,18 @@ export class SerializedSinkWriter {
     }
     lane.draining = undefined;
     this.#lanes.delete(loopId);
+  }
+
+  #wait(lane: Lane): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.#delayMs);
+      function done(): void {
+        clearTimeout(timer);
+        lane.wake = undefined;
+        resolve();
+      }
+      lane.wake = done;
+    });
   }
 
   #snapshot(record: LoopRecord): LoopRecord | undefined {

@@ -77,17 +77,27 @@ export function defineTool<TParams extends z.ZodType, TDetails = unknown>(
 }
 
 const definitionCache = new WeakMap<AnyAgentTool, ToolDefinition>();
+/** Tools are built per session around shared parameter schemas: export each schema once. */
+const schemaCache = new WeakMap<z.ZodType, Record<string, unknown>>();
 
-/** REQ-016: the tool as the model sees it (parameters exported to JSON Schema once per tool). */
-export function toolDefinition(tool: AnyAgentTool): ToolDefinition {
-  let def = definitionCache.get(tool);
-  if (!def) {
-    const schema = z.toJSONSchema(tool.parameters, { target: "draft-7", io: "input" }) as Record<
+function jsonSchemaOf(parameters: z.ZodType): Record<string, unknown> {
+  let schema = schemaCache.get(parameters);
+  if (!schema) {
+    schema = z.toJSONSchema(parameters, { target: "draft-7", io: "input" }) as Record<
       string,
       unknown
     >;
     delete schema.$schema;
-    def = { name: tool.name, description: tool.description, parameters: schema };
+    schemaCache.set(parameters, schema);
+  }
+  return structuredClone(schema);
+}
+
+/** REQ-016: the tool as the model sees it (parameters exported to JSON Schema once per schema). */
+export function toolDefinition(tool: AnyAgentTool): ToolDefinition {
+  let def = definitionCache.get(tool);
+  if (!def) {
+    def = { name: tool.name, description: tool.description, parameters: jsonSchemaOf(tool.parameters) };
     definitionCache.set(tool, def);
   }
   return def;

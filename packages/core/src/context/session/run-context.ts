@@ -58,6 +58,8 @@ export class RunContext {
   timer: ReturnType<typeof setTimeout> | undefined;
   loopId = "";
   #chain: Promise<void> = Promise.resolve();
+  /** state moves held for the run's next commit (see `hold`) */
+  #held: ContextState[] = [];
 
   constructor(core: SessionCore, offered: Iterable<string>) {
     this.core = core;
@@ -87,11 +89,39 @@ export class RunContext {
     this.controller.abort();
   }
 
-  /** Commits a change; once interrupting, state moves other than to a resting state are dropped
+  /** The state the session is in once the held moves are stored. */
+  get state(): ContextState {
+    return this.#held.at(-1) ?? this.core.state;
+  }
+
+  /**
+   * Holds a state move instead of storing it alone: the run's next commit stores it first, with
+   * its context_update, in the same write. For a move that is followed at once by another (the
+   * request is prepared, then the connection opens), so the model request does not wait for a
+   * write of its own. Returns false (and holds nothing) when the table refuses the move.
+   */
+  hold(state: ContextState): boolean {
+    const problem = this.core.checkChain([...this.#held, state]);
+    if (problem) {
+      this.core.deps.logger.warn("not holding a state move the table refuses", { problem });
+      return false;
+    }
+    this.#held.push(state);
+    return true;
+  }
+
+  /** Commits a change, after the held moves; once interrupting, state moves other than to a resting state are dropped
    * (the rows are still stored: partial results are kept). A move the table refuses is logged
    * and skipped so the session stays consistent. */
   async commit(change: Change): Promise<void> {
     let states = change.states ?? [];
+    const held = this.#held;
+    this.#held = [];
+    // held moves go first when the chain allows them; a run that ends before its request was
+    // made (interrupted, failed) may not pass through them, and then they are dropped
+    if (held.length > 0 && this.core.checkChain([...held, ...states]) === undefined) {
+      states = [...held, ...states];
+    }
     if (this.core.state.type === "Interrupting") {
       states = states.filter(
         (s) => s.type === "Paused" || s.type === "Idle" || s.type === "Failed",

@@ -19,11 +19,12 @@ export async function beforeTurn(run: RunContext): Promise<boolean> {
     return false;
   }
   startTimer(run);
-  const state = run.core.state.type;
+  const state = run.state.type;
   if (state === "OptimizingContext" || state === "ToolAutoLoop" || state === "Paused") {
     const resumingCalls =
       state === "Paused" && run.core.lastMessage()?.body.message_type === "tool_request";
-    if (!resumingCalls) await run.serial(() => run.move({ type: "PreparingLLMRequest" }));
+    // stored with ConnectingToLLM (transformContext), in one write
+    if (!resumingCalls) run.hold({ type: "PreparingLLMRequest" });
   }
   return !run.failure;
 }
@@ -44,8 +45,11 @@ export async function transformContext(
 ): Promise<AgentMessage[]> {
   await run.drain();
   const messages = await view(signal);
-  await run.serial(async () => {
-    if (run.core.state.type === "PreparingLLMRequest") await run.move({ type: "ConnectingToLLM" });
+  // PreparingLLMRequest (held) → ConnectingToLLM in one write, which the request does not wait
+  // for: the chain stores it before any event of the response, and a failed write aborts the
+  // request (RunContext.fail)
+  void run.serial(async () => {
+    if (run.state.type === "PreparingLLMRequest") await run.move({ type: "ConnectingToLLM" });
   });
   return messages;
 }

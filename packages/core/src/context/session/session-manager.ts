@@ -14,13 +14,23 @@ import { findLastSequence } from "./stored-events.js";
 // crash recovery on it before handing it out. Corrupt rows reported by the store are logged; the
 // rest of the session loads.
 
+/**
+ * The loop records share the store with the session's own writes; a run's first record waits this
+ * long, so it does not delay the first model request (the operation's end flushes it anyway).
+ */
+export const LOOP_RECORD_WRITE_DELAY_MS = 100;
+
 export class SessionManager {
   readonly #deps: ResolvedDeps;
   readonly #sessions = new Map<string, Promise<ContextSession | undefined>>();
 
   constructor(deps: SessionDeps) {
     const resolved = resolveDeps(deps);
-    resolved.recorder ??= new LoopRecorder({ sink: deps.store, logger: resolved.logger });
+    resolved.recorder ??= new LoopRecorder({
+      sink: deps.store,
+      logger: resolved.logger,
+      writeDelayMs: LOOP_RECORD_WRITE_DELAY_MS,
+    });
     this.#deps = resolved;
   }
 
