@@ -13,6 +13,7 @@ import {
   StoreError,
 } from "@arbor/core";
 import type { Database, Tx } from "./database.js";
+import { classifyFailure } from "./failures.js";
 import { loadSessionRows } from "./load-session.js";
 import { branchRow, describeZodError, loopRow, parseJson } from "./rows.js";
 import { applyWrite, checkWriteShape } from "./write-session.js";
@@ -38,23 +39,6 @@ export interface PrismaSessionStoreOptions {
 const consoleLogger: StoreLogger = {
   warn: (message, details) => console.warn(`[arbor/db] ${message}`, details ?? ""),
 };
-
-type Failure = "unique" | "retry" | "other";
-
-/** What kind of failure a database error is. Prisma wraps driver errors; match on code and text. */
-export function classifyFailure(error: unknown): Failure {
-  if (typeof error !== "object" || error === null) return "other";
-  const code = Reflect.get(error, "code");
-  if (code === "P2002") return "unique";
-  // P2034: write conflict or deadlock (PostgreSQL serialization failure)
-  if (code === "P2034") return "retry";
-  const text = String(Reflect.get(error, "message") ?? "");
-  if (/unique constraint|UNIQUE constraint failed|duplicate key value/i.test(text)) return "unique";
-  if (/SQLITE_BUSY|database is locked|deadlock detected|could not serialize/i.test(text)) {
-    return "retry";
-  }
-  return "other";
-}
 
 function unavailable(error: unknown): StoreError {
   const message = error instanceof Error ? error.message.split("\n").slice(-1)[0] : String(error);

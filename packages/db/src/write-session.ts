@@ -9,7 +9,15 @@ import {
 } from "@arbor/core";
 import type { Tx } from "./database.js";
 import { parseMessageRows } from "./load-session.js";
+import { isUniqueViolation } from "./failures.js";
 import { approvalRows, branchRow, lifecycleColumns, messageRow, viewRow } from "./rows.js";
+import {
+  insertBranchEntries,
+  insertEvents,
+  insertMessages,
+  reserveBranchPositions,
+  reserveSession,
+} from "./write-statements.js";
 
 // The body of one `write`, run inside one transaction: every check and every change, so a
 // failing check throws, the transaction rolls back and nothing of the write remains.
@@ -75,10 +83,6 @@ export function checkWriteShape(sessionId: string, write: SessionWrite): void {
   }
 }
 
-function prismaCode(error: unknown): unknown {
-  return typeof error === "object" && error !== null ? Reflect.get(error, "code") : undefined;
-}
-
 export async function applyWrite(
   tx: Tx,
   sessionId: string,
@@ -90,29 +94,14 @@ export async function applyWrite(
   const events = write.events ?? [];
   // Locks the session and reserves this write's message positions and event sequences in one
   // statement; `returning` gives the new high-water marks.
-  let session: { activeBranchId: string; lastMessagePosition: number; lastEventSequence: number };
-  try {
-    session = await tx.session.update({
-      where: { id: sessionId },
-      data: {
-        updatedAt: at,
-        touched,
-        lastMessagePosition: { increment: messages.length },
-        lastEventSequence: { increment: events.length },
-        ...(patch.title === undefined ? {} : { title: patch.title }),
-        ...(patch.config === undefined ? {} : { config: JSON.stringify(patch.config) }),
-        ...(patch.state === undefined
-          ? {}
-          : { state: JSON.stringify(patch.state), stateType: patch.state.type }),
-        ...(patch.active_branch_id === undefined ? {} : { activeBranchId: patch.active_branch_id }),
-      },
-      select: { activeBranchId: true, lastMessagePosition: true, lastEventSequence: true },
-    });
-  } catch (error) {
-    // P2025: no row to update
-    if (prismaCode(error) === "P2025") throw notFound(`session ${sessionId} not found`);
-    throw error;
-  }
+  const session = await reserveSession(
+    tx,
+    sessionId,
+    patch,
+    { messages: messages.length, events: events.length },
+    { at, touched },
+  );
+  if (session === undefined) throw notFound(`session ${sessionId} not found`);
 
   // --- messages: updates apply in order, also to this write's own messages
   const incoming = new Map<string, ContextMessage>();
@@ -124,10 +113,10 @@ export async function applyWrite(
     let position = session.lastMessagePosition - messages.length;
     const rows = [...incoming.values()].map((message) => messageRow(message, ++position));
     try {
-      await tx.message.createMany({ data: rows });
+      await insertMessages(tx, rows);
     } catch (error) {
       // the primary key (session, id): content is immutable, an id is never written twice
-      if (prismaCode(error) === "P2002") {
+      if (isUniqueViolation(error)) {
         throw new StoreError(
           "conflict",
           "a message of this write already exists; content is immutable",
@@ -232,27 +221,17 @@ export async function applyWrite(
     }
   }
   for (const append of write.branch_appends ?? []) {
-    let reserved: { lastPosition: number };
-    try {
-      reserved = await tx.branch.update({
-        where: { sessionId_id: { sessionId, id: append.branch_id } },
-        data: { updatedAt: at, lastPosition: { increment: append.message_ids.length } },
-        select: { lastPosition: true },
-      });
-    } catch (error) {
-      if (prismaCode(error) === "P2025") throw notFound(`branch ${append.branch_id} not found`);
-      throw error;
-    }
-    let position = reserved.lastPosition - append.message_ids.length;
-    if (append.message_ids.length > 0) {
-      await tx.branchMessage.createMany({
-        data: append.message_ids.map((messageId) => ({
-          sessionId,
-          branchId: append.branch_id,
-          position: ++position,
-          messageId,
-        })),
-      });
+    const count = append.message_ids.length;
+    const last = await reserveBranchPositions(tx, sessionId, append.branch_id, count, at);
+    if (last === undefined) throw notFound(`branch ${append.branch_id} not found`);
+    let position = last - count;
+    if (count > 0) {
+      await insertBranchEntries(
+        tx,
+        sessionId,
+        append.branch_id,
+        append.message_ids.map((messageId) => ({ position: ++position, messageId })),
+      );
     }
   }
   const deleted = write.deleted_branch_ids ?? [];
@@ -270,7 +249,7 @@ export async function applyWrite(
     try {
       await tx.optimizationView.createMany({ data: views.map((view) => viewRow(view, ++ordinal)) });
     } catch (error) {
-      if (prismaCode(error) === "P2002") {
+      if (isUniqueViolation(error)) {
         throw new StoreError("conflict", "an optimization view of this write already exists", {
           cause: error,
         });
@@ -293,15 +272,16 @@ export async function applyWrite(
       created_at: at,
     };
   });
-  await tx.event.createMany({
-    data: stored.map((event) => ({
-      sessionId,
+  await insertEvents(
+    tx,
+    sessionId,
+    stored.map((event) => ({
       sequence: event.sequence,
       name: event.name,
       payload: JSON.stringify(event.payload ?? null),
-      createdAt: at,
     })),
-  });
+    at,
+  );
   return stored;
 }
 
