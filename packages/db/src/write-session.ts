@@ -8,8 +8,8 @@ import {
   withSequence,
 } from "@arbor/core";
 import type { Tx } from "./database.js";
-import { parseMessageRows } from "./load-session.js";
 import { isUniqueViolation } from "./failures.js";
+import { parseMessageRows } from "./load-session.js";
 import { approvalRows, branchRow, lifecycleColumns, messageRow, viewRow } from "./rows.js";
 import {
   insertBranchEntries,

@@ -47,7 +47,11 @@ export async function reserveSession(
     sets.push(Prisma.sql`"active_branch_id" = ${patch.active_branch_id}`);
   }
   const rows = await tx.$queryRaw<
-    Array<{ active_branch_id: string; last_message_position: unknown; last_event_sequence: unknown }>
+    Array<{
+      active_branch_id: string;
+      last_message_position: unknown;
+      last_event_sequence: unknown;
+    }>
   >`UPDATE "sessions" SET ${Prisma.join(sets, ", ")} WHERE "id" = ${sessionId}
     RETURNING "active_branch_id", "last_message_position", "last_event_sequence"`;
   const row = rows[0];

@@ -4,12 +4,18 @@ import type { SessionEvent } from "@arbor/core";
 //   id: <sequence>          (left out for unsequenced events, sequence 0: refusals, storage errors)
 //   event: <name>
 //   data: <JSON payload>
-// The stream pulls the next event only when the client has taken the previous one (backpressure:
-// a slow client leaves events buffered in the session's channel, not in the socket). It ends when
-// the events end, or when `signal` aborts (the client went away); either way the iterator is
-// returned so the session stops feeding it.
+// The stream pulls the next events only when the client has taken the previous ones
+// (backpressure: a slow client leaves events buffered in the session's channel, not in the
+// socket). One pull takes every event that is ready at once (one store write emits several) into
+// one chunk, so a burst costs one socket write instead of one per event. It ends when the events
+// end, or when `signal` aborts (the client went away); either way the iterator is returned so the
+// session stops feeding it.
 
 const encoder = new TextEncoder();
+
+/** A chunk stops taking ready events at this size; the rest go in the next one. */
+const CHUNK_CHARS = 64 * 1024;
+const NOT_READY = Symbol("not ready");
 
 export const HEARTBEAT_MS = 15_000;
 
@@ -43,6 +49,8 @@ export function sseStream(
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let closed = false;
   let onAbort: (() => void) | undefined;
+  /** a next() that was not ready when the previous chunk was cut: the next pull awaits it */
+  let waiting: Promise<IteratorResult<SessionEvent>> | undefined;
 
   const finish = (controller?: ReadableStreamDefaultController<Uint8Array>): void => {
     if (closed) return;
@@ -77,17 +85,31 @@ export function sseStream(
         else options.signal?.addEventListener("abort", onAbort, { once: true });
       },
       async pull(controller) {
-        let result: IteratorResult<SessionEvent>;
+        let text = "";
+        let done = false;
         try {
-          result = await iterator.next();
+          const first = await (waiting ?? iterator.next());
+          waiting = undefined;
+          if (first.done) done = true;
+          else text = formatSseEvent(first.value);
+          // then whatever is ready now, without waiting
+          while (!done && text.length < CHUNK_CHARS) {
+            const next = iterator.next();
+            const ready = await Promise.race([next, Promise.resolve(NOT_READY)]);
+            if (ready === NOT_READY) {
+              waiting = next;
+              break;
+            }
+            if (ready.done) done = true;
+            else text += formatSseEvent(ready.value);
+          }
         } catch {
           // the session's channels never throw; should another source, end the stream cleanly
-          finish(controller);
-          return;
+          done = true;
         }
         if (closed) return;
-        if (result.done) finish(controller);
-        else controller.enqueue(encoder.encode(formatSseEvent(result.value)));
+        if (text !== "") controller.enqueue(encoder.encode(text));
+        if (done) finish(controller);
       },
       cancel() {
         finish();

@@ -97,7 +97,11 @@ function jsonSchemaOf(parameters: z.ZodType): Record<string, unknown> {
 export function toolDefinition(tool: AnyAgentTool): ToolDefinition {
   let def = definitionCache.get(tool);
   if (!def) {
-    def = { name: tool.name, description: tool.description, parameters: jsonSchemaOf(tool.parameters) };
+    def = {
+      name: tool.name,
+      description: tool.description,
+      parameters: jsonSchemaOf(tool.parameters),
+    };
     definitionCache.set(tool, def);
   }
   return def;

@@ -1,4 +1,5 @@
 import type { AgentMessage } from "../../llm/messages.js";
+import type { SessionEventBody } from "../../protocol/events.js";
 import type { ContextMessage, ToolCallRequest } from "../message-types.js";
 import type { ContextState } from "../states.js";
 import type { Change, SessionCore } from "./session-core.js";
@@ -95,10 +96,12 @@ export class RunContext {
   }
 
   /**
-   * Holds a state move instead of storing it alone: the run's next commit stores it first, with
-   * its context_update, in the same write. For a move that is followed at once by another (the
-   * request is prepared, then the connection opens), so the model request does not wait for a
-   * write of its own. Returns false (and holds nothing) when the table refuses the move.
+   * Holds a state move instead of storing it at once: the run's next commit stores it first, with
+   * its context_update, in the same write; if no commit comes before the next turn of the event
+   * loop, the held moves are stored on their own then. For moves that follow each other at once
+   * (the request is prepared, the connection opens, the first chunk is awaited), so the model
+   * request neither waits for their writes nor competes with one write each. Returns false (and
+   * holds nothing) when the table refuses the move.
    */
   hold(state: ContextState): boolean {
     const problem = this.core.checkChain([...this.#held, state]);
@@ -107,6 +110,9 @@ export class RunContext {
       return false;
     }
     this.#held.push(state);
+    if (this.#held.length === 1) {
+      setImmediate(() => void this.serial(() => this.storeHeld()));
+    }
     return true;
   }
 
@@ -136,6 +142,18 @@ export class RunContext {
     // the first event of a move is its context_update; rebuild them for the states kept
     const moveEvents = this.#moveEvents(states);
     await this.core.commit({ ...change, states, events: [...moveEvents, ...events] });
+  }
+
+  /** Stores the held moves on their own, if a commit has not taken them yet. */
+  async storeHeld(): Promise<void> {
+    if (this.#held.length > 0) await this.commit({});
+  }
+
+  /** The held moves and their context_updates, for a write that builds its own events (onDeltas). */
+  takeHeld(): { states: ContextState[]; events: SessionEventBody[] } {
+    const states = this.#held;
+    this.#held = [];
+    return { states, events: this.#moveEvents(states) };
   }
 
   #moveEvents(states: readonly ContextState[]) {

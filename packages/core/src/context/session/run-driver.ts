@@ -75,7 +75,7 @@ export class RunDriver {
       } else {
         await runAgentLoopContinue(context, config, sink, run.controller.signal);
       }
-      await run.drain();
+      await run.serial(() => run.storeHeld());
       await finishRun(run);
     } finally {
       clearTimeout(run.timer);

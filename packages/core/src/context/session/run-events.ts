@@ -18,8 +18,8 @@ export async function handleLoopEvent(run: RunContext, event: AgentEvent): Promi
       // a failure before any content arrives is emitted as a whole message: not a first chunk
       if (event.message.role === "assistant" && event.message.stopReason !== "error") {
         run.streaming = { messageId: run.core.newId(), chunks: 0, chars: 0, deltas: 0, text: "" };
-        if (run.core.state.type === "ConnectingToLLM")
-          await run.move({ type: "AwaitingLLMFirstChunk" });
+        // held with the request's moves; the first chunk's write stores them if it comes first
+        if (run.state.type === "ConnectingToLLM") run.hold({ type: "AwaitingLLMFirstChunk" });
       }
       return;
     case "messageUpdate":
@@ -60,12 +60,15 @@ export async function onDeltas(run: RunContext, chunks: readonly StreamChunk[]):
   const { core, streaming } = run;
   if (!streaming || chunks.length === 0) return;
   const first: ContextState = { type: "StreamingLLMResponse", chunks: 0, chars: 0 };
+  // the request's held moves (Preparing → Connecting → AwaitingLLMFirstChunk) go first
+  const held = run.takeHeld();
   // Streaming → Streaming is always allowed, so the first move decides for the batch
-  const allowed = core.machine.canTransition(first) && core.state.type !== "Interrupting";
+  const allowed =
+    core.checkChain([...held.states, first]) === undefined && core.state.type !== "Interrupting";
   const metadata = { message_id: streaming.messageId };
-  const states: ContextState[] = [];
-  const events = [];
-  let previous = core.state;
+  const states: ContextState[] = [...held.states];
+  const events = [...held.events];
+  let previous = held.states.at(-1) ?? core.state;
   for (const chunk of chunks) {
     streaming.chunks++;
     if (chunk.type !== "toolCall") {

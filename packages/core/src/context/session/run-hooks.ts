@@ -23,7 +23,7 @@ export async function beforeTurn(run: RunContext): Promise<boolean> {
   if (state === "OptimizingContext" || state === "ToolAutoLoop" || state === "Paused") {
     const resumingCalls =
       state === "Paused" && run.core.lastMessage()?.body.message_type === "tool_request";
-    // stored with ConnectingToLLM (transformContext), in one write
+    // stored with the moves that follow it (transformContext, the response's start), in one write
     if (!resumingCalls) run.hold({ type: "PreparingLLMRequest" });
   }
   return !run.failure;
@@ -45,12 +45,9 @@ export async function transformContext(
 ): Promise<AgentMessage[]> {
   await run.drain();
   const messages = await view(signal);
-  // PreparingLLMRequest (held) → ConnectingToLLM in one write, which the request does not wait
-  // for: the chain stores it before any event of the response, and a failed write aborts the
-  // request (RunContext.fail)
-  void run.serial(async () => {
-    if (run.state.type === "PreparingLLMRequest") await run.move({ type: "ConnectingToLLM" });
-  });
+  // held like PreparingLLMRequest: the request does not wait for their write, which the chain
+  // stores before any event of the response; a failed write aborts the request (RunContext.fail)
+  if (run.state.type === "PreparingLLMRequest") run.hold({ type: "ConnectingToLLM" });
   return messages;
 }
 

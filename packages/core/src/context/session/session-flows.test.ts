@@ -14,6 +14,75 @@ import {
 
 const STREAM = ["ConnectingToLLM", "AwaitingLLMFirstChunk"];
 
+describe("the model request's own state moves", () => {
+  /** the writes a store received: the state types each one moved through */
+  function countingStore(h: ReturnType<typeof harness>): string[][] {
+    const writes: string[][] = [];
+    const write = h.store.write.bind(h.store);
+    h.store.write = async (sessionId, change) => {
+      const moved = (change.events ?? []).flatMap((e) =>
+        e.name === "context_update" && e.payload.previous_state !== undefined
+          ? [e.payload.current_state.type]
+          : [],
+      );
+      writes.push(moved);
+      return write(sessionId, change);
+    };
+    return writes;
+  }
+
+  it("Preparing → Connecting → Awaiting are not a write each: each names the state before it", async () => {
+    const h = harness([{ ...say("Hi."), chunkSize: 100 }]);
+    const writes = countingStore(h);
+    const session = await h.manager.create();
+    const events = await collect(session.sendMessage({ type: "text", text: "hi" }));
+    const moves = events.flatMap((e) =>
+      e.name === "context_update" && e.payload.previous_state !== undefined
+        ? [[e.payload.previous_state.type, e.payload.current_state.type]]
+        : [],
+    );
+    // an unbroken chain: every move starts where the one before it ended
+    for (let i = 1; i < moves.length; i++) expect(moves[i]?.[0]).toBe(moves[i - 1]?.[1]);
+    expect(moves.map((m) => m[1])).toEqual([
+      "ProcessingUserMessage",
+      "EnhancingSystemPrompt",
+      "OptimizingContext",
+      "PreparingLLMRequest",
+      "ConnectingToLLM",
+      "AwaitingLLMFirstChunk",
+      "StreamingLLMResponse",
+      "ProcessingLLMResponse",
+      "Idle",
+    ]);
+    // the three request moves share one write (on their own, or with the first chunk)
+    const request = writes.find((w) => w.includes("PreparingLLMRequest"));
+    expect(request?.slice(0, 3)).toEqual([
+      "PreparingLLMRequest",
+      "ConnectingToLLM",
+      "AwaitingLLMFirstChunk",
+    ]);
+    // sequences are gapless and increasing
+    const sequences = events.map((e) => e.sequence);
+    expect(sequences).toEqual(sequences.map((_, i) => (sequences[0] ?? 0) + i));
+  });
+
+  it("a slow response: the request's moves are stored on their own, before it arrives", async () => {
+    const h = harness([{ ...say("Late."), chunkSize: 100, firstChunkDelayMs: 80 }]);
+    const writes = countingStore(h);
+    const session = await h.manager.create();
+    const seen: string[] = [];
+    for await (const event of session.sendMessage({ type: "text", text: "hi" })) {
+      if (event.name === "context_update" && event.payload.previous_state !== undefined) {
+        seen.push(event.payload.current_state.type);
+      }
+      // the scripted provider starts its message with the first chunk (no "start" before it)
+      if (event.name === "content_delta") expect(seen).toContain("ConnectingToLLM");
+    }
+    // not held until the response: written at the next turn of the event loop
+    expect(writes).toContainEqual(["PreparingLLMRequest", "ConnectingToLLM"]);
+  });
+});
+
 describe("integration flows", () => {
   it("simple text conversation: User → LLM → Response", async () => {
     const h = harness([{ ...say("Hello there, friend!"), chunkSize: 8 }]);
