@@ -43,6 +43,8 @@ describe("list_files", () => {
       "dist/out.js",
       "target/debug/bin",
       ".next/cache",
+      ".turbo/cookies/1.cookie",
+      ".cache/x.json",
     ]) {
       await touch(f);
     }

@@ -13,6 +13,9 @@ export const DEFAULT_EXCLUDED_DIRS: readonly string[] = Object.freeze([
   "target",
   "dist",
   ".next",
+  // build and tool caches of the JS ecosystem: large, generated, never what the user means
+  ".turbo",
+  ".cache",
 ]);
 
 export interface TreeEntry {
