@@ -14,6 +14,8 @@ import {
   truncateToolOutputs,
 } from "./compaction-tiers.js";
 import { findPairingProblem } from "./message-blocks.js";
+import { defaultTokenCounter, messageTokens } from "./tokens.js";
+import type { TokenCounter } from "./types.js";
 
 const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
 const numbered = (n: number): string =>
@@ -45,6 +47,48 @@ function result(id: string, text: string, isError = false, name = "bash"): ToolR
     timestamp: 3,
   };
 }
+
+describe("tier 1: the tokens of a cut output", () => {
+  const code = Array.from(
+    { length: 400 },
+    (_, i) =>
+      `  const value${i} = compute(input[${i}], { retries: ${i % 7}, label: "step ${i}" });`,
+  ).join("\n");
+  /** the default counter, counting the texts it is asked to tokenize */
+  function countingCounter(): TokenCounter & { calls: number } {
+    const inner = defaultTokenCounter();
+    const counter = {
+      calls: 0,
+      countText(text: string) {
+        counter.calls++;
+        return inner.countText(text);
+      },
+    };
+    return counter;
+  }
+
+  it("is estimated from the counted original without tokenizing again, within 10% of exact", () => {
+    const counter = countingCounter();
+    const original = result("c1", code);
+    messageTokens(original, counter);
+    const cut = truncateToolOutputs([original], 50).messages[0] as ToolResultMessage;
+    expect(cut).not.toBe(original);
+    const before = counter.calls;
+    const estimate = messageTokens(cut, counter);
+    expect(counter.calls).toBe(before);
+    const exact = messageTokens(structuredClone(cut), defaultTokenCounter());
+    expect(Math.abs(estimate - exact) / exact).toBeLessThan(0.1);
+  });
+
+  it("is counted exactly when the original was never counted", () => {
+    const counter = countingCounter();
+    const cut = truncateToolOutputs([result("c2", code)], 50).messages[0] as ToolResultMessage;
+    expect(messageTokens(cut, counter)).toBe(
+      messageTokens(structuredClone(cut), defaultTokenCounter()),
+    );
+    expect(counter.calls).toBeGreaterThan(0);
+  });
+});
 
 describe("tier 1: truncate tool outputs", () => {
   it("REQ-057: a 200-line output with maxLines 50 becomes 50 lines around the marker", () => {

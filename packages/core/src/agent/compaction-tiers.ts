@@ -5,6 +5,7 @@ import type {
   UserMessage,
 } from "../llm/messages.js";
 import { blockIndexOf, headEnd, segmentBlocks, tailStart } from "./message-blocks.js";
+import { noteCutMessage } from "./tokens.js";
 
 // The three compaction tiers (REQ-057–059) as pure functions over a message list. Each returns the
 // input array itself when it has nothing to do. Their outputs are deterministic and cached per
@@ -89,6 +90,7 @@ function truncateToolResult(message: ToolResultMessage, maxLines: number): ToolR
     return { ...block, text };
   });
   const result = changed ? { ...message, content } : message;
+  if (changed) noteCutMessage(result, message);
   truncatedCache.set(message, { maxLines, result });
   return result;
 }

@@ -196,17 +196,64 @@ function cacheFor(counter: TokenCounter): WeakMap<AgentMessage, number> {
   return perCounter;
 }
 
+/**
+ * Tool results that compaction cut (tier 1) → the result they were cut from. The cut keeps whole
+ * lines of the original, so when the original has been counted its cut is estimated from it (its
+ * text tokens scaled by the characters kept) instead of being tokenized again: the one place a
+ * long history would otherwise pay the tokenizer twice.
+ */
+const cutFrom = new WeakMap<AgentMessage, AgentMessage>();
+
+/** Records that `cut` holds a part of `source`'s text (see cutFrom). */
+export function noteCutMessage(cut: AgentMessage, source: AgentMessage): void {
+  cutFrom.set(cut, source);
+}
+
+function textChars(message: AgentMessage): number {
+  if (message.role === "extension") return 0;
+  let chars = 0;
+  for (const block of message.content) if (block.type === "text") chars += block.text.length;
+  return chars;
+}
+
+/** Tokens that do not scale with the text: the overhead and the images. */
+function fixedTokens(message: AgentMessage): number {
+  if (message.role !== "toolResult") return 0;
+  let tokens = TOOL_RESULT_OVERHEAD;
+  for (const block of message.content)
+    if (block.type === "image") tokens += imageTokens(block.data);
+  return tokens;
+}
+
+function estimateCut(message: AgentMessage, perCounter: WeakMap<AgentMessage, number>) {
+  const source = cutFrom.get(message);
+  const sourceTokens = source === undefined ? undefined : perCounter.get(source);
+  if (source === undefined || sourceTokens === undefined) return undefined;
+  const sourceChars = textChars(source);
+  if (sourceChars === 0) return undefined;
+  const textTokens = Math.max(0, sourceTokens - fixedTokens(source));
+  return fixedTokens(message) + Math.ceil((textTokens * textChars(message)) / sourceChars);
+}
+
+function countMessage(
+  message: AgentMessage,
+  counter: TokenCounter,
+  perCounter: WeakMap<AgentMessage, number>,
+): number {
+  let tokens = perCounter.get(message);
+  if (tokens === undefined) {
+    tokens = estimateCut(message, perCounter) ?? computeMessageTokens(message, counter);
+    perCounter.set(message, tokens);
+  }
+  return tokens;
+}
+
 /** REQ-055: tokens of one message including its per-message overhead. Cached per message object. */
 export function messageTokens(
   message: AgentMessage,
   counter: TokenCounter = DEFAULT_COUNTER,
 ): number {
-  const perCounter = cacheFor(counter);
-  const cached = perCounter.get(message);
-  if (cached !== undefined) return cached;
-  const tokens = computeMessageTokens(message, counter);
-  perCounter.set(message, tokens);
-  return tokens;
+  return countMessage(message, counter, cacheFor(counter));
 }
 
 export function totalTokens(
@@ -215,13 +262,6 @@ export function totalTokens(
 ): number {
   const perCounter = cacheFor(counter);
   let total = 0;
-  for (const message of messages) {
-    let tokens = perCounter.get(message);
-    if (tokens === undefined) {
-      tokens = computeMessageTokens(message, counter);
-      perCounter.set(message, tokens);
-    }
-    total += tokens;
-  }
+  for (const message of messages) total += countMessage(message, counter, perCounter);
   return total;
 }
