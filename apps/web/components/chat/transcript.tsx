@@ -2,7 +2,7 @@
 
 import type { ContextMessage, ContextState, OptimizationView } from "@arbor/core";
 import { type MessageCallbacks, MessageCard, OptimizationDivider } from "@arbor/ui";
-import { Fragment, type ReactNode, useEffect, useMemo, useRef } from "react";
+import { Fragment, memo, type ReactNode, useEffect, useMemo, useRef } from "react";
 import type { AnnouncedMessage, StreamBuffer } from "@/lib/client/session-store";
 
 export interface TranscriptProps {
@@ -56,6 +56,35 @@ function dividerPlacement(
   });
   return { before, top };
 }
+
+interface TranscriptCardProps extends MessageCallbacks {
+  message: ContextMessage;
+  highlighted: boolean;
+  streamText: string | undefined;
+  /** the reasoning streamed so far, while the message streams */
+  streamThinking: string | undefined;
+}
+
+/** One message of the transcript; memoized, so only cards whose props changed render again. */
+const TranscriptCard = memo(function TranscriptCard({
+  message,
+  highlighted,
+  streamText,
+  streamThinking,
+  ...callbacks
+}: TranscriptCardProps) {
+  return (
+    <div className={highlighted ? "arbor-highlight" : undefined}>
+      {streamThinking !== undefined && streamThinking !== "" && (
+        <details className="mb-1 rounded-md px-3 text-xs text-zinc-500 dark:text-zinc-400">
+          <summary className="cursor-pointer">Reasoning…</summary>
+          <p className="mt-1 whitespace-pre-wrap">{streamThinking}</p>
+        </details>
+      )}
+      <MessageCard message={message} streamingText={streamText} {...callbacks} />
+    </div>
+  );
+});
 
 export function Transcript({
   sessionId,
@@ -139,30 +168,26 @@ export function Transcript({
       state.type === "AwaitingUserAnswer" && state.question_message_id === message.id;
     const questionOpen =
       waitingQuestion || (state.type === "Idle" && message.id === shown.at(-1)?.id);
+    // every prop is stable between events unless it concerns this card, so a delta re-renders
+    // the streaming card only, not the whole transcript's markdown
     return (
-      <div className={message.id === highlight ? "arbor-highlight" : undefined}>
-        {streaming && stream && stream.thinking !== "" && (
-          <details className="mb-1 rounded-md px-3 text-xs text-zinc-500 dark:text-zinc-400">
-            <summary className="cursor-pointer">Reasoning…</summary>
-            <p className="mt-1 whitespace-pre-wrap">{stream.thinking}</p>
-          </details>
-        )}
-        <MessageCard
-          message={message}
-          streamingText={stream?.text}
-          onFork={streaming ? undefined : callbacks.onFork}
-          onEditResend={callbacks.onEditResend}
-          onToolDecisions={
-            state.type === "AwaitingToolApproval" ? callbacks.onToolDecisions : undefined
-          }
-          onApprovePlan={
-            agentMode === "plan" && state.type === "Idle" && message.id === latestPlanId
-              ? callbacks.onApprovePlan
-              : undefined
-          }
-          onAnswer={questionOpen ? callbacks.onAnswer : undefined}
-        />
-      </div>
+      <TranscriptCard
+        message={message}
+        highlighted={message.id === highlight}
+        streamText={stream?.text}
+        streamThinking={streaming ? stream?.thinking : undefined}
+        onFork={streaming ? undefined : callbacks.onFork}
+        onEditResend={callbacks.onEditResend}
+        onToolDecisions={
+          state.type === "AwaitingToolApproval" ? callbacks.onToolDecisions : undefined
+        }
+        onApprovePlan={
+          agentMode === "plan" && state.type === "Idle" && message.id === latestPlanId
+            ? callbacks.onApprovePlan
+            : undefined
+        }
+        onAnswer={questionOpen ? callbacks.onAnswer : undefined}
+      />
     );
   };
 
