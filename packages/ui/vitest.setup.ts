@@ -2,9 +2,12 @@ import { cleanup } from "@testing-library/react";
 import { afterEach } from "vitest";
 
 // React Flow measures its viewport and nodes with ResizeObserver, which jsdom lacks. The observer
-// reports one fixed size so nodes get dimensions and edges are drawn.
+// reports one fixed size so nodes get dimensions and edges are drawn. Like a browser's, it reports
+// after observe() returns: React Flow observes a node while mounting it and drops a measurement
+// that arrives before its node store has settled, leaving the nodes unmeasured and no edge drawn.
 class FixedSizeResizeObserver {
   private readonly callback: ResizeObserverCallback;
+  private readonly pending = new Map<Element, ReturnType<typeof setTimeout>>();
   constructor(callback: ResizeObserverCallback) {
     this.callback = callback;
   }
@@ -17,12 +20,32 @@ class FixedSizeResizeObserver {
       contentBoxSize: [{ inlineSize: 800, blockSize: 600 }],
       devicePixelContentBoxSize: [],
     } as unknown as ResizeObserverEntry;
-    this.callback([entry], this as unknown as ResizeObserver);
+    this.unobserve(target);
+    this.pending.set(
+      target,
+      setTimeout(() => {
+        this.pending.delete(target);
+        this.callback([entry], this as unknown as ResizeObserver);
+      }),
+    );
   }
-  unobserve(): void {}
-  disconnect(): void {}
+  unobserve(target: Element): void {
+    clearTimeout(this.pending.get(target));
+    this.pending.delete(target);
+  }
+  disconnect(): void {
+    for (const timer of this.pending.values()) clearTimeout(timer);
+    this.pending.clear();
+  }
 }
 globalThis.ResizeObserver ??= FixedSizeResizeObserver;
+
+// React Flow sizes edge labels with getBBox, which jsdom's SVG elements lack.
+if (typeof SVGElement !== "undefined" && !("getBBox" in SVGElement.prototype)) {
+  Object.assign(SVGElement.prototype, {
+    getBBox: () => ({ x: 0, y: 0, width: 0, height: 0 }),
+  });
+}
 
 // React Flow reads the zoom transform through DOMMatrixReadOnly.
 if (!("DOMMatrixReadOnly" in globalThis)) {

@@ -43,6 +43,50 @@ describe("BranchGraph", () => {
     expect(screen.getByRole("img", { name: "Fork point after message m1" })).toBeDefined();
   });
 
+  it("draws a merge edge between the side handles of the two branches", async () => {
+    const merged = [
+      ...branches,
+      branch("b2", {
+        name: "other",
+        parent_branch_id: "main",
+        fork_message_id: "m1",
+        merged_from: [
+          { branch_id: "b1", merge_id: "mg1", strategy: "append", at: "2025-06-10T12:01:00Z" },
+        ],
+      }),
+    ];
+    const { container } = render(
+      <BranchGraph
+        branches={merged}
+        currentBranchId="main"
+        onSwitch={vi.fn()}
+        messages={[]}
+        onMerge={vi.fn()}
+        onResolve={vi.fn()}
+      />,
+    );
+    // React Flow leaves out an edge whose named handle a node does not have
+    expect(await screen.findByTestId("rf__edge-merge:mg1")).toBeDefined();
+    expect(container.querySelectorAll(".react-flow__edge")).toHaveLength(4);
+    for (const id of ["b1", "b2"]) {
+      const sides = [
+        ...container.querySelectorAll(`[data-nodeid="${id}"][data-handleid^="merge-"]`),
+      ]
+        .map((h) => `${h.getAttribute("data-handleid")}@${h.getAttribute("data-handlepos")}`)
+        .sort();
+      expect(sides).toEqual([
+        "merge-in-left@left",
+        "merge-in-right@right",
+        "merge-out-left@left",
+        "merge-out-right@right",
+      ]);
+    }
+    // fork points have no side handles: nothing can attach a merge edge to them
+    expect(
+      container.querySelectorAll(`[data-nodeid^="fork:"][data-handleid^="merge-"]`),
+    ).toHaveLength(0);
+  });
+
   it("switches on click, but not to the current branch", async () => {
     const { user, onSwitch } = setup();
     await user.click(await screen.findByRole("button", { name: "Branch experiment" }));

@@ -10,9 +10,7 @@ import type {
 import {
   Background,
   Controls,
-  type Edge,
   Handle,
-  MarkerType,
   type Node,
   type NodeProps,
   Position,
@@ -22,8 +20,13 @@ import { useMemo, useState } from "react";
 import { plural } from "../format.js";
 import { buttonClass } from "../styles.js";
 import {
+  mergeHandleId,
+  PARENT_IN_HANDLE,
+  PARENT_OUT_HANDLE,
+  toFlowEdge,
+} from "./branch-flow-edges.js";
+import {
   BRANCH_NODE_SIZE,
-  type BranchLayoutEdge,
   type BranchLayoutNode,
   FORK_NODE_SIZE,
   layoutBranches,
@@ -44,11 +47,49 @@ type ForkFlowNode = Node<ForkNodeData, "fork">;
 
 const hiddenHandle = "!size-1 !min-h-0 !min-w-0 !border-0 !bg-transparent";
 
+// Merge edges attach at the sides (see layoutBranches), away from the top and bottom where the
+// parent edges and fork points are. Which side depends on where the other branch sits.
+function MergeHandles() {
+  return (
+    <>
+      <Handle
+        id={mergeHandleId("target", "left")}
+        type="target"
+        position={Position.Left}
+        className={hiddenHandle}
+      />
+      <Handle
+        id={mergeHandleId("source", "left")}
+        type="source"
+        position={Position.Left}
+        className={hiddenHandle}
+      />
+      <Handle
+        id={mergeHandleId("target", "right")}
+        type="target"
+        position={Position.Right}
+        className={hiddenHandle}
+      />
+      <Handle
+        id={mergeHandleId("source", "right")}
+        type="source"
+        position={Position.Right}
+        className={hiddenHandle}
+      />
+    </>
+  );
+}
+
 function BranchNode({ data }: NodeProps<BranchFlowNode>) {
   const { branch, current, onSwitch } = data;
   return (
     <>
-      <Handle type="target" position={Position.Top} className={hiddenHandle} />
+      <Handle
+        id={PARENT_IN_HANDLE}
+        type="target"
+        position={Position.Top}
+        className={hiddenHandle}
+      />
       <button
         type="button"
         aria-label={`Branch ${branch.name}${current ? " (current)" : ""}`}
@@ -69,7 +110,13 @@ function BranchNode({ data }: NodeProps<BranchFlowNode>) {
           {current ? " · current" : ""}
         </span>
       </button>
-      <Handle type="source" position={Position.Bottom} className={hiddenHandle} />
+      <Handle
+        id={PARENT_OUT_HANDLE}
+        type="source"
+        position={Position.Bottom}
+        className={hiddenHandle}
+      />
+      <MergeHandles />
     </>
   );
 }
@@ -77,14 +124,24 @@ function BranchNode({ data }: NodeProps<BranchFlowNode>) {
 function ForkNode({ data }: NodeProps<ForkFlowNode>) {
   return (
     <>
-      <Handle type="target" position={Position.Top} className={hiddenHandle} />
+      <Handle
+        id={PARENT_IN_HANDLE}
+        type="target"
+        position={Position.Top}
+        className={hiddenHandle}
+      />
       <div
         role="img"
         aria-label={`Fork point after message ${data.fork_message_id}`}
         title={`Forked after ${data.fork_message_id}`}
         className="size-5 rounded-full border-2 border-zinc-400 bg-white dark:border-zinc-500 dark:bg-zinc-900"
       />
-      <Handle type="source" position={Position.Bottom} className={hiddenHandle} />
+      <Handle
+        id={PARENT_OUT_HANDLE}
+        type="source"
+        position={Position.Bottom}
+        className={hiddenHandle}
+      />
     </>
   );
 }
@@ -119,36 +176,6 @@ function toFlowNode(
     default: {
       const unhandled: never = node;
       throw new Error(`unknown node ${JSON.stringify(unhandled)}`);
-    }
-  }
-}
-
-function toFlowEdge(edge: BranchLayoutEdge): Edge {
-  switch (edge.kind) {
-    case "parent":
-      return {
-        id: edge.id,
-        source: edge.source,
-        target: edge.target,
-        type: "smoothstep",
-        className: "branch-edge-parent",
-        style: { stroke: "#a1a1aa", strokeWidth: 1.5 },
-      };
-    case "merge":
-      return {
-        id: edge.id,
-        source: edge.source,
-        target: edge.target,
-        type: "default",
-        animated: true,
-        label: edge.strategy.replace("_", "-"),
-        className: "branch-edge-merge",
-        style: { stroke: "#8b5cf6", strokeWidth: 2, strokeDasharray: "6 4" },
-        markerEnd: { type: MarkerType.ArrowClosed, color: "#8b5cf6" },
-      };
-    default: {
-      const unhandled: never = edge;
-      throw new Error(`unknown edge ${JSON.stringify(unhandled)}`);
     }
   }
 }

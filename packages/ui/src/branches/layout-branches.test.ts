@@ -63,10 +63,44 @@ describe("layoutBranches", () => {
   it("returns merge edges from merged_from without affecting ranks", () => {
     const { edges, nodes } = layoutBranches([main, a, b, c]);
     expect(edges.filter((e) => e.kind === "merge")).toEqual([
-      { kind: "merge", id: "merge:mg1", source: "b", target: "c", strategy: "rebase" },
+      expect.objectContaining({
+        kind: "merge",
+        id: "merge:mg1",
+        source: "b",
+        target: "c",
+        strategy: "rebase",
+      }),
     ]);
     const withoutMerge = layoutBranches([main, a, b, { ...c, merged_from: [] }]).nodes;
     expect(withoutMerge.map((n) => [n.id, n.y])).toEqual(nodes.map((n) => [n.id, n.y]));
+  });
+
+  it("attaches a merge between columns to the sides facing each other", () => {
+    const { edges, nodes } = layoutBranches([main, a, b, c]);
+    const merge = edges.find((e) => e.kind === "merge");
+    // c sits under a, in the column next to b's: the edge crosses the gap between the columns
+    // instead of ending on c's top, right under the fork point a → c
+    const bIsLeft = node(nodes, "b").x < node(nodes, "c").x;
+    expect(Math.abs(node(nodes, "b").x - node(nodes, "c").x)).toBeGreaterThanOrEqual(180);
+    expect(merge).toMatchObject(
+      bIsLeft
+        ? { sourceSide: "right", targetSide: "left" }
+        : { sourceSide: "left", targetSide: "right" },
+    );
+  });
+
+  it("brackets a merge within one column on the right, clear of the fork points in it", () => {
+    // c is merged back into main: both sit in one column with the fork points main → a → c
+    // between them, so a side-to-side edge would have to cross it
+    const back = { ...main, merged_from: [{ ...c.merged_from[0]!, branch_id: "c" }] };
+    const { edges, nodes } = layoutBranches([back, a, { ...c, merged_from: [] }]);
+    expect(node(nodes, "main").x).toBe(node(nodes, "c").x);
+    expect(edges.find((e) => e.kind === "merge")).toMatchObject({
+      source: "c",
+      target: "main",
+      sourceSide: "right",
+      targetSide: "right",
+    });
   });
 
   it("draws a branch whose parent is gone as a root, and ignores merges from gone branches", () => {

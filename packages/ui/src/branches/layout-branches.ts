@@ -5,7 +5,9 @@ import dagre from "@dagrejs/dagre";
 // Branches are nodes; where a branch was forked from its parent, a small fork-point node sits
 // between them (siblings forked at the same message share it). Parent edges go parent → fork →
 // child. Merge edges (from merged_from) are returned but left out of the layout: they point
-// "upwards" across the tree and would pull dagre's ranks out of the fork order.
+// "upwards" across the tree and would pull dagre's ranks out of the fork order. Instead each merge
+// edge says which side of its two branch nodes it attaches to, so it runs beside the tree rather
+// than into the tops and bottoms where parent edges and fork points sit.
 
 export const BRANCH_NODE_SIZE = { width: 180, height: 56 } as const;
 export const FORK_NODE_SIZE = { width: 20, height: 20 } as const;
@@ -21,9 +23,20 @@ export type BranchLayoutNode =
       y: number;
     };
 
+/** the side of a branch node a merge edge leaves or enters by */
+export type MergeSide = "left" | "right";
+
 export type BranchLayoutEdge =
   | { kind: "parent"; id: string; source: string; target: string }
-  | { kind: "merge"; id: string; source: string; target: string; strategy: MergeStrategyName };
+  | {
+      kind: "merge";
+      id: string;
+      source: string;
+      target: string;
+      strategy: MergeStrategyName;
+      sourceSide: MergeSide;
+      targetSide: MergeSide;
+    };
 
 export interface BranchLayout {
   /** x/y are top-left corners, as React Flow positions nodes */
@@ -106,7 +119,24 @@ export function layoutBranches(branches: readonly Branch[]): BranchLayout {
         source: merge.branch_id,
         target: target.id,
         strategy: merge.strategy,
+        ...mergeSides(graph.node(merge.branch_id).x ?? 0, graph.node(target.id).x ?? 0),
       })),
   );
   return { nodes, edges: [...parentEdges, ...mergeEdges] };
+}
+
+// Branches side by side: the edge crosses the gap between them, leaving by the side that faces
+// the target. Branches that overlap horizontally (typically one below the other, with the fork
+// points of the chain between them centred in that column): the edge leaves and enters on the
+// right, bracketing the column instead of running down through it.
+function mergeSides(
+  sourceCenterX: number,
+  targetCenterX: number,
+): { sourceSide: MergeSide; targetSide: MergeSide } {
+  if (Math.abs(sourceCenterX - targetCenterX) < BRANCH_NODE_SIZE.width) {
+    return { sourceSide: "right", targetSide: "right" };
+  }
+  return sourceCenterX < targetCenterX
+    ? { sourceSide: "right", targetSide: "left" }
+    : { sourceSide: "left", targetSide: "right" };
 }

@@ -3,6 +3,7 @@
 import ReactMarkdown from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
+import { rehypeStreamingCursor } from "./streaming-cursor.js";
 
 // Markdown with GitHub extensions (tables, task lists, strikethrough) and highlight.js classes on
 // fenced code. The app loads a highlight.js theme; these classes only lay the blocks out.
@@ -10,18 +11,25 @@ import remarkGfm from "remark-gfm";
 
 const remarkPlugins = [remarkGfm];
 const rehypePlugins = [rehypeHighlight];
+// the cursor goes in last, after highlighting has split code into spans
+const rehypePluginsWithCursor = [rehypeHighlight, rehypeStreamingCursor];
 
 export interface MarkdownProps {
   text: string;
   className?: string;
+  /** show a blinking cursor at the end of the last line, while the text is still streaming */
+  cursor?: boolean;
 }
 
-export function Markdown({ text, className = "" }: MarkdownProps) {
+export function Markdown({ text, className = "", cursor = false }: MarkdownProps) {
   return (
     <div
       className={`arbor-markdown max-w-none break-words text-sm leading-relaxed [&_a]:text-sky-700 [&_a]:underline dark:[&_a]:text-sky-300 [&_code]:font-mono [&_code]:text-[0.85em] [&_h1]:text-lg [&_h1]:font-semibold [&_h2]:font-semibold [&_li]:ml-5 [&_ol]:list-decimal [&_p]:my-2 [&_pre]:my-2 [&_pre]:overflow-x-auto [&_pre]:rounded-md [&_pre]:bg-zinc-100 [&_pre]:p-3 dark:[&_pre]:bg-zinc-900 [&_table]:my-2 [&_table]:border-collapse [&_td]:border [&_td]:border-zinc-300 [&_td]:px-2 dark:[&_td]:border-zinc-700 [&_th]:border [&_th]:border-zinc-300 [&_th]:px-2 dark:[&_th]:border-zinc-700 [&_ul]:list-disc ${className}`}
     >
-      <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins}>
+      <ReactMarkdown
+        remarkPlugins={remarkPlugins}
+        rehypePlugins={cursor ? rehypePluginsWithCursor : rehypePlugins}
+      >
         {text}
       </ReactMarkdown>
     </div>

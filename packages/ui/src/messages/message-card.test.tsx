@@ -40,6 +40,15 @@ describe("Text cards", () => {
     const card = screen.getByRole("article", { name: "Assistant message" });
     expect(card.textContent).toContain("Hello");
     expect(within(card).getByText("Streaming")).toBeDefined();
+    rerender(<MessageCard message={streaming} streamingText={"First paragraph.\n\nHello **wor"} />);
+    // the cursor ends the last line of text, inside its paragraph rather than below it
+    const paragraphs = card.querySelectorAll("p");
+    const last = paragraphs[paragraphs.length - 1]!;
+    expect(last.textContent).toBe("Hello **wor");
+    expect(last.lastElementChild?.hasAttribute("data-streaming-cursor")).toBe(true);
+    expect(card.querySelectorAll("[data-streaming-cursor]")).toHaveLength(1);
+    rerender(<MessageCard message={text("First paragraph.\n\nHello **world**")} />);
+    expect(card.querySelector("[data-streaming-cursor]")).toBeNull();
     rerender(
       <MessageCard
         message={text("Hello", { status: "incomplete", meta: { error_message: "interrupted" } })}

@@ -18,13 +18,8 @@ export function TextCard({ message, body, streamingText }: TextCardProps) {
   }
   return (
     <div aria-busy={streaming}>
-      <Markdown text={text} />
-      {streaming && (
-        <span
-          aria-hidden="true"
-          className="ml-0.5 inline-block h-4 w-1.5 animate-pulse bg-zinc-400 align-middle dark:bg-zinc-500"
-        />
-      )}
+      {/* the cursor is drawn inside the markdown's last block, so it follows the last word */}
+      <Markdown text={text} cursor={streaming} />
     </div>
   );
 }
