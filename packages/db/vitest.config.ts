@@ -1,7 +1,10 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // the workspace packages' TypeScript sources, never a stale dist. The tests run in Vite's SSR
+  // environment, which takes its conditions from ssr.resolve (as in apps/web/vitest.config.ts).
   resolve: { conditions: ["@arbor/source"] },
+  ssr: { resolve: { conditions: ["@arbor/source", "node", "development|production"] } },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],

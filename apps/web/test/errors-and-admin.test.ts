@@ -1,3 +1,4 @@
+import { costOfUsage, type SessionSummary } from "@arbor/core";
 import { afterEach, describe, expect, it } from "vitest";
 import * as loops from "@/app/api/admin/sessions/[id]/loops/route";
 import * as adminSessions from "@/app/api/admin/sessions/route";
@@ -101,6 +102,17 @@ describe("admin API", () => {
     expect(response.status).toBe(200);
   });
 
+  it("leaves cost_usd out for a session whose model has no known prices", async () => {
+    server = await startTestServer({ ARBOR_PROVIDER: "offline" });
+    const id = await createSession();
+    await readSse(await postMessage(id, { session_id: id, payload: { type: "text", text: "hi" } }));
+    const response = await adminSessions.GET(jsonRequest("GET", "/api/admin/sessions"), params({}));
+    const list = (await response.json()) as SessionSummary[];
+    expect(list.map((s) => s.id)).toEqual([id]);
+    expect(list[0]?.message_count).toBeGreaterThan(1);
+    expect(list[0]).not.toHaveProperty("cost_usd");
+  });
+
   it("requires the bearer token when ARBOR_ADMIN_TOKEN is set", async () => {
     server = await startTestServer({ ARBOR_ADMIN_TOKEN: "s3cret-admin" });
     server.llm.enqueue({ blocks: [{ type: "text", text: "hello" }] });
@@ -118,9 +130,13 @@ describe("admin API", () => {
     }
     const allowed = await adminSessions.GET(withHeader("Bearer s3cret-admin"), params({}));
     expect(allowed.status).toBe(200);
-    const list = (await allowed.json()) as Array<{ id: string; usage: { totalTokens: number } }>;
+    const list = (await allowed.json()) as SessionSummary[];
     expect(list.map((s) => s.id)).toEqual([id]);
     expect(list[0]?.usage.totalTokens).toBeGreaterThan(0);
+    // one answer from claude-sonnet-4-5 (the fake server reports the requested model): its cost
+    const cost = costOfUsage(list[0]!.usage, "claude-sonnet-4-5");
+    expect(cost).toBeGreaterThan(0);
+    expect(list[0]?.cost_usd).toBeCloseTo(cost!, 12);
 
     const loopsDenied = await loops.GET(
       new Request(`http://localhost/api/admin/sessions/${id}/loops`),

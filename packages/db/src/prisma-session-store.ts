@@ -119,15 +119,21 @@ export class PrismaSessionStore implements SessionStore {
         orderBy: [{ updatedAt: "desc" }, { touched: "desc" }],
       });
       const counts = await tx.message.groupBy({ by: ["sessionId"], _count: { _all: true } });
+      // SUM skips NULLs and is NULL when every value is: a session's cost stays unknown until
+      // one of its assistant messages has a known cost
       const usage = await tx.message.groupBy({
         by: ["sessionId"],
-        where: { role: "assistant", usageTotalTokens: { not: null } },
+        where: {
+          role: "assistant",
+          OR: [{ usageTotalTokens: { not: null } }, { usageCostUsd: { not: null } }],
+        },
         _sum: {
           usageInput: true,
           usageOutput: true,
           usageCacheRead: true,
           usageCacheWrite: true,
           usageTotalTokens: true,
+          usageCostUsd: true,
         },
       });
       return { sessions, counts, usage };
@@ -136,6 +142,7 @@ export class PrismaSessionStore implements SessionStore {
     const usageOf = new Map(usage.map((row) => [row.sessionId, row._sum]));
     return sessions.map((row) => {
       const sum = usageOf.get(row.id);
+      const cost = sum?.usageCostUsd ?? null;
       return {
         id: row.id,
         title: row.title,
@@ -152,6 +159,7 @@ export class PrismaSessionStore implements SessionStore {
                 cacheWrite: sum.usageCacheWrite ?? 0,
                 totalTokens: sum.usageTotalTokens ?? 0,
               },
+        ...(cost === null ? {} : { cost_usd: cost }),
       };
     });
   }

@@ -28,6 +28,7 @@ function usageColumns(message: Pick<ContextMessage, "meta">) {
     usageCacheRead: usage?.cacheRead ?? null,
     usageCacheWrite: usage?.cacheWrite ?? null,
     usageTotalTokens: usage?.totalTokens ?? null,
+    usageCostUsd: message.meta?.cost_usd ?? null,
   };
 }
 

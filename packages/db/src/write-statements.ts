@@ -135,6 +135,7 @@ export function insertMessages(tx: Tx, rows: readonly MessageRow[]): Promise<voi
       "usage_cache_read",
       "usage_cache_write",
       "usage_total_tokens",
+      "usage_cost_usd",
     ],
     rows.map((r) => [
       r.sessionId,
@@ -152,6 +153,7 @@ export function insertMessages(tx: Tx, rows: readonly MessageRow[]): Promise<voi
       r.usageCacheRead,
       r.usageCacheWrite,
       r.usageTotalTokens,
+      r.usageCostUsd,
     ]),
   );
 }

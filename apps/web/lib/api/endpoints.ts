@@ -268,7 +268,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "GET",
     path: "/api/admin/sessions",
     summary:
-      "Admin: every session with its state, token usage and last activity. Needs `Authorization: Bearer <ARBOR_ADMIN_TOKEN>` when that variable is set.",
+      "Admin: every session with its state, token usage, cost where the model's prices are known (`cost_usd`) and last activity. Needs `Authorization: Bearer <ARBOR_ADMIN_TOKEN>` when that variable is set.",
     response: { status: 200, json: s.summaries },
     errors: [401],
   },

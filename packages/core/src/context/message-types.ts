@@ -172,6 +172,13 @@ export const ContextMessageSchema = z.object({
       model: z.string().optional(),
       provider: z.string().optional(),
       usage: UsageSchema.optional(),
+      cost_usd: z
+        .number()
+        .nonnegative()
+        .optional()
+        .describe(
+          "US dollars of `usage` at list prices; absent when the model's prices are unknown",
+        ),
       stop_reason: z.string().optional(),
       loop_id: z.string().optional(),
       error_message: z.string().optional(),

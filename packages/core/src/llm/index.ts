@@ -7,5 +7,6 @@ export * from "./errors.js";
 export * from "./messages.js";
 export * from "./model-factory.js";
 export * from "./offline/index.js";
+export * from "./pricing.js";
 export * from "./provider.js";
 export * from "./registry.js";

@@ -23,6 +23,13 @@ export const SessionSummarySchema = z
     updated_at: z.string().describe("ISO-8601; the list is sorted on it, newest first"),
     message_count: z.number().int().nonnegative().describe("messages in the pool, all branches"),
     usage: UsageSchema.describe("tokens, summed over the session's assistant messages"),
+    cost_usd: z
+      .number()
+      .nonnegative()
+      .optional()
+      .describe(
+        "US dollars at list prices, summed over the assistant messages whose model's prices are known; absent when none is",
+      ),
   })
   .describe("One entry of GET /api/sessions (an array, newest first).");
 // Compile-time proof that the wire shape and the store's SessionSummary agree, both ways.

@@ -127,6 +127,7 @@ export function everyMessageType(sessionId: string): ContextMessage[] {
         model: "claude-x",
         provider: "anthropic",
         usage: { input: 100, output: 20, cacheRead: 5, cacheWrite: 1, totalTokens: 126 },
+        cost_usd: 0.00060525,
         stop_reason: "toolUse",
         loop_id: "loop-1",
       },

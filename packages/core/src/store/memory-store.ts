@@ -121,11 +121,13 @@ export class InMemorySessionStore implements SessionStore {
     });
     return ordered.map((data) => {
       let usage = emptyUsage();
+      let cost: number | undefined;
       for (const message of data.messages.values()) {
+        if (message.role !== "assistant") continue;
         const messageUsage = message.meta?.usage;
-        if (message.role === "assistant" && messageUsage !== undefined) {
-          usage = combineUsage(usage, messageUsage);
-        }
+        if (messageUsage !== undefined) usage = combineUsage(usage, messageUsage);
+        const messageCost = message.meta?.cost_usd;
+        if (messageCost !== undefined) cost = (cost ?? 0) + messageCost;
       }
       return structuredClone({
         id: data.record.id,
@@ -134,6 +136,7 @@ export class InMemorySessionStore implements SessionStore {
         updated_at: data.record.updated_at,
         message_count: data.messages.size,
         usage,
+        ...(cost === undefined ? {} : { cost_usd: cost }),
       });
     });
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Branch } from "../context/branch.js";
+import type { ContextMessage } from "../context/message-types.js";
 import { sessionConfig } from "../context/session-config.js";
 import { emptyUsage } from "../llm/messages.js";
 import type { LoopRecord } from "../session/index.js";
@@ -159,8 +160,48 @@ export function describeSessionStoreContract(
           message_count: messages.length,
           // m-request (126) + m-plan (60); the question has no usage, user/tool rows never count
           usage: { input: 150, output: 30, cacheRead: 5, cacheWrite: 1, totalTokens: 186 },
+          // only m-request has a known cost
+          cost_usd: 0.00060525,
         });
         expect(list[1]).toMatchObject({ message_count: 0, usage: emptyUsage() });
+        expect(list[1]).not.toHaveProperty("cost_usd");
+      }));
+
+    it("sums the known costs of assistant messages; no known cost leaves cost_usd out", () =>
+      withStore(async (store) => {
+        for (const id of ["priced", "unpriced"]) {
+          const { session, branch } = sampleSession(id);
+          await store.createSession(session, branch);
+        }
+        const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15 };
+        const answer = (sessionId: string, id: string, meta: ContextMessage["meta"]) =>
+          textMessage(sessionId, id, "answer", { role: "assistant", meta });
+        await store.write("priced", {
+          messages: [
+            textMessage("priced", "q1"),
+            answer("priced", "a1", { model: "claude-x", usage, cost_usd: 0.1 }),
+            // a model without known prices: usage counts, cost does not
+            answer("priced", "a2", { model: "local", usage }),
+            answer("priced", "a3", { model: "claude-x", usage, cost_usd: 0.2 }),
+            answer("priced", "a4", { model: "claude-x", usage, cost_usd: 1 / 3 }),
+            // a user row never counts, even with a cost in its meta
+            textMessage("priced", "q2", "question", { meta: { cost_usd: 5 } }),
+          ],
+        });
+        await store.write("unpriced", {
+          messages: [answer("unpriced", "a1", { model: "local", usage })],
+        });
+        const list = await store.listSessions();
+        const priced = list.find((s) => s.id === "priced")!;
+        expect(priced.usage.totalTokens).toBe(60);
+        expect(priced.cost_usd).toBeCloseTo(0.1 + 0.2 + 1 / 3, 12);
+        const unpriced = list.find((s) => s.id === "unpriced")!;
+        expect(unpriced.usage.totalTokens).toBe(15);
+        expect(unpriced).not.toHaveProperty("cost_usd");
+        // the message's own cost is kept exactly
+        const loaded = await store.loadSession("priced");
+        expect(loaded!.messages.find((m) => m.id === "a4")!.meta!.cost_usd).toBe(1 / 3);
+        expect(loaded!.messages.find((m) => m.id === "a2")!.meta).not.toHaveProperty("cost_usd");
       }));
 
     const badParts: Array<[string, (branchId: string) => SessionWrite, StoreErrorCode]> = [

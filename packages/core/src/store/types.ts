@@ -33,6 +33,9 @@ export interface SessionSummary {
   updated_at: string;
   message_count: number;
   usage: Usage;
+  /** US dollars, summed over the assistant messages with a known cost (meta.cost_usd); absent
+   * when none has one */
+  cost_usd?: number;
 }
 
 export interface StoredEvent {

@@ -1,4 +1,5 @@
 import type { AssistantMessage, ToolResultMessage } from "../../llm/messages.js";
+import { costOfUsage } from "../../llm/pricing.js";
 import type { ApprovalStatus, ContextMessage, ToolResultStatus } from "../message-types.js";
 import {
   ASK_QUESTION,
@@ -30,6 +31,8 @@ function assistantMeta(message: AssistantMessage, loopId: string): ContextMessag
     stop_reason: message.stopReason,
     loop_id: loopId,
   };
+  const cost = costOfUsage(message.usage, message.model);
+  if (cost !== undefined) meta.cost_usd = cost;
   if (message.errorMessage !== undefined) meta.error_message = message.errorMessage;
   return meta;
 }

@@ -139,3 +139,35 @@ describe("session.listFiles", () => {
     expect(await bare.listFiles()).toEqual([]);
   });
 });
+
+describe("session cost", () => {
+  it("each assistant row records the cost of its usage when the model's prices are known", async () => {
+    const usage = { input: 1000, output: 200, cacheRead: 3000, cacheWrite: 400 };
+    const h = harness([
+      { ...say("One."), model: "claude-sonnet-4-5-20250929", usage },
+      { ...say("Done."), model: "gpt-4.1-2025-04-14", usage },
+      // an unknown model (a local server, the offline model) has no cost
+      { ...say("Again."), model: "local-llama", usage },
+    ]);
+    const session = await h.manager.create();
+    await collect(session.sendMessage({ type: "text", text: "hi" }));
+    await collect(session.sendMessage({ type: "text", text: "more" }));
+    await collect(session.sendMessage({ type: "text", text: "again" }));
+    const assistant = session.messages().messages.filter((m) => m.role === "assistant");
+    expect(assistant.map((m) => m.body.message_type)).toEqual(["text", "text", "text"]);
+    const sonnet = (1000 * 3 + 200 * 15 + 3000 * 0.3 + 400 * 3.75) / 1_000_000;
+    const gpt = (1000 * 2 + 200 * 8 + 3000 * 0.5 + 400 * 2) / 1_000_000;
+    expect(assistant[0]!.meta?.cost_usd).toBeCloseTo(sonnet, 12);
+    expect(assistant[1]!.meta?.cost_usd).toBeCloseTo(gpt, 12);
+    expect(assistant[2]!.meta).not.toHaveProperty("cost_usd");
+    expect(assistant[2]!.meta?.usage?.totalTokens).toBe(4600);
+    // the store sums the known costs per session
+    const summary = (await h.store.listSessions()).find((s) => s.id === session.id);
+    expect(summary?.cost_usd).toBeCloseTo(sonnet + gpt, 12);
+    // stored as built
+    const stored = await h.store.loadSession(session.id);
+    expect(stored?.messages.filter((m) => m.role === "assistant").map((m) => m.meta)).toEqual(
+      assistant.map((m) => m.meta),
+    );
+  });
+});

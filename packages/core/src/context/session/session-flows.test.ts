@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { ContextUpdate } from "../../protocol/events.js";
 import {
   call,
   collect,
@@ -20,11 +21,11 @@ describe("the model request's own state moves", () => {
     const writes: string[][] = [];
     const write = h.store.write.bind(h.store);
     h.store.write = async (sessionId, change) => {
-      const moved = (change.events ?? []).flatMap((e) =>
-        e.name === "context_update" && e.payload.previous_state !== undefined
-          ? [e.payload.current_state.type]
-          : [],
-      );
+      const moved = (change.events ?? []).flatMap((e) => {
+        if (e.name !== "context_update") return [];
+        const update = e.payload as ContextUpdate;
+        return update.previous_state !== undefined ? [update.current_state.type] : [];
+      });
       writes.push(moved);
       return write(sessionId, change);
     };

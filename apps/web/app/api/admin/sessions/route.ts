@@ -4,7 +4,10 @@ import { getRuntime } from "@/lib/server/runtime";
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
-/** Every session with its state, token usage and last activity (SessionSummary[], newest first). */
+/**
+ * Every session with its state, token usage, cost where known (`cost_usd`, summed by the store)
+ * and last activity (SessionSummary[], newest first).
+ */
 export const GET = handle("GET /api/admin/sessions", async (request) => {
   const arbor = await getRuntime();
   requireAdmin(arbor, request);
