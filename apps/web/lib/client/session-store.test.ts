@@ -42,6 +42,30 @@ function store() {
 }
 
 describe("SessionLiveStore", () => {
+  it("refetches the session (its title, the list's count) when a user message is stored", () => {
+    const { store: s, effects } = store();
+    const stored: StreamedEvent = {
+      name: "context_update",
+      sequence: 1,
+      payload: {
+        ...base,
+        current_state: { type: "OptimizingContext" },
+        message_update: {
+          kind: "created",
+          message_id: "u1",
+          message_type: "text",
+          role: "user",
+          branch_id: "b",
+        },
+      },
+    };
+    s.ingest(stored, "subscription");
+    expect(effects.onSessionChanged).toHaveBeenCalledTimes(1);
+    // an assistant's message does not: its operation refetches when it rests
+    s.ingest(update(2, { type: "ProcessingLLMResponse" }, "a1"), "subscription");
+    expect(effects.onSessionChanged).toHaveBeenCalledTimes(1);
+  });
+
   it("keeps the auto-loop round through the next request until the operation rests", () => {
     const { store: s } = store();
     s.ingest(update(1, { type: "ProcessingUserMessage" }), "subscription");

@@ -171,6 +171,9 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
           };
         }
         effects.onMessagesChanged();
+        // a user's message is stored with the title it gives a new session, and it changes the
+        // list's message count: the header and the session list refetch at once, not at the end
+        if (update.kind === "created" && update.role === "user") effects.onSessionChanged();
       }
       if (RESTING.has(state.type) && snapshot.state?.type !== state.type) {
         effects.onSessionChanged();
