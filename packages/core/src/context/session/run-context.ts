@@ -58,29 +58,50 @@ export class RunContext {
   roundTotal = 0;
   timer: ReturnType<typeof setTimeout> | undefined;
   loopId = "";
-  #chain: Promise<void> = Promise.resolve();
+  #chain: Promise<void>;
+  /** tasks queued on the chain and not finished */
+  #queued = 0;
   /** state moves held for the run's next commit (see `hold`) */
   #held: ContextState[] = [];
 
-  constructor(core: SessionCore, offered: Iterable<string>) {
+  /**
+   * `stored`: the write of the run's new message, when it is still in flight (send-message.ts):
+   * every step of the run is stored after it, and if it fails the run fails before storing
+   * anything. The model request does not wait for it.
+   */
+  constructor(core: SessionCore, offered: Iterable<string>, stored?: Promise<void>) {
     this.core = core;
     this.offered = new Set(offered);
+    this.#chain = (stored ?? Promise.resolve()).catch((error: unknown) => this.fail(error));
   }
 
   serial(task: () => Promise<void>): Promise<void> {
+    this.#queued++;
     const next = this.#chain.then(async () => {
-      if (this.failure) return;
       try {
+        if (this.failure) return;
         await task();
       } catch (error) {
         this.fail(error);
+      } finally {
+        this.#queued--;
       }
     });
     this.#chain = next;
     return next;
   }
 
+  /**
+   * Resolves once every queued step is stored. With none queued it does not wait for the new
+   * message's write (nothing decided from the chain depends on it), so the first model request
+   * goes out while that write is in flight.
+   */
   drain(): Promise<void> {
+    return this.#queued === 0 ? Promise.resolve() : this.#chain;
+  }
+
+  /** Resolves once everything, the new message's write included, is stored (or has failed). */
+  settle(): Promise<void> {
     return this.#chain;
   }
 
@@ -92,7 +113,7 @@ export class RunContext {
 
   /** The state the session is in once the held moves are stored. */
   get state(): ContextState {
-    return this.#held.at(-1) ?? this.core.state;
+    return this.#held.at(-1) ?? this.core.projectedState;
   }
 
   /**

@@ -3,7 +3,7 @@ import type { AgentEvent, AgentLoopConfig } from "../../agent/types.js";
 import type { AgentMessage } from "../../llm/messages.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { RunContext } from "./run-context.js";
-import { handleLoopEvent, onDeltas } from "./run-events.js";
+import { handleLoopEvent, onDeltas, storesNothing } from "./run-events.js";
 import { finishRun } from "./run-finish.js";
 import { approvalGate, beforeTurn, transformContext } from "./run-hooks.js";
 import type { SessionCore } from "./session-core.js";
@@ -24,6 +24,8 @@ export interface RunInput {
   view: (signal: AbortSignal) => Promise<AgentMessage[]>;
   /** a continuation's parent: the loop whose tool calls (or pause) this run continues */
   parentLoopId?: string;
+  /** the write of the prompt's message, still in flight (see RunContext) */
+  stored?: Promise<void>;
   signal?: AbortSignal;
 }
 
@@ -51,6 +53,7 @@ export class RunDriver {
     const run = new RunContext(
       this.#core,
       input.tools.map((t) => t.name),
+      input.stored,
     );
     this.#run = run;
     const onAbort = (): void => this.interrupt();
@@ -76,6 +79,7 @@ export class RunDriver {
         await runAgentLoopContinue(context, config, sink, run.controller.signal);
       }
       await run.serial(() => run.storeHeld());
+      await run.settle();
       await finishRun(run);
     } finally {
       clearTimeout(run.timer);
@@ -124,6 +128,6 @@ export class RunDriver {
       }
       return;
     }
-    void run.serial(() => handleLoopEvent(run, event));
+    if (!storesNothing(run, event)) void run.serial(() => handleLoopEvent(run, event));
   }
 }

@@ -12,6 +12,33 @@ import type { RunContext } from "./run-context.js";
 /** The approval note of a call the run did not offer (plan mode's write tools, for instance). */
 export const NOT_OFFERED_NOTE = "not offered in this mode";
 
+/**
+ * The events the run stores nothing for: they are not queued on the run's chain at all, so a
+ * hook that waits for the chain (beforeTurn, transformContext) does not wait for them, nor for
+ * the new message's write behind them.
+ */
+export function storesNothing(run: RunContext, event: AgentEvent): boolean {
+  switch (event.type) {
+    case "agentStart":
+    case "agentEnd":
+    case "turnStart":
+    case "toolExecutionUpdate":
+    case "toolExecutionEnd":
+    case "progressMessage":
+    case "inputRejected":
+    case "compaction":
+      return true;
+    case "messageStart":
+      return event.message.role !== "assistant";
+    case "messageEnd":
+      return event.message.role === "user"
+        ? run.prompts.has(event.message)
+        : event.message.role !== "assistant";
+    default:
+      return false;
+  }
+}
+
 export async function handleLoopEvent(run: RunContext, event: AgentEvent): Promise<void> {
   switch (event.type) {
     case "messageStart":

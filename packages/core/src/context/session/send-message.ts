@@ -32,6 +32,13 @@ import type { WorkflowRegistry } from "./workflows.js";
 export interface TurnSetup {
   systemPrompt: string;
   tools: AnyAgentTool[];
+  /**
+   * The write of the processed message, still in flight: the run starts (and its model request
+   * goes out) meanwhile, and stores each of its steps after it (RunContext). Settled by `respond`.
+   */
+  stored?: Promise<void>;
+  /** the processed message that write stores: the model's view holds it meanwhile */
+  message?: ContextMessage;
 }
 
 /** The longest text a message may carry (characters); longer is refused, not truncated. */
@@ -218,18 +225,30 @@ export async function processMessage(
     const processed: ContextMessage = { ...current, status: "complete", completed_at: now };
     const branchId = core.activeBranchId;
     const title = titleFrom(core, processed);
-    // the processing states and the message land in ONE write (see HeldMoves)
+    // the processing states and the message land in ONE write (see HeldMoves), which the
+    // model request does not wait for (TurnSetup.stored)
     const after = held.current;
     const moves = held.take();
-    await core.commit({
-      states: moves.states,
-      write: {
-        messages: [processed],
-        branch_appends: [{ branch_id: branchId, message_ids: [processed.id] }],
-        ...(title === undefined ? {} : { session: { title } }),
-      },
-      events: [...moves.events, ...core.messageEvents(processed, branchId, after)],
-    });
+    const stored = core
+      .commit({
+        states: moves.states,
+        write: {
+          messages: [processed],
+          branch_appends: [{ branch_id: branchId, message_ids: [processed.id] }],
+          ...(title === undefined ? {} : { session: { title } }),
+        },
+        events: [...moves.events, ...core.messageEvents(processed, branchId, after)],
+      })
+      .then(() => undefined);
+    // handled where it is awaited (the run); this keeps an early return from leaving it unhandled
+    stored.catch(() => undefined);
+    const fallback = turnSetup(core);
+    return {
+      systemPrompt: ctx.systemPrompt ?? fallback.systemPrompt,
+      tools: ctx.turnTools ?? fallback.tools,
+      stored,
+      message: processed,
+    };
   }
   const fallback = turnSetup(core);
   return {
@@ -333,20 +352,27 @@ export async function respond(
   }
   // a continuation is a child of the loop that stopped (it wrote the last assistant row)
   const parentLoopId = prompts === undefined ? lastLoopId(branch) : undefined;
+  const { stored, message } = setup;
   await new RunDriver(core).run({
     ...(prompts !== undefined ? { prompts } : {}),
     ...(parentLoopId !== undefined ? { parentLoopId } : {}),
+    ...(stored !== undefined ? { stored } : {}),
     history,
     systemPrompt: setup.systemPrompt,
     tools: setup.tools,
     ...(options.signal ? { signal: options.signal } : {}),
     view: async (signal) => {
+      // the prompt may still be on its way into the pool (TurnSetup.stored)
+      const pending = message !== undefined && !core.pool.get(message.id) ? message : undefined;
       const result = await optimizeActiveBranch(core, {
         systemPrompt: setup.systemPrompt,
         tools: setup.tools,
         signal,
+        ...(pending ? { pending } : {}),
       });
       if (result.changed) {
+        // after the message: an optimization's update follows it
+        await stored;
         await core.commit({
           write: optimizationWrite(result),
           events: [core.update(core.state, undefined, undefined, optimizationMetadata(result))],

@@ -66,6 +66,8 @@ export class SessionCore {
   workspace: Workspace | undefined;
   /** the newest stored event's sequence (0: none); kept current by `commit` */
   lastSequence = 0;
+  /** the state a write in flight moves to (see `projectedState`) */
+  #inFlight: ContextState | undefined;
   readonly #listeners = new Set<EventListener>();
 
   constructor(loaded: LoadedSession, deps: ResolvedDeps) {
@@ -93,6 +95,14 @@ export class SessionCore {
 
   get state(): ContextState {
     return this.machine.current;
+  }
+
+  /**
+   * The state once the write in flight is stored: a run that starts while the user's message is
+   * still being written (send-message.ts) plans its moves from there. Equal to `state` otherwise.
+   */
+  get projectedState(): ContextState {
+    return this.#inFlight ?? this.machine.current;
   }
 
   nowIso(): string {
@@ -230,9 +240,9 @@ export class SessionCore {
     ];
   }
 
-  /** Whether `states` can be walked from the current state (table, invariants, mode). */
+  /** Whether `states` can be walked from the (projected) state (table, invariants, mode). */
   checkChain(states: readonly ContextState[]): string | undefined {
-    const probe = this.#newMachine(this.state);
+    const probe = this.#newMachine(this.projectedState);
     for (const next of states) {
       const result = probe.transition(next);
       if (!result.ok) return result.error.message;
@@ -258,10 +268,13 @@ export class SessionCore {
       write.session = { ...change.write?.session, ...(finalState ? { state: finalState } : {}) };
     }
     let stored: StoredEvent[];
+    this.#inFlight = finalState;
     try {
       stored = (await this.deps.store.write(this.id, write)).events;
     } catch (error) {
       throw new StorageFailure(error);
+    } finally {
+      this.#inFlight = undefined;
     }
     this.#apply(change);
     for (const event of stored) this.lastSequence = Math.max(this.lastSequence, event.sequence);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ContextUpdate } from "../../protocol/events.js";
 import {
   call,
@@ -81,6 +81,89 @@ describe("the model request's own state moves", () => {
     }
     // not held until the response: written at the next turn of the event loop
     expect(writes).toContainEqual(["PreparingLLMRequest", "ConnectingToLLM"]);
+  });
+});
+
+describe("the user's message write and the model request", () => {
+  /** holds the write that stores a user message until `release` */
+  function gateUserMessageWrite(h: ReturnType<typeof harness>, fail = false) {
+    let release = (): void => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const write = h.store.write.bind(h.store);
+    h.store.write = async (sessionId, change) => {
+      if (change.messages?.some((m) => m.role === "user")) {
+        await released;
+        if (fail) throw new Error("disk full");
+      }
+      return write(sessionId, change);
+    };
+    return release;
+  }
+
+  it("the request goes out while the message is being written; every step is stored after it", async () => {
+    const h = harness([{ ...say("Answer."), chunkSize: 100 }]);
+    const release = gateUserMessageWrite(h);
+    const session = await h.manager.create();
+    const collecting = collect(session.sendMessage({ type: "text", text: "hi" }));
+    await vi.waitFor(() => expect(h.provider.requests).toHaveLength(1));
+    // the model sees the message that is not stored yet
+    expect(JSON.stringify(h.provider.requests[0]?.messages)).toContain("hi");
+    expect(session.messages().messages).toHaveLength(0);
+    release();
+    const events = await collecting;
+    expect(states(events)).toEqual([
+      "ProcessingUserMessage",
+      "EnhancingSystemPrompt",
+      "OptimizingContext",
+      "PreparingLLMRequest",
+      "ConnectingToLLM",
+      "AwaitingLLMFirstChunk",
+      "StreamingLLMResponse",
+      "ProcessingLLMResponse",
+      "Idle",
+    ]);
+    const sequences = events.map((e) => e.sequence);
+    expect(sequences).toEqual(sequences.map((_, i) => (sequences[0] ?? 0) + i));
+    expect(session.messages().messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+  });
+
+  it("an interrupt while the message is being written: the message is kept, the run pauses", async () => {
+    const h = harness([{ ...say("Cut."), chunkSize: 1, chunkDelayMs: 20, firstChunkDelayMs: 50 }]);
+    const release = gateUserMessageWrite(h);
+    const session = await h.manager.create();
+    const collecting = collect(session.sendMessage({ type: "text", text: "hi" }));
+    await vi.waitFor(() => expect(h.provider.requests).toHaveLength(1));
+    const interrupting = collect(session.interrupt());
+    release();
+    const events = await collecting;
+    await interrupting;
+    expect(session.state).toMatchObject({ type: "Paused", reason: "interrupted" });
+    expect(states(events).slice(0, 3)).toEqual([
+      "ProcessingUserMessage",
+      "EnhancingSystemPrompt",
+      "OptimizingContext",
+    ]);
+    const messages = session.messages().messages;
+    expect(messages[0]).toMatchObject({ role: "user", body: { text: "hi" } });
+    expect(messages.at(-1)?.body).toMatchObject({ kind: "interrupted" });
+  });
+
+  it("a message write that fails: the request is cut, nothing else is stored, a storage error", async () => {
+    const h = harness([{ ...say("Never shown."), chunkSize: 100, firstChunkDelayMs: 50 }]);
+    const release = gateUserMessageWrite(h, true);
+    const session = await h.manager.create();
+    const collecting = collect(session.sendMessage({ type: "text", text: "hi" }));
+    await vi.waitFor(() => expect(h.provider.requests).toHaveLength(1));
+    release();
+    const events = await collecting;
+    expect(events.map((e) => [e.name, e.sequence])).toEqual([["error", 0]]);
+    expect(errors(events).map((e) => e.code)).toEqual(["storage"]);
+    expect(session.state.type).toBe("Idle");
+    expect(session.messages().messages).toHaveLength(0);
+    const stored = await h.store.readEvents(session.id, 0);
+    expect(stored).toEqual([]);
   });
 });
 
