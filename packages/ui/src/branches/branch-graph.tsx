@@ -50,32 +50,23 @@ const hiddenHandle = "!size-1 !min-h-0 !min-w-0 !border-0 !bg-transparent";
 // Merge edges attach at the sides (see layoutBranches), away from the top and bottom where the
 // parent edges and fork points are. Which side depends on where the other branch sits.
 function MergeHandles() {
+  const sides = [
+    ["left", Position.Left],
+    ["right", Position.Right],
+  ] as const;
   return (
     <>
-      <Handle
-        id={mergeHandleId("target", "left")}
-        type="target"
-        position={Position.Left}
-        className={hiddenHandle}
-      />
-      <Handle
-        id={mergeHandleId("source", "left")}
-        type="source"
-        position={Position.Left}
-        className={hiddenHandle}
-      />
-      <Handle
-        id={mergeHandleId("target", "right")}
-        type="target"
-        position={Position.Right}
-        className={hiddenHandle}
-      />
-      <Handle
-        id={mergeHandleId("source", "right")}
-        type="source"
-        position={Position.Right}
-        className={hiddenHandle}
-      />
+      {sides.flatMap(([side, position]) =>
+        (["target", "source"] as const).map((type) => (
+          <Handle
+            key={`${type}-${side}`}
+            id={mergeHandleId(type, side)}
+            type={type}
+            position={position}
+            className={hiddenHandle}
+          />
+        )),
+      )}
     </>
   );
 }

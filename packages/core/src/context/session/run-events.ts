@@ -34,8 +34,13 @@ export function storesNothing(run: RunContext, event: AgentEvent): boolean {
       return event.message.role === "user"
         ? run.prompts.has(event.message)
         : event.message.role !== "assistant";
-    default:
+    case "messageUpdate":
+    case "retry":
+    case "toolExecutionStart":
+    case "turnEnd":
       return false;
+    default:
+      return event satisfies never;
   }
 }
 
@@ -61,17 +66,9 @@ export async function handleLoopEvent(run: RunContext, event: AgentEvent): Promi
       return onToolStart(run, event.toolCallId, event.toolName);
     case "turnEnd":
       return onTurnEnd(run, event.message, event.toolResults);
-    case "agentStart":
-    case "agentEnd":
-    case "turnStart":
-    case "toolExecutionUpdate":
-    case "toolExecutionEnd":
-    case "progressMessage":
-    case "inputRejected":
-    case "compaction":
-      return;
     default:
-      return event satisfies never;
+      // the rest store nothing (storesNothing: the driver does not even queue them)
+      return;
   }
 }
 

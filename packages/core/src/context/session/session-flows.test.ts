@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import type { ContextUpdate } from "../../protocol/events.js";
+import type { SessionWrite } from "../../store/types.js";
 import {
   call,
   collect,
@@ -15,20 +16,30 @@ import {
 
 const STREAM = ["ConnectingToLLM", "AwaitingLLMFirstChunk"];
 
+/** Runs `before` ahead of each write the harness's store receives (it may wait, or throw). */
+function beforeWrites(
+  h: ReturnType<typeof harness>,
+  before: (change: SessionWrite) => Promise<void> | void,
+): void {
+  const write = h.store.write.bind(h.store);
+  h.store.write = async (sessionId, change) => {
+    await before(change);
+    return write(sessionId, change);
+  };
+}
+
 describe("the model request's own state moves", () => {
   /** the writes a store received: the state types each one moved through */
   function countingStore(h: ReturnType<typeof harness>): string[][] {
     const writes: string[][] = [];
-    const write = h.store.write.bind(h.store);
-    h.store.write = async (sessionId, change) => {
+    beforeWrites(h, (change) => {
       const moved = (change.events ?? []).flatMap((e) => {
         if (e.name !== "context_update") return [];
         const update = e.payload as ContextUpdate;
         return update.previous_state !== undefined ? [update.current_state.type] : [];
       });
       writes.push(moved);
-      return write(sessionId, change);
-    };
+    });
     return writes;
   }
 
@@ -91,14 +102,12 @@ describe("the user's message write and the model request", () => {
     const released = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const write = h.store.write.bind(h.store);
-    h.store.write = async (sessionId, change) => {
+    beforeWrites(h, async (change) => {
       if (change.messages?.some((m) => m.role === "user")) {
         await released;
         if (fail) throw new Error("disk full");
       }
-      return write(sessionId, change);
-    };
+    });
     return release;
   }
 
