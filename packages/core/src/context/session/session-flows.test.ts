@@ -15,6 +15,17 @@ import {
 // Integration flows (spec "Integration test scenarios"): the exact state sequence of each flow.
 
 const STREAM = ["ConnectingToLLM", "AwaitingLLMFirstChunk"];
+/** the states of a message answered in one chunk */
+const ONE_CHUNK_ANSWER = [
+  "ProcessingUserMessage",
+  "EnhancingSystemPrompt",
+  "OptimizingContext",
+  "PreparingLLMRequest",
+  ...STREAM,
+  "StreamingLLMResponse",
+  "ProcessingLLMResponse",
+  "Idle",
+];
 
 /** Runs `before` ahead of each write the harness's store receives (it may wait, or throw). */
 function beforeWrites(
@@ -55,17 +66,7 @@ describe("the model request's own state moves", () => {
     );
     // an unbroken chain: every move starts where the one before it ended
     for (let i = 1; i < moves.length; i++) expect(moves[i]?.[0]).toBe(moves[i - 1]?.[1]);
-    expect(moves.map((m) => m[1])).toEqual([
-      "ProcessingUserMessage",
-      "EnhancingSystemPrompt",
-      "OptimizingContext",
-      "PreparingLLMRequest",
-      "ConnectingToLLM",
-      "AwaitingLLMFirstChunk",
-      "StreamingLLMResponse",
-      "ProcessingLLMResponse",
-      "Idle",
-    ]);
+    expect(moves.map((m) => m[1])).toEqual(ONE_CHUNK_ANSWER);
     // the three request moves share one write (on their own, or with the first chunk)
     const request = writes.find((w) => w.includes("PreparingLLMRequest"));
     expect(request?.slice(0, 3)).toEqual([
@@ -122,17 +123,7 @@ describe("the user's message write and the model request", () => {
     expect(session.messages().messages).toHaveLength(0);
     release();
     const events = await collecting;
-    expect(states(events)).toEqual([
-      "ProcessingUserMessage",
-      "EnhancingSystemPrompt",
-      "OptimizingContext",
-      "PreparingLLMRequest",
-      "ConnectingToLLM",
-      "AwaitingLLMFirstChunk",
-      "StreamingLLMResponse",
-      "ProcessingLLMResponse",
-      "Idle",
-    ]);
+    expect(states(events)).toEqual(ONE_CHUNK_ANSWER);
     const sequences = events.map((e) => e.sequence);
     expect(sequences).toEqual(sequences.map((_, i) => (sequences[0] ?? 0) + i));
     expect(session.messages().messages.map((m) => m.role)).toEqual(["user", "assistant"]);
