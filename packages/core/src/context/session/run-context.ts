@@ -137,9 +137,9 @@ export class RunContext {
     return true;
   }
 
-  /** Commits a change, after the held moves; once interrupting, state moves other than to a resting state are dropped
-   * (the rows are still stored: partial results are kept). A move the table refuses is logged
-   * and skipped so the session stays consistent. */
+  /** Commits a change, after the held moves; once interrupting, state moves other than to a
+   * resting state are dropped (the rows are still stored: partial results are kept). A move the
+   * table refuses is logged and skipped so the session stays consistent. */
   async commit(change: Change): Promise<void> {
     let states = change.states ?? [];
     const held = this.#held;

@@ -216,6 +216,7 @@ export async function processMessage(
     if (held.current.type !== type) held.hold({ type });
   }
   if (options.stored) await held.flush();
+  let inFlight: Pick<TurnSetup, "stored" | "message"> = {};
   if (!options.stored) {
     if (options.signal?.aborted) {
       await rollBack(core, before, held, { interrupted: true });
@@ -242,18 +243,13 @@ export async function processMessage(
       .then(() => undefined);
     // handled where it is awaited (the run); this keeps an early return from leaving it unhandled
     stored.catch(() => undefined);
-    const fallback = turnSetup(core);
-    return {
-      systemPrompt: ctx.systemPrompt ?? fallback.systemPrompt,
-      tools: ctx.turnTools ?? fallback.tools,
-      stored,
-      message: processed,
-    };
+    inFlight = { stored, message: processed };
   }
   const fallback = turnSetup(core);
   return {
     systemPrompt: ctx.systemPrompt ?? fallback.systemPrompt,
     tools: ctx.turnTools ?? fallback.tools,
+    ...inFlight,
   };
 }
 
