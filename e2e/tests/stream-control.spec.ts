@@ -65,8 +65,9 @@ test("a reload in the middle of a stream picks it up without losing or repeating
 }, testInfo) => {
   const { session_id } = await createSession(request);
   const answer = numberedSentences(40, "Reloaded");
-  // ~100 deltas 60 ms apart: six seconds, so the reload lands mid-stream with text on both sides
-  await scriptFakeLlm(request, [slowText(answer, 60, 10)]);
+  // ~100 deltas 150 ms apart: fifteen seconds, so the reload lands mid-stream with text on both
+  // sides even on a loaded machine (a reload there has taken over six seconds)
+  await scriptFakeLlm(request, [slowText(answer, 150, 10)]);
 
   await openSession(page, session_id);
   await sendFromComposer(page, "Stream something long.");
@@ -81,7 +82,7 @@ test("a reload in the middle of a stream picks it up without losing or repeating
   await expect(card).toContainText("Reloaded sentence 1.");
   await keepScreenshot(page, testInfo, "reload-mid-stream");
 
-  await expect(stateLine(page)).toHaveText("Ready", { timeout: 30_000 });
+  await expect(stateLine(page)).toHaveText("Ready", { timeout: 40_000 });
   await expect(card).toHaveAttribute("data-status", "complete");
   // Every sentence exactly once, in order: nothing lost in the reload, nothing applied twice.
   await expect(card.locator(".arbor-markdown")).toHaveText(answer);
