@@ -27,7 +27,14 @@ import type { ContextState, ContextStateType } from "./states.js";
  */
 export const STATE_TRANSITIONS: Readonly<Record<ContextStateType, readonly ContextStateType[]>> = {
   Idle: ["ProcessingUserMessage", "OptimizingContext", "SwitchingBranch", "Merging"],
-  ProcessingUserMessage: ["ResolvingFileReferences", "EnhancingSystemPrompt", "Idle", "Failed"],
+  // → ParsingToolCalls: a workflow payload is the user's own tool call (workflows.ts)
+  ProcessingUserMessage: [
+    "ResolvingFileReferences",
+    "EnhancingSystemPrompt",
+    "ParsingToolCalls",
+    "Idle",
+    "Failed",
+  ],
   // → itself: the count of references still to resolve goes down
   ResolvingFileReferences: ["ResolvingFileReferences", "EnhancingSystemPrompt", "Idle", "Failed"],
   EnhancingSystemPrompt: ["OptimizingContext", "Idle", "Failed"],

@@ -45,7 +45,6 @@ import {
   optimizationWrite,
   optimizeActiveBranch,
 } from "./session-optimization.js";
-import { type WorkflowRegistry, workflowsFromTools } from "./workflows.js";
 
 // ContextSession: the one owner of a conversation's lifecycle. Callers use one method per
 // operation; each returns that operation's events (with their store sequences) as an
@@ -164,9 +163,7 @@ export class ContextSession {
       }
       switch (payload.type) {
         case "workflow": {
-          const registry = this.#workflows();
-          const setup = await runWorkflow(core, registry, payload, signal);
-          await respond(core, setup, { signal });
+          await runWorkflow(core, payload, signal);
           return;
         }
         case "tool_result":
@@ -328,11 +325,6 @@ export class ContextSession {
   }
 
   // ---- the operation runner ---------------------------------------------------------------
-
-  #workflows(): WorkflowRegistry {
-    const factory = this.#core.deps.workflows ?? workflowsFromTools;
-    return factory(this.#core.tools);
-  }
 
   #operation(
     run: (signal: AbortSignal) => Promise<void>,

@@ -10,7 +10,6 @@ import type { AnyAgentTool } from "../../tools/tool.js";
 import { ExtractiveSummarizer, type Summarizer } from "../optimization/summarizer.js";
 import { createProcessorRegistry, type ProcessorRegistry } from "../processor-registry.js";
 import type { AgentRole, SessionConfig } from "../session-config.js";
-import type { WorkflowRegistry } from "./workflows.js";
 
 // What a session needs from its host. Everything but the store, provider and model has a default.
 
@@ -30,18 +29,14 @@ export interface SessionDeps {
   /** the runtime's own limits, kept (the session's optimization replaces its compaction) */
   executionLimits?: ExecutionLimits | null;
   processors?: ProcessorRegistry;
-  /** workflows by name; default: every tool of the session is a workflow */
-  workflows?: (tools: readonly AnyAgentTool[]) => WorkflowRegistry;
   /** records loop trees into the store; one is made per manager when absent */
   recorder?: LoopRecorder;
   newId?: () => string;
   now?: () => Date;
 }
 
-export interface ResolvedDeps
-  extends Required<Omit<SessionDeps, "workflows" | "recorder" | "executionLimits">> {
+export interface ResolvedDeps extends Required<Omit<SessionDeps, "recorder" | "executionLimits">> {
   executionLimits: ExecutionLimits | null;
-  workflows: SessionDeps["workflows"];
   recorder: LoopRecorder | undefined;
 }
 
@@ -68,7 +63,6 @@ export function resolveDeps(deps: SessionDeps): ResolvedDeps {
     executionLimits:
       deps.executionLimits === undefined ? DEFAULT_EXECUTION_LIMITS : deps.executionLimits,
     processors: deps.processors ?? createProcessorRegistry(),
-    workflows: deps.workflows,
     recorder: deps.recorder,
     newId: deps.newId ?? randomUUID,
     now: deps.now ?? (() => new Date()),
