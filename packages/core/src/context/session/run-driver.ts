@@ -1,5 +1,7 @@
 import { runAgentLoop, runAgentLoopContinue } from "../../agent/loop.js";
 import type { AgentEvent, AgentLoopConfig } from "../../agent/types.js";
+import type { ModelConfig } from "../../llm/config.js";
+import { sessionModelConfig } from "../../llm/env-config.js";
 import type { AgentMessage } from "../../llm/messages.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { RunContext } from "./run-context.js";
@@ -73,7 +75,9 @@ export class RunDriver {
     const config = this.#loopConfig(run, input);
     const sink = { push: (event: AgentEvent) => this.#push(run, event) };
     try {
-      if (input.prompts !== undefined) {
+      if (config === undefined) {
+        // no model to call (a missing key): the run fails as a model call would (llmError)
+      } else if (input.prompts !== undefined) {
         await runAgentLoop(input.prompts, context, config, sink, run.controller.signal);
       } else {
         await runAgentLoopContinue(context, config, sink, run.controller.signal);
@@ -90,11 +94,24 @@ export class RunDriver {
     if (run.failure) throw run.failure;
   }
 
-  #loopConfig(run: RunContext, input: RunInput): AgentLoopConfig {
+  /** The loop's config; undefined (with run.llmError set) when the session's model has no key. */
+  #loopConfig(run: RunContext, input: RunInput): AgentLoopConfig | undefined {
     const { deps, config } = this.#core;
-    const model = config.model
-      ? { ...deps.model, protocol: config.model.protocol, model: config.model.model }
-      : deps.model;
+    let model: ModelConfig;
+    try {
+      // keys are scoped to their provider: another protocol gets its own (or fails, naming it)
+      model = config.model
+        ? sessionModelConfig(deps.model, config.model, deps.modelEnv)
+        : deps.model;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      deps.logger.error("the session's model cannot be used", {
+        session: this.#core.id,
+        error: message,
+      });
+      run.llmError = { code: "llm_error", message };
+      return undefined;
+    }
     const loop: AgentLoopConfig = {
       provider: deps.provider,
       model,

@@ -20,6 +20,11 @@ export interface SessionDeps {
   model: ModelConfig;
   /** the session's tools; default: the six built-in tools in config.workspace (none without one) */
   tools?: (config: SessionConfig) => readonly AnyAgentTool[];
+  /**
+   * Where a session whose config names another protocol than `model`'s takes that provider's key
+   * and base URL from (llm/env-config.ts sessionModelConfig); default process.env.
+   */
+  modelEnv?: Record<string, string | undefined>;
   /** the role whose tools the model gets in act mode (default actor: every tool) */
   role?: AgentRole;
   logger?: Logger;
@@ -56,6 +61,7 @@ export function resolveDeps(deps: SessionDeps): ResolvedDeps {
       deps.tools ??
       ((config) =>
         config.workspace ? createDefaultTools({ workspaceRoot: config.workspace }) : []),
+    modelEnv: deps.modelEnv ?? process.env,
     role: deps.role ?? "actor",
     logger: deps.logger ?? consoleLogger,
     summarizer: deps.summarizer ?? new ExtractiveSummarizer(),
