@@ -199,7 +199,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "POST",
     path: "/api/sessions/{id}/interrupt",
     summary:
-      "Stops the running operation (a running tool finishes, a streaming answer is cut and kept as incomplete) and answers once it has stopped.",
+      "Stops the running operation at once (a running tool is cancelled: its process group is killed and its call ends with an error result; a streaming answer is cut and kept as incomplete) and answers once it has stopped, within about a second.",
     response: { status: 200, json: s.interrupt },
     errors: [404],
   },

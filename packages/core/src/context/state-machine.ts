@@ -94,7 +94,7 @@ export const STATE_TRANSITIONS: Readonly<Record<ContextStateType, readonly Conte
   ParsingPlan: ["Idle", "AwaitingUserAnswer", "Failed"],
   // the answer arrives as a user message; → Idle: the user dismissed the question
   AwaitingUserAnswer: ["ProcessingUserMessage", "Idle", "Failed"],
-  // the running tool finishes first; → Idle: there is nothing to resume (e.g. cut-off stream)
+  // a running tool is cancelled at once; → Idle: there is nothing to resume (e.g. cut-off stream)
   Interrupting: ["Paused", "Idle", "Failed"],
   // resume: back to where the loop stood, or on by hand with a new user message
   Paused: [

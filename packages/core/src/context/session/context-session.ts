@@ -198,7 +198,8 @@ export class ContextSession {
   }
 
   /**
-   * Interrupts the running operation: a running tool finishes, a streaming answer is cut (kept as
+   * Interrupts the running operation at once: a running tool's signal is aborted and its call
+   * ends as cancelled (an error result) without waiting for it, a streaming answer is cut (kept as
    * an incomplete message), nothing further runs; the state ends Paused{interrupted}. Before the
    * loop starts, the store write of the user's message is the boundary: interrupted while the
    * pipeline runs, the operation rolls back cleanly (state as before, message not stored, no

@@ -39,13 +39,16 @@ export class RunDriver {
     this.#core = core;
   }
 
-  /** Stops the run as the spec's interrupt asks: a running tool finishes, a streaming answer is cut. */
+  /**
+   * Stops the run at once: a streaming answer is cut (kept incomplete), a running tool's signal
+   * is aborted and its call ends as cancelled without waiting for it (bash kills its process
+   * group), nothing further runs (issue #9 finding 8).
+   */
   interrupt(): void {
     const run = this.#run;
     if (!run || run.interruptRequested) return;
     run.interruptRequested = true;
-    // no tool is running: nothing to let finish, so cut the model call (or the wait before it)
-    if (run.toolsRunning === 0) run.controller.abort();
+    run.controller.abort();
     void run.serial(async () => {
       if (run.core.machine.canTransition("Interrupting")) await run.move({ type: "Interrupting" });
     });
@@ -132,8 +135,6 @@ export class RunDriver {
 
   #push(run: RunContext, event: AgentEvent): void {
     this.#core.deps.recorder?.onEvent(event);
-    if (event.type === "toolExecutionStart") run.toolsRunning++;
-    if (event.type === "toolExecutionEnd") run.toolsRunning--;
     if (event.type === "agentStart") run.loopId = event.loopId;
     if (event.type === "messageUpdate") {
       // group commit: chunks that arrive while a write is in flight are stored together by one
