@@ -206,7 +206,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   {
     method: "POST",
     path: "/api/sessions/{id}/resume",
-    summary: "Continues a paused run (after an interrupt or the auto-loop limit).",
+    summary:
+      "Continues a paused run (after an interrupt or the auto-loop limit), or one that failed recoverably (`Failed{recoverable:true}`: a server restart cut it off, a model call failed). After a restart, a tool call that was running has a stored error result `interrupted by a server restart`, so the run goes on with a model request.",
     response: { status: 200, sse: true },
     errors: [404],
   },

@@ -23,7 +23,8 @@ import type { ContextState, ContextStateType } from "./states.js";
  * leaves Paused for wherever the loop stood. While a pipeline runs, a failing processor rolls back
  * to Idle (the state before processing). SwitchingBranch, Merging and a manual OptimizingContext
  * start from Idle and return to it. Failed is reachable from every state except Idle and Failed;
- * from Failed the user retries (ProcessingUserMessage) or dismisses (Idle).
+ * from Failed the user retries (ProcessingUserMessage), dismisses (Idle), or resumes a recoverable
+ * failure where the loop stood.
  */
 export const STATE_TRANSITIONS: Readonly<Record<ContextStateType, readonly ContextStateType[]>> = {
   Idle: ["ProcessingUserMessage", "OptimizingContext", "SwitchingBranch", "Merging"],
@@ -109,7 +110,9 @@ export const STATE_TRANSITIONS: Readonly<Record<ContextStateType, readonly Conte
   ],
   SwitchingBranch: ["Idle", "Failed"],
   Merging: ["Idle", "Failed"],
-  Failed: ["Idle", "ProcessingUserMessage"],
+  // → PreparingLLMRequest: resume of a recoverable failure (a crash, a failed model call); every
+  // call then has its result (recovery.ts), so the loop goes on with a model request
+  Failed: ["Idle", "ProcessingUserMessage", "PreparingLLMRequest"],
 };
 
 /** Why a transition was refused. */

@@ -223,14 +223,20 @@ export class ContextSession {
     return channel;
   }
 
-  /** Continues a paused run by hand (after an interrupt or the auto-loop limit). */
+  /**
+   * Continues a paused run by hand (after an interrupt or the auto-loop limit), or one that failed
+   * recoverably (a restart cut it off, a model call failed): the loop goes on from where it stood.
+   */
   resume(): AsyncIterable<SessionEvent> {
     return this.#operation(async (signal) => {
       const core = this.#core;
-      if (core.state.type !== "Paused") {
+      const state = core.state;
+      if (state.type !== "Paused" && !(state.type === "Failed" && state.recoverable)) {
         throw new OperationRejected(
           "invalid_transition",
-          `nothing is paused (state ${core.state.type})`,
+          state.type === "Failed"
+            ? "the failure is not recoverable: send a new message"
+            : `nothing is paused (state ${state.type})`,
         );
       }
       const last = core.lastMessage();
