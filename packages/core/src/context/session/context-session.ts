@@ -146,10 +146,15 @@ export class ContextSession {
 
   // ---- operations -------------------------------------------------------------------------
 
+  /**
+   * `clientMetadata` is stored on the user's message (the workflow's tool_request) and returned
+   * with it; it is never sent to the model.
+   */
   sendMessage(
     payload: MessagePayload,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal; clientMetadata?: Record<string, unknown> } = {},
   ): AsyncIterable<SessionEvent> {
+    const extra = options.clientMetadata ? { client_metadata: options.clientMetadata } : {};
     return this.#operation(async (signal) => {
       const core = this.#core;
       if (core.state.type === "AwaitingToolApproval") {
@@ -163,7 +168,7 @@ export class ContextSession {
       }
       switch (payload.type) {
         case "workflow": {
-          await runWorkflow(core, payload, signal);
+          await runWorkflow(core, payload, signal, extra);
           return;
         }
         case "tool_result":
@@ -173,7 +178,7 @@ export class ContextSession {
           );
         case "text":
         case "file_reference": {
-          const message = messageFromPayload(core, payload);
+          const message = { ...messageFromPayload(core, payload), ...extra };
           const setup = await processMessage(core, message, { signal });
           if (!setup) return;
           await respond(core, setup, {

@@ -1,6 +1,6 @@
 import type { AgentMessage } from "../../llm/messages.js";
 import type { SessionEventBody } from "../../protocol/events.js";
-import type { MessagePayload } from "../../protocol/requests.js";
+import { MAX_TEXT_CHARS, type MessagePayload } from "../../protocol/requests.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { FILE_REFERENCE_PROCESSOR } from "../file-reference-processor.js";
 import type { ContextMessage } from "../message-types.js";
@@ -41,9 +41,6 @@ export interface TurnSetup {
   message?: ContextMessage;
 }
 
-/** The longest text a message may carry (characters); longer is refused, not truncated. */
-export const MAX_MESSAGE_CHARS = 1_000_000;
-
 /** Validates a text/file_reference payload and builds its (unprocessed) message. */
 export function messageFromPayload(core: SessionCore, payload: MessagePayload): ContextMessage {
   const now = core.nowIso();
@@ -58,10 +55,10 @@ export function messageFromPayload(core: SessionCore, payload: MessagePayload): 
     case "text":
       if (payload.text.trim() === "")
         throw new OperationRejected("invalid_request", "the message is empty");
-      if (payload.text.length > MAX_MESSAGE_CHARS) {
+      if (payload.text.length > MAX_TEXT_CHARS) {
         throw new OperationRejected(
           "invalid_request",
-          `the message is longer than ${MAX_MESSAGE_CHARS} characters`,
+          `the message is longer than ${MAX_TEXT_CHARS} characters`,
         );
       }
       return { ...base, body: { message_type: "text", text: payload.text } };
@@ -390,8 +387,9 @@ export async function runWorkflow(
   core: SessionCore,
   payload: WorkflowPayload,
   signal: AbortSignal,
+  extra: Pick<ContextMessage, "client_metadata"> = {},
 ): Promise<void> {
   const setup = turnSetup(core);
-  await storeWorkflowCall(core, payload, setup.tools);
+  await storeWorkflowCall(core, payload, setup.tools, extra);
   await respond(core, setup, { signal });
 }

@@ -27,6 +27,7 @@ export async function storeWorkflowCall(
   core: SessionCore,
   payload: WorkflowPayload,
   offered: readonly AnyAgentTool[],
+  extra: Pick<ContextMessage, "client_metadata"> = {},
 ): Promise<void> {
   const name = payload.workflow;
   const tool = offered.find((t) => t.name === name);
@@ -58,6 +59,7 @@ export async function storeWorkflowCall(
     status: "complete",
     created_at: now,
     completed_at: now,
+    ...extra,
     body: {
       message_type: "tool_request",
       text: payload.display_text ?? "",
