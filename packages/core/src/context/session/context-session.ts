@@ -72,6 +72,8 @@ export class ContextSession {
   readonly #queue = new OperationQueue();
   readonly #pendingMerges = new Map<string, PendingMerge>();
   #operationAbort: AbortController | undefined;
+  /** set by SessionManager.delete before it waits: no operation is accepted any more */
+  #deleting = false;
   /** the last sequence before the running operation's first event; undefined when none runs */
   #operationFrom: number | undefined;
 
@@ -120,6 +122,18 @@ export class ContextSession {
     const workspace = this.#core.workspace;
     return workspace ? listWorkspaceFiles(workspace.root, options) : [];
   }
+  /**
+   * True once a delete has begun (SessionManager.delete): every operation started from then on is
+   * refused before it is queued, and the web layer answers 409 (issue #9: a message posted during
+   * a DELETE was answered 200 and then lost).
+   */
+  get deleting(): boolean {
+    return this.#deleting;
+  }
+  /** Marks the session as being deleted (false: the delete failed, the session is usable again). */
+  setDeleting(deleting: boolean): void {
+    this.#deleting = deleting;
+  }
   /** resolves once every queued operation has finished */
   idle(): Promise<void> {
     return this.#queue.idle();
@@ -141,6 +155,16 @@ export class ContextSession {
    * no duplicate (an SSE reconnect with Last-Event-ID). Ends when the consumer stops (break).
    */
   events(afterSequence = 0): AsyncIterable<SessionEvent> {
+    // past the end, the replay would skip every live event up to that sequence (issue #9)
+    if (
+      !Number.isSafeInteger(afterSequence) ||
+      afterSequence < 0 ||
+      afterSequence > this.#core.lastSequence
+    ) {
+      throw new RangeError(
+        `afterSequence must be an integer from 0 to ${this.#core.lastSequence}, got ${afterSequence}`,
+      );
+    }
     return replayEvents(this.#core, afterSequence);
   }
 
@@ -343,6 +367,21 @@ export class ContextSession {
     callerSignal?: AbortSignal,
   ): AsyncIterable<SessionEvent> {
     const channel = new Channel<SessionEvent>();
+    if (this.#deleting) {
+      // checked when the operation is started, not when it runs: nothing is queued behind a delete
+      channel.push({
+        name: "error",
+        sequence: 0,
+        payload: {
+          context_id: this.#core.id,
+          code: "invalid_transition",
+          message: `session ${this.#core.id} is being deleted`,
+          recoverable: false,
+        },
+      });
+      channel.end();
+      return channel;
+    }
     void this.#queue.enqueue(async () => {
       const unsubscribe = this.#core.subscribe((event) => channel.push(event));
       const abort = new AbortController();
