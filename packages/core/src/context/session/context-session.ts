@@ -269,6 +269,14 @@ export class ContextSession {
         );
       }
       const last = core.lastMessage();
+      if (state.type === "Failed" && last?.body.message_type === "tool_request") {
+        // calls without results after a failure may have run in part: never run them again
+        // blindly (recovery stores a result for every call it finds cut off)
+        throw new OperationRejected(
+          "invalid_transition",
+          "the last tool calls have no results; send a new message instead",
+        );
+      }
       const finished =
         last === undefined || (last.role === "assistant" && last.body.message_type === "text");
       if (finished) {

@@ -97,6 +97,39 @@ describe("recovery after a crash during a tool run", () => {
     });
   });
 
+  it("a Failed session whose last tool calls have no results (an older store) is not resumed blindly", async () => {
+    const store = new InMemorySessionStore();
+    const first = harness([], { store });
+    const created = await first.manager.create();
+    const branchId = created.activeBranchId;
+    const at = "2026-01-01T00:00:00.000Z";
+    await store.write(created.id, {
+      messages: [
+        {
+          id: "req-1",
+          session_id: created.id,
+          role: "assistant",
+          status: "complete",
+          created_at: at,
+          body: {
+            message_type: "tool_request",
+            text: "",
+            thinking: [],
+            calls: [{ id: "c-1", name: "echo", arguments: { text: "x" }, approval: "approved" }],
+          },
+        },
+      ],
+      branch_appends: [{ branch_id: branchId, message_ids: ["req-1"] }],
+      session: { state: { type: "Failed", error: "old crash", recoverable: true } },
+      events: [],
+    });
+    const second = harness([say("never")], { store });
+    const loaded = await second.manager.get(created.id);
+    const events = await collect(loaded!.resume());
+    expect(errors(events).map((e) => e.code)).toEqual(["invalid_transition"]);
+    expect(second.provider.requests).toHaveLength(0);
+  });
+
   it("a non-recoverable failure and a session at rest are not resumed", async () => {
     const h = harness([say("Hi.")]);
     const session = await h.manager.create();
