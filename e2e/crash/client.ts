@@ -3,7 +3,10 @@ import { readSse, type SseEvent } from "./sse.js";
 // The HTTP calls the crash test and the benches make, with plain fetch (docs/api.md).
 
 export interface FakeTurn {
-  blocks: Array<{ type: "text"; text: string }>;
+  blocks: Array<
+    | { type: "text"; text: string }
+    | { type: "toolCall"; id?: string; name: string; arguments: Record<string, unknown> }
+  >;
   chunkSize?: number;
   chunkDelayMs?: number;
   firstChunkDelayMs?: number;
@@ -133,4 +136,40 @@ export async function getMessages(appUrl: string, sessionId: string): Promise<St
     "get messages",
   );
   return ((await response.json()) as { messages: StoredMessage[] }).messages;
+}
+
+/** PATCH /config (e.g. the approval policy). */
+export async function patchConfig(
+  appUrl: string,
+  sessionId: string,
+  patch: Record<string, unknown>,
+): Promise<void> {
+  await ok(
+    await fetch(`${appUrl}/api/sessions/${sessionId}/config`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(patch),
+    }),
+    "patch the config",
+  );
+}
+
+/** POST /resume, read to the end. */
+export async function resume(appUrl: string, sessionId: string): Promise<SseEvent[]> {
+  const response = await ok(
+    await fetch(`${appUrl}/api/sessions/${sessionId}/resume`, { method: "POST" }),
+    "resume",
+  );
+  if (response.body === null) throw new Error("resume: no body");
+  const events: SseEvent[] = [];
+  for await (const event of readSse(response.body)) events.push(event);
+  return events;
+}
+
+/** The request bodies the fake LLM has received, oldest first. */
+export async function fakeRequestBodies(fakeUrl: string): Promise<unknown[]> {
+  const response = await ok(await fetch(`${fakeUrl}/__fake/requests`), "read the fake's requests");
+  return ((await response.json()) as { requests: Array<{ body?: unknown }> }).requests.map(
+    (r) => r.body,
+  );
 }

@@ -5,10 +5,13 @@ import { expect, test } from "@playwright/test";
 import { freePort, type ServerProcess, startApp, startFakeLlm } from "../crash/app-server.js";
 import {
   createSession,
+  fakeRequestBodies,
   getMessages,
   getSession,
   listSessionIds,
+  patchConfig,
   readEvents,
+  resume,
   type SessionDetail,
   scriptFake,
   sendAndWait,
@@ -183,4 +186,81 @@ test("a SIGKILL mid-stream loses nothing the client was sent, and every session 
     body: { text: "Back after the restart." },
   });
   expect((await getSession(app.url, midId)).state.type).toBe("Idle");
+});
+
+test("a SIGKILL during a tool run: the call gets a stored error result, and /resume continues from Failed", async () => {
+  test.setTimeout(240_000);
+  dataDir = mkdtempSync(join(tmpdir(), "arbor-crash-tool-"));
+  fake = await startFakeLlm();
+  const port = await freePort();
+  app = await startApp({ port, dataDir, fakeLlmUrl: fake.url });
+
+  await scriptFake(fake.url, [
+    {
+      blocks: [
+        { type: "toolCall", id: "call-sleep", name: "bash", arguments: { command: "sleep 30" } },
+      ],
+    },
+  ]);
+  const id = await createSession(app.url, "killed during a tool");
+  await patchConfig(app.url, id, { approval_policy: { type: "auto_approve_all" } });
+  const received: SseEvent[] = [];
+  const stream = await sendMessage(app.url, id, "Wait a while.");
+  const executing = (e: SseEvent) =>
+    e.event === "context_update" &&
+    (e.data as { current_state?: { type?: string } }).current_state?.type === "ExecutingTool";
+  while (!received.some(executing)) {
+    const next = await stream.next();
+    if (next.done) break;
+    received.push(next.value);
+  }
+  expect(received.some(executing)).toBe(true);
+  await app.kill("SIGKILL");
+  try {
+    for (let next = await stream.next(); !next.done; next = await stream.next()) {
+      received.push(next.value);
+    }
+  } catch {
+    // the connection was reset by the kill
+  }
+
+  app = await startApp({ port, dataDir, fakeLlmUrl: fake.url });
+  const detail = await getSession(app.url, id);
+  expect(detail.state).toMatchObject({ type: "Failed", recoverable: true });
+  const messages = await getMessages(app.url, id);
+  const calls = messages.flatMap((m) =>
+    m.body.message_type === "tool_request"
+      ? (m.body.calls as Array<{ id: string }>).map((c) => c.id)
+      : [],
+  );
+  const results = messages.filter((m) => m.body.message_type === "tool_result");
+  expect(calls).toEqual(["call-sleep"]);
+  // every tool_use has its tool_result, stored
+  expect(results.map((m) => m.body.tool_call_id)).toEqual(["call-sleep"]);
+  expect(results[0]?.body).toMatchObject({
+    status: "error",
+    content: [{ type: "text", text: "interrupted by a server restart" }],
+  });
+
+  await scriptFake(fake.url, [{ blocks: [{ type: "text", text: "Resumed after the restart." }] }]);
+  const before = (await fakeRequestBodies(fake.url)).length;
+  const resumed = await resume(app.url, id);
+  expect(resumed.filter((e) => e.event === "error")).toEqual([]);
+  expect((await getSession(app.url, id)).state.type).toBe("Idle");
+  // the model request after the restart carries the tool_use with its tool_result
+  const bodies = await fakeRequestBodies(fake.url);
+  expect(bodies.length).toBe(before + 1);
+  const sent = bodies.at(-1) as { messages: Array<{ role: string; content: unknown }> };
+  const blocks = sent.messages.flatMap((m) =>
+    Array.isArray(m.content) ? (m.content as Array<Record<string, unknown>>) : [],
+  );
+  const toolUse = blocks.find((b) => b.type === "tool_use");
+  const toolResult = blocks.find((b) => b.type === "tool_result");
+  expect(toolUse?.id).toBe("call-sleep");
+  expect(toolResult).toMatchObject({ tool_use_id: "call-sleep", is_error: true });
+  expect(JSON.stringify(toolResult)).toContain("interrupted by a server restart");
+  expect((await getMessages(app.url, id)).at(-1)?.body).toMatchObject({
+    message_type: "text",
+    text: "Resumed after the restart.",
+  });
 });

@@ -15,6 +15,7 @@ import type { Tx } from "./database.js";
 import type { Prisma } from "./generated/sqlite/client.js";
 import {
   type ApprovalRow,
+  CLIENT_METADATA_KEY,
   describeZodError,
   LEGACY_TYPE,
   type MessageRow,
@@ -75,10 +76,17 @@ function rawMessage(
     };
   }
   let meta: unknown;
+  let clientMetadata: unknown;
   if (row.meta !== null) {
     const parsed = parseJson(row.meta);
     if (!parsed.ok) return { ok: false, error: `meta: ${parsed.error}` };
     meta = parsed.value;
+    // the user message's client_metadata travels in the meta column (rows.ts metaColumn)
+    if (typeof meta === "object" && meta !== null && CLIENT_METADATA_KEY in meta) {
+      const { [CLIENT_METADATA_KEY]: stored, ...rest } = meta as Record<string, unknown>;
+      clientMetadata = stored;
+      meta = Object.keys(rest).length > 0 ? rest : undefined;
+    }
   }
   return {
     ok: true,
@@ -91,6 +99,7 @@ function rawMessage(
       created_at: row.createdAt,
       ...(row.completedAt === null ? {} : { completed_at: row.completedAt }),
       ...(meta === undefined ? {} : { meta }),
+      ...(clientMetadata === undefined ? {} : { client_metadata: clientMetadata }),
     },
   };
 }

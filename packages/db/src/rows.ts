@@ -32,12 +32,26 @@ function usageColumns(message: Pick<ContextMessage, "meta">) {
   };
 }
 
+/**
+ * The meta column: ContextMessage.meta JSON, plus the user message's client_metadata under
+ * CLIENT_METADATA_KEY (kept there rather than in a column of its own: it is written once, read
+ * back whole, and never queried). load-session.ts takes it back out.
+ */
+export const CLIENT_METADATA_KEY = "client_metadata";
+
+function metaColumn(message: Pick<ContextMessage, "meta" | "client_metadata">): string | null {
+  if (message.client_metadata === undefined) {
+    return message.meta === undefined ? null : JSON.stringify(message.meta);
+  }
+  return JSON.stringify({ ...message.meta, [CLIENT_METADATA_KEY]: message.client_metadata });
+}
+
 /** The lifecycle columns: the only message columns that ever change. */
 export function lifecycleColumns(message: ContextMessage) {
   return {
     status: message.status,
     completedAt: message.completed_at ?? null,
-    meta: message.meta === undefined ? null : JSON.stringify(message.meta),
+    meta: metaColumn(message),
     ...usageColumns(message),
   };
 }

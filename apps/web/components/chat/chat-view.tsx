@@ -279,6 +279,14 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               </button>
             </div>
           )}
+          {state.type === "Failed" && state.recoverable && (
+            <div className="flex flex-wrap items-center gap-2 text-sm text-zinc-700 dark:text-zinc-300">
+              <span>The run stopped: {state.error}</span>
+              <button type="button" className={buttonClass.primary} onClick={actions.resume}>
+                Resume
+              </button>
+            </div>
+          )}
           <Composer
             onSend={actions.send}
             running={isRunning(state)}

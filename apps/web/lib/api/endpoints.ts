@@ -107,9 +107,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
   {
     method: "DELETE",
     path: "/api/sessions/{id}",
-    summary: "Deletes the session and everything it holds, once its running operation has ended.",
+    summary:
+      "Deletes the session and everything it holds, once its running operation has ended. From the moment the delete begins, every request to the session (a message, any operation, a second DELETE) answers 409 `conflict` before anything is accepted; afterwards, 404.",
     response: { status: 204 },
-    errors: [404],
+    errors: [404, 409],
   },
   {
     method: "POST",
@@ -118,7 +119,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
       "Sends a message; the answer is this operation's events. `session_id` must name the session in the URL. Closing the connection does not stop the operation (a reloading client reconnects through `/events`); POST `/interrupt` does. A refusal (e.g. a message while tool calls wait for approval) is an `error` event with code `invalid_transition`.",
     body: s.sendMessage,
     response: { status: 200, sse: true },
-    errors: [400, 404],
+    errors: [400, 404, 409],
   },
   {
     method: "GET",
@@ -154,9 +155,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
         name: "Last-Event-ID",
         in: "header",
         description:
-          "replay after this sequence (sent by a reconnecting EventSource); wins over `after`",
+          "replay after this sequence (sent by a reconnecting EventSource); wins over `after`. An integer from 0 to the session's last sequence; anything else → 400 naming `Last-Event-ID`",
       },
-      { name: "after", in: "query", description: "replay after this sequence; default 0 (all)" },
+      {
+        name: "after",
+        in: "query",
+        description:
+          "replay after this sequence; default 0 (all). An integer from 0 to the session's last sequence; anything else → 400 naming `after`",
+      },
     ],
     response: { status: 200, sse: true },
     errors: [400, 404],
@@ -199,14 +205,15 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "POST",
     path: "/api/sessions/{id}/interrupt",
     summary:
-      "Stops the running operation (a running tool finishes, a streaming answer is cut and kept as incomplete) and answers once it has stopped.",
+      "Stops the running operation at once (a running tool is cancelled: its process group is killed and its call ends with an error result; a streaming answer is cut and kept as incomplete) and answers once it has stopped, within about a second.",
     response: { status: 200, json: s.interrupt },
     errors: [404],
   },
   {
     method: "POST",
     path: "/api/sessions/{id}/resume",
-    summary: "Continues a paused run (after an interrupt or the auto-loop limit).",
+    summary:
+      "Continues a paused run (after an interrupt or the auto-loop limit), or one that failed recoverably (`Failed{recoverable:true}`: a server restart cut it off, a model call failed). After a restart, a tool call that was running has a stored error result `interrupted by a server restart`, so the run goes on with a model request.",
     response: { status: 200, sse: true },
     errors: [404],
   },

@@ -98,6 +98,8 @@ export function validate<S extends Schema>(schema: S, value: unknown): Output<S>
 export async function loadSession(runtime: Runtime, id: string): Promise<ContextSession> {
   const session = await runtime.manager.get(id);
   if (session === undefined) throw new HttpError(notFound(`session ${id} does not exist`));
+  // a DELETE has begun: nothing more is accepted (the session's own operations refuse too)
+  if (session.deleting) throw new HttpError(conflict(`session ${id} is being deleted`));
   return session;
 }
 

@@ -72,6 +72,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     store,
     provider: options.provider ?? createDefaultProviderRegistry(),
     model,
+    // a session switched to another protocol takes that provider's own key from here
+    modelEnv: env,
     logger,
     // a session without a workspace of its own (older rows) still gets the runtime's
     tools: (config) => createDefaultTools({ workspaceRoot: config.workspace ?? workspace }),

@@ -240,3 +240,31 @@ describe("executeToolCalls", () => {
     expect(signals.every((s) => !s.aborted)).toBe(true);
   });
 });
+
+describe("an abort while a tool runs (issue #9 finding 8)", () => {
+  it("ends the call at once as a cancelled error result, even when the tool ignores its signal", async () => {
+    const controller = new AbortController();
+    let sawAbort = false;
+    const stubborn = defineTool({
+      name: "stubborn",
+      label: "Stubborn",
+      description: "ignores its signal for 5 s",
+      parameters: z.object({}),
+      execute: async (_args, ctx) => {
+        ctx.signal.addEventListener("abort", () => {
+          sawAbort = true;
+        });
+        await new Promise((r) => setTimeout(r, 5_000).unref());
+        return { content: [{ type: "text", text: "too late" }] };
+      },
+    });
+    const e = env([stubborn], { signal: controller.signal });
+    setTimeout(() => controller.abort(), 30);
+    const started = Date.now();
+    const out = await executeToolCalls([call("1", "stubborn")], e);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(sawAbort).toBe(true);
+    expect(out.results[0]?.isError).toBe(true);
+    expect(text(out.results[0]!)).toContain("Cancelled");
+  });
+});

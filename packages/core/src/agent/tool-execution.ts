@@ -18,6 +18,7 @@ import type { AgentHooks, Logger, ToolExecutionStrategy } from "./types.js";
 
 export const SKIPPED_FOR_STEERING = "Skipped due to queued user message.";
 export const SKIPPED_FOR_ABORT = "Skipped because the run was aborted.";
+export const CANCELLED_FOR_ABORT = "Cancelled: the run was stopped while this tool ran.";
 export const BLOCKED_BY_HOOK = "Tool execution was blocked by the beforeToolExecution hook.";
 
 export interface ToolExecutionEnv {
@@ -152,8 +153,17 @@ async function runTool(call: ToolCallContent, env: ToolExecutionEnv): Promise<To
   const { hooks, logger, sink, loopId } = env;
   const child = childAbortController(env.signal);
   let running = true;
+  // An abort (interrupt, timeout, shutdown) ends the call at once as cancelled, whether or not
+  // the tool honours its signal; a result it produces later is ignored (issue #9 finding 8).
+  let onAbort: (() => void) | undefined;
+  const cancelled = new Promise<never>((_, reject) => {
+    onAbort = () => reject(ToolError.cancelled(CANCELLED_FOR_ABORT));
+    if (child.signal.aborted) onAbort();
+    else child.signal.addEventListener("abort", onAbort, { once: true });
+  });
+  cancelled.catch(() => undefined);
   try {
-    return await tool.execute(parsed.data, {
+    const execution = tool.execute(parsed.data, {
       toolCallId: call.id,
       toolName: call.name,
       signal: child.signal,
@@ -186,8 +196,11 @@ async function runTool(call: ToolCallContent, env: ToolExecutionEnv): Promise<To
         });
       },
     });
+    execution.catch(() => undefined);
+    return await Promise.race([execution, cancelled]);
   } finally {
     running = false;
+    if (onAbort) child.signal.removeEventListener("abort", onAbort);
     child.dispose();
   }
 }

@@ -166,6 +166,13 @@ export const ContextMessageSchema = z.object({
   status: MessageStatusSchema,
   created_at: z.string(),
   completed_at: z.string().optional(),
+  /** the client's own data sent with a user message (SendMessageRequest); never sent to the model */
+  client_metadata: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      "the SendMessageRequest's client_metadata, on the user message it came with; never sent to the model",
+    ),
   /** for assistant messages: which model answered, with what usage, in which loop */
   meta: z
     .object({

@@ -136,7 +136,11 @@ describe("transition table", () => {
       const expected = from !== "Idle" && from !== "Failed";
       expect(STATE_TRANSITIONS[from].includes("Failed"), from).toBe(expected);
     }
-    expect([...STATE_TRANSITIONS.Failed].sort()).toEqual(["Idle", "ProcessingUserMessage"]);
+    expect([...STATE_TRANSITIONS.Failed].sort()).toEqual([
+      "Idle",
+      "PreparingLLMRequest",
+      "ProcessingUserMessage",
+    ]);
   });
 
   it("every state can get back to Idle", () => {

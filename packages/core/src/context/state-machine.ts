@@ -23,11 +23,19 @@ import type { ContextState, ContextStateType } from "./states.js";
  * leaves Paused for wherever the loop stood. While a pipeline runs, a failing processor rolls back
  * to Idle (the state before processing). SwitchingBranch, Merging and a manual OptimizingContext
  * start from Idle and return to it. Failed is reachable from every state except Idle and Failed;
- * from Failed the user retries (ProcessingUserMessage) or dismisses (Idle).
+ * from Failed the user retries (ProcessingUserMessage), dismisses (Idle), or resumes a recoverable
+ * failure where the loop stood.
  */
 export const STATE_TRANSITIONS: Readonly<Record<ContextStateType, readonly ContextStateType[]>> = {
   Idle: ["ProcessingUserMessage", "OptimizingContext", "SwitchingBranch", "Merging"],
-  ProcessingUserMessage: ["ResolvingFileReferences", "EnhancingSystemPrompt", "Idle", "Failed"],
+  // → ParsingToolCalls: a workflow payload is the user's own tool call (workflows.ts)
+  ProcessingUserMessage: [
+    "ResolvingFileReferences",
+    "EnhancingSystemPrompt",
+    "ParsingToolCalls",
+    "Idle",
+    "Failed",
+  ],
   // → itself: the count of references still to resolve goes down
   ResolvingFileReferences: ["ResolvingFileReferences", "EnhancingSystemPrompt", "Idle", "Failed"],
   EnhancingSystemPrompt: ["OptimizingContext", "Idle", "Failed"],
@@ -87,7 +95,7 @@ export const STATE_TRANSITIONS: Readonly<Record<ContextStateType, readonly Conte
   ParsingPlan: ["Idle", "AwaitingUserAnswer", "Failed"],
   // the answer arrives as a user message; → Idle: the user dismissed the question
   AwaitingUserAnswer: ["ProcessingUserMessage", "Idle", "Failed"],
-  // the running tool finishes first; → Idle: there is nothing to resume (e.g. cut-off stream)
+  // a running tool is cancelled at once; → Idle: there is nothing to resume (e.g. cut-off stream)
   Interrupting: ["Paused", "Idle", "Failed"],
   // resume: back to where the loop stood, or on by hand with a new user message
   Paused: [
@@ -102,7 +110,9 @@ export const STATE_TRANSITIONS: Readonly<Record<ContextStateType, readonly Conte
   ],
   SwitchingBranch: ["Idle", "Failed"],
   Merging: ["Idle", "Failed"],
-  Failed: ["Idle", "ProcessingUserMessage"],
+  // → PreparingLLMRequest: resume of a recoverable failure (a crash, a failed model call); every
+  // call then has its result (recovery.ts), so the loop goes on with a model request
+  Failed: ["Idle", "ProcessingUserMessage", "PreparingLLMRequest"],
 };
 
 /** Why a transition was refused. */

@@ -45,7 +45,7 @@ export const ContextStateSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ParsingPlan") }),
   /** the model asked the user a question; waiting for the answer */
   z.object({ type: z.literal("AwaitingUserAnswer"), question_message_id: z.string() }),
-  /** the user interrupted; the running tool finishes, nothing further runs */
+  /** the user interrupted; a running tool is cancelled at once, nothing further runs */
   z.object({ type: z.literal("Interrupting") }),
   z.object({ type: z.literal("Paused"), reason: z.enum(["interrupted", "auto_loop_limit"]) }),
   z.object({ type: z.literal("SwitchingBranch"), from: z.string(), to: z.string() }),

@@ -89,10 +89,70 @@ export function providerFromEnv(env: Env = process.env): EnvProvider {
  */
 export function modelConfigFromEnv(env: Env = process.env): ModelConfig {
   const provider = providerFromEnv(env);
-  const model = get(env, "ARBOR_MODEL") ?? DEFAULT_MODELS[provider];
-  const override = get(env, "ARBOR_BASE_URL");
+  return providerModelConfig(provider, env, {
+    model: get(env, "ARBOR_MODEL") ?? DEFAULT_MODELS[provider],
+    override: get(env, "ARBOR_BASE_URL"),
+    who: `ARBOR_PROVIDER=${provider}`,
+  });
+}
+
+/** The provider whose variables serve `protocol` when a session switches to it. */
+export function providerForProtocol(protocol: ApiProtocol, env: Env = process.env): EnvProvider {
+  switch (protocol) {
+    case "anthropic-messages":
+      return "anthropic";
+    case "openai-chat":
+      // a keyless OpenAI-compatible server named by OPENAI_BASE_URL serves it too
+      return !get(env, "OPENAI_API_KEY") && get(env, "OPENAI_BASE_URL")
+        ? "openai-compatible"
+        : "openai";
+    case "openai-responses":
+      return "openai-responses";
+    case "azure-openai-responses":
+      return "azure";
+    case "google-gemini":
+      return "google";
+    case "google-vertex":
+      return "vertex";
+    case "bedrock-converse":
+      return "bedrock";
+    case "offline":
+      return "offline";
+    default:
+      return protocol satisfies never;
+  }
+}
+
+/**
+ * The ModelConfig of a session that names `protocol` and `model` (issue #9: keys are scoped to
+ * their provider). The same protocol as the default model keeps the default's key, base URL and
+ * options. Another protocol gets its own provider's variables from `env` (OPENAI_API_KEY,
+ * GOOGLE_GENERATIVE_AI_API_KEY, …, and that provider's *_BASE_URL; never ARBOR_BASE_URL, which
+ * belongs to the default provider), so one provider's key never reaches another. Throws an
+ * Error naming the variable to set when a required one is missing.
+ */
+export function sessionModelConfig(
+  defaults: ModelConfig,
+  session: { protocol: ApiProtocol; model: string },
+  env: Env = process.env,
+): ModelConfig {
+  if (session.protocol === defaults.protocol) return { ...defaults, model: session.model };
+  const provider = providerForProtocol(session.protocol, env);
+  return providerModelConfig(provider, env, {
+    model: session.model,
+    override: undefined,
+    who: `The session's model (${session.protocol})`,
+  });
+}
+
+function providerModelConfig(
+  provider: EnvProvider,
+  env: Env,
+  choice: { model: string; override: string | undefined; who: string },
+): ModelConfig {
+  const { model, override, who } = choice;
   const need = (value: string | undefined, name: string): string => {
-    if (value === undefined) throw new Error(`ARBOR_PROVIDER=${provider} needs ${name} to be set.`);
+    if (value === undefined) throw new Error(`${who} needs ${name} to be set.`);
     return value;
   };
   const base = (protocol: ApiProtocol, baseUrl: string | undefined) => ({
@@ -126,7 +186,7 @@ export function modelConfigFromEnv(env: Env = process.env): ModelConfig {
       const apiVersion = get(env, "AZURE_API_VERSION");
       const endpoint = get(env, "AZURE_OPENAI_ENDPOINT");
       if (!resourceName && !endpoint && !override) {
-        throw new Error("ARBOR_PROVIDER=azure needs AZURE_RESOURCE_NAME or AZURE_OPENAI_ENDPOINT.");
+        throw new Error(`${who} needs AZURE_RESOURCE_NAME or AZURE_OPENAI_ENDPOINT.`);
       }
       return modelConfig({
         ...base("azure-openai-responses", endpoint),

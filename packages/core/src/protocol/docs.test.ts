@@ -24,7 +24,7 @@ describe("protocol docs", () => {
       const type = option.shape.type.value;
       expect(docs).toContain(`#### payload \`type: "${type}"\``);
     }
-    expect(docs).toMatch(/\| `path` \| string \(non-empty\) \| yes \|/);
+    expect(docs).toMatch(/\| `path` \| string \(non-empty, length ≤ 4096\) \| yes \|/);
     expect(docs).toMatch(/\| `range` \| object \| no \|/);
     expect(docs).toMatch(/\| `parameters` \| record<string, any> \| no \|/);
     expect(docs).toMatch(/\| `tool_call_id` \| string \(non-empty\) \| yes \|/);

@@ -3,6 +3,9 @@ import {
   ApprovalsRequestSchema,
   CreateBranchRequestSchema,
   CreateSessionRequestSchema,
+  EditMessageRequestSchema,
+  MAX_PATH_CHARS,
+  MAX_TEXT_CHARS,
   MergeRequestSchema,
   PatchConfigRequestSchema,
   ResolveMergeRequestSchema,
@@ -256,5 +259,52 @@ describe("REST request bodies", () => {
     expect(
       errorsOf(ResolveMergeRequestSchema, { proceed: true, cancel: true }).length,
     ).toBeGreaterThan(0);
+  });
+});
+
+describe("text and path limits (issue #9)", () => {
+  const long = "x".repeat(MAX_TEXT_CHARS + 1);
+  const atLimit = "x".repeat(MAX_TEXT_CHARS);
+
+  it("a message's text: at the limit accepted, one over → payload.text", () => {
+    const send = (text: string) => ({ session_id: "s", payload: { type: "text", text } });
+    expect(parseRequest(SendMessageRequestSchema, send(atLimit)).ok).toBe(true);
+    expect(errorsOf(SendMessageRequestSchema, send(long)).map((e) => e.field)).toEqual([
+      "payload.text",
+    ]);
+  });
+
+  it("an edit's text → text", () => {
+    expect(parseRequest(EditMessageRequestSchema, { text: atLimit }).ok).toBe(true);
+    expect(errorsOf(EditMessageRequestSchema, { text: long }).map((e) => e.field)).toEqual([
+      "text",
+    ]);
+  });
+
+  it("system_prompt on create → config.system_prompt; on PATCH config → system_prompt", () => {
+    expect(
+      parseRequest(CreateSessionRequestSchema, { config: { system_prompt: atLimit } }).ok,
+    ).toBe(true);
+    expect(
+      errorsOf(CreateSessionRequestSchema, { config: { system_prompt: long } }).map((e) => e.field),
+    ).toEqual(["config.system_prompt"]);
+    const patched = parseRequest(PatchConfigRequestSchema, { system_prompt: "Be brief." });
+    expect(patched.ok && patched.value.system_prompt).toBe("Be brief.");
+    expect(errorsOf(PatchConfigRequestSchema, { system_prompt: long }).map((e) => e.field)).toEqual(
+      ["system_prompt"],
+    );
+  });
+
+  it("a file_reference path over 4096 characters → payload.path, quickly", () => {
+    const send = (path: string) => ({
+      session_id: "s",
+      payload: { type: "file_reference", path },
+    });
+    expect(parseRequest(SendMessageRequestSchema, send("a/".repeat(2048))).ok).toBe(true);
+    const started = performance.now();
+    const errors = errorsOf(SendMessageRequestSchema, send("a/".repeat(50_000)));
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(errors.map((e) => e.field)).toEqual(["payload.path"]);
+    expect(MAX_PATH_CHARS).toBe(4096);
   });
 });

@@ -17,23 +17,47 @@ import { ImageContentSchema, TextContentSchema } from "../llm/messages.js";
 // into docs/protocol.md, so every `.describe()` here is user-facing documentation.
 // Unknown keys are dropped (forward compatibility); an unknown payload `type` is rejected.
 
+// ---- Limits ---------------------------------------------------------------------------------
+
+/**
+ * The longest text a client may send, in characters: a message's text, an edit's text, a
+ * system prompt, a display text. Longer is refused (400 naming the field), never truncated.
+ */
+export const MAX_TEXT_CHARS = 1_000_000;
+
+/** The longest file_reference path, in characters (path resolution is linear in it). */
+export const MAX_PATH_CHARS = 4_096;
+
+/** A text field of at most MAX_TEXT_CHARS characters. */
+function limitedText() {
+  return z.string().max(MAX_TEXT_CHARS, `at most ${MAX_TEXT_CHARS} characters`);
+}
+
 // ---- SendMessageRequest ---------------------------------------------------------------------
 
 export const TextPayloadSchema = z
   .object({
     type: z.literal("text"),
-    text: z.string().describe("what the user typed"),
+    text: limitedText().describe(`what the user typed; at most ${MAX_TEXT_CHARS} characters`),
   })
   .describe("A plain text message. Becomes a Text message.");
 
 export const FileReferencePayloadSchema = z
   .object({
     type: z.literal("file_reference"),
-    path: z.string().min(1).describe("file path relative to the session's workspace"),
+    path: z
+      .string()
+      .min(1)
+      .max(MAX_PATH_CHARS, `at most ${MAX_PATH_CHARS} characters`)
+      .describe(
+        `file path relative to the session's workspace; at most ${MAX_PATH_CHARS} characters`,
+      ),
     range: LineRangeSchema.optional().describe(
       "1-based inclusive line range {start_line, end_line}; the whole file when absent",
     ),
-    display_text: z.string().optional().describe("how the UI shows the reference, e.g. @a.ts:2-4"),
+    display_text: limitedText()
+      .optional()
+      .describe("how the UI shows the reference, e.g. @a.ts:2-4"),
   })
   .describe(
     "A reference to a workspace file, optionally a line range. Becomes a FileReference message whose content the pipeline resolves inside the workspace.",
@@ -42,14 +66,19 @@ export const FileReferencePayloadSchema = z
 export const WorkflowPayloadSchema = z
   .object({
     type: z.literal("workflow"),
-    workflow: z.string().min(1).describe("name of the workflow to run"),
+    workflow: z
+      .string()
+      .min(1)
+      .describe("the tool to call: one offered to the model in the session's current mode"),
     parameters: z
       .record(z.string(), z.unknown())
       .optional()
-      .describe("the workflow's parameters; {} when absent"),
-    display_text: z.string().optional().describe("how the UI shows the request"),
+      .describe("the tool's arguments, checked against its schema; {} when absent"),
+    display_text: limitedText().optional().describe("how the UI shows the request"),
   })
-  .describe("Runs a named workflow with parameters; its result becomes a ToolResult message.");
+  .describe(
+    "The user's own tool call, through the same gate as the model's: a tool not offered in the current mode (bash in plan mode) or invalid arguments → an `error` event (invalid_request), nothing stored. The approval policy decides as for a model's call: a held call ends the stream in AwaitingToolApproval (decide it with POST /approvals; denied → a denied result, then Idle); an approved call runs, its result becomes a ToolResult message and the model continues from it.",
+  );
 
 export const ToolResultContentSchema = z
   .union([
@@ -90,7 +119,9 @@ export const SendMessageRequestSchema = z
     client_metadata: z
       .record(z.string(), z.unknown())
       .optional()
-      .describe("opaque client data, stored with the message's events; never sent to the model"),
+      .describe(
+        "opaque client data, stored with the user's message and returned on it (`client_metadata`) by GET /messages; never sent to the model",
+      ),
   })
   .describe("Body of POST /api/sessions/{id}/messages. The response is an SSE stream.");
 export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>;
@@ -105,9 +136,13 @@ export const CreateSessionRequestSchema = z
       .max(200)
       .optional()
       .describe("defaults to a title from the first message"),
-    config: SessionConfigSchema.optional().describe(
-      "any subset of the session config; omitted fields take their defaults",
-    ),
+    config: SessionConfigSchema.extend({
+      system_prompt: limitedText()
+        .optional()
+        .describe(`the base system prompt; at most ${MAX_TEXT_CHARS} characters`),
+    })
+      .optional()
+      .describe("any subset of the session config; omitted fields take their defaults"),
   })
   .describe("Body of POST /api/sessions.");
 export type CreateSessionRequest = z.infer<typeof CreateSessionRequestSchema>;
@@ -120,14 +155,21 @@ export const PatchConfigRequestSchema = z
       "replaces the whole optimization config; omitted fields take their defaults",
     ),
     model: SessionModelSchema.optional().describe("the model for the session's next requests"),
+    system_prompt: limitedText()
+      .optional()
+      .describe(`replaces the base system prompt; at most ${MAX_TEXT_CHARS} characters`),
   })
   .refine(
     (body) =>
       body.agent_mode !== undefined ||
       body.approval_policy !== undefined ||
       body.optimization !== undefined ||
-      body.model !== undefined,
-    { message: "send at least one of agent_mode, approval_policy, optimization, model" },
+      body.model !== undefined ||
+      body.system_prompt !== undefined,
+    {
+      message:
+        "send at least one of agent_mode, approval_policy, optimization, model, system_prompt",
+    },
   )
   .describe("Body of PATCH /api/sessions/{id}/config. At least one field.");
 export type PatchConfigRequest = z.infer<typeof PatchConfigRequestSchema>;
@@ -180,10 +222,11 @@ export type ApprovePlanRequest = z.infer<typeof ApprovePlanRequestSchema>;
 
 export const EditMessageRequestSchema = z
   .object({
-    text: z
-      .string()
+    text: limitedText()
       .min(1)
-      .describe("the new text; the message is replaced on a new branch and sent again"),
+      .describe(
+        `the new text (at most ${MAX_TEXT_CHARS} characters); the message is replaced on a new branch and sent again`,
+      ),
   })
   .describe(
     "Body of POST /api/sessions/{id}/messages/{message_id}/edit. The response is an SSE stream.",

@@ -369,6 +369,33 @@ export function describeSessionStoreContract(
         );
       }));
 
+    it("a user message's client_metadata round trips, also through a lifecycle update", () =>
+      withStore(async (store) => {
+        const { branch } = await seeded(store);
+        const clientMetadata = { draft_id: "d-1", nested: { tags: ["a", "b"], n: 2 } };
+        const plain = { ...textMessage("s1", "m-client", "hi"), client_metadata: clientMetadata };
+        const withMeta = {
+          ...textMessage("s1", "m-client-2", "hello", { meta: { loop_id: "loop-1" } }),
+          client_metadata: { draft_id: "d-2" },
+        };
+        await store.write("s1", {
+          messages: [plain, withMeta],
+          branch_appends: [{ branch_id: branch.id, message_ids: [plain.id, withMeta.id] }],
+        });
+        await store.write("s1", {
+          message_updates: [{ id: withMeta.id, meta: { stop_reason: "stop" } }],
+        });
+        const loaded = await store.loadSession("s1");
+        const first = loaded!.messages.find((m) => m.id === plain.id)!;
+        expect(first.client_metadata).toEqual(clientMetadata);
+        expect(first.meta).toBeUndefined();
+        const second = loaded!.messages.find((m) => m.id === withMeta.id)!;
+        expect(second.client_metadata).toEqual({ draft_id: "d-2" });
+        expect(second.meta).toEqual({ loop_id: "loop-1", stop_reason: "stop" });
+        const others = loaded!.messages.filter((m) => m.id !== plain.id && m.id !== withMeta.id);
+        expect(others.every((m) => m.client_metadata === undefined)).toBe(true);
+      }));
+
     it("branch appends keep order across writes", () =>
       withStore(async (store) => {
         const { session, branch } = sampleSession("s1");

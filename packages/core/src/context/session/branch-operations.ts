@@ -1,3 +1,4 @@
+import { MAX_TEXT_CHARS } from "../../protocol/requests.js";
 import type { Branch, MergeStrategyName } from "../branch.js";
 import { createBranch, deleteBranch, forkForEdit, switchBranch } from "../branches/branch-ops.js";
 import { planMerge, resolveMerge } from "../branches/merge.js";
@@ -109,6 +110,12 @@ export async function forkForEditOp(
 ): Promise<ContextMessage> {
   requireIdle(core, "editing a message");
   if (newText.trim() === "") throw new OperationRejected("invalid_request", "the message is empty");
+  if (newText.length > MAX_TEXT_CHARS) {
+    throw new OperationRejected(
+      "invalid_request",
+      `the message is longer than ${MAX_TEXT_CHARS} characters`,
+    );
+  }
   const { branch, message } = forkForEdit({
     ...ids(core),
     pool: lookup(core),

@@ -6,6 +6,7 @@ import { rememberTool } from "./approval-policy.js";
 import { messageFromPayload, processMessage, respond, turnSetup } from "./send-message.js";
 import type { SessionCore } from "./session-core.js";
 import { OperationRejected } from "./session-errors.js";
+import { denyWorkflow, isWorkflowRequest } from "./workflows.js";
 
 // The operations that change how the session works rather than what it says: the config (and
 // with it the agent mode), "approve plan and switch to Act", and the user's decisions on pending
@@ -141,6 +142,14 @@ export async function decideToolCallsOp(
       write,
       events: [core.update(next, core.state, undefined, { decisions: approvals })],
     });
+    return;
+  }
+  const requestMessage = core.pool.get(request.id);
+  const allDenied = request.calls.every(
+    (c) => (approvals[c.id]?.approval ?? c.approval) === "denied",
+  );
+  if (isWorkflowRequest(requestMessage) && allDenied && requestMessage) {
+    await denyWorkflow(core, requestMessage, write, { decisions: approvals });
     return;
   }
   await core.commit({

@@ -45,7 +45,6 @@ import {
   optimizationWrite,
   optimizeActiveBranch,
 } from "./session-optimization.js";
-import { type WorkflowRegistry, workflowsFromTools } from "./workflows.js";
 
 // ContextSession: the one owner of a conversation's lifecycle. Callers use one method per
 // operation; each returns that operation's events (with their store sequences) as an
@@ -73,6 +72,8 @@ export class ContextSession {
   readonly #queue = new OperationQueue();
   readonly #pendingMerges = new Map<string, PendingMerge>();
   #operationAbort: AbortController | undefined;
+  /** set by SessionManager.delete before it waits: no operation is accepted any more */
+  #deleting = false;
   /** the last sequence before the running operation's first event; undefined when none runs */
   #operationFrom: number | undefined;
 
@@ -121,6 +122,18 @@ export class ContextSession {
     const workspace = this.#core.workspace;
     return workspace ? listWorkspaceFiles(workspace.root, options) : [];
   }
+  /**
+   * True once a delete has begun (SessionManager.delete): every operation started from then on is
+   * refused before it is queued, and the web layer answers 409 (issue #9: a message posted during
+   * a DELETE was answered 200 and then lost).
+   */
+  get deleting(): boolean {
+    return this.#deleting;
+  }
+  /** Marks the session as being deleted (false: the delete failed, the session is usable again). */
+  setDeleting(deleting: boolean): void {
+    this.#deleting = deleting;
+  }
   /** resolves once every queued operation has finished */
   idle(): Promise<void> {
     return this.#queue.idle();
@@ -142,15 +155,30 @@ export class ContextSession {
    * no duplicate (an SSE reconnect with Last-Event-ID). Ends when the consumer stops (break).
    */
   events(afterSequence = 0): AsyncIterable<SessionEvent> {
+    // past the end, the replay would skip every live event up to that sequence (issue #9)
+    if (
+      !Number.isSafeInteger(afterSequence) ||
+      afterSequence < 0 ||
+      afterSequence > this.#core.lastSequence
+    ) {
+      throw new RangeError(
+        `afterSequence must be an integer from 0 to ${this.#core.lastSequence}, got ${afterSequence}`,
+      );
+    }
     return replayEvents(this.#core, afterSequence);
   }
 
   // ---- operations -------------------------------------------------------------------------
 
+  /**
+   * `clientMetadata` is stored on the user's message (the workflow's tool_request) and returned
+   * with it; it is never sent to the model.
+   */
   sendMessage(
     payload: MessagePayload,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal; clientMetadata?: Record<string, unknown> } = {},
   ): AsyncIterable<SessionEvent> {
+    const extra = options.clientMetadata ? { client_metadata: options.clientMetadata } : {};
     return this.#operation(async (signal) => {
       const core = this.#core;
       if (core.state.type === "AwaitingToolApproval") {
@@ -164,9 +192,7 @@ export class ContextSession {
       }
       switch (payload.type) {
         case "workflow": {
-          const registry = this.#workflows();
-          const setup = await runWorkflow(core, registry, payload, signal);
-          await respond(core, setup, { signal });
+          await runWorkflow(core, payload, signal, extra);
           return;
         }
         case "tool_result":
@@ -176,7 +202,7 @@ export class ContextSession {
           );
         case "text":
         case "file_reference": {
-          const message = messageFromPayload(core, payload);
+          const message = { ...messageFromPayload(core, payload), ...extra };
           const setup = await processMessage(core, message, { signal });
           if (!setup) return;
           await respond(core, setup, {
@@ -201,7 +227,8 @@ export class ContextSession {
   }
 
   /**
-   * Interrupts the running operation: a running tool finishes, a streaming answer is cut (kept as
+   * Interrupts the running operation at once: a running tool's signal is aborted and its call
+   * ends as cancelled (an error result) without waiting for it, a streaming answer is cut (kept as
    * an incomplete message), nothing further runs; the state ends Paused{interrupted}. Before the
    * loop starts, the store write of the user's message is the boundary: interrupted while the
    * pipeline runs, the operation rolls back cleanly (state as before, message not stored, no
@@ -225,17 +252,31 @@ export class ContextSession {
     return channel;
   }
 
-  /** Continues a paused run by hand (after an interrupt or the auto-loop limit). */
+  /**
+   * Continues a paused run by hand (after an interrupt or the auto-loop limit), or one that failed
+   * recoverably (a restart cut it off, a model call failed): the loop goes on from where it stood.
+   */
   resume(): AsyncIterable<SessionEvent> {
     return this.#operation(async (signal) => {
       const core = this.#core;
-      if (core.state.type !== "Paused") {
+      const state = core.state;
+      if (state.type !== "Paused" && !(state.type === "Failed" && state.recoverable)) {
         throw new OperationRejected(
           "invalid_transition",
-          `nothing is paused (state ${core.state.type})`,
+          state.type === "Failed"
+            ? "the failure is not recoverable: send a new message"
+            : `nothing is paused (state ${state.type})`,
         );
       }
       const last = core.lastMessage();
+      if (state.type === "Failed" && last?.body.message_type === "tool_request") {
+        // calls without results after a failure may have run in part: never run them again
+        // blindly (recovery stores a result for every call it finds cut off)
+        throw new OperationRejected(
+          "invalid_transition",
+          "the last tool calls have no results; send a new message instead",
+        );
+      }
       const finished =
         last === undefined || (last.role === "assistant" && last.body.message_type === "text");
       if (finished) {
@@ -329,16 +370,26 @@ export class ContextSession {
 
   // ---- the operation runner ---------------------------------------------------------------
 
-  #workflows(): WorkflowRegistry {
-    const factory = this.#core.deps.workflows ?? workflowsFromTools;
-    return factory(this.#core.tools);
-  }
-
   #operation(
     run: (signal: AbortSignal) => Promise<void>,
     callerSignal?: AbortSignal,
   ): AsyncIterable<SessionEvent> {
     const channel = new Channel<SessionEvent>();
+    if (this.#deleting) {
+      // checked when the operation is started, not when it runs: nothing is queued behind a delete
+      channel.push({
+        name: "error",
+        sequence: 0,
+        payload: {
+          context_id: this.#core.id,
+          code: "invalid_transition",
+          message: `session ${this.#core.id} is being deleted`,
+          recoverable: false,
+        },
+      });
+      channel.end();
+      return channel;
+    }
     void this.#queue.enqueue(async () => {
       const unsubscribe = this.#core.subscribe((event) => channel.push(event));
       const abort = new AbortController();

@@ -9,7 +9,9 @@ import { parseStoredEvent } from "./stored-events.js";
 // message, and stored as an `incomplete` message on the active branch. The session then moves to
 // Idle when nothing was lost beyond that (a crash before or during the model's answer) and to
 // Failed{recoverable} when tool work was cut off; a system_control "recovered" notice says what
-// happened, and the logger records it. One store write; a failing write leaves the session as
+// happened, and the logger records it. A tool call cut off by the crash (no stored result) gets
+// an error result "interrupted by a server restart", so the transcript stays valid, and the
+// session is then Failed{recoverable}: POST /resume continues the run from there. One store write; a failing write leaves the session as
 // stored (and the next load tries again).
 
 export interface RecoveryReport {
@@ -35,6 +37,50 @@ const BEFORE_TOOLS: ReadonlySet<ContextState["type"]> = new Set([
   "Interrupting",
   "ParsingPlan",
 ]);
+
+/** The text of the result stored for a tool call that a crash cut off. */
+export const INTERRUPTED_BY_RESTART = "interrupted by a server restart";
+
+/**
+ * An error result for every call on the active branch that has none (it was running, or about to
+ * run, when the process died), so every tool_use keeps its tool_result (the providers reject a
+ * transcript without). Incomplete tool_requests are never sent to the model and get none.
+ */
+function unansweredResults(core: SessionCore, now: string): ContextMessage[] {
+  const branch = core.branchMessages();
+  const answered = new Set<string>();
+  for (const message of branch) {
+    const body = message.body;
+    if (body.message_type === "tool_result") answered.add(body.tool_call_id);
+    if ((body.message_type === "plan" || body.message_type === "question") && body.tool_call_id)
+      answered.add(body.tool_call_id);
+  }
+  const results: ContextMessage[] = [];
+  for (const message of branch) {
+    if (message.body.message_type !== "tool_request" || message.status !== "complete") continue;
+    for (const call of message.body.calls) {
+      if (answered.has(call.id)) continue;
+      results.push({
+        id: core.newId(),
+        session_id: core.id,
+        role: "tool",
+        status: "complete",
+        created_at: now,
+        completed_at: now,
+        body: {
+          message_type: "tool_result",
+          request_id: message.id,
+          tool_call_id: call.id,
+          tool_name: call.name,
+          content: [{ type: "text", text: INTERRUPTED_BY_RESTART }],
+          status: "error",
+        },
+        ...(message.meta?.loop_id ? { meta: { loop_id: message.meta.loop_id } } : {}),
+      });
+    }
+  }
+  return results;
+}
 
 export async function recoverSession(core: SessionCore): Promise<RecoveryReport> {
   const from = core.state;
@@ -65,16 +111,20 @@ export async function recoverSession(core: SessionCore): Promise<RecoveryReport>
       meta: { error_message: "cut off by a restart" },
     });
   }
-  const to: ContextState = BEFORE_TOOLS.has(from.type)
-    ? { type: "Idle" }
-    : {
-        type: "Failed",
-        error: `A restart interrupted the session during ${from.type}.`,
-        recoverable: true,
-      };
+  const cutOff = unansweredResults(core, now);
+  const to: ContextState =
+    BEFORE_TOOLS.has(from.type) && cutOff.length === 0
+      ? { type: "Idle" }
+      : {
+          type: "Failed",
+          error: `A restart interrupted the session during ${from.type}.`,
+          recoverable: true,
+        };
   const noticeText =
     `Recovered after a restart during ${from.type}` +
-    (salvaged.length > 0 ? `; kept ${salvaged.length} partial answer(s) marked incomplete.` : ".");
+    (salvaged.length > 0 ? `; kept ${salvaged.length} partial answer(s) marked incomplete` : "") +
+    (cutOff.length > 0 ? `; ${cutOff.length} tool call(s) ${INTERRUPTED_BY_RESTART}` : "") +
+    ".";
   const notice: ContextMessage = {
     id: core.newId(),
     session_id: core.id,
@@ -83,13 +133,20 @@ export async function recoverSession(core: SessionCore): Promise<RecoveryReport>
       message_type: "system_control",
       kind: "recovered",
       text: noticeText,
-      data: { from: from.type, partial_message_ids: salvaged.map((m) => m.id) },
+      data: {
+        from: from.type,
+        partial_message_ids: salvaged.map((m) => m.id),
+        interrupted_tool_call_ids: cutOff.map((m) =>
+          m.body.message_type === "tool_result" ? m.body.tool_call_id : "",
+        ),
+      },
     },
     status: "complete",
     created_at: now,
     completed_at: now,
   };
-  const messages = [...salvaged, notice];
+  // the salvaged answer came after the cut-off calls' round: their results go first
+  const messages = [...cutOff, ...salvaged, notice];
   const branchId = core.activeBranchId;
   await core.commit({
     reset: to,

@@ -47,7 +47,6 @@ export class RunContext {
   llmError: LlmError | undefined;
   depth = 0;
   toolsExecuted = 0;
-  toolsRunning = 0;
   streaming: Streaming | undefined;
   /** streamed chunks waiting for their (batched) write; see RunDriver's group commit */
   readonly pendingChunks: Array<

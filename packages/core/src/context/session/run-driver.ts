@@ -1,5 +1,7 @@
 import { runAgentLoop, runAgentLoopContinue } from "../../agent/loop.js";
 import type { AgentEvent, AgentLoopConfig } from "../../agent/types.js";
+import type { ModelConfig } from "../../llm/config.js";
+import { sessionModelConfig } from "../../llm/env-config.js";
 import type { AgentMessage } from "../../llm/messages.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { RunContext } from "./run-context.js";
@@ -37,13 +39,16 @@ export class RunDriver {
     this.#core = core;
   }
 
-  /** Stops the run as the spec's interrupt asks: a running tool finishes, a streaming answer is cut. */
+  /**
+   * Stops the run at once: a streaming answer is cut (kept incomplete), a running tool's signal
+   * is aborted and its call ends as cancelled without waiting for it (bash kills its process
+   * group), nothing further runs (issue #9 finding 8).
+   */
   interrupt(): void {
     const run = this.#run;
     if (!run || run.interruptRequested) return;
     run.interruptRequested = true;
-    // no tool is running: nothing to let finish, so cut the model call (or the wait before it)
-    if (run.toolsRunning === 0) run.controller.abort();
+    run.controller.abort();
     void run.serial(async () => {
       if (run.core.machine.canTransition("Interrupting")) await run.move({ type: "Interrupting" });
     });
@@ -73,7 +78,9 @@ export class RunDriver {
     const config = this.#loopConfig(run, input);
     const sink = { push: (event: AgentEvent) => this.#push(run, event) };
     try {
-      if (input.prompts !== undefined) {
+      if (config === undefined) {
+        // no model to call (a missing key): the run fails as a model call would (llmError)
+      } else if (input.prompts !== undefined) {
         await runAgentLoop(input.prompts, context, config, sink, run.controller.signal);
       } else {
         await runAgentLoopContinue(context, config, sink, run.controller.signal);
@@ -90,11 +97,24 @@ export class RunDriver {
     if (run.failure) throw run.failure;
   }
 
-  #loopConfig(run: RunContext, input: RunInput): AgentLoopConfig {
+  /** The loop's config; undefined (with run.llmError set) when the session's model has no key. */
+  #loopConfig(run: RunContext, input: RunInput): AgentLoopConfig | undefined {
     const { deps, config } = this.#core;
-    const model = config.model
-      ? { ...deps.model, protocol: config.model.protocol, model: config.model.model }
-      : deps.model;
+    let model: ModelConfig;
+    try {
+      // keys are scoped to their provider: another protocol gets its own (or fails, naming it)
+      model = config.model
+        ? sessionModelConfig(deps.model, config.model, deps.modelEnv)
+        : deps.model;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      deps.logger.error("the session's model cannot be used", {
+        session: this.#core.id,
+        error: message,
+      });
+      run.llmError = { code: "llm_error", message };
+      return undefined;
+    }
     const loop: AgentLoopConfig = {
       provider: deps.provider,
       model,
@@ -115,8 +135,6 @@ export class RunDriver {
 
   #push(run: RunContext, event: AgentEvent): void {
     this.#core.deps.recorder?.onEvent(event);
-    if (event.type === "toolExecutionStart") run.toolsRunning++;
-    if (event.type === "toolExecutionEnd") run.toolsRunning--;
     if (event.type === "agentStart") run.loopId = event.loopId;
     if (event.type === "messageUpdate") {
       // group commit: chunks that arrive while a write is in flight are stored together by one

@@ -20,7 +20,13 @@ export async function beforeTurn(run: RunContext): Promise<boolean> {
   }
   startTimer(run);
   const state = run.state.type;
-  if (state === "OptimizingContext" || state === "ToolAutoLoop" || state === "Paused") {
+  // resuming a recoverable failure goes on with a model request (every call has its result)
+  if (
+    state === "OptimizingContext" ||
+    state === "ToolAutoLoop" ||
+    state === "Paused" ||
+    state === "Failed"
+  ) {
     const resumingCalls =
       state === "Paused" && run.core.lastMessage()?.body.message_type === "tool_request";
     // stored with the moves that follow it (transformContext, the response's start), in one write

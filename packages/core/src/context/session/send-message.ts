@@ -1,7 +1,7 @@
 import type { AgentMessage } from "../../llm/messages.js";
 import type { SessionEventBody } from "../../protocol/events.js";
-import type { MessagePayload } from "../../protocol/requests.js";
-import type { AnyAgentTool, ToolResult } from "../../tools/tool.js";
+import { MAX_TEXT_CHARS, type MessagePayload } from "../../protocol/requests.js";
+import type { AnyAgentTool } from "../../tools/tool.js";
 import { FILE_REFERENCE_PROCESSOR } from "../file-reference-processor.js";
 import type { ContextMessage } from "../message-types.js";
 import { type PipelineContext, runPipeline } from "../pipeline.js";
@@ -22,7 +22,7 @@ import {
   optimizeActiveBranch,
 } from "./session-optimization.js";
 import { toAgentMessage, toAgentMessages } from "./to-agent-messages.js";
-import type { WorkflowRegistry } from "./workflows.js";
+import { storeWorkflowCall, type WorkflowPayload } from "./workflows.js";
 
 // The sendMessage flow: the processing pipeline (ProcessingUserMessage → ResolvingFileReferences →
 // EnhancingSystemPrompt → OptimizingContext), the message entering the pool only once processed,
@@ -41,9 +41,6 @@ export interface TurnSetup {
   message?: ContextMessage;
 }
 
-/** The longest text a message may carry (characters); longer is refused, not truncated. */
-export const MAX_MESSAGE_CHARS = 1_000_000;
-
 /** Validates a text/file_reference payload and builds its (unprocessed) message. */
 export function messageFromPayload(core: SessionCore, payload: MessagePayload): ContextMessage {
   const now = core.nowIso();
@@ -58,10 +55,10 @@ export function messageFromPayload(core: SessionCore, payload: MessagePayload): 
     case "text":
       if (payload.text.trim() === "")
         throw new OperationRejected("invalid_request", "the message is empty");
-      if (payload.text.length > MAX_MESSAGE_CHARS) {
+      if (payload.text.length > MAX_TEXT_CHARS) {
         throw new OperationRejected(
           "invalid_request",
-          `the message is longer than ${MAX_MESSAGE_CHARS} characters`,
+          `the message is longer than ${MAX_TEXT_CHARS} characters`,
         );
       }
       return { ...base, body: { message_type: "text", text: payload.text } };
@@ -127,17 +124,6 @@ function stateFor(processor: string, message: ContextMessage): ContextState | un
     default:
       return undefined;
   }
-}
-
-async function move(
-  core: SessionCore,
-  next: ContextState,
-  metadata: Record<string, unknown> = {},
-): Promise<void> {
-  await core.commit({
-    states: [next],
-    events: [core.update(next, core.state, undefined, metadata)],
-  });
 }
 
 /**
@@ -391,92 +377,19 @@ function lastLoopId(messages: readonly ContextMessage[]): string | undefined {
 }
 
 /**
- * A workflow payload: the workflow runs, and its call and result are stored as a tool_request
- * (role user, approved) + tool_result pair; then the model continues from the result. An unknown
- * workflow is refused before anything is stored.
+ * A workflow payload: the user's own tool call, through the same gate as the model's
+ * (workflows.ts, docs/decisions/0008). Its call is stored with the policy's approval, then the
+ * loop continues from it: a pending call ends the operation in AwaitingToolApproval; an approved
+ * one runs and the model continues from its result. Refused (nothing stored) when the tool is not
+ * offered in this mode, unknown, or given parameters its schema rejects.
  */
 export async function runWorkflow(
   core: SessionCore,
-  registry: WorkflowRegistry,
-  payload: Extract<MessagePayload, { type: "workflow" }>,
+  payload: WorkflowPayload,
   signal: AbortSignal,
-): Promise<TurnSetup> {
-  const workflow = registry.get(payload.workflow);
-  if (!workflow) {
-    throw new OperationRejected(
-      "invalid_request",
-      `unknown workflow "${payload.workflow}" (known: ${registry.names().join(", ") || "none"})`,
-    );
-  }
-  const params = payload.parameters ?? {};
-  await move(core, { type: "ProcessingUserMessage" }, { workflow: payload.workflow });
-  let result: ToolResult;
-  let isError = false;
-  try {
-    result = await workflow.run(params, {
-      session_id: core.id,
-      signal,
-      tool_call_id: core.newId(),
-    });
-  } catch (error) {
-    isError = true;
-    result = {
-      content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }],
-    };
-  }
-  const now = core.nowIso();
-  const requestId = core.newId();
-  const callId = `workflow_${requestId}`;
-  const rows: ContextMessage[] = [
-    {
-      id: requestId,
-      session_id: core.id,
-      role: "user",
-      status: "complete",
-      created_at: now,
-      completed_at: now,
-      body: {
-        message_type: "tool_request",
-        text: payload.display_text ?? "",
-        thinking: [],
-        calls: [
-          {
-            id: callId,
-            name: payload.workflow,
-            arguments: params,
-            approval: "approved",
-            approval_note: "workflow",
-          },
-        ],
-      },
-    },
-    {
-      id: core.newId(),
-      session_id: core.id,
-      role: "tool",
-      status: "complete",
-      created_at: now,
-      completed_at: now,
-      body: {
-        message_type: "tool_result",
-        request_id: requestId,
-        tool_call_id: callId,
-        tool_name: payload.workflow,
-        content: result.content,
-        status: isError ? "error" : "success",
-        ...(result.details !== undefined ? { details: result.details } : {}),
-      },
-    },
-  ];
-  const branchId = core.activeBranchId;
-  await core.commit({
-    write: {
-      messages: rows,
-      branch_appends: [{ branch_id: branchId, message_ids: rows.map((r) => r.id) }],
-    },
-    events: rows.flatMap((r) => core.messageEvents(r, branchId, core.state)),
-  });
-  await move(core, { type: "EnhancingSystemPrompt" });
-  await move(core, { type: "OptimizingContext" });
-  return turnSetup(core);
+  extra: Pick<ContextMessage, "client_metadata"> = {},
+): Promise<void> {
+  const setup = turnSetup(core);
+  await storeWorkflowCall(core, payload, setup.tools, extra);
+  await respond(core, setup, { signal });
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SessionEvent } from "../../protocol/events.js";
 import { InMemorySessionStore } from "../../store/memory-store.js";
+import { createDefaultTools } from "../../tools/builtin/default-tools.js";
 import {
   call,
   collect,
@@ -11,6 +12,7 @@ import {
   say,
   stateData,
   states,
+  tempWorkspace,
 } from "./test-support.js";
 
 // Approvals (durable across a restart), limits, interrupts, timeouts, storage failures, plan/act,
@@ -140,7 +142,7 @@ describe("approval policies and the auto-loop", () => {
     expect(kinds.at(-1)).toBe("text:incomplete");
   });
 
-  it("user interruption: the running tool finishes, nothing further runs, resume continues", async () => {
+  it("user interruption: the running tool is cancelled at once, nothing further runs, resume continues", async () => {
     const slow = gatedTool();
     const h = harness([call("slow", {}), say("After resume.")], {
       tools: () => [slow.tool, echoTool],
@@ -150,20 +152,60 @@ describe("approval policies and the auto-loop", () => {
     });
     const sending = collect(session.sendMessage({ type: "text", text: "go" }));
     await slow.started;
+    // the tool never finishes on its own (it ignores its signal): the interrupt does not wait
     const interrupting = collect(session.interrupt());
-    slow.release();
     const events = await sending;
     await interrupting;
     expect(states(events).slice(-2)).toEqual(["Interrupting", "Paused"]);
     expect(session.state).toEqual({ type: "Paused", reason: "interrupted" });
     expect(h.provider.requests).toHaveLength(1);
     const result = session.messages().messages.find((m) => m.body.message_type === "tool_result");
-    expect(result?.body.message_type === "tool_result" && result.body.status).toBe("success");
+    expect(result?.body).toMatchObject({
+      status: "error",
+      content: [{ type: "text", text: expect.stringContaining("Cancelled") }],
+    });
+    slow.release();
     const resumed = await collect(session.resume());
     expect(states(resumed)).toContain("StreamingLLMResponse");
     expect(session.state.type).toBe("Idle");
+    // the model saw the call and its cancelled result
+    const sent = h.provider.requests[1]?.messages ?? [];
+    expect(sent.at(-1)).toMatchObject({ role: "toolResult", isError: true });
+  });
+
+  it("interrupt during a real bash `sleep 20` settles within a second", async () => {
+    const workspace = tempWorkspace({});
+    const h = harness([call("bash", { command: "sleep 20" }), say("never")], {
+      tools: () => createDefaultTools({ workspaceRoot: workspace }),
+    });
+    const session = await h.manager.create({
+      config: { workspace, approval_policy: { type: "auto_approve_all" } },
+    });
+    const seen: string[] = [];
+    const sending = (async () => {
+      for await (const event of session.sendMessage({ type: "text", text: "wait" })) {
+        if (event.name === "context_update") seen.push(event.payload.current_state.type);
+      }
+    })();
+    await until(() => seen.includes("ExecutingTool"));
+    await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    await collect(session.interrupt());
+    await sending;
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(session.state).toEqual({ type: "Paused", reason: "interrupted" });
+    const result = session.messages().messages.find((m) => m.body.message_type === "tool_result");
+    expect(result?.body).toMatchObject({ status: "error", tool_name: "bash" });
   });
 });
+
+async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 describe("errors and edge cases", () => {
   it("storage failure: error event with sequence 0, state stays as stored, session stays usable", async () => {

@@ -10,7 +10,6 @@ import type { AnyAgentTool } from "../../tools/tool.js";
 import { ExtractiveSummarizer, type Summarizer } from "../optimization/summarizer.js";
 import { createProcessorRegistry, type ProcessorRegistry } from "../processor-registry.js";
 import type { AgentRole, SessionConfig } from "../session-config.js";
-import type { WorkflowRegistry } from "./workflows.js";
 
 // What a session needs from its host. Everything but the store, provider and model has a default.
 
@@ -21,6 +20,11 @@ export interface SessionDeps {
   model: ModelConfig;
   /** the session's tools; default: the six built-in tools in config.workspace (none without one) */
   tools?: (config: SessionConfig) => readonly AnyAgentTool[];
+  /**
+   * Where a session whose config names another protocol than `model`'s takes that provider's key
+   * and base URL from (llm/env-config.ts sessionModelConfig); default process.env.
+   */
+  modelEnv?: Record<string, string | undefined>;
   /** the role whose tools the model gets in act mode (default actor: every tool) */
   role?: AgentRole;
   logger?: Logger;
@@ -30,18 +34,14 @@ export interface SessionDeps {
   /** the runtime's own limits, kept (the session's optimization replaces its compaction) */
   executionLimits?: ExecutionLimits | null;
   processors?: ProcessorRegistry;
-  /** workflows by name; default: every tool of the session is a workflow */
-  workflows?: (tools: readonly AnyAgentTool[]) => WorkflowRegistry;
   /** records loop trees into the store; one is made per manager when absent */
   recorder?: LoopRecorder;
   newId?: () => string;
   now?: () => Date;
 }
 
-export interface ResolvedDeps
-  extends Required<Omit<SessionDeps, "workflows" | "recorder" | "executionLimits">> {
+export interface ResolvedDeps extends Required<Omit<SessionDeps, "recorder" | "executionLimits">> {
   executionLimits: ExecutionLimits | null;
-  workflows: SessionDeps["workflows"];
   recorder: LoopRecorder | undefined;
 }
 
@@ -61,6 +61,7 @@ export function resolveDeps(deps: SessionDeps): ResolvedDeps {
       deps.tools ??
       ((config) =>
         config.workspace ? createDefaultTools({ workspaceRoot: config.workspace }) : []),
+    modelEnv: deps.modelEnv ?? process.env,
     role: deps.role ?? "actor",
     logger: deps.logger ?? consoleLogger,
     summarizer: deps.summarizer ?? new ExtractiveSummarizer(),
@@ -68,7 +69,6 @@ export function resolveDeps(deps: SessionDeps): ResolvedDeps {
     executionLimits:
       deps.executionLimits === undefined ? DEFAULT_EXECUTION_LIMITS : deps.executionLimits,
     processors: deps.processors ?? createProcessorRegistry(),
-    workflows: deps.workflows,
     recorder: deps.recorder,
     newId: deps.newId ?? randomUUID,
     now: deps.now ?? (() => new Date()),

@@ -105,10 +105,21 @@ export class SessionManager {
     return this.#deps.store.listSessions();
   }
 
+  /**
+   * Deletes a session and everything it holds. The session is marked first, so an operation
+   * started while the delete waits for the running one is refused (ContextSession.deleting);
+   * operations accepted before it finish, then go with the session. A failed delete unmarks it.
+   */
   async delete(id: string): Promise<void> {
     const session = await this.#sessions.get(id);
-    await session?.idle();
-    await this.#deps.store.deleteSession(id);
+    session?.setDeleting(true);
+    try {
+      await session?.idle();
+      await this.#deps.store.deleteSession(id);
+    } catch (error) {
+      session?.setDeleting(false);
+      throw error;
+    }
     this.#sessions.delete(id);
   }
 }

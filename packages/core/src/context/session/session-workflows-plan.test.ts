@@ -32,6 +32,15 @@ const TO_CALL = [
   "ParsingToolCalls",
 ];
 const PIPELINE = ["ProcessingUserMessage", "EnhancingSystemPrompt", "OptimizingContext"];
+/** a workflow's call, approved, runs as the first round of a continued loop */
+const WORKFLOW_RUN = [
+  "ProcessingUserMessage",
+  "ParsingToolCalls",
+  "ExecutingTool",
+  "CollectingToolResults",
+  "ProcessingToolResults",
+  "ToolAutoLoop",
+];
 
 /** a one-chunk answer, so each answer adds exactly one StreamingLLMResponse */
 const answer = (text: string) => ({ ...say(text), chunkSize: 1_000 });
@@ -45,12 +54,14 @@ function defaultTools(workspace: string) {
 }
 
 describe("Workflow payload", () => {
-  it("a read_file workflow runs, its result becomes a ToolResult with its request, then the model continues", async () => {
+  it("a read_file workflow under auto_approve_all runs, its result becomes a ToolResult with its request, then the model continues", async () => {
     const workspace = tempWorkspace({ "notes.txt": "alpha\nbeta\n" });
     const h = harness([answer("The file says alpha and beta.")], {
       tools: defaultTools(workspace),
     });
-    const session = await h.manager.create({ config: { workspace } });
+    const session = await h.manager.create({
+      config: { workspace, approval_policy: { type: "auto_approve_all" } },
+    });
     const events = await collect(
       session.sendMessage({
         type: "workflow",
@@ -60,13 +71,20 @@ describe("Workflow payload", () => {
       }),
     );
     expect(errors(events)).toEqual([]);
-    expect(states(events)).toEqual([...PIPELINE, ...TO_ANSWER, "Idle"]);
+    expect(states(events)).toEqual([...WORKFLOW_RUN, ...TO_ANSWER, "Idle"]);
     expect(kinds(session)).toEqual(["user:tool_request", "tool:tool_result", "assistant:text"]);
     const [request, result] = session.messages().messages;
     expect(request?.body).toMatchObject({
       message_type: "tool_request",
       text: "Read notes.txt",
-      calls: [{ name: "read_file", arguments: { path: "notes.txt" }, approval: "approved" }],
+      calls: [
+        {
+          name: "read_file",
+          arguments: { path: "notes.txt" },
+          approval: "auto_approved",
+          approval_note: "policy auto_approve_all",
+        },
+      ],
     });
     expect(result?.body.message_type === "tool_result" && result.body.request_id).toBe(request?.id);
     expect(result?.body.message_type === "tool_result" && result.body.status).toBe("success");

@@ -134,5 +134,48 @@ export function toAgentMessages(messages: Iterable<ContextMessage>): AgentMessag
     const converted = toAgentMessage(message);
     if (converted !== undefined) out.push(converted);
   }
+  return withEveryToolResult(out);
+}
+
+/** The result a call gets in the model's view when none was stored (a store from before #9). */
+export const NO_RESULT_TEXT = "No result was recorded for this call (it was cut off).";
+
+/**
+ * Every tool call gets a tool result right after its message: the providers reject a transcript
+ * with a tool_use and no tool_result, so a session would fail on every turn. Recovery stores a
+ * result for calls a crash cut off (recovery.ts); this covers whatever was stored before that.
+ * A last message whose calls have no result at all is left alone: those calls await a decision
+ * or a continuation, which runs them.
+ */
+function withEveryToolResult(messages: readonly AgentMessage[]): AgentMessage[] {
+  const out: AgentMessage[] = [];
+  let i = 0;
+  while (i < messages.length) {
+    const message = messages[i] as AgentMessage;
+    out.push(message);
+    i++;
+    if (message.role !== "assistant") continue;
+    const calls = message.content.filter((b) => b.type === "toolCall");
+    if (calls.length === 0) continue;
+    const answered = new Set<string>();
+    while (i < messages.length && messages[i]?.role === "toolResult") {
+      const result = messages[i] as ToolResultMessage;
+      answered.add(result.toolCallId);
+      out.push(result);
+      i++;
+    }
+    if (i === messages.length && answered.size === 0) continue;
+    for (const call of calls) {
+      if (answered.has(call.id)) continue;
+      out.push({
+        role: "toolResult",
+        toolCallId: call.id,
+        toolName: call.name,
+        content: [{ type: "text", text: NO_RESULT_TEXT }],
+        isError: true,
+        timestamp: message.timestamp,
+      });
+    }
+  }
   return out;
 }

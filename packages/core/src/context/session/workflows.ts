@@ -1,64 +1,143 @@
-import type { AnyAgentTool, ToolResult } from "../../tools/tool.js";
+import { z } from "zod";
+import type { MessagePayload } from "../../protocol/requests.js";
+import type { AnyAgentTool } from "../../tools/tool.js";
+import type { ContextMessage } from "../message-types.js";
+import { approvalNote, DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
+import type { Change, SessionCore } from "./session-core.js";
+import { OperationRejected } from "./session-errors.js";
 
-// Workflows: named procedures a user starts directly (the `workflow` payload) instead of asking
-// the model. Each returns a tool result, stored as a tool_request + tool_result pair so the model
-// sees it as a call that was made for it. By default every tool of the session is a workflow.
+// Workflows: a tool call the user makes directly (the `workflow` payload) instead of asking the
+// model. It goes through the same gate as a model's call (docs/decisions/0008): the tool must be
+// one the model is offered in the current mode (`offered`), its parameters must fit the tool's
+// schema, and the approval policy decides whether it runs at once or waits for the user. The call
+// is stored as a tool_request of role "user" with that decision; the agent loop then continues
+// from it exactly as from a model's tool_request (run-hooks.ts approvalGate: a pending call moves
+// the session to AwaitingToolApproval, an approved one runs, and the model continues from its
+// result). A workflow the user denies gets a denied result and the session returns to Idle
+// without a model call (`denyWorkflow`).
 
-export interface WorkflowContext {
-  session_id: string;
-  /** the call id the result is stored under */
-  tool_call_id: string;
-  signal: AbortSignal;
-}
+export type WorkflowPayload = Extract<MessagePayload, { type: "workflow" }>;
 
-export interface Workflow {
-  readonly name: string;
-  readonly description?: string;
-  /** throws on failure; the error message becomes an error result */
-  run(params: Record<string, unknown>, ctx: WorkflowContext): Promise<ToolResult>;
-}
-
-export class WorkflowRegistry {
-  readonly #byName = new Map<string, Workflow>();
-
-  constructor(workflows: Iterable<Workflow> = []) {
-    for (const workflow of workflows) this.register(workflow);
+/**
+ * Stores the workflow's call (Idle → ProcessingUserMessage → ParsingToolCalls, one write) with
+ * the policy's approval. Refuses, storing nothing, a tool not offered in this mode (plan mode's
+ * bash, say), an unknown one, and parameters the tool's schema rejects.
+ */
+export async function storeWorkflowCall(
+  core: SessionCore,
+  payload: WorkflowPayload,
+  offered: readonly AnyAgentTool[],
+  extra: Pick<ContextMessage, "client_metadata"> = {},
+): Promise<void> {
+  const name = payload.workflow;
+  const tool = offered.find((t) => t.name === name);
+  if (!tool) {
+    const known = core.tools.some((t) => t.name === name);
+    throw new OperationRejected(
+      "invalid_request",
+      known
+        ? `workflow "${name}" is not offered in ${core.config.agent_mode} mode`
+        : `unknown workflow "${name}" (known: ${offered.map((t) => t.name).join(", ") || "none"})`,
+    );
   }
-
-  /** A name already taken is an error. */
-  register(workflow: Workflow): void {
-    if (this.#byName.has(workflow.name))
-      throw new Error(`a workflow named ${workflow.name} is already registered`);
-    this.#byName.set(workflow.name, workflow);
+  const params = payload.parameters ?? {};
+  const parsed = tool.parameters.safeParse(params);
+  if (!parsed.success) {
+    throw new OperationRejected(
+      "invalid_request",
+      `invalid parameters for workflow "${name}": ${z.prettifyError(parsed.error)}`,
+    );
   }
-
-  get(name: string): Workflow | undefined {
-    return this.#byName.get(name);
-  }
-
-  names(): string[] {
-    return [...this.#byName.keys()];
-  }
-}
-
-/** A tool as a workflow: its parameters are validated with the tool's schema first. */
-export function toolWorkflow(tool: AnyAgentTool): Workflow {
-  return {
-    name: tool.name,
-    description: tool.description,
-    run: async (params, ctx) => {
-      const parsed: unknown = tool.parameters.parse(params);
-      return tool.execute(parsed, {
-        toolCallId: ctx.tool_call_id,
-        toolName: tool.name,
-        signal: ctx.signal,
-        onUpdate: () => undefined,
-        onProgress: () => undefined,
-      });
+  const policy = core.config.approval_policy;
+  const approval = initialApproval(policy, name);
+  const now = core.nowIso();
+  const requestId = core.newId();
+  const request: ContextMessage = {
+    id: requestId,
+    session_id: core.id,
+    role: "user",
+    status: "complete",
+    created_at: now,
+    completed_at: now,
+    ...extra,
+    body: {
+      message_type: "tool_request",
+      text: payload.display_text ?? "",
+      thinking: [],
+      calls: [
+        {
+          id: `workflow_${requestId}`,
+          name,
+          arguments: params,
+          approval,
+          ...(approval === "auto_approved" ? { approval_note: approvalNote(policy) } : {}),
+        },
+      ],
     },
   };
+  const branchId = core.activeBranchId;
+  const processing = { type: "ProcessingUserMessage" } as const;
+  const parsing = { type: "ParsingToolCalls" } as const;
+  await core.commit({
+    states: [processing, parsing],
+    write: {
+      messages: [request],
+      branch_appends: [{ branch_id: branchId, message_ids: [requestId] }],
+    },
+    events: [
+      core.update(processing, core.state, undefined, { workflow: name }),
+      core.update(parsing, processing),
+      ...core.messageEvents(request, branchId, parsing),
+    ],
+  });
 }
 
-export function workflowsFromTools(tools: readonly AnyAgentTool[]): WorkflowRegistry {
-  return new WorkflowRegistry(tools.map(toolWorkflow));
+/** Whether `request` is a workflow's call (the user's own tool_request). */
+export function isWorkflowRequest(request: ContextMessage | undefined): boolean {
+  return request?.role === "user" && request.body.message_type === "tool_request";
+}
+
+/**
+ * The user denied their own workflow: its calls get denied results and the session returns to
+ * Idle (AwaitingToolApproval → Idle); the model is not asked, since nothing was asked of it.
+ * `write` carries the decisions (and any policy change) into the same store write.
+ */
+export async function denyWorkflow(
+  core: SessionCore,
+  request: ContextMessage,
+  write: Pick<NonNullable<Change["write"]>, "message_updates" | "session">,
+  metadata: Record<string, unknown>,
+): Promise<void> {
+  if (request.body.message_type !== "tool_request") return;
+  const now = core.nowIso();
+  const results: ContextMessage[] = request.body.calls.map((call) => ({
+    id: core.newId(),
+    session_id: core.id,
+    role: "tool",
+    status: "complete",
+    created_at: now,
+    completed_at: now,
+    body: {
+      message_type: "tool_result",
+      request_id: request.id,
+      tool_call_id: call.id,
+      tool_name: call.name,
+      content: [{ type: "text", text: DENIED_RESULT_TEXT }],
+      status: "denied",
+    },
+  }));
+  const branchId = core.activeBranchId;
+  const idle = { type: "Idle" } as const;
+  await core.commit({
+    states: [idle],
+    write: {
+      ...write,
+      messages: results,
+      branch_appends: [{ branch_id: branchId, message_ids: results.map((r) => r.id) }],
+    },
+    events: [
+      core.update(idle, core.state, undefined, metadata),
+      ...results.flatMap((r) => core.messageEvents(r, branchId, idle)),
+    ],
+  });
 }

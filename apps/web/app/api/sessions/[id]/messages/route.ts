@@ -60,6 +60,7 @@ export const POST = handle(
         badRequest([{ field: "session_id", message: "must be the session named in the URL" }]),
       );
     }
-    return sseResponse(session.sendMessage(body.payload), { signal: request.signal });
+    const options = body.client_metadata ? { clientMetadata: body.client_metadata } : {};
+    return sseResponse(session.sendMessage(body.payload, options), { signal: request.signal });
   },
 );

@@ -7,7 +7,7 @@ export const runtime = "nodejs";
 
 type Context = { params: Promise<{ id: string }> };
 
-/** Continues a paused run (after an interrupt or the auto-loop limit); streams its events. */
+/** Continues a paused or recoverably failed run; streams its events. */
 export const POST = handle("POST /api/sessions/{id}/resume", async (request, context: Context) => {
   const { id } = await context.params;
   const session = await loadSession(await getRuntime(), id);
