@@ -1,0 +1,364 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+// Tool processes and their lifetime. Every command a tool starts runs as the leader of a new
+// process group (spawned detached), so one signal to the negative pid reaches the command *and
+// everything it started* (`sleep 300 &`, pipelines, subshells, a bubblewrap sandbox).
+//
+// - Ending a group: SIGTERM to the group now, SIGKILL 2 s later if any member is still there.
+//   The tool call does not wait for either.
+// - Records: while a group runs it is recorded as `<recordDir>/<pgid>` (JSON: pid, the leader's
+//   start time from /proc/PID/stat, the boot id). A server killed with -9 leaves its records
+//   behind; the next start kills every recorded group that is provably still ours (same boot,
+//   same start time: a pid reused by someone else's process is left alone), then removes them.
+// - Shutdown: on SIGTERM/SIGINT (and at exit) every running group of every registry gets SIGTERM,
+//   and a detached watchdog delivers the SIGKILL 2 s later, since the server may be gone by then.
+
+export const DEFAULT_KILL_GRACE_MS = 2000;
+
+export interface ToolProcessesOptions {
+  /** where running groups are recorded (`<data dir>/tool-processes`); none: kept in memory only */
+  recordDir?: string;
+  /** between SIGTERM and SIGKILL (2000 ms) */
+  killGraceMs?: number;
+}
+
+export interface GroupSpawnOptions {
+  cwd: string;
+  /** the whole environment of the process (build it with toolEnvironment) */
+  env: Record<string, string>;
+}
+
+/** A running process group started for a tool. */
+export interface ToolProcess {
+  readonly child: ChildProcess;
+  /** SIGTERM to the group now, SIGKILL after the grace period if it is still there. Idempotent. */
+  terminate(): void;
+  /** SIGKILL to the group now. */
+  kill(): void;
+}
+
+interface RecordFile {
+  pid: number;
+  /** the leader's start time, clock ticks after boot (field 22 of /proc/PID/stat) */
+  start_time: number;
+  boot_id: string;
+  command: string;
+}
+
+interface Running {
+  readonly pgid: number;
+  readonly startTime: number | undefined;
+  readonly recordPath: string | undefined;
+  /** the leader has exited (members may remain) */
+  leaderGone: boolean;
+  killTimer: NodeJS.Timeout | undefined;
+}
+
+export class ToolProcesses {
+  readonly recordDir: string | undefined;
+  readonly killGraceMs: number;
+  readonly #running = new Map<number, Running>();
+  #sweepTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: ToolProcessesOptions = {}) {
+    this.recordDir = options.recordDir;
+    this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  }
+
+  /** Spawns `command args` as the leader of a new process group (stdin closed, output piped). */
+  spawn(command: string, args: readonly string[], options: GroupSpawnOptions): ToolProcess {
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const pgid = child.pid;
+    if (pgid === undefined) {
+      // spawn failed (its `error` event follows): nothing runs, nothing to record
+      return { child, terminate: () => undefined, kill: () => undefined };
+    }
+    const startTime = readStartTime(pgid);
+    const entry: Running = {
+      pgid,
+      startTime,
+      recordPath: this.#record(pgid, startTime, command),
+      leaderGone: false,
+      killTimer: undefined,
+    };
+    this.#running.set(pgid, entry);
+    child.once("exit", () => {
+      entry.leaderGone = true;
+    });
+    child.once("close", () => this.#sweep());
+    return {
+      child,
+      terminate: () => this.#terminate(entry),
+      kill: () => {
+        signalGroup(pgid, "SIGKILL");
+        this.#scheduleSweep(50);
+      },
+    };
+  }
+
+  /** Groups started here and not yet known to be gone. */
+  runningGroups(): number[] {
+    return [...this.#running.keys()];
+  }
+
+  /**
+   * At start: kills every group recorded in recordDir that is still ours (a previous server's,
+   * killed before it could end them) and removes every record. Returns the pgids killed.
+   */
+  killRecorded(): number[] {
+    const dir = this.recordDir;
+    if (dir === undefined) return [];
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return [];
+    }
+    const bootId = readBootId();
+    const killed: number[] = [];
+    for (const name of names) {
+      const file = path.join(dir, name);
+      const record = readRecord(file);
+      // a record of a group this registry runs right now is not a leftover
+      if (record !== undefined && !this.#running.has(record.pid)) {
+        if (record.boot_id === bootId && killLeftover(record)) killed.push(record.pid);
+      }
+      if (record === undefined || !this.#running.has(record.pid)) rmSync(file, { force: true });
+    }
+    return killed;
+  }
+
+  /** Ends every running group: SIGTERM now, SIGKILL after the grace period by a detached watchdog. */
+  shutdown(): void {
+    const groups = [...this.#running.values()];
+    if (groups.length === 0) return;
+    for (const entry of groups) {
+      signalGroup(entry.pgid, "SIGTERM");
+      // the records stay until the groups are seen gone: if the watchdog never runs, the next
+      // start kills them
+      clearTimeout(entry.killTimer);
+    }
+    const seconds = (this.killGraceMs / 1000).toFixed(3);
+    const targets = groups.map((entry) => `-${entry.pgid}`).join(" ");
+    try {
+      spawn("/bin/sh", ["-c", `sleep ${seconds}; kill -KILL -- ${targets} 2>/dev/null`], {
+        detached: true,
+        stdio: "ignore",
+        env: { PATH: "/usr/bin:/bin" },
+      }).unref();
+    } catch {
+      // no shell to escalate with: the SIGTERM stands, and the records catch the rest next start
+    }
+    this.#scheduleSweep(this.killGraceMs + 100);
+  }
+
+  #terminate(entry: Running): void {
+    if (entry.killTimer !== undefined || !this.#running.has(entry.pgid)) return;
+    signalGroup(entry.pgid, "SIGTERM");
+    entry.killTimer = setTimeout(() => {
+      if (groupAlive(entry.pgid)) signalGroup(entry.pgid, "SIGKILL");
+      this.#scheduleSweep(50);
+    }, this.killGraceMs);
+    entry.killTimer.unref();
+    this.#scheduleSweep(50);
+  }
+
+  #record(pgid: number, startTime: number | undefined, command: string): string | undefined {
+    if (this.recordDir === undefined || startTime === undefined) return undefined;
+    const file = path.join(this.recordDir, String(pgid));
+    const record: RecordFile = { pid: pgid, start_time: startTime, boot_id: readBootId(), command };
+    try {
+      mkdirSync(this.recordDir, { recursive: true });
+      writeFileSync(file, `${JSON.stringify(record)}\n`);
+      return file;
+    } catch {
+      // an unwritable data dir must not stop the command; it only loses crash cleanup
+      return undefined;
+    }
+  }
+
+  /** Forgets every group whose leader has exited and that has no member left. */
+  #sweep(): void {
+    for (const entry of this.#running.values()) {
+      if (!entry.leaderGone || groupAlive(entry.pgid)) continue;
+      clearTimeout(entry.killTimer);
+      this.#running.delete(entry.pgid);
+      if (entry.recordPath !== undefined) rmSync(entry.recordPath, { force: true });
+    }
+    // a group whose leader left members behind (a server started with `&`) is checked again later
+    const lingering = [...this.#running.values()].some((entry) => entry.leaderGone);
+    if (lingering) this.#scheduleSweep(5000);
+  }
+
+  #scheduleSweep(delayMs: number): void {
+    if (this.#sweepTimer !== undefined) {
+      clearTimeout(this.#sweepTimer);
+    }
+    this.#sweepTimer = setTimeout(() => {
+      this.#sweepTimer = undefined;
+      this.#sweep();
+    }, delayMs);
+    this.#sweepTimer.unref();
+  }
+}
+
+/** Sends `signal` to the group; false when there is no such group. */
+function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether the group has a live member. Zombies do not count: a sandbox's inner process, once
+ * killed, waits for the machine's init to reap it, and runs nothing meanwhile.
+ */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (err) {
+    // EPERM: it exists but is not ours to signal
+    return (err as { code?: string }).code === "EPERM";
+  }
+  const members = groupMembers(pgid);
+  // no /proc to look into: the signal's answer stands
+  if (members === undefined) return true;
+  return members.some((member) => member.state !== "Z");
+}
+
+/** Field 22 of /proc/PID/stat (the start time in clock ticks after boot); undefined off Linux. */
+export function readStartTime(pid: number): number | undefined {
+  return readStat(pid)?.startTime;
+}
+
+interface ProcStat {
+  /** R, S, D, Z, … */
+  state: string;
+  pgrp: number;
+  startTime: number;
+}
+
+function readStat(pid: number): ProcStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // the command name (field 2) may hold spaces and parentheses: fields restart after the last ')'
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  // fields[0] is field 3 (state): pgrp is field 5, starttime field 22
+  const pgrp = Number(fields[2]);
+  const startTime = Number(fields[19]);
+  if (!Number.isInteger(pgrp) || !Number.isInteger(startTime)) return undefined;
+  return { state: fields[0] ?? "", pgrp, startTime };
+}
+
+let bootId: string | undefined;
+function readBootId(): string {
+  if (bootId === undefined) {
+    try {
+      bootId = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+    } catch {
+      bootId = "unknown";
+    }
+  }
+  return bootId;
+}
+
+function readRecord(file: string): RecordFile | undefined {
+  try {
+    const value = JSON.parse(readFileSync(file, "utf8")) as Partial<RecordFile>;
+    if (
+      Number.isInteger(value.pid) &&
+      (value.pid ?? 0) > 1 &&
+      Number.isInteger(value.start_time) &&
+      typeof value.boot_id === "string"
+    ) {
+      return value as RecordFile;
+    }
+  } catch {
+    // unreadable or not ours: dropped
+  }
+  return undefined;
+}
+
+/**
+ * Kills a recorded group if it is provably the one recorded: its leader is alive with the
+ * recorded start time, or (leader gone) every member started no earlier than the leader did.
+ */
+function killLeftover(record: RecordFile): boolean {
+  const leader = readStat(record.pid);
+  if (leader !== undefined) {
+    if (leader.startTime !== record.start_time) return false; // the pid was reused
+    return signalGroup(record.pid, "SIGKILL");
+  }
+  const members = (groupMembers(record.pid) ?? []).filter((member) => member.state !== "Z");
+  if (members.length === 0) return false;
+  if (members.some((member) => member.startTime < record.start_time)) return false;
+  return signalGroup(record.pid, "SIGKILL");
+}
+
+/** The processes of a group, from /proc; undefined when /proc cannot be read. */
+function groupMembers(pgid: number): ProcStat[] | undefined {
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return undefined;
+  }
+  const members: ProcStat[] = [];
+  for (const name of pids) {
+    const stat = readStat(Number(name));
+    if (stat?.pgrp === pgid) members.push(stat);
+  }
+  return members;
+}
+
+// ---- shutdown of the server ------------------------------------------------------------------
+
+const SHUTDOWN_KEY = Symbol.for("arbor.tool-processes.shutdown");
+type ShutdownHolder = { [SHUTDOWN_KEY]?: Set<ToolProcesses> };
+
+/**
+ * Ends the registry's groups when the server stops (SIGTERM, SIGINT, or exit). The handlers are
+ * installed once per process; a signal nobody else handles keeps its default effect (the process
+ * ends). Returns a function that unregisters this registry.
+ */
+export function endGroupsOnShutdown(processes: ToolProcesses): () => void {
+  const holder = globalThis as ShutdownHolder;
+  let registries = holder[SHUTDOWN_KEY];
+  if (registries === undefined) {
+    const all = new Set<ToolProcesses>();
+    registries = all;
+    holder[SHUTDOWN_KEY] = all;
+    const endAll = (): void => {
+      for (const registry of all) registry.shutdown();
+    };
+    const onSignal = (signal: NodeJS.Signals): void => {
+      endAll();
+      if (process.listenerCount(signal) === 1) {
+        // ours was the only handler: do what the signal would have done
+        process.removeListener(signal, onSignal);
+        process.kill(process.pid, signal);
+      }
+    };
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+    process.on("exit", endAll);
+  }
+  registries.add(processes);
+  return () => {
+    registries.delete(processes);
+  };
+}
