@@ -362,3 +362,6 @@ export function endGroupsOnShutdown(processes: ToolProcesses): () => void {
     registries.delete(processes);
   };
 }
+
+/** The registry tools use when none is given: groups are ended the same way, but not recorded. */
+export const defaultToolProcesses = new ToolProcesses();

@@ -75,7 +75,7 @@ describe("default deny patterns", () => {
     ["source <(wget -qO- x)", "curl | sh"],
     [". <(curl x)", "curl | sh"],
     ['sh -c "$(curl x)"', "curl | sh"],
-    ["sh -c \"$(curl -fsSL https://raw.example/install.sh)\"", "curl | sh"],
+    ['sh -c "$(curl -fsSL https://raw.example/install.sh)"', "curl | sh"],
     ['bash -c "`wget -O- x`"', "curl | sh"],
     ['eval "$(curl x)"', "curl | sh"],
     ['python3 -c "$(curl x)"', "curl | sh"],
@@ -168,7 +168,7 @@ describe("default deny patterns", () => {
     const started = performance.now();
     deny(`${"$(".repeat(5000)}x${")".repeat(5000)}`);
     deny("a && ".repeat(20_000));
-    deny(`echo "${"\\\"".repeat(50_000)}"`);
+    deny(`echo "${'\\"'.repeat(50_000)}"`);
     expect(performance.now() - started).toBeLessThan(2000);
   });
 });

@@ -91,10 +91,7 @@ function isProtectedTarget(raw: string, cwd: string | undefined): boolean {
   }
   if (!target.startsWith("/")) {
     if (cwd === undefined) return false;
-    return isProtectedTarget(
-      cwd === "~" ? `~/${target}` : path.posix.join(cwd, target),
-      undefined,
-    );
+    return isProtectedTarget(cwd === "~" ? `~/${target}` : path.posix.join(cwd, target), undefined);
   }
   const normal = path.posix.normalize(target).replace(/\/+$/, "") || "/";
   if (normal === "/" || normal === "/*" || normal === "/.*") return true;
@@ -131,8 +128,7 @@ function scriptDownloads(script: Script): boolean {
     pipeline.some((command) => {
       const resolved = unwrap(command.words);
       return (
-        (resolved !== undefined && DOWNLOADERS.has(resolved.name)) ||
-        command.words.some(downloads)
+        (resolved !== undefined && DOWNLOADERS.has(resolved.name)) || command.words.some(downloads)
       );
     }),
   );
@@ -191,7 +187,8 @@ export const DEFAULT_DENY_PATTERNS: readonly DenyPattern[] = Object.freeze([
         texts.includes("-delete") ||
         texts.some(
           (t, k) =>
-            /^-(?:exec|execdir|ok|okdir)$/.test(t) && /(?:^|\/)(?:rm|shred)$/.test(texts[k + 1] ?? ""),
+            /^-(?:exec|execdir|ok|okdir)$/.test(t) &&
+            /(?:^|\/)(?:rm|shred)$/.test(texts[k + 1] ?? ""),
         );
       return deletes && roots.some((root) => isProtectedTarget(root, c.cwd));
     },
@@ -200,7 +197,8 @@ export const DEFAULT_DENY_PATTERNS: readonly DenyPattern[] = Object.freeze([
   {
     label: "dd to a disk",
     test: (c: AnalysedCommand) =>
-      c.name === "dd" && c.args.some((arg) => /^of=\/dev\/(?!null$|zero$|stdout$|stderr$)/.test(arg.text)),
+      c.name === "dd" &&
+      c.args.some((arg) => /^of=\/dev\/(?!null$|zero$|stdout$|stderr$)/.test(arg.text)),
   },
   {
     label: "> /dev/sd",
@@ -278,9 +276,7 @@ export const DEFAULT_DENY_PATTERNS: readonly DenyPattern[] = Object.freeze([
 ] satisfies DenyPattern[]);
 
 /** The program and its arguments after prefixes (assignments, `sudo`, `env`, …); undefined when none. */
-function unwrap(
-  words: readonly Word[],
-): { name: string; program: Word; args: Word[] } | undefined {
+function unwrap(words: readonly Word[]): { name: string; program: Word; args: Word[] } | undefined {
   let k = 0;
   while (k < words.length) {
     const text = (words[k] as Word).text;
@@ -306,7 +302,8 @@ function unwrap(
       k += takesValue.has(option) ? 2 : 1;
     }
     // `timeout 10 cmd`, `nice 5`…: a leading number is the wrapper's argument
-    if ((name === "timeout" || name === "nice") && /^[\d.]+[smhd]?$/.test(words[k]?.text ?? "")) k++;
+    if ((name === "timeout" || name === "nice") && /^[\d.]+[smhd]?$/.test(words[k]?.text ?? ""))
+      k++;
   }
   return undefined;
 }

@@ -176,7 +176,9 @@ class Reader {
     } else {
       this.endWord();
     }
-    const op = /^(?:&>>|&>|>>|>\||>&|<<<|<<-|<<|<>|<&|>|<)/.exec(this.src.slice(this.i, this.i + 3));
+    const op = /^(?:&>>|&>|>>|>\||>&|<<<|<<-|<<|<>|<&|>|<)/.exec(
+      this.src.slice(this.i, this.i + 3),
+    );
     const text = op?.[0] ?? (this.src[this.i] as string);
     this.i += text.length;
     // `>&2`, `2>&1`: a descriptor, not a file
