@@ -13,7 +13,7 @@ import path from "node:path";
 //   behind; the next start kills every recorded group that is provably still ours (same boot,
 //   same start time: a pid reused by someone else's process is left alone), then removes them.
 // - Shutdown: on SIGTERM/SIGINT (and at exit) every running group of every registry gets SIGTERM,
-//   and a detached watchdog delivers the SIGKILL 2 s later, since the server may be gone by then.
+//   and a detached watchdog process delivers the SIGKILL 2 s later (the server may be gone by then).
 
 export const DEFAULT_KILL_GRACE_MS = 2000;
 
@@ -51,8 +51,8 @@ interface Running {
   readonly pgid: number;
   readonly startTime: number | undefined;
   readonly recordPath: string | undefined;
-  /** the leader has exited (members may remain) */
-  leaderGone: boolean;
+  /** when the leader exited (members may remain); undefined while it runs */
+  leaderGoneAt: number | undefined;
   killTimer: NodeJS.Timeout | undefined;
 }
 
@@ -85,12 +85,12 @@ export class ToolProcesses {
       pgid,
       startTime,
       recordPath: this.#record(pgid, startTime, command),
-      leaderGone: false,
+      leaderGoneAt: undefined,
       killTimer: undefined,
     };
     this.#running.set(pgid, entry);
     child.once("exit", () => {
-      entry.leaderGone = true;
+      entry.leaderGoneAt = Date.now();
     });
     child.once("close", () => this.#sweep());
     return {
@@ -145,16 +145,17 @@ export class ToolProcesses {
       // start kills them
       clearTimeout(entry.killTimer);
     }
-    const seconds = (this.killGraceMs / 1000).toFixed(3);
-    const targets = groups.map((entry) => `-${entry.pgid}`).join(" ");
+    // Node itself, not `sh -c 'sleep; kill'`: dash's kill cannot be told that -PGID is a target
+    const pgids = JSON.stringify(groups.map((entry) => entry.pgid));
+    const script = `setTimeout(() => { for (const g of ${pgids}) { try { process.kill(-g, "SIGKILL"); } catch {} } }, ${this.killGraceMs});`;
     try {
-      spawn("/bin/sh", ["-c", `sleep ${seconds}; kill -KILL -- ${targets} 2>/dev/null`], {
+      spawn(process.execPath, ["-e", script], {
         detached: true,
         stdio: "ignore",
-        env: { PATH: "/usr/bin:/bin" },
+        env: {},
       }).unref();
     } catch {
-      // no shell to escalate with: the SIGTERM stands, and the records catch the rest next start
+      // cannot escalate: the SIGTERM stands, and the records catch the rest at the next start
     }
     this.#scheduleSweep(this.killGraceMs + 100);
   }
@@ -187,14 +188,18 @@ export class ToolProcesses {
   /** Forgets every group whose leader has exited and that has no member left. */
   #sweep(): void {
     for (const entry of this.#running.values()) {
-      if (!entry.leaderGone || groupAlive(entry.pgid)) continue;
+      if (entry.leaderGoneAt === undefined || groupAlive(entry.pgid)) continue;
       clearTimeout(entry.killTimer);
       this.#running.delete(entry.pgid);
       if (entry.recordPath !== undefined) rmSync(entry.recordPath, { force: true });
     }
-    // a group whose leader left members behind (a server started with `&`) is checked again later
-    const lingering = [...this.#running.values()].some((entry) => entry.leaderGone);
-    if (lingering) this.#scheduleSweep(5000);
+    // a group whose leader left members behind (a server started with `&`, or members still
+    // dying of the same signal) is checked again: soon at first, then every 5 s
+    const lingering = [...this.#running.values()].flatMap((entry) => entry.leaderGoneAt ?? []);
+    if (lingering.length > 0) {
+      const recent = lingering.some((at) => Date.now() - at < 5000);
+      this.#scheduleSweep(recent ? 200 : 5000);
+    }
   }
 
   #scheduleSweep(delayMs: number): void {

@@ -37,6 +37,7 @@ describe("default deny patterns", () => {
     ["'rm' -rf /", "rm -rf /"],
     ["rm -rf $'\\x2f'", "rm -rf /"],
     ['rm -rf "$HOME"', "rm -rf /"],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell variable, not a template
     ["rm -rf ${HOME}/", "rm -rf /"],
     ["rm -rf //", "rm -rf /"],
     ["rm -rf /usr/../", "rm -rf /"],
