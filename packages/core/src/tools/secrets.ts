@@ -5,7 +5,7 @@
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** A variable or field name that says its value is secret. */
-export const SECRET_NAME = /key|secret|token|password|authorization|cookie|credential(?!s?file)/i;
+export const SECRET_NAME = /key|secret|token|password|authorization|cookie|credential(?!s?_?file)/i;
 export const REDACTED = "[redacted]";
 /** shorter values are too likely to occur by chance (and too weak to be real keys) */
 const MIN_SECRET_LENGTH = 6;

@@ -122,7 +122,6 @@ async function resolveExisting(
   const pending = relative.split(path.sep).filter((part) => part !== "" && part !== ".");
   pending.reverse();
   let current = realRoot;
-  let missing = false;
   let hops = 0;
   while (pending.length > 0) {
     const part = pending.pop() as string;
@@ -132,19 +131,16 @@ async function resolveExisting(
       continue;
     }
     const candidate = path.join(current, part);
-    if (missing) {
-      current = candidate;
-      continue;
-    }
     const stats = await lstat(candidate).catch((err: unknown) => {
       const code = errorCode(err);
       if (code === "ENOENT" || code === "ENOTDIR") return undefined;
       throw err;
     });
     if (stats === undefined) {
-      missing = true;
-      current = candidate;
-    } else if (stats.isSymbolicLink()) {
+      // nothing below a missing component exists: the rest is appended in one join
+      return path.join(candidate, ...pending.reverse());
+    }
+    if (stats.isSymbolicLink()) {
       hops++;
       if (hops > MAX_SYMLINK_HOPS) {
         throw ToolError.failed(`Too many levels of symbolic links: ${lexical}`);
