@@ -133,6 +133,18 @@ describe("ToolProcesses", () => {
     expect(readdirSync(records)).toEqual([]);
   });
 
+  it("at start, leaves alone the groups of a server that still runs (another instance, or this one)", async () => {
+    const first = new ToolProcesses({ recordDir: records });
+    const group = first.spawn("sh", ["-c", "sleep 20"], { cwd: root, env });
+    const pgid = group.child.pid as number;
+    started.push(pgid);
+    expect(new ToolProcesses({ recordDir: records }).killRecorded()).toEqual([]);
+    expect(groupAlive(pgid)).toBe(true);
+    expect(readdirSync(records)).toEqual([String(pgid)]);
+    group.terminate();
+    await waitFor(() => readdirSync(records).length === 0, 2000);
+  });
+
   it("shutdown sends SIGTERM to every running group", async () => {
     const processes = new ToolProcesses({ recordDir: records, killGraceMs: 200 });
     const a = processes.spawn("sh", ["-c", "sleep 20"], { cwd: root, env });

@@ -9,9 +9,10 @@ import path from "node:path";
 // - Ending a group: SIGTERM to the group now, SIGKILL 2 s later if any member is still there.
 //   The tool call does not wait for either.
 // - Records: while a group runs it is recorded as `<recordDir>/<pgid>` (JSON: pid, the leader's
-//   start time from /proc/PID/stat, the boot id). A server killed with -9 leaves its records
-//   behind; the next start kills every recorded group that is provably still ours (same boot,
-//   same start time: a pid reused by someone else's process is left alone), then removes them.
+//   start time from /proc/PID/stat, the boot id, the owning server's pid and start time). A server
+//   killed with -9 leaves its records behind; the next start kills every recorded group whose
+//   server is gone and that is provably still the one recorded (same boot, same start time: a pid
+//   reused by someone else's process is left alone), then removes the records.
 // - Shutdown: on SIGTERM/SIGINT (and at exit) every running group of every registry gets SIGTERM,
 //   and a detached watchdog process delivers the SIGKILL 2 s later (the server may be gone by then).
 
@@ -45,6 +46,9 @@ interface RecordFile {
   start_time: number;
   boot_id: string;
   command: string;
+  /** the server that started it: a record of a live server (another instance on the same data dir) is not a leftover */
+  owner_pid?: number;
+  owner_start_time?: number;
 }
 
 interface Running {
@@ -126,11 +130,12 @@ export class ToolProcesses {
     for (const name of names) {
       const file = path.join(dir, name);
       const record = readRecord(file);
-      // a record of a group this registry runs right now is not a leftover
-      if (record !== undefined && !this.#running.has(record.pid)) {
-        if (record.boot_id === bootId && killLeftover(record)) killed.push(record.pid);
+      // a group of a server that still runs (this one, or another on the same data dir) is no leftover
+      if (record !== undefined && ownerAlive(record)) continue;
+      if (record !== undefined && record.boot_id === bootId && killLeftover(record)) {
+        killed.push(record.pid);
       }
-      if (record === undefined || !this.#running.has(record.pid)) rmSync(file, { force: true });
+      rmSync(file, { force: true });
     }
     return killed;
   }
@@ -174,7 +179,14 @@ export class ToolProcesses {
   #record(pgid: number, startTime: number | undefined, command: string): string | undefined {
     if (this.recordDir === undefined || startTime === undefined) return undefined;
     const file = path.join(this.recordDir, String(pgid));
-    const record: RecordFile = { pid: pgid, start_time: startTime, boot_id: readBootId(), command };
+    const record: RecordFile = {
+      pid: pgid,
+      start_time: startTime,
+      boot_id: readBootId(),
+      command,
+      owner_pid: process.pid,
+      ...(ownStartTime() !== undefined ? { owner_start_time: ownStartTime() } : {}),
+    };
     try {
       mkdirSync(this.recordDir, { recursive: true });
       writeFileSync(file, `${JSON.stringify(record)}\n`);
@@ -267,6 +279,17 @@ function readStat(pid: number): ProcStat | undefined {
   const startTime = Number(fields[19]);
   if (!Number.isInteger(pgrp) || !Number.isInteger(startTime)) return undefined;
   return { state: fields[0] ?? "", pgrp, startTime };
+}
+
+let ownStart: number | undefined | null = null;
+function ownStartTime(): number | undefined {
+  if (ownStart === null) ownStart = readStartTime(process.pid);
+  return ownStart;
+}
+
+function ownerAlive(record: RecordFile): boolean {
+  if (record.owner_pid === undefined || record.owner_start_time === undefined) return false;
+  return readStartTime(record.owner_pid) === record.owner_start_time;
 }
 
 let bootId: string | undefined;
