@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import path from "node:path";
+import { asProcessEnv } from "./tool-processes.js";
 import { isInside } from "./workspace.js";
 
 // The bash tool's sandbox. With bubblewrap (Debian's `bubblewrap` package), a command sees `/`
@@ -160,7 +161,7 @@ function runProbe(command: string): Promise<Probe> {
     let stderr = "";
     const child = spawn(command, [...FIXED_ARGS, ...MOUNTS, "--", "true"], {
       stdio: ["ignore", "ignore", "pipe"],
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      env: asProcessEnv({ PATH: process.env.PATH ?? "/usr/bin:/bin" }),
     });
     const timer = setTimeout(() => {
       child.kill("SIGKILL");

@@ -75,7 +75,7 @@ export class ToolProcesses {
   spawn(command: string, args: readonly string[], options: GroupSpawnOptions): ToolProcess {
     const child = spawn(command, args, {
       cwd: options.cwd,
-      env: options.env,
+      env: asProcessEnv(options.env),
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -157,7 +157,7 @@ export class ToolProcesses {
       spawn(process.execPath, ["-e", script], {
         detached: true,
         stdio: "ignore",
-        env: {},
+        env: asProcessEnv({}),
       }).unref();
     } catch {
       // cannot escalate: the SIGTERM stands, and the records catch the rest at the next start
@@ -224,6 +224,14 @@ export class ToolProcesses {
     }, delayMs);
     this.#sweepTimer.unref();
   }
+}
+
+/**
+ * A complete environment as spawn takes it. (Frameworks augment NodeJS.ProcessEnv with required
+ * names such as NODE_ENV; a child given exactly these variables must not inherit them.)
+ */
+export function asProcessEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  return env as NodeJS.ProcessEnv;
 }
 
 /** Sends `signal` to the group; false when there is no such group. */

@@ -9,7 +9,12 @@ import {
   type ToolResult,
 } from "../tool.js";
 import { toolEnvironment } from "../tool-env.js";
-import { defaultToolProcesses, type ToolProcess, type ToolProcesses } from "../tool-processes.js";
+import {
+  asProcessEnv,
+  defaultToolProcesses,
+  type ToolProcess,
+  type ToolProcesses,
+} from "../tool-processes.js";
 import { fsError, throwIfCancelled, Workspace } from "../workspace.js";
 import { DEFAULT_EXCLUDED_DIRS } from "./list-files.js";
 
@@ -83,7 +88,7 @@ export function commandAvailable(command: string): Promise<boolean> {
     known = new Promise<boolean>((resolve) => {
       const child = spawn(command, ["--version"], {
         stdio: "ignore",
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+        env: asProcessEnv({ PATH: process.env.PATH ?? "/usr/bin:/bin" }),
       });
       child.on("error", () => resolve(false));
       child.on("exit", (code) => resolve(code === 0));
