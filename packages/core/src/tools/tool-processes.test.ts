@@ -145,6 +145,19 @@ describe("ToolProcesses", () => {
     await waitFor(() => readdirSync(records).length === 0, 2000);
   });
 
+  it("shutdown ends a running bash call at once as cancelled", async () => {
+    const processes = new ToolProcesses({ recordDir: records });
+    const bash = createBashTool({ workspaceRoot: path.join(root, "ws"), processes, env });
+    const running = bash.execute({ command: "sleep 20" }, createRecordingContext("bash"));
+    await waitFor(() => processes.runningGroups().length === 1);
+    started.push(...processes.runningGroups());
+    processes.shutdown();
+    await expect(running).rejects.toMatchObject({
+      kind: "cancelled",
+      message: "Command cancelled: the server is shutting down.",
+    });
+  });
+
   it("shutdown sends SIGTERM to every running group", async () => {
     const processes = new ToolProcesses({ recordDir: records, killGraceMs: 200 });
     const a = processes.spawn("sh", ["-c", "sleep 20"], { cwd: root, env });

@@ -38,6 +38,8 @@ export interface ToolProcess {
   terminate(): void;
   /** SIGKILL to the group now. */
   kill(): void;
+  /** aborted when the server shuts down and ends the group: the tool call ends as cancelled */
+  readonly shutdown: AbortSignal;
 }
 
 interface RecordFile {
@@ -58,6 +60,7 @@ interface Running {
   /** when the leader exited (members may remain); undefined while it runs */
   leaderGoneAt: number | undefined;
   killTimer: NodeJS.Timeout | undefined;
+  readonly shutdown: AbortController;
 }
 
 export class ToolProcesses {
@@ -82,7 +85,12 @@ export class ToolProcesses {
     const pgid = child.pid;
     if (pgid === undefined) {
       // spawn failed (its `error` event follows): nothing runs, nothing to record
-      return { child, terminate: () => undefined, kill: () => undefined };
+      return {
+        child,
+        terminate: () => undefined,
+        kill: () => undefined,
+        shutdown: new AbortController().signal,
+      };
     }
     const startTime = readStartTime(pgid);
     const entry: Running = {
@@ -91,6 +99,7 @@ export class ToolProcesses {
       recordPath: this.#record(pgid, startTime, command),
       leaderGoneAt: undefined,
       killTimer: undefined,
+      shutdown: new AbortController(),
     };
     this.#running.set(pgid, entry);
     child.once("exit", () => {
@@ -104,6 +113,7 @@ export class ToolProcesses {
         signalGroup(pgid, "SIGKILL");
         this.#scheduleSweep(50);
       },
+      shutdown: entry.shutdown.signal,
     };
   }
 
@@ -146,6 +156,7 @@ export class ToolProcesses {
     if (groups.length === 0) return;
     for (const entry of groups) {
       signalGroup(entry.pgid, "SIGTERM");
+      entry.shutdown.abort();
       // the records stay until the groups are seen gone: if the watchdog never runs, the next
       // start kills them
       clearTimeout(entry.killTimer);

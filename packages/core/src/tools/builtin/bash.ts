@@ -178,6 +178,7 @@ type Outcome =
   | { type: "closed"; code: number | null; signal: NodeJS.Signals | null }
   | { type: "timedOut" }
   | { type: "cancelled" }
+  | { type: "shutdown" }
   | { type: "spawnFailed"; error: Error };
 
 function runCommand(
@@ -218,10 +219,12 @@ function runCommand(
     child.stderr?.on("data", onData(stderr));
 
     const onAbort = (): void => finish({ type: "cancelled" });
+    const onShutdown = (): void => finish({ type: "shutdown" });
     // setTimeout fires at once for delays beyond 2^31-1 ms, so clamp (about 24 days)
     const timeoutMs = Math.min(run.timeoutSeconds * 1000, 2 ** 31 - 1);
     const timeoutTimer = setTimeout(() => finish({ type: "timedOut" }), timeoutMs);
     ctx.signal.addEventListener("abort", onAbort, { once: true });
+    group.shutdown.addEventListener("abort", onShutdown, { once: true });
 
     function finish(outcome: Outcome): void {
       if (settled) return;
@@ -230,6 +233,7 @@ function runCommand(
       clearTimeout(updateTimer);
       clearTimeout(graceTimer);
       ctx.signal.removeEventListener("abort", onAbort);
+      group.shutdown.removeEventListener("abort", onShutdown);
       // After a normal close, group members that redirected their output away from our pipes
       // are left running (a deliberately started server); on timeout or cancellation the whole
       // group is ended (SIGTERM, SIGKILL after a grace period) and the call returns at once.
@@ -256,6 +260,10 @@ function runCommand(
         case "cancelled":
           group.terminate();
           reject(ToolError.cancelled("Command cancelled."));
+          return;
+        case "shutdown":
+          // the registry has signalled the group already
+          reject(ToolError.cancelled("Command cancelled: the server is shutting down."));
           return;
         case "spawnFailed":
           group.kill();
