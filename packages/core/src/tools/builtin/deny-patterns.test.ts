@@ -130,6 +130,18 @@ describe("default deny patterns", () => {
     "make 2>&1 | tee build.log",
     "diff <(sort a.txt) <(sort b.txt)",
     "python3 script.py < input.txt",
+    "rm -rf node_modules && npm ci",
+    "rm -rf /tmp/*",
+    "rm -rf ~/.cache/pip",
+    "find . -type d -name __pycache__ -exec rm -rf {} +",
+    "cd .. && ls",
+    "cd / && ls -la",
+    "sudo apt-get install -y ripgrep",
+    "echo $(date) >> log.txt",
+    "python3 - <<'EOF'\nprint(1)\nEOF",
+    "curl -s x | python3 -c 'import json,sys; print(json.load(sys.stdin))'",
+    "git push origin HEAD:refs/heads/feature",
+    "git push origin :old-branch",
   ])("lets %j through", (command) => {
     expect(deny(command)).toBeUndefined();
   });
