@@ -1,4 +1,5 @@
 export * from "./builtin/index.js";
+export { groupAlive } from "./proc-stat.js";
 export { type SecretSource, withRedactedOutput } from "./redacting-tool.js";
 export {
   bubblewrapArgs,
@@ -25,7 +26,6 @@ export {
   defaultToolProcesses,
   endGroupsOnShutdown,
   type GroupSpawnOptions,
-  groupAlive,
   type ToolProcess,
   ToolProcesses,
   type ToolProcessesOptions,

@@ -6,8 +6,9 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBashTool } from "./builtin/bash.js";
 import { createRecordingContext } from "./builtin/tool-test-context.js";
+import { groupAlive, readStartTime } from "./proc-stat.js";
 import { ToolError } from "./tool.js";
-import { endGroupsOnShutdown, groupAlive, readStartTime, ToolProcesses } from "./tool-processes.js";
+import { endGroupsOnShutdown, ToolProcesses } from "./tool-processes.js";
 
 let root: string;
 let records: string;
