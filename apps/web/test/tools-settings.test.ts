@@ -67,6 +67,9 @@ describe("bash through a session", () => {
   it("sees no key; a secret it prints is redacted before it is stored or sent to the model", async () => {
     const test = await start();
     writeFileSync(join(test.workspace, "leak.txt"), `the key is ${KEY}\n`);
+    // the install token from the data dir is a secret too, even when written after the start
+    writeFileSync(join(test.runtime.dataDir, "token"), "install-token-0123456789\n");
+    writeFileSync(join(test.workspace, "token-copy.txt"), "token=install-token-0123456789\n");
     test.llm.enqueue(
       {
         blocks: [
@@ -74,7 +77,7 @@ describe("bash through a session", () => {
             type: "toolCall",
             id: "call_env",
             name: "bash",
-            arguments: { command: "env | grep -c ANTHROPIC || true; cat leak.txt" },
+            arguments: { command: "env | grep -c ANTHROPIC || true; cat leak.txt token-copy.txt" },
           },
         ],
       },
@@ -99,7 +102,8 @@ describe("bash through a session", () => {
     expect(finalState(stream)).toBe("Idle");
     expect(JSON.stringify(stream)).not.toContain(KEY);
     const toModel = JSON.stringify(test.llm.requests[1]?.body);
-    expect(toModel).toContain("Exit code: 0\\n0\\nthe key is [redacted]");
+    expect(toModel).toContain("Exit code: 0\\n0\\nthe key is [redacted]\\ntoken=[redacted]");
+    expect(toModel).not.toContain("install-token-0123456789");
     expect(toModel).not.toContain(KEY);
     const stored = await messages.GET(
       jsonRequest("GET", `/api/sessions/${id}/messages`),

@@ -103,12 +103,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     logger.warn("bash runs without a sandbox", { reason: sandbox.reason });
   }
   const envSecrets = secretsFromEnv(env);
+  let withToken: readonly string[] | undefined;
   // the token file may be written after this start: asked again until it is there
   const secrets = (): readonly string[] => {
+    if (withToken !== undefined) return withToken;
     const token = installToken();
-    return token === undefined || envSecrets.includes(token)
-      ? envSecrets
-      : secretsFromEnv(env, [token]);
+    if (token === undefined) return envSecrets;
+    withToken = secretsFromEnv(env, [token]);
+    return withToken;
   };
 
   let opened: { store: SessionStore; close(): Promise<void>; location: string };
