@@ -63,6 +63,9 @@ function ensureSystemTools() {
   if (!existsSync(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium")) missing.push("chromium");
   if (spawnSync("sh", ["-c", "command -v rg"], { stdio: "ignore" }).status !== 0)
     missing.push("ripgrep");
+  // bash's sandbox (ARBOR_SANDBOX=auto uses it when present); the sandbox tests need it
+  if (spawnSync("sh", ["-c", "command -v bwrap"], { stdio: "ignore" }).status !== 0)
+    missing.push("bubblewrap");
   if (missing.length === 0) return;
   const canInstall =
     process.getuid?.() === 0 && spawnSync("sh", ["-c", "command -v apt-get"]).status === 0;

@@ -36,6 +36,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "MergeResponse",
   "ErrorResponse",
   "FileListResponse",
+  "SettingsResponse",
   // the session API
   "ContextSession",
   "SessionEvent",

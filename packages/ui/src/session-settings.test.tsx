@@ -24,7 +24,10 @@ const models: ModelOption[] = [
   },
 ];
 
-function setup(config: Partial<SessionSettingsProps["config"]> = {}) {
+function setup(
+  config: Partial<SessionSettingsProps["config"]> = {},
+  sandbox?: SessionSettingsProps["sandbox"],
+) {
   const user = userEvent.setup();
   const onSave = vi.fn();
   render(
@@ -32,12 +35,35 @@ function setup(config: Partial<SessionSettingsProps["config"]> = {}) {
       config={{ agent_mode: "act", approval_policy: { type: "manual" }, ...config }}
       models={models}
       onSave={onSave}
+      {...(sandbox ? { sandbox } : {})}
     />,
   );
   return { user, onSave };
 }
 
 describe("SessionSettings", () => {
+  it("says that commands run in the sandbox", async () => {
+    const { user } = setup({}, { mode: "bubblewrap", network: false });
+    await user.click(screen.getByRole("button", { name: "Session settings" }));
+    expect(screen.getByTestId("sandbox-mode").textContent).toBe(
+      "Commands run in a sandbox (bubblewrap, no network): only the workspace is writable.",
+    );
+  });
+
+  it("warns when commands run without a sandbox, and says why", async () => {
+    const open = setup({}, { mode: "none", network: true, reason: "ARBOR_SANDBOX=off" });
+    await open.user.click(screen.getByRole("button", { name: "Session settings" }));
+    expect(screen.getByTestId("sandbox-mode").textContent).toBe(
+      "⚠ Commands run without a sandbox, as the server's user (ARBOR_SANDBOX=off). Approve them with care.",
+    );
+  });
+
+  it("shows no sandbox line while the server's settings are unknown", async () => {
+    const { user } = setup();
+    await user.click(screen.getByRole("button", { name: "Session settings" }));
+    expect(screen.queryByTestId("sandbox-mode")).toBeNull();
+  });
+
   it("saves a new model, a white list and Plan mode", async () => {
     const { user, onSave } = setup({ model: models[0]?.model });
     await user.click(screen.getByRole("button", { name: "Session settings" }));

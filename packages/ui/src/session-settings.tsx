@@ -4,6 +4,7 @@ import type {
   AgentMode,
   ApprovalPolicy,
   PatchConfigRequest,
+  SandboxSettingsView,
   SessionConfig,
   SessionModel,
 } from "@arbor/core";
@@ -30,6 +31,20 @@ export interface SessionSettingsProps {
   models: readonly ModelOption[];
   /** only the fields that changed; not called when nothing did */
   onSave: (patch: SessionSettingsPatch) => void;
+  /** how the server runs commands (GET /api/settings); not shown while unknown */
+  sandbox?: SandboxSettingsView;
+}
+
+/** One sentence on where bash commands run. Exported for tests. */
+export function sandboxText(sandbox: SandboxSettingsView): string {
+  switch (sandbox.mode) {
+    case "bubblewrap":
+      return `Commands run in a sandbox (bubblewrap, ${sandbox.network ? "with network" : "no network"}): only the workspace is writable.`;
+    case "none":
+      return `Commands run without a sandbox, as the server's user${sandbox.reason ? ` (${sandbox.reason})` : ""}. Approve them with care.`;
+    default:
+      return unreachable(sandbox.mode);
+  }
 }
 
 type PolicyType = ApprovalPolicy["type"];
@@ -93,7 +108,7 @@ export function policyFromDraft(type: PolicyType, tools: string, depth: string):
   }
 }
 
-export function SessionSettings({ config, models, onSave }: SessionSettingsProps) {
+export function SessionSettings({ config, models, onSave, sandbox }: SessionSettingsProps) {
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState<Draft>(() => draftOf(config));
   const [error, setError] = useState<string | null>(null);
@@ -218,6 +233,19 @@ export function SessionSettings({ config, models, onSave }: SessionSettingsProps
                   onChange={(event) => set({ depth: event.target.value })}
                 />
               </div>
+            )}
+            {sandbox !== undefined && (
+              <p
+                data-testid="sandbox-mode"
+                className={
+                  sandbox.mode === "bubblewrap"
+                    ? "mt-1 text-xs text-zinc-600 dark:text-zinc-400"
+                    : "mt-1 text-xs text-amber-700 dark:text-amber-400"
+                }
+              >
+                {sandbox.mode === "none" && <span aria-hidden="true">⚠ </span>}
+                {sandboxText(sandbox)}
+              </p>
             )}
           </fieldset>
 

@@ -74,6 +74,12 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     placeholderData: (previous) => previous,
   });
   const sessions = useQuery({ queryKey: ["sessions"], queryFn: () => api.listSessions() });
+  // fixed for the server's lifetime
+  const settings = useQuery({
+    queryKey: ["settings"],
+    queryFn: () => api.getSettings(),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
   const files = useQuery({
     queryKey: ["workspace-files", sessionId],
     queryFn: async () => (await api.listFiles(sessionId, { limit: PICKER_FILE_LIMIT })).files,
@@ -150,7 +156,12 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         activeBranchName={detail.data?.branches.find((b) => b.id === branchId)?.name}
         settings={
           config ? (
-            <SessionSettings config={config} models={models} onSave={actions.saveSettings} />
+            <SessionSettings
+              config={config}
+              models={models}
+              onSave={actions.saveSettings}
+              {...(settings.data ? { sandbox: settings.data.sandbox } : {})}
+            />
           ) : null
         }
       >

@@ -20,6 +20,7 @@ import {
   SessionDetailSchema,
   SessionLoopTreeSchema,
   SessionSummarySchema,
+  SettingsResponseSchema,
 } from "@arbor/core";
 
 // The HTTP API as data: every endpoint with its method, path, body, answer and error statuses.
@@ -77,6 +78,7 @@ const s = {
   interrupt: { title: "InterruptResponse", schema: InterruptResponseSchema },
   mergeResult: { title: "MergeResponse", schema: MergeResponseSchema },
   loops: { title: "SessionLoopTree", schema: SessionLoopTreeSchema },
+  settings: { title: "SettingsResponse", schema: SettingsResponseSchema },
 } satisfies Record<string, NamedSchema>;
 
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -270,6 +272,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
     body: s.resolveMerge,
     response: { status: 200, json: s.mergeResult },
     errors: [400, 404, 409],
+  },
+  {
+    method: "GET",
+    path: "/api/settings",
+    summary:
+      "How this server runs tools: bash's sandbox (ARBOR_SANDBOX=auto|bubblewrap|off: `bubblewrap` when `bwrap` works here, with the workspace writable, the rest read-only, its own /tmp and PID namespace, the data dir hidden, no network unless ARBOR_SANDBOX_NETWORK=1; `none` with the reason) and the names of the environment variables tool processes get (an allow-list, WORKSPACE_DIR and the names in ARBOR_TOOL_ENV; never Arbor's tokens, DATABASE_URL or a provider key). Tool output is redacted of secret values before it is stored or sent to a model.",
+    response: { status: 200, json: s.settings },
+    errors: [],
   },
   {
     method: "GET",

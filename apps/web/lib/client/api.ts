@@ -17,6 +17,7 @@ import type {
   SessionDetail,
   SessionLoopTree,
   SessionSummary,
+  SettingsResponse,
 } from "@arbor/core";
 import { readSseEvents, type StreamedEvent } from "./sse";
 
@@ -129,6 +130,9 @@ export type CreateSessionBody = { title?: string; config?: CreateSessionRequest[
 export const api = {
   createSession: (body: CreateSessionBody = {}) =>
     json<CreateSessionResponse>("POST", "/api/sessions", body),
+  /** how the server runs tools (the sandbox, the tool environment's names) */
+  getSettings: (options?: RequestOptions) =>
+    json<SettingsResponse>("GET", "/api/settings", undefined, options),
   listSessions: (options?: RequestOptions) =>
     json<SessionSummary[]>("GET", "/api/sessions", undefined, options),
   getSession: (id: string, options?: RequestOptions) =>

@@ -1,40 +1,13 @@
-import type { Logger } from "@arbor/core";
+import { type Logger, REDACTED, redact, SECRET_NAME, secretsFromEnv } from "@arbor/core";
 
 // The server's logger. Keys must never reach a log line, whoever writes it (a provider error that
 // echoes a header, a stack with a URL): every line is scrubbed of the secret values found in the
 // environment, and fields whose name looks secret are replaced wholesale.
 
+// The secret-finding rules (secretsFromEnv, redact) live in the core: the tool layer redacts tool
+// output with the same ones.
+
 type Env = Record<string, string | undefined>;
-
-const SECRET_NAME = /key|secret|token|password|authorization|cookie|credential(?!s?file)/i;
-const REDACTED = "[redacted]";
-/** shorter values are too likely to occur by chance (and too weak to be real keys) */
-const MIN_SECRET_LENGTH = 6;
-
-/** The values of every environment variable whose name says it is secret, plus URL passwords. */
-export function secretsFromEnv(env: Env): string[] {
-  const secrets = new Set<string>();
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined) continue;
-    if (SECRET_NAME.test(name) && value.length >= MIN_SECRET_LENGTH) secrets.add(value);
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-      try {
-        const password = decodeURIComponent(new URL(value).password);
-        if (password.length >= MIN_SECRET_LENGTH) secrets.add(password);
-      } catch {
-        // not a URL after all: nothing to extract
-      }
-    }
-  }
-  // longest first, so a secret containing another is replaced whole
-  return [...secrets].sort((a, b) => b.length - a.length);
-}
-
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) out = out.split(secret).join(REDACTED);
-  return out;
-}
 
 function redactFields(
   fields: Record<string, unknown>,
@@ -79,9 +52,9 @@ const consoleSink: LogSink = {
 
 /** A Logger writing one line per entry (`[arbor] message {fields}`), with secrets scrubbed. */
 export function createRedactingLogger(
-  options: { env?: Env; sink?: LogSink; debug?: boolean } = {},
+  options: { env?: Env; sink?: LogSink; debug?: boolean; secrets?: Iterable<string> } = {},
 ): Logger {
-  const secrets = secretsFromEnv(options.env ?? process.env);
+  const secrets = secretsFromEnv(options.env ?? process.env, options.secrets);
   const sink = options.sink ?? consoleSink;
   const line = (message: string, fields?: Record<string, unknown>): string => {
     const rest =

@@ -1,10 +1,13 @@
-import { resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import {
   type ContextSession,
   type CreateSessionRequest,
   createDefaultProviderRegistry,
   createDefaultTools,
   describeModelConfig,
+  detectSandbox,
+  endGroupsOnShutdown,
   type Logger,
   loopTreesFromRecords,
   type ModelConfigDescription,
@@ -12,7 +15,12 @@ import {
   type SessionLoopTree,
   SessionManager,
   type SessionStore,
+  type SettingsResponse,
   type StreamProvider,
+  sandboxSettings,
+  secretsFromEnv,
+  ToolProcesses,
+  toolEnvNames,
 } from "@arbor/core";
 import { createRedactingLogger } from "./logger";
 import { openStore } from "./store";
@@ -28,7 +36,14 @@ import { openStore } from "./store";
 //   WORKSPACE_DIR   root of the file tools and file references (default: the start directory)
 //   DATABASE_URL / ARBOR_DATA_DIR   the store (see store.ts)
 //   ARBOR_ADMIN_TOKEN   when set, the admin API requires `Authorization: Bearer <token>`
-// The model's keys stay in this process: only describeModelConfig's redacted view is logged.
+//   ARBOR_TOOL_ENV   names of further variables tool processes get (never keys or Arbor's tokens)
+//   ARBOR_SANDBOX (auto|bubblewrap|off), ARBOR_SANDBOX_NETWORK=1   bash's sandbox (core sandbox.ts)
+// The model's keys stay in this process: only describeModelConfig's redacted view is logged, tool
+// processes get an allow-listed environment, and tool output is redacted of every secret value.
+//
+// Tool processes: each running group is recorded in <data dir>/tool-processes/. At start, the
+// groups a previous server left running (killed with -9) are killed; on SIGTERM/SIGINT every
+// running group is ended.
 
 type Env = Record<string, string | undefined>;
 
@@ -51,6 +66,10 @@ export interface Runtime {
   readonly adminToken: string | undefined;
   /** the default model, secrets redacted */
   readonly model: ModelConfigDescription;
+  /** ARBOR_DATA_DIR or <cwd>/.data: the store's files, the install token, tool-process records */
+  readonly dataDir: string;
+  /** how tools run (GET /api/settings) */
+  readonly settings: SettingsResponse;
   /** Creates a session whose tools and file references are confined to the runtime's workspace. */
   createSession(request: CreateSessionRequest): Promise<ContextSession>;
   /** The session's loop tree from the store (empty before the first run). */
@@ -60,13 +79,49 @@ export interface Runtime {
 
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const env = options.env ?? process.env;
-  const logger = options.logger ?? createRedactingLogger({ env });
+  const dataDir = dataDirOf(env);
+  const installToken = installTokenReader(env, dataDir);
+  const logger =
+    options.logger ?? createRedactingLogger({ env, secrets: optional(installToken()) });
   const model = modelConfigFromEnv(env);
   // turbopackIgnore: a path known only at run time; without it the build traces the whole repo
   const workspace = resolve(/* turbopackIgnore: true */ env.WORKSPACE_DIR?.trim() || process.cwd());
-  const opened = options.store
-    ? { store: options.store, close: async () => undefined, location: "provided by the caller" }
-    : await openStore(env, logger);
+
+  // before anything can start a tool: end what a previous server left running
+  const processes = new ToolProcesses({ recordDir: join(dataDir, "tool-processes") });
+  const leftovers = processes.killRecorded();
+  if (leftovers.length > 0) {
+    logger.warn("killed tool processes a previous server left running", { groups: leftovers });
+  }
+  const stopEndingGroups = endGroupsOnShutdown(processes);
+  const sandbox = await detectSandbox({ env, hiddenPaths: [dataDir] });
+  const settings: SettingsResponse = {
+    sandbox: sandboxSettings(sandbox),
+    tool_env: toolEnvNames({ env, workspaceRoot: workspace }),
+  };
+  if (sandbox.mode !== "bubblewrap") {
+    logger.warn("bash runs without a sandbox", { reason: sandbox.reason });
+  }
+  const envSecrets = secretsFromEnv(env);
+  let withToken: readonly string[] | undefined;
+  // the token file may be written after this start: asked again until it is there
+  const secrets = (): readonly string[] => {
+    if (withToken !== undefined) return withToken;
+    const token = installToken();
+    if (token === undefined) return envSecrets;
+    withToken = secretsFromEnv(env, [token]);
+    return withToken;
+  };
+
+  let opened: { store: SessionStore; close(): Promise<void>; location: string };
+  try {
+    opened = options.store
+      ? { store: options.store, close: async () => undefined, location: "provided by the caller" }
+      : await openStore(env, logger);
+  } catch (err) {
+    stopEndingGroups();
+    throw err;
+  }
   const store = opened.store;
   const manager = new SessionManager({
     store,
@@ -76,10 +131,22 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     modelEnv: env,
     logger,
     // a session without a workspace of its own (older rows) still gets the runtime's
-    tools: (config) => createDefaultTools({ workspaceRoot: config.workspace ?? workspace }),
+    tools: (config) =>
+      createDefaultTools({
+        workspaceRoot: config.workspace ?? workspace,
+        env,
+        secrets,
+        sandbox,
+        processes,
+      }),
   });
   const described = describeModelConfig(model);
-  logger.info("runtime started", { model: described, store: opened.location, workspace });
+  logger.info("runtime started", {
+    model: described,
+    store: opened.location,
+    workspace,
+    sandbox: settings.sandbox,
+  });
   return {
     manager,
     store,
@@ -87,6 +154,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     workspace,
     adminToken: env.ARBOR_ADMIN_TOKEN?.trim() || undefined,
     model: described,
+    dataDir,
+    settings,
     createSession: (request) =>
       // the workspace is the server's to choose: a client-sent one could point the tools at /
       manager.create({
@@ -99,8 +168,42 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         trees.find((tree) => tree.sessionId === sessionId) ?? { sessionId, agentId: "", loops: [] }
       );
     },
-    close: () => opened.close(),
+    close: async () => {
+      stopEndingGroups();
+      processes.shutdown();
+      await opened.close();
+    },
   };
+}
+
+/** The store's data directory: ARBOR_DATA_DIR, else <cwd>/.data (as @arbor/db picks it). */
+export function dataDirOf(env: Env): string {
+  const configured = env.ARBOR_DATA_DIR?.trim();
+  return resolve(/* turbopackIgnore: true */ configured || join(process.cwd(), ".data"));
+}
+
+/**
+ * The install token, for redaction: ARBOR_TOKEN, else the token file once it exists (written by
+ * the auth layer at first start). Read until found, then kept.
+ */
+function installTokenReader(env: Env, dataDir: string): () => string | undefined {
+  const fromEnv = env.ARBOR_TOKEN?.trim();
+  if (fromEnv) return () => fromEnv;
+  let found: string | undefined;
+  return () => {
+    if (found === undefined) {
+      try {
+        found = readFileSync(join(dataDir, "token"), "utf8").trim() || undefined;
+      } catch {
+        // not written yet
+      }
+    }
+    return found;
+  };
+}
+
+function optional(value: string | undefined): string[] {
+  return value === undefined ? [] : [value];
 }
 
 // ---- the process-wide instance ------------------------------------------------------------

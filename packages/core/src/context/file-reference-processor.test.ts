@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { link, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -91,6 +91,23 @@ describe("Processing a file reference message", () => {
     await symlink(path.join(base, "secret.txt"), path.join(root, "link.txt"));
     const viaLink = await failure(fileRef("link.txt"));
     expect(viaLink.message).toMatch(/outside the workspace root/);
+  });
+
+  it("refuses a file with more than one hard link, for good", async () => {
+    await writeFile(path.join(base, "secret.txt"), "secret");
+    await link(path.join(base, "secret.txt"), path.join(root, "hard.txt"));
+    const error = await failure(fileRef("hard.txt"));
+    expect(error.message).toBe(
+      "refused: hard.txt has 2 hard links; another name may lie outside the workspace",
+    );
+    expect(error.recoverable).toBe(false);
+  });
+
+  it("a path over 4096 characters is refused at once", async () => {
+    const started = performance.now();
+    const error = await failure(fileRef("a/".repeat(50_000)));
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(error.message).toMatch(/^Path is too long \(100000 characters/);
   });
 
   it("a missing file is a clear, recoverable error", async () => {

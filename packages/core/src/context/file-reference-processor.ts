@@ -1,6 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import { ToolError } from "../tools/tool.js";
-import { fsError } from "../tools/workspace.js";
+import { fsError, refuseHardLinks } from "../tools/workspace.js";
 import type { BodyOf, ContextMessage } from "./message-types.js";
 import { type MessageProcessor, type PipelineContext, ProcessorError } from "./pipeline.js";
 
@@ -103,6 +103,12 @@ async function readCapped(absolute: string, displayPath: string, maxFileBytes: n
     const info = await stat(absolute);
     if (info.isDirectory()) throw fail(`${displayPath} is a directory, not a file.`, true);
     if (!info.isFile()) throw fail(`${displayPath} is not a regular file.`, true);
+    try {
+      refuseHardLinks(info, displayPath);
+    } catch (err) {
+      // like an escape, refused for good
+      throw fail(err instanceof Error ? err.message : String(err), false, err);
+    }
     if (info.size > maxFileBytes) {
       throw fail(
         `${displayPath} is ${info.size} bytes; file references are limited to ${maxFileBytes} bytes.`,

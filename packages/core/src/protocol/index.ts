@@ -6,4 +6,5 @@ export * from "./http-responses.js";
 export * from "./message-type-name.js";
 export * from "./requests.js";
 export * from "./responses.js";
+export * from "./settings.js";
 export * from "./validation.js";

@@ -1,3 +1,38 @@
 export * from "./builtin/index.js";
+export { groupAlive } from "./proc-stat.js";
+export { type SecretSource, withRedactedOutput } from "./redacting-tool.js";
+export {
+  bubblewrapArgs,
+  type DetectSandboxOptions,
+  describeSandbox,
+  detectSandbox,
+  probeBubblewrap,
+  type Sandbox,
+  type SandboxSettings,
+  sandboxSettings,
+} from "./sandbox.js";
+export { REDACTED, redact, redactValue, SECRET_NAME, secretsFromEnv } from "./secrets.js";
 export * from "./tool.js";
-export { Workspace, type WorkspacePath } from "./workspace.js";
+export {
+  extraToolEnvNames,
+  TOOL_ENV_ALLOWED,
+  TOOL_ENV_NEVER,
+  type ToolEnvOptions,
+  toolEnvironment,
+  toolEnvNames,
+} from "./tool-env.js";
+export {
+  DEFAULT_KILL_GRACE_MS,
+  defaultToolProcesses,
+  endGroupsOnShutdown,
+  type GroupSpawnOptions,
+  type ToolProcess,
+  ToolProcesses,
+  type ToolProcessesOptions,
+} from "./tool-processes.js";
+export {
+  MAX_PATH_CHARS,
+  refuseHardLinks,
+  Workspace,
+  type WorkspacePath,
+} from "./workspace.js";

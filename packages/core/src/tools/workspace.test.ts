@@ -92,6 +92,41 @@ describe("Workspace.resolve", () => {
     expect((await ws.resolve(path.join(base, "root-link", "src"))).relative).toBe("src");
   });
 
+  it("refuses a path over 4096 characters at once; one at the limit resolves in linear time", async () => {
+    const ws = new Workspace(root);
+    await ws.getRealRoot();
+    for (const input of ["a/".repeat(50_000), "a".repeat(100_000), `src/${"../".repeat(30_000)}`]) {
+      const started = performance.now();
+      const error = await refusal(ws, input);
+      expect(performance.now() - started).toBeLessThan(100);
+      expect(error.message).toBe(
+        `Path is too long (${input.length} characters; at most 4096 are accepted).`,
+      );
+    }
+    // 2048 missing levels: one lstat finds the first missing one, the rest are appended
+    const deep = "a/".repeat(2047).slice(0, -1);
+    const started = performance.now();
+    const resolved = await ws.resolve(deep);
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(resolved.relative).toBe(deep);
+  });
+
+  it("resolves a missing tail below existing directories and symlinks inside", async () => {
+    const ws = new Workspace(root);
+    await symlink(path.join(root, "src"), path.join(root, "alias"));
+    await symlink("../src/sub", path.join(root, "src", "loop-free"));
+    expect(await ws.resolve("alias/new/file.txt")).toEqual({
+      absolute: path.join(root, "src", "new", "file.txt"),
+      relative: "src/new/file.txt",
+    });
+    // a dangling relative link inside, followed to where it would create the file
+    expect((await ws.resolve("src/loop-free/x.txt")).relative).toBe("src/sub/x.txt");
+    await symlink("self", path.join(root, "self"));
+    expect((await refusal(ws, "self/x")).message).toMatch(
+      /Too many levels of symbolic links|symbolic/,
+    );
+  });
+
   it("reports a missing workspace root clearly", async () => {
     const error = await refusal(new Workspace(path.join(base, "nope")), "x");
     expect(error.message).toContain("is not accessible");

@@ -20,6 +20,9 @@ export interface WorkspacePath {
 /** How many symlinks may be followed while resolving one path (Linux's own limit is 40). */
 const MAX_SYMLINK_HOPS = 40;
 
+/** The longest path accepted, in characters (Linux's PATH_MAX). Longer input is refused at once. */
+export const MAX_PATH_CHARS = 4096;
+
 export class Workspace {
   /** the workspace root as configured, made absolute */
   readonly root: string;
@@ -36,6 +39,12 @@ export class Workspace {
    * path escapes the workspace.
    */
   async resolve(input: string): Promise<WorkspacePath> {
+    if (input.length > MAX_PATH_CHARS) {
+      throw ToolError.failed(
+        `Path is too long (${input.length} characters; at most ${MAX_PATH_CHARS} are accepted).`,
+      );
+    }
+    if (input.includes("\0")) throw ToolError.failed("Path contains a NUL character.");
     const realRoot = await this.getRealRoot();
     const expanded = expandHome(input);
     const lexical = path.resolve(this.root, expanded);
@@ -46,7 +55,8 @@ export class Workspace {
     }
     let real: string;
     try {
-      real = await resolveExisting(lexical, 0);
+      const base = isInside(this.root, lexical) ? this.root : realRoot;
+      real = await resolveExisting(lexical, realRoot, path.relative(base, lexical));
     } catch (err) {
       if (err instanceof ToolError) throw err;
       throw fsError(err, input);
@@ -91,27 +101,75 @@ export function isInside(root: string, candidate: string): boolean {
  * realpath that tolerates a missing tail: the existing prefix is resolved through symlinks and
  * the missing components are appended. A dangling symlink is followed to its target, so a file
  * to be created through a link pointing outside is caught too.
+ *
+ * One realpath for a path that exists (the common case); otherwise one walk down from the real
+ * root over `relative`'s components, one lstat per existing component and none once a component
+ * is missing. (Walking up from the full path instead, one realpath per missing level, was
+ * quadratic: a 100 KB path of `a/a/a/…` kept a core busy for a minute.)
  */
-async function resolveExisting(p: string, hops: number): Promise<string> {
+async function resolveExisting(
+  lexical: string,
+  realRoot: string,
+  relative: string,
+): Promise<string> {
   try {
-    return await realpath(p);
+    return await realpath(lexical);
   } catch (err) {
     const code = errorCode(err);
     if (code !== "ENOENT" && code !== "ENOTDIR") throw err;
   }
-  const parent = path.dirname(p);
-  if (parent === p) return p;
-  const realParent = await resolveExisting(parent, hops);
-  const candidate = path.join(realParent, path.basename(p));
-  const stats = await lstat(candidate).catch(() => undefined);
-  if (stats?.isSymbolicLink()) {
-    if (hops >= MAX_SYMLINK_HOPS) {
-      throw ToolError.failed(`Too many levels of symbolic links: ${p}`);
+  // components still to walk, the next one last
+  const pending = relative.split(path.sep).filter((part) => part !== "" && part !== ".");
+  pending.reverse();
+  let current = realRoot;
+  let hops = 0;
+  while (pending.length > 0) {
+    const part = pending.pop() as string;
+    if (part === ".") continue;
+    if (part === "..") {
+      current = path.dirname(current);
+      continue;
     }
-    const target = await readlink(candidate);
-    return resolveExisting(path.resolve(realParent, target), hops + 1);
+    const candidate = path.join(current, part);
+    const stats = await lstat(candidate).catch((err: unknown) => {
+      const code = errorCode(err);
+      if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+      throw err;
+    });
+    if (stats === undefined) {
+      // nothing below a missing component exists: the rest is appended in one join
+      return path.join(candidate, ...pending.reverse());
+    }
+    if (stats.isSymbolicLink()) {
+      hops++;
+      if (hops > MAX_SYMLINK_HOPS) {
+        throw ToolError.failed(`Too many levels of symbolic links: ${lexical}`);
+      }
+      const target = await readlink(candidate);
+      if (path.isAbsolute(target)) current = path.parse(target).root;
+      const parts = target.split(path.sep).filter((p) => p !== "" && p !== ".");
+      for (let k = parts.length - 1; k >= 0; k--) pending.push(parts[k] as string);
+    } else {
+      current = candidate;
+    }
   }
-  return candidate;
+  return current;
+}
+
+/**
+ * Refuses a regular file with more than one hard link: its other names may lie outside the
+ * workspace (a hard link made to ~/.ssh/id_rsa reads and edits that file), and nothing tells where
+ * they are. Directories are not concerned (their link count counts subdirectories).
+ */
+export function refuseHardLinks(
+  stats: { nlink: number; isFile(): boolean },
+  displayPath: string,
+): void {
+  if (stats.isFile() && stats.nlink > 1) {
+    throw ToolError.failed(
+      `refused: ${displayPath} has ${stats.nlink} hard links; another name may lie outside the workspace`,
+    );
+  }
 }
 
 /** The `code` of a Node system error, if any. */

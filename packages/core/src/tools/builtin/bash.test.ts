@@ -183,6 +183,35 @@ describe("bash tool", () => {
     await waitFor(() => !isRunning(pid));
   });
 
+  it("runs with the scrubbed environment by default: no key, token or database URL of the server", async () => {
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      ANTHROPIC_API_KEY: "sk-ant-from-server-env",
+      ARBOR_ADMIN_TOKEN: "admin-from-server-env",
+      DATABASE_URL: "postgres://u:pw-from-server-env@db/x",
+      SOME_OTHER_VAR: "other-from-server-env",
+    });
+    try {
+      const result = await bash().execute(
+        { command: "env; cat /proc/$$/environ" },
+        createRecordingContext(),
+      );
+      expect(textOf(result)).not.toMatch(/from-server-env/);
+      expect(textOf(result)).toContain(`WORKSPACE_DIR=${root}`);
+    } finally {
+      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+    }
+  });
+
+  it("tells the model honestly what happens to its commands", () => {
+    const description = bash().description;
+    expect(description).toMatch(/runs only when the session's approval policy allows it/);
+    expect(description).toMatch(/refused before they run/);
+    expect(description).toMatch(/not a guarantee/);
+    expect(description).toMatch(/without a sandbox/);
+    expect(description).not.toMatch(/are blocked/);
+  });
+
   it("confines cwd to the workspace", async () => {
     await expect(
       bash().execute({ command: "pwd", cwd: ".." }, createRecordingContext()),

@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { constants as osConstants } from "node:os";
 import { z } from "zod";
+import { bubblewrapArgs, describeSandbox, type Sandbox } from "../sandbox.js";
 import {
   type AgentTool,
   defineTool,
@@ -8,10 +9,11 @@ import {
   ToolError,
   type ToolResult,
 } from "../tool.js";
+import { toolEnvironment } from "../tool-env.js";
+import { defaultToolProcesses, type ToolProcess, type ToolProcesses } from "../tool-processes.js";
 import { errorMessage, fsError, throwIfCancelled, Workspace } from "../workspace.js";
 import { DEFAULT_DENY_PATTERNS, type DenyPattern, matchDenyPattern } from "./deny-patterns.js";
 import { OutputBuffer } from "./output-buffer.js";
-import { killGroup, spawnGroup } from "./process-group.js";
 
 // REQ-047, 094–097, 137, 139: the bash tool.
 
@@ -27,8 +29,15 @@ export interface BashToolOptions {
   maxOutputBytes?: number;
   /** REQ-097: asked before each command that passed the deny list; false refuses it */
   confirm?: (command: string) => boolean | Promise<boolean>;
-  /** environment of the command (default: this process's) */
-  env?: NodeJS.ProcessEnv;
+  /**
+   * the whole environment of the command (default: toolEnvironment over this process's
+   * environment: an allow-list, never the server's secrets)
+   */
+  env?: Record<string, string>;
+  /** where commands run (default: no sandbox); see detectSandbox */
+  sandbox?: Sandbox;
+  /** starts, records and ends the command's process group (default: one shared, unrecorded) */
+  processes?: ToolProcesses;
   /** minimum interval between streamed partial results, in ms (250) */
   updateIntervalMs?: number;
   /**
@@ -74,6 +83,9 @@ export function createBashTool(
   const maxTimeout =
     options.maxTimeoutSeconds ?? Math.max(DEFAULT_MAX_TIMEOUT_SECONDS, defaultTimeout);
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_BASH_MAX_OUTPUT_BYTES;
+  const sandbox: Sandbox = options.sandbox ?? { mode: "none", reason: "no sandbox configured" };
+  const processes = options.processes ?? defaultToolProcesses;
+  const env = options.env ?? toolEnvironment({ env: process.env, workspaceRoot: workspace.root });
 
   return defineTool({
     name: "bash",
@@ -84,7 +96,12 @@ export function createBashTool(
       "`Exit code: N` followed by stdout, or STDOUT:/STDERR: sections when stderr is not empty. " +
       `stdout and stderr are each truncated at ${maxOutputBytes} bytes. ` +
       `Times out after ${defaultTimeout}s by default (max ${maxTimeout}s via \`timeout\`); the command and every process it started are then killed. ` +
-      "There is no stdin: interactive programs get end-of-file. Destructive commands (rm -rf /, mkfs, shutdown, git push --force, …) are blocked. " +
+      "There is no stdin: interactive programs get end-of-file. " +
+      "A command runs only when the session's approval policy allows it: the user may be asked to approve it first, and may deny it. " +
+      "Commands that are obviously destructive (removing /, a system directory or the home directory, find / -delete, mkfs, shutdown, git push --force, piping a download into a shell) are refused before they run; " +
+      "this is a guard rail that catches the obvious forms, not a guarantee, so do not try to get around it. " +
+      `${describeSandbox(sandbox)} ` +
+      "The environment holds PATH, HOME, locale settings, WORKSPACE_DIR and what the user allowed, never the server's keys or tokens. " +
       "Prefer read_file, edit_file, list_files and search for file work.",
     parameters: bashParameters,
     async execute(params: BashParams, ctx: ToolContext): Promise<ToolResult<BashDetails>> {
@@ -93,6 +110,9 @@ export function createBashTool(
       const blocked = matchDenyPattern(params.command, denyPatterns);
       if (blocked !== undefined) {
         throw ToolError.failed(`Command blocked: matches deny pattern '${blocked}'`);
+      }
+      if (sandbox.mode === "unavailable") {
+        throw ToolError.failed(`Command refused: ${sandbox.reason}.`);
       }
       const cwd = await resolveCwd(workspace, params.cwd);
       if (options.confirm) {
@@ -106,9 +126,23 @@ export function createBashTool(
       }
       throwIfCancelled(ctx.signal, "Command");
       const timeoutSeconds = Math.min(params.timeout ?? defaultTimeout, maxTimeout);
+      const realRoot = await workspace.getRealRoot();
+      const spawned =
+        sandbox.mode === "bubblewrap"
+          ? {
+              command: sandbox.command,
+              args: bubblewrapArgs(sandbox, {
+                workspace: realRoot,
+                cwd,
+                command: "bash",
+                args: ["-c", params.command],
+              }),
+              // /tmp inside is the sandbox's own; a TMPDIR elsewhere would be read-only
+              env: { ...env, TMPDIR: "/tmp" },
+            }
+          : { command: "bash", args: ["-c", params.command], env };
       return runCommand(params.command, ctx, {
-        cwd,
-        env: options.env,
+        spawn: () => processes.spawn(spawned.command, spawned.args, { cwd, env: spawned.env }),
         timeoutSeconds,
         maxOutputBytes,
         updateIntervalMs: options.updateIntervalMs ?? 250,
@@ -132,8 +166,7 @@ async function resolveCwd(workspace: Workspace, cwd: string | undefined): Promis
 }
 
 interface RunOptions {
-  cwd: string;
-  env: NodeJS.ProcessEnv | undefined;
+  spawn: () => ToolProcess;
   timeoutSeconds: number;
   maxOutputBytes: number;
   updateIntervalMs: number;
@@ -145,6 +178,7 @@ type Outcome =
   | { type: "closed"; code: number | null; signal: NodeJS.Signals | null }
   | { type: "timedOut" }
   | { type: "cancelled" }
+  | { type: "shutdown" }
   | { type: "spawnFailed"; error: Error };
 
 function runCommand(
@@ -157,7 +191,8 @@ function runCommand(
     const stderr = new OutputBuffer(run.maxOutputBytes);
     // interleaved view for streamed partial results only
     const combined = new OutputBuffer(run.maxOutputBytes);
-    const child = spawnGroup("bash", ["-c", command], { cwd: run.cwd, env: run.env });
+    const group = run.spawn();
+    const child = group.child;
     ctx.onProgress(`Running: ${shorten(command, 200)}`);
 
     let settled = false;
@@ -184,10 +219,12 @@ function runCommand(
     child.stderr?.on("data", onData(stderr));
 
     const onAbort = (): void => finish({ type: "cancelled" });
+    const onShutdown = (): void => finish({ type: "shutdown" });
     // setTimeout fires at once for delays beyond 2^31-1 ms, so clamp (about 24 days)
     const timeoutMs = Math.min(run.timeoutSeconds * 1000, 2 ** 31 - 1);
     const timeoutTimer = setTimeout(() => finish({ type: "timedOut" }), timeoutMs);
     ctx.signal.addEventListener("abort", onAbort, { once: true });
+    group.shutdown.addEventListener("abort", onShutdown, { once: true });
 
     function finish(outcome: Outcome): void {
       if (settled) return;
@@ -196,9 +233,10 @@ function runCommand(
       clearTimeout(updateTimer);
       clearTimeout(graceTimer);
       ctx.signal.removeEventListener("abort", onAbort);
+      group.shutdown.removeEventListener("abort", onShutdown);
       // After a normal close, group members that redirected their output away from our pipes
       // are left running (a deliberately started server); on timeout or cancellation the whole
-      // group is killed.
+      // group is ended (SIGTERM, SIGKILL after a grace period) and the call returns at once.
       switch (outcome.type) {
         case "closed": {
           const exitCode = exitCodeOf(outcome.code, outcome.signal);
@@ -209,7 +247,7 @@ function runCommand(
           return;
         }
         case "timedOut": {
-          killGroup(child);
+          group.terminate();
           const partial = combined.text();
           reject(
             ToolError.failed(
@@ -220,11 +258,15 @@ function runCommand(
           return;
         }
         case "cancelled":
-          killGroup(child);
+          group.terminate();
           reject(ToolError.cancelled("Command cancelled."));
           return;
+        case "shutdown":
+          // the registry has signalled the group already
+          reject(ToolError.cancelled("Command cancelled: the server is shutting down."));
+          return;
         case "spawnFailed":
-          killGroup(child);
+          group.kill();
           reject(ToolError.failed(`Failed to start bash: ${outcome.error.message}`));
           return;
         default:
@@ -235,7 +277,7 @@ function runCommand(
     child.on("error", (error) => finish({ type: "spawnFailed", error }));
     // `exit` comes when the shell ends; `close` only once every holder of its pipes is gone.
     child.on("exit", () => {
-      graceTimer = setTimeout(() => killGroup(child), run.exitGraceMs);
+      graceTimer = setTimeout(() => group.kill(), run.exitGraceMs);
     });
     child.on("close", (code, signal) => finish({ type: "closed", code, signal }));
     if (ctx.signal.aborted) finish({ type: "cancelled" });

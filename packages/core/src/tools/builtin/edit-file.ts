@@ -7,7 +7,13 @@ import {
   ToolError,
   type ToolResult,
 } from "../tool.js";
-import { fsError, throwIfCancelled, Workspace, type WorkspacePath } from "../workspace.js";
+import {
+  fsError,
+  refuseHardLinks,
+  throwIfCancelled,
+  Workspace,
+  type WorkspacePath,
+} from "../workspace.js";
 import { findSimilarText } from "./similar-text.js";
 
 // REQ-050, 101–103, 137: the edit_file tool. One exact, unique replacement per call: an
@@ -129,6 +135,7 @@ async function readEditable(target: WorkspacePath, maxBytes: number): Promise<st
   });
   if (stats.isDirectory()) throw ToolError.failed(`Is a directory, not a file: ${target.relative}`);
   if (!stats.isFile()) throw ToolError.failed(`Not a regular file: ${target.relative}`);
+  refuseHardLinks(stats, target.relative);
   if (stats.size > maxBytes) {
     throw ToolError.failed(
       `File too large to edit (${stats.size} bytes, limit ${maxBytes}): ${target.relative}. Use bash for bulk changes.`,

@@ -7,7 +7,14 @@ export {
   DEFAULT_BASH_MAX_OUTPUT_BYTES,
 } from "./bash.js";
 export { createDefaultTools, type DefaultToolsOptions } from "./default-tools.js";
-export { DEFAULT_DENY_PATTERNS, type DenyPattern, matchDenyPattern } from "./deny-patterns.js";
+export {
+  type AnalysedCommand,
+  analyseCommand,
+  DEFAULT_DENY_PATTERNS,
+  type DenyPattern,
+  type DenyRule,
+  matchDenyPattern,
+} from "./deny-patterns.js";
 export { createEditFileTool, type EditFileDetails, type EditFileToolOptions } from "./edit-file.js";
 export { globToRegExp } from "./glob.js";
 export {

@@ -10,7 +10,13 @@ import {
   ToolError,
   type ToolResult,
 } from "../tool.js";
-import { fsError, throwIfCancelled, Workspace, type WorkspacePath } from "../workspace.js";
+import {
+  fsError,
+  refuseHardLinks,
+  throwIfCancelled,
+  Workspace,
+  type WorkspacePath,
+} from "../workspace.js";
 
 // REQ-048, 098–100, 137: the read_file tool.
 //
@@ -128,6 +134,7 @@ async function readTarget(
     // a FIFO or device would block or never end
     throw ToolError.failed(`Not a regular file: ${target.relative}`);
   }
+  refuseHardLinks(stats, target.relative);
   const mimeType = IMAGE_MIME_TYPES[path.extname(target.absolute).toLowerCase()];
   const content =
     mimeType !== undefined

@@ -8,9 +8,15 @@ import {
   ToolError,
   type ToolResult,
 } from "../tool.js";
+import { toolEnvironment } from "../tool-env.js";
+import {
+  asProcessEnv,
+  defaultToolProcesses,
+  type ToolProcess,
+  type ToolProcesses,
+} from "../tool-processes.js";
 import { fsError, throwIfCancelled, Workspace } from "../workspace.js";
 import { DEFAULT_EXCLUDED_DIRS } from "./list-files.js";
-import { killGroup, spawnGroup } from "./process-group.js";
 
 // REQ-052, 106, 137: the search tool. ripgrep when it is installed, else `grep -rnE`.
 // Both are run with --null so file names containing ':' still parse, from the workspace root so
@@ -36,6 +42,10 @@ export interface SearchToolOptions {
   timeoutMs?: number;
   /** directory names never searched (DEFAULT_EXCLUDED_DIRS) */
   excludeDirs?: readonly string[];
+  /** the whole environment of rg/grep (default: toolEnvironment over this process's) */
+  env?: Record<string, string>;
+  /** starts and ends the search's process group (default: one shared, unrecorded) */
+  processes?: ToolProcesses;
 }
 
 export interface SearchDetails {
@@ -76,7 +86,10 @@ export function commandAvailable(command: string): Promise<boolean> {
   let known = availability.get(command);
   if (!known) {
     known = new Promise<boolean>((resolve) => {
-      const child = spawn(command, ["--version"], { stdio: "ignore" });
+      const child = spawn(command, ["--version"], {
+        stdio: "ignore",
+        env: asProcessEnv({ PATH: process.env.PATH ?? "/usr/bin:/bin" }),
+      });
       child.on("error", () => resolve(false));
       child.on("exit", (code) => resolve(code === 0));
     });
@@ -98,6 +111,8 @@ export function createSearchTool(
   const excluded = options.excludeDirs ?? DEFAULT_EXCLUDED_DIRS;
   const rg = options.rgCommand ?? "rg";
   const grep = options.grepCommand ?? "grep";
+  const processes = options.processes ?? defaultToolProcesses;
+  const env = options.env ?? toolEnvironment({ env: process.env, workspaceRoot: workspace.root });
 
   const pickEngine = async (): Promise<SearchEngine> => {
     switch (options.engine ?? "auto") {
@@ -134,10 +149,10 @@ export function createSearchTool(
         throwIfCancelled(ctx.signal, "search");
         const command = engine === "rg" ? rg : grep;
         const args = buildArgs(engine, params, target.relative, excluded);
+        const realRoot = await workspace.getRealRoot();
         const run = await runSearch(
+          () => processes.spawn(command, args, { cwd: realRoot, env }),
           command,
-          args,
-          await workspace.getRealRoot(),
           limits,
           ctx.signal,
         );
@@ -215,14 +230,14 @@ interface SearchRun {
 
 /** Runs the engine, collecting formatted match lines until it exits or a cap is reached. */
 function runSearch(
+  start: () => ToolProcess,
   command: string,
-  args: string[],
-  cwd: string,
   limits: Limits,
   signal: AbortSignal,
 ): Promise<SearchRun> {
   return new Promise((resolve, reject) => {
-    const child = spawnGroup(command, args, { cwd });
+    const group = start();
+    const child = group.child;
     const lines: string[] = [];
     let outputBytes = 0;
     let pending = "";
@@ -234,7 +249,7 @@ function runSearch(
       settled = true;
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
-      if (end.type !== "exited") killGroup(child);
+      if (end.type !== "exited") group.terminate();
       if (end.type === "cancelled") reject(ToolError.cancelled("Search cancelled."));
       else if (end.type === "failed")
         reject(ToolError.failed(`Failed to run ${command}: ${end.error.message}`));

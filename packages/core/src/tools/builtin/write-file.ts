@@ -8,7 +8,7 @@ import {
   ToolError,
   type ToolResult,
 } from "../tool.js";
-import { errorCode, fsError, throwIfCancelled, Workspace } from "../workspace.js";
+import { errorCode, fsError, refuseHardLinks, throwIfCancelled, Workspace } from "../workspace.js";
 
 // REQ-049, 104, 137: the write_file tool.
 
@@ -80,6 +80,7 @@ async function fileExists(absolute: string, relative: string): Promise<boolean> 
   try {
     const stats = await stat(absolute);
     if (stats.isDirectory()) throw ToolError.failed(`Is a directory, not a file: ${relative}`);
+    refuseHardLinks(stats, relative);
     return true;
   } catch (err) {
     if (errorCode(err) === "ENOENT") return false;

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { TOOL_ENV_NEVER, toolEnvironment, toolEnvNames } from "./tool-env.js";
+
+const server = {
+  PATH: "/usr/bin:/bin",
+  HOME: "/home/me",
+  LANG: "C.UTF-8",
+  LC_ALL: "C.UTF-8",
+  LC_TIME: "en_GB.UTF-8",
+  TERM: "xterm",
+  USER: "me",
+  ANTHROPIC_API_KEY: "sk-ant-secret",
+  OPENAI_API_KEY: "sk-openai",
+  ARBOR_TOKEN: "install-token",
+  ARBOR_ADMIN_TOKEN: "admin-token",
+  DATABASE_URL: "postgres://u:pw@db/arbor",
+  GITHUB_TOKEN: "ghp_x",
+  NODE_OPTIONS: "--inspect",
+  WORKSPACE_DIR: "/elsewhere",
+};
+
+describe("toolEnvironment", () => {
+  it("keeps the allow-list and LC_*, sets WORKSPACE_DIR, drops everything else", () => {
+    expect(toolEnvironment({ env: server, workspaceRoot: "/ws" })).toEqual({
+      PATH: "/usr/bin:/bin",
+      HOME: "/home/me",
+      LANG: "C.UTF-8",
+      LC_ALL: "C.UTF-8",
+      LC_TIME: "en_GB.UTF-8",
+      TERM: "xterm",
+      USER: "me",
+      WORKSPACE_DIR: "/ws",
+    });
+  });
+
+  it("adds the names listed in ARBOR_TOOL_ENV, never Arbor's credentials or a provider key", () => {
+    const env = {
+      ...server,
+      ARBOR_TOOL_ENV:
+        " GITHUB_TOKEN , NODE_OPTIONS,ANTHROPIC_API_KEY,ARBOR_TOKEN,ARBOR_ADMIN_TOKEN,DATABASE_URL,OPENAI_API_KEY,UNSET_NAME,,",
+    };
+    const out = toolEnvironment({ env, workspaceRoot: "/ws" });
+    expect(out.GITHUB_TOKEN).toBe("ghp_x");
+    expect(out.NODE_OPTIONS).toBe("--inspect");
+    for (const name of TOOL_ENV_NEVER) expect(out[name], name).toBeUndefined();
+    expect("UNSET_NAME" in out).toBe(false);
+    expect(toolEnvNames({ env, workspaceRoot: "/ws" })).toEqual([
+      "GITHUB_TOKEN",
+      "HOME",
+      "LANG",
+      "LC_ALL",
+      "LC_TIME",
+      "NODE_OPTIONS",
+      "PATH",
+      "TERM",
+      "USER",
+      "WORKSPACE_DIR",
+    ]);
+  });
+});
