@@ -4,7 +4,6 @@ import {
   CreateBranchRequestSchema,
   CreateSessionRequestSchema,
   EditMessageRequestSchema,
-  MAX_PATH_CHARS,
   MAX_TEXT_CHARS,
   MergeRequestSchema,
   PatchConfigRequestSchema,
@@ -12,6 +11,7 @@ import {
   SendMessageRequestSchema,
   toMergeDecision,
 } from "./requests.js";
+import { MAX_PATH_CHARS } from "../tools/workspace.js";
 import { type FieldError, parseRequest } from "./validation.js";
 
 function errorsOf(schema: Parameters<typeof parseRequest>[0], body: unknown): FieldError[] {

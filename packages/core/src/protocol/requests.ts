@@ -10,6 +10,7 @@ import {
   SessionModelSchema,
 } from "../context/session-config.js";
 import { ImageContentSchema, TextContentSchema } from "../llm/messages.js";
+import { MAX_PATH_CHARS } from "../tools/workspace.js";
 
 // Everything clients send (context-manager "Structured Message Payload", the web issue's HTTP
 // API), as zod schemas. snake_case like the rest of the wire. Route handlers validate with
@@ -25,8 +26,6 @@ import { ImageContentSchema, TextContentSchema } from "../llm/messages.js";
  */
 export const MAX_TEXT_CHARS = 1_000_000;
 
-/** The longest file_reference path, in characters (path resolution is linear in it). */
-export const MAX_PATH_CHARS = 4_096;
 
 /** A text field of at most MAX_TEXT_CHARS characters. */
 function limitedText() {
