@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { MAX_PATH_CHARS } from "../tools/workspace.js";
 import {
   ApprovalsRequestSchema,
   CreateBranchRequestSchema,
@@ -11,7 +12,6 @@ import {
   SendMessageRequestSchema,
   toMergeDecision,
 } from "./requests.js";
-import { MAX_PATH_CHARS } from "../tools/workspace.js";
 import { type FieldError, parseRequest } from "./validation.js";
 
 function errorsOf(schema: Parameters<typeof parseRequest>[0], body: unknown): FieldError[] {

@@ -26,7 +26,6 @@ import { MAX_PATH_CHARS } from "../tools/workspace.js";
  */
 export const MAX_TEXT_CHARS = 1_000_000;
 
-
 /** A text field of at most MAX_TEXT_CHARS characters. */
 function limitedText() {
   return z.string().max(MAX_TEXT_CHARS, `at most ${MAX_TEXT_CHARS} characters`);
