@@ -108,6 +108,9 @@ export class Servers {
   /** The environment the app runs with (also what a tool must never see). */
   appEnv(): Record<string, string> {
     return {
+      // any OpenAI or Gemini request would reach the fake too, which records it
+      OPENAI_BASE_URL: `${this.fake.url}/v1`,
+      GOOGLE_GENERATIVE_AI_BASE_URL: `${this.fake.url}/v1beta`,
       ARBOR_TOKEN: this.token,
       ARBOR_ADMIN_TOKEN: this.adminToken,
       ANTHROPIC_API_KEY: this.providerKey,
@@ -345,6 +348,21 @@ export function errorEvents(events: SseEvent[]): Array<{ code: string; message: 
   return events
     .filter((e) => e.event === "error")
     .map((e) => e.data as { code: string; message: string });
+}
+
+/** A short account of an event stream for failure messages: names, states, error messages. */
+export function summary(events: SseEvent[]): string {
+  return events
+    .map((e) => {
+      const data = e.data as Record<string, unknown>;
+      if (e.event === "context_update") {
+        return (data.current_state as { type: string }).type;
+      }
+      if (e.event === "error") return `error(${String(data.code)}: ${String(data.message)})`;
+      return e.event;
+    })
+    .filter((name, i, all) => name !== all[i - 1])
+    .join(" > ");
 }
 
 /** The states the operation's context_update events moved through, in order. */
