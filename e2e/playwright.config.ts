@@ -85,33 +85,35 @@ export default defineConfig({
       use: { screenshot: "off", trace: "off" },
     },
   ],
-  webServer: securityOnly ? [] : [
-    {
-      command: `node ${fakeLlmCli} --port ${FAKE_LLM_PORT}`,
-      url: `http://127.0.0.1:${FAKE_LLM_PORT}/__fake/requests`,
-      reuseExistingServer: false,
-      timeout: 30_000,
-    },
-    {
-      command: "pnpm --dir ../apps/web start",
-      url: `http://127.0.0.1:${APP_PORT}`,
-      reuseExistingServer: false,
-      timeout: 120_000,
-      env: appEnv({
-        PORT: String(APP_PORT),
-        ARBOR_DATA_DIR: dataDir,
-        ARBOR_PROVIDER: "anthropic",
-        ARBOR_MODEL: "claude-e2e",
-        ANTHROPIC_BASE_URL: `http://127.0.0.1:${FAKE_LLM_PORT}`,
-        ANTHROPIC_API_KEY: "e2e-key",
-      }),
-    },
-    {
-      command: "pnpm --dir ../apps/web start",
-      url: `http://127.0.0.1:${OFFLINE_APP_PORT}`,
-      reuseExistingServer: false,
-      timeout: 120_000,
-      env: appEnv({ PORT: String(OFFLINE_APP_PORT), ARBOR_DATA_DIR: offlineDataDir }),
-    },
-  ],
+  webServer: securityOnly
+    ? []
+    : [
+        {
+          command: `node ${fakeLlmCli} --port ${FAKE_LLM_PORT}`,
+          url: `http://127.0.0.1:${FAKE_LLM_PORT}/__fake/requests`,
+          reuseExistingServer: false,
+          timeout: 30_000,
+        },
+        {
+          command: "pnpm --dir ../apps/web start",
+          url: `http://127.0.0.1:${APP_PORT}`,
+          reuseExistingServer: false,
+          timeout: 120_000,
+          env: appEnv({
+            PORT: String(APP_PORT),
+            ARBOR_DATA_DIR: dataDir,
+            ARBOR_PROVIDER: "anthropic",
+            ARBOR_MODEL: "claude-e2e",
+            ANTHROPIC_BASE_URL: `http://127.0.0.1:${FAKE_LLM_PORT}`,
+            ANTHROPIC_API_KEY: "e2e-key",
+          }),
+        },
+        {
+          command: "pnpm --dir ../apps/web start",
+          url: `http://127.0.0.1:${OFFLINE_APP_PORT}`,
+          reuseExistingServer: false,
+          timeout: 120_000,
+          env: appEnv({ PORT: String(OFFLINE_APP_PORT), ARBOR_DATA_DIR: offlineDataDir }),
+        },
+      ],
 });

@@ -60,7 +60,9 @@ function expectUnauthorizedJson(answer: Answer, what: string): void {
   expect(answer.status, `${what}: ${answer.text}`).toBe(401);
   expect((answer.json as { error?: string } | undefined)?.error, what).toBe("unauthorized");
   // the admin routes may name a realm of their own
-  expect(answer.headers.get("www-authenticate") ?? "", what).toMatch(/^Bearer realm="arbor[\w-]*"$/);
+  expect(answer.headers.get("www-authenticate") ?? "", what).toMatch(
+    /^Bearer realm="arbor[\w-]*"$/,
+  );
 }
 
 test("with the Bearer token the API answers", async () => {
@@ -116,7 +118,10 @@ test("the admin API needs the admin token; the admin token opens nothing else", 
   const loops = await admin.get(`/api/admin/sessions/${sessionId}/loops`);
   expect(loops.status, loops.text).toBe(200);
 
-  expectUnauthorizedJson(await servers.api.get("/api/admin/sessions"), "install token on admin API");
+  expectUnauthorizedJson(
+    await servers.api.get("/api/admin/sessions"),
+    "install token on admin API",
+  );
   expectUnauthorizedJson(await admin.get("/api/sessions"), "admin token on the sessions API");
 
   // the admin pages take the browser's install cookie
@@ -142,7 +147,11 @@ test("without a credential every API route answers 401 and every page a 401 form
     for (const endpoint of apiCatalog()) {
       const path = fillPath(endpoint.path, ids());
       const body = bodyFor(endpoint.body);
-      const answer = await client.request(endpoint.method, path, body === undefined ? {} : { body });
+      const answer = await client.request(
+        endpoint.method,
+        path,
+        body === undefined ? {} : { body },
+      );
       const what = `${label} ${endpoint.method} ${path}`;
       if (answer.status === 429) {
         // the rate limiter may already count this client's refusals: still nothing served

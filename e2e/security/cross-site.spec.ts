@@ -43,13 +43,22 @@ function expectNoCors(answer: Answer, what: string): void {
 test("a cross-site text/plain form POST is refused and creates nothing", async () => {
   const before = await sessionCount();
   // what a form on evil.example can send: text/plain, its own Origin, the browser's cookie
-  for (const credential of [{ cookie }, { authorization: `Bearer ${servers.token}` }, {}]) {
+  const credentials: Array<Record<string, string>> = [
+    { cookie },
+    { authorization: `Bearer ${servers.token}` },
+    {},
+  ];
+  for (const credential of credentials) {
     const answer = await servers.raw.with(credential).post("/api/sessions", undefined, {
       raw: '{"title":"csrf"}',
       contentType: "text/plain",
       headers: { origin: EVIL, "sec-fetch-site": "cross-site" },
     });
-    expectRefused(answer, [401, 403, 415], `text/plain from ${EVIL} with ${Object.keys(credential)}`);
+    expectRefused(
+      answer,
+      [401, 403, 415],
+      `text/plain from ${EVIL} with ${Object.keys(credential)}`,
+    );
     expectNoCors(answer, "cross-site POST");
   }
   expect(await sessionCount()).toBe(before);
@@ -57,14 +66,16 @@ test("a cross-site text/plain form POST is refused and creates nothing", async (
   // and the attack of the issue: a workflow running bash in an existing session
   const id = await servers.api.createSession({ approval_policy: { type: "auto_approve_all" } });
   const file = `csrf-${nonce()}.txt`;
-  const attack = await servers.raw.with({ cookie }).post(`/api/sessions/${id}/messages`, undefined, {
-    raw: JSON.stringify({
-      session_id: id,
-      payload: { type: "workflow", workflow: "bash", parameters: { command: `id > ${file}` } },
-    }),
-    contentType: "text/plain",
-    headers: { origin: EVIL },
-  });
+  const attack = await servers.raw
+    .with({ cookie })
+    .post(`/api/sessions/${id}/messages`, undefined, {
+      raw: JSON.stringify({
+        session_id: id,
+        payload: { type: "workflow", workflow: "bash", parameters: { command: `id > ${file}` } },
+      }),
+      contentType: "text/plain",
+      headers: { origin: EVIL },
+    });
   expectRefused(attack, [403, 415], "text/plain workflow from evil.example");
   expect(existsSync(join(servers.workspace, file))).toBe(false);
   expect(toolCalls(await servers.api.messages(id))).toEqual([]);
@@ -72,7 +83,11 @@ test("a cross-site text/plain form POST is refused and creates nothing", async (
 
 test("a JSON state change from a foreign Origin is refused, even with the token", async () => {
   const before = await sessionCount();
-  for (const credential of [{ cookie }, { authorization: `Bearer ${servers.token}` }]) {
+  const credentials: Array<Record<string, string>> = [
+    { cookie },
+    { authorization: `Bearer ${servers.token}` },
+  ];
+  for (const credential of credentials) {
     const answer = await servers.raw
       .with({ ...credential, origin: EVIL })
       .post("/api/sessions", { title: "foreign origin" });

@@ -61,7 +61,12 @@ test("a hard link to a file outside the workspace is refused by read_file, edit_
   await servers.script([
     {
       blocks: [
-        { type: "toolCall", id: "toolu_link_read", name: "read_file", arguments: { path: linkName } },
+        {
+          type: "toolCall",
+          id: "toolu_link_read",
+          name: "read_file",
+          arguments: { path: linkName },
+        },
         {
           type: "toolCall",
           id: "toolu_link_edit",
@@ -165,7 +170,10 @@ test("every deny-list variant is refused under auto_approve_all and nothing is d
     { blocks: [{ type: "text", text: "Tried them all." }] },
   ]);
   const events = await api.send(id, { type: "text", text: "Clean up everything." });
-  expect(errorEvents(events).filter((e) => e.code !== "tool_failed"), summary(events)).toEqual([]);
+  expect(
+    errorEvents(events).filter((e) => e.code !== "tool_failed"),
+    summary(events),
+  ).toEqual([]);
 
   const results = toolResults(await api.messages(id));
   VARIANTS.forEach((command, i) => {

@@ -68,7 +68,13 @@ export function nonce(): string {
 }
 
 /** States in which nothing runs: the session waits for a person or is done. */
-export const AT_REST = new Set(["Idle", "Paused", "Failed", "AwaitingToolApproval", "AwaitingUserAnswer"]);
+export const AT_REST = new Set([
+  "Idle",
+  "Paused",
+  "Failed",
+  "AwaitingToolApproval",
+  "AwaitingUserAnswer",
+]);
 
 export interface StartOptions {
   /** more environment for the app (over the suite's defaults) */
@@ -207,7 +213,13 @@ export class Client {
     if (options.raw !== undefined) body = options.raw;
     else if (options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined) headers["content-type"] ??= options.contentType ?? "application/json";
-    return send(this.base + path, method, headers, body, options.signal ?? AbortSignal.timeout(60_000));
+    return send(
+      this.base + path,
+      method,
+      headers,
+      body,
+      options.signal ?? AbortSignal.timeout(60_000),
+    );
   }
 
   /** The whole answer (an SSE answer is read to its end). */
@@ -221,7 +233,13 @@ export class Client {
     } catch {
       json = undefined;
     }
-    return { status: response.status, headers: response.headers, text, json, ms: performance.now() - started };
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      json,
+      ms: performance.now() - started,
+    };
   }
 
   get(path: string, options?: RequestOptions): Promise<Answer> {
@@ -426,7 +444,8 @@ export function toolPairs(body: unknown): { uses: string[]; results: string[] } 
 }
 
 const STACK_FRAME = /\n\s*at\s+\S+.*(?:\(|\s)(?:file:\/\/|\/|node:)\S*:\d+(?::\d+)?/;
-const SOURCE_PATH = /(?:\/[\w.@-]+)+\.(?:[cm]?js|tsx?)(?::\d+)?|node_modules\/|webpack-internal:|\.next\/server/;
+const SOURCE_PATH =
+  /(?:\/[\w.@-]+)+\.(?:[cm]?js|tsx?)(?::\d+)?|node_modules\/|webpack-internal:|\.next\/server/;
 
 /** Why a text looks like it carries a stack trace or a server file path; undefined when clean. */
 export function stackTraceIn(text: string): string | undefined {
@@ -501,7 +520,10 @@ export function groupRssKb(pgid: number): number {
 }
 
 /** Waits until `check` holds (polled every 50 ms); whether it did before the timeout. */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return true;

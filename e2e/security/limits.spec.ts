@@ -62,7 +62,12 @@ function pushBody(path: string, total: number, declare: boolean): Promise<Pushed
       response.once("end", () => {
         clearTimeout(timer);
         request.destroy();
-        resolve({ status: response.statusCode ?? 0, sentAtAnswer, ms, text: Buffer.concat(chunks).toString() });
+        resolve({
+          status: response.statusCode ?? 0,
+          sentAtAnswer,
+          ms,
+          text: Buffer.concat(chunks).toString(),
+        });
       });
       response.once("error", () => undefined);
     });
@@ -149,11 +154,16 @@ test("a 100 KB file_reference path is answered 400 within 100 ms and the session
         });
       expect(answer.status, `${shape}: ${answer.text.slice(0, 300)}`).toBe(400);
       const fields = (answer.json as { fields?: Array<{ field: string }> }).fields ?? [];
-      expect(fields.map((f) => f.field), shape).toContain("payload.path");
+      expect(
+        fields.map((f) => f.field),
+        shape,
+      ).toContain("payload.path");
       times.push(answer.ms);
     }
     // the best of three, so a busy shared machine does not decide the test
-    expect(Math.min(...times), `${shape}: ${times.map(Math.round).join(", ")} ms`).toBeLessThan(100);
+    expect(Math.min(...times), `${shape}: ${times.map(Math.round).join(", ")} ms`).toBeLessThan(
+      100,
+    );
   }
 
   // the session's queue is free: it answers at once and takes a message

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
-import { errorEvents, summary, Servers, toolResults } from "./harness.js";
+import { errorEvents, Servers, summary, toolResults } from "./harness.js";
 
 // Issue #9, findings 4 and 5: bash inherited the server's environment (printenv and
 // /proc/$PPID/environ gave the provider key and the admin token, which then travelled in later
@@ -37,7 +37,8 @@ function dataFiles(dir: string): Array<{ path: string; bytes: Buffer }> {
   });
 }
 
-const ENV_COMMAND = "printenv; cat /proc/$PPID/environ | tr '\\0' '\\n'; cat /proc/1/environ | tr '\\0' '\\n'";
+const ENV_COMMAND =
+  "printenv; cat /proc/$PPID/environ | tr '\\0' '\\n'; cat /proc/1/environ | tr '\\0' '\\n'";
 
 test("bash reading its environment and its parents' gets no secret, and none is stored or sent", async () => {
   const api = servers.api;
@@ -70,7 +71,9 @@ test("bash reading its environment and its parents' gets no secret, and none is 
   expect(secretsIn(loops.text), "in the admin loops API").toEqual([]);
 
   // the model saw the tool's output in its next request, and no secret in any request's body
-  const requests = (await servers.fakeRequests()).filter((r) => r.protocol === "anthropic-messages");
+  const requests = (await servers.fakeRequests()).filter(
+    (r) => r.protocol === "anthropic-messages",
+  );
   expect(requests.length).toBe(2);
   expect(JSON.stringify(requests[1]?.body)).toContain("toolu_env_1");
   for (const request of requests) {

@@ -100,12 +100,19 @@ test("Last-Event-ID and ?after= outside 0..last sequence are refused with 400 na
   const api = servers.api;
   const id = await api.createSession({});
   await api.send(id, { type: "text", text: "some events" });
-  const last = (
-    (await api.get(`/api/sessions/${id}`)).json as { last_sequence: number }
-  ).last_sequence;
+  const last = ((await api.get(`/api/sessions/${id}`)).json as { last_sequence: number })
+    .last_sequence;
   expect(last).toBeGreaterThan(0);
 
-  const bad = ["9223372036854775808", "9223372036854775807", "18446744073709551616", String(last + 1), "-1", "1.5", "abc"];
+  const bad = [
+    "9223372036854775808",
+    "9223372036854775807",
+    "18446744073709551616",
+    String(last + 1),
+    "-1",
+    "1.5",
+    "abc",
+  ];
   for (const value of bad) {
     const header = await api.get(`/api/sessions/${id}/events`, {
       headers: { "last-event-id": value },
@@ -148,7 +155,11 @@ function expectSecurityHeaders(answer: Answer, what: string, page: boolean): voi
   expect(directives.get("base-uri"), `${what}: ${csp}`).toEqual(["'none'"]);
   const scripts = directives.get("script-src") ?? directives.get("default-src") ?? [];
   expect(scripts, `${what}: ${csp}`).not.toContain("'unsafe-inline'");
-  if (page) expect(scripts.some((s) => s.startsWith("'nonce-")), `${what}: ${csp}`).toBe(true);
+  if (page)
+    expect(
+      scripts.some((s) => s.startsWith("'nonce-")),
+      `${what}: ${csp}`,
+    ).toBe(true);
   expect(answer.headers.get("x-frame-options"), what).toBe("DENY");
   expect(answer.headers.get("x-content-type-options"), what).toBe("nosniff");
   expect(answer.headers.get("referrer-policy"), what).toBe("no-referrer");
@@ -164,7 +175,8 @@ test("security headers on a page, an API answer, a 400, a 401, a 404 and a stati
   const inline = [...page.text.matchAll(/<script\b(?![^>]*\bsrc=)[^>]*>/g)]
     .map((m) => m[0])
     .filter((tag) => !/\btype=["']?application\/(?:ld\+)?json/.test(tag));
-  for (const tag of inline) expect(tag, "an inline script without the nonce").toContain(`nonce="${nonce}"`);
+  for (const tag of inline)
+    expect(tag, "an inline script without the nonce").toContain(`nonce="${nonce}"`);
 
   expectSecurityHeaders(await api.get("/api/sessions"), "API", false);
   expectSecurityHeaders(await api.post("/api/sessions", { title: "" }), "400", false);

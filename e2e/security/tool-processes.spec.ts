@@ -101,8 +101,11 @@ test("POST /interrupt during `sleep 20` answers, and the session is at rest, wit
 
   // the tool's whole process group is gone (SIGTERM at once, SIGKILL 2 s later at the latest)
   expect(await processesGone(marker, 3_000)).toBe(true);
-  for (let next = await stream.next(); !next.done; next = await stream.next()) seen.push(next.value);
-  const result = toolResults(await api.messages(id)).find((r) => r.tool_call_id === "toolu_sleep_1");
+  for (let next = await stream.next(); !next.done; next = await stream.next())
+    seen.push(next.value);
+  const result = toolResults(await api.messages(id)).find(
+    (r) => r.tool_call_id === "toolu_sleep_1",
+  );
   expect(result?.status, summary(seen)).toBe("cancelled");
   expect(result?.text ?? "").not.toContain(marker);
 });
@@ -156,7 +159,9 @@ test("kill -9 during a tool run: the tool dies too, its call is closed, and the 
   const resumed = await api.events(`/api/sessions/${id}/resume`);
   expect(errorEvents(resumed), summary(resumed)).toEqual([]);
   expect(statesOf(resumed).at(-1)).toBe("Idle");
-  const requests = (await servers.fakeRequests()).filter((r) => r.protocol === "anthropic-messages");
+  const requests = (await servers.fakeRequests()).filter(
+    (r) => r.protocol === "anthropic-messages",
+  );
   expect(requests.length, summary(resumed)).toBeGreaterThan(0);
   for (const request of requests) {
     const { uses, results: answered } = toolPairs(request.body);

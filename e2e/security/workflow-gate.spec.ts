@@ -3,10 +3,10 @@ import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import {
   errorEvents,
-  summary,
   nonce,
   Servers,
   statesOf,
+  summary,
   toolCalls,
   toolResults,
 } from "./harness.js";
@@ -42,7 +42,10 @@ test("Plan mode + manual: the bash workflow is refused, nothing runs, nothing is
   const events = await api.send(id, workflow(target.command));
 
   const errors = errorEvents(events);
-  expect(errors.map((e) => e.code), summary(events)).toContain("invalid_request");
+  expect(
+    errors.map((e) => e.code),
+    summary(events),
+  ).toContain("invalid_request");
   expect(existsSync(target.file)).toBe(false);
   const messages = await api.messages(id);
   expect(toolCalls(messages)).toEqual([]);
