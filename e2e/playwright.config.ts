@@ -26,6 +26,10 @@ const fakeLlmCli = join(root, "packages", "core", "dist", "testing", "fake-llm-s
 const dataDir = mkdtempSync(join(tmpdir(), "arbor-e2e-"));
 const offlineDataDir = mkdtempSync(join(tmpdir(), "arbor-e2e-offline-"));
 
+// The security suite (security/) starts servers of its own in each spec file: a run of that
+// project alone (`--project=security`) does not start the shared ones below.
+const securityOnly = /(?:^|\s)--project[= ]security(?:\s|$)/.test(process.argv.join(" "));
+
 /** Only what the app needs: no provider keys leak in from the developer's shell. */
 function appEnv(extra: Record<string, string>): Record<string, string> {
   return {
@@ -73,34 +77,43 @@ export default defineConfig({
       testMatch: /offline\.spec\.ts/,
       use: { baseURL: `http://127.0.0.1:${OFFLINE_APP_PORT}` },
     },
-  ],
-  webServer: [
     {
-      command: `node ${fakeLlmCli} --port ${FAKE_LLM_PORT}`,
-      url: `http://127.0.0.1:${FAKE_LLM_PORT}/__fake/requests`,
-      reuseExistingServer: false,
-      timeout: 30_000,
-    },
-    {
-      command: "pnpm --dir ../apps/web start",
-      url: `http://127.0.0.1:${APP_PORT}`,
-      reuseExistingServer: false,
+      // issue #9's security suite: plain HTTP against servers each spec starts (security/README.md)
+      name: "security",
+      testDir: "./security",
       timeout: 120_000,
-      env: appEnv({
-        PORT: String(APP_PORT),
-        ARBOR_DATA_DIR: dataDir,
-        ARBOR_PROVIDER: "anthropic",
-        ARBOR_MODEL: "claude-e2e",
-        ANTHROPIC_BASE_URL: `http://127.0.0.1:${FAKE_LLM_PORT}`,
-        ANTHROPIC_API_KEY: "e2e-key",
-      }),
-    },
-    {
-      command: "pnpm --dir ../apps/web start",
-      url: `http://127.0.0.1:${OFFLINE_APP_PORT}`,
-      reuseExistingServer: false,
-      timeout: 120_000,
-      env: appEnv({ PORT: String(OFFLINE_APP_PORT), ARBOR_DATA_DIR: offlineDataDir }),
+      use: { screenshot: "off", trace: "off" },
     },
   ],
+  webServer: securityOnly
+    ? []
+    : [
+        {
+          command: `node ${fakeLlmCli} --port ${FAKE_LLM_PORT}`,
+          url: `http://127.0.0.1:${FAKE_LLM_PORT}/__fake/requests`,
+          reuseExistingServer: false,
+          timeout: 30_000,
+        },
+        {
+          command: "pnpm --dir ../apps/web start",
+          url: `http://127.0.0.1:${APP_PORT}`,
+          reuseExistingServer: false,
+          timeout: 120_000,
+          env: appEnv({
+            PORT: String(APP_PORT),
+            ARBOR_DATA_DIR: dataDir,
+            ARBOR_PROVIDER: "anthropic",
+            ARBOR_MODEL: "claude-e2e",
+            ANTHROPIC_BASE_URL: `http://127.0.0.1:${FAKE_LLM_PORT}`,
+            ANTHROPIC_API_KEY: "e2e-key",
+          }),
+        },
+        {
+          command: "pnpm --dir ../apps/web start",
+          url: `http://127.0.0.1:${OFFLINE_APP_PORT}`,
+          reuseExistingServer: false,
+          timeout: 120_000,
+          env: appEnv({ PORT: String(OFFLINE_APP_PORT), ARBOR_DATA_DIR: offlineDataDir }),
+        },
+      ],
 });

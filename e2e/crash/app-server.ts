@@ -57,6 +57,8 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 export interface ServerProcess {
   readonly url: string;
   readonly port: number;
+  /** the process group's leader (the group's id) */
+  readonly pid: number;
   /** stdout and stderr so far, for failure messages */
   output(): string;
   /** signals the whole process group and waits for the leader to exit */
@@ -77,7 +79,14 @@ export async function freePort(): Promise<number> {
 function startGroup(
   command: string,
   args: string[],
-  options: { cwd: string; env: Record<string, string>; port: number; readyPath: string },
+  options: {
+    cwd: string;
+    env: Record<string, string>;
+    port: number;
+    readyPath: string;
+    /** sent with the readiness probe (e.g. the install's token) */
+    readyHeaders?: Record<string, string>;
+  },
   timeoutMs: number,
 ): Promise<ServerProcess> {
   const child: ChildProcess = spawn(command, args, {
@@ -108,6 +117,7 @@ function startGroup(
   const server: ServerProcess = {
     url,
     port: options.port,
+    pid,
     output: () => log,
     async kill(signal = "SIGKILL") {
       if (exited) return;
@@ -126,6 +136,7 @@ function startGroup(
       if (exited) throw new Error(`${command} exited before it was ready:\n${log}`);
       try {
         const response = await fetch(url + options.readyPath, {
+          headers: options.readyHeaders ?? {},
           signal: AbortSignal.timeout(5_000),
         });
         await response.arrayBuffer();
@@ -155,6 +166,11 @@ export interface AppOptions {
   port: number;
   dataDir: string;
   fakeLlmUrl: string;
+  /**
+   * More environment for the app, over the defaults (e.g. ARBOR_TOKEN, ARBOR_ADMIN_TOKEN, a
+   * WORKSPACE_DIR of its own, a provider key). With ARBOR_TOKEN, the readiness probe sends it.
+   */
+  env?: Record<string, string>;
 }
 
 /**
@@ -175,9 +191,13 @@ export async function startApp(options: AppOptions): Promise<ServerProcess> {
         ARBOR_MODEL: "claude-test",
         ANTHROPIC_BASE_URL: options.fakeLlmUrl,
         ANTHROPIC_API_KEY: "x",
+        ...options.env,
       }),
       port: options.port,
       readyPath: "/api/sessions",
+      ...(options.env?.ARBOR_TOKEN
+        ? { readyHeaders: { authorization: `Bearer ${options.env.ARBOR_TOKEN}` } }
+        : {}),
     },
     120_000,
   );

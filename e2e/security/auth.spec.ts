@@ -1,0 +1,205 @@
+import { createHmac } from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { type Answer, apiCatalog, type Client, fillPath, Servers } from "./harness.js";
+
+// Issue #9, finding 1: no authentication on /api/sessions/**. Contract §1: every API route and
+// page needs the install's token (Bearer for clients, a cookie for browsers, traded for
+// `/?token=`); the admin routes need the admin token when ARBOR_ADMIN_TOKEN is set; failures are
+// rate-limited. The positive cases run first: the sweep of refusals counts as failed attempts.
+
+let servers: Servers;
+let sessionId = "";
+let branchId = "";
+
+test.beforeAll(async () => {
+  servers = await Servers.start();
+  const created = await servers.api.post("/api/sessions", { title: "auth" });
+  expect(created.status, created.text).toBe(201);
+  ({ session_id: sessionId, branch_id: branchId } = created.json as {
+    session_id: string;
+    branch_id: string;
+  });
+});
+
+test.afterAll(async () => {
+  await servers?.close();
+});
+
+const PAGES = ["/", "/sessions/{id}", "/admin", "/admin/sessions/{id}"];
+
+/** The cookie value the contract defines: HMAC-SHA256(key = token, "arbor-session-v1"), base64url. */
+function expectedCookie(token: string): string {
+  return createHmac("sha256", token).update("arbor-session-v1").digest("base64url");
+}
+
+function ids(): Record<string, string> {
+  return { id: sessionId, branch_id: branchId, message_id: "m-1", merge_id: "merge-1" };
+}
+
+/** A body a route would take, so a 401 cannot be a validation answer in disguise. */
+function bodyFor(schema: string | undefined): unknown {
+  if (schema === undefined) return undefined;
+  const bodies: Record<string, unknown> = {
+    CreateSessionRequest: { title: "unauthenticated" },
+    SendMessageRequest: {
+      session_id: sessionId,
+      payload: { type: "workflow", workflow: "bash", parameters: { command: "id" } },
+    },
+    EditMessageRequest: { text: "edited" },
+    ApprovalsRequest: { decisions: [{ tool_call_id: "c-1", decision: "approve" }] },
+    ApprovePlanRequest: { message_id: "m-1" },
+    PatchConfigRequest: { approval_policy: { type: "auto_approve_all" } },
+    CreateBranchRequest: { from_message_id: "m-1" },
+    MergeRequest: { source_branch_id: branchId, target_branch_id: branchId, strategy: "append" },
+    ResolveMergeRequest: { cancel: true },
+  };
+  return bodies[schema] ?? {};
+}
+
+function expectUnauthorizedJson(answer: Answer, what: string): void {
+  expect(answer.status, `${what}: ${answer.text}`).toBe(401);
+  expect((answer.json as { error?: string } | undefined)?.error, what).toBe("unauthorized");
+  // the admin routes may name a realm of their own
+  expect(answer.headers.get("www-authenticate") ?? "", what).toMatch(
+    /^Bearer realm="arbor[\w-]*"$/,
+  );
+}
+
+test("with the Bearer token the API answers", async () => {
+  const list = await servers.api.get("/api/sessions");
+  expect(list.status, list.text).toBe(200);
+  expect((list.json as Array<{ id: string }>).map((s) => s.id)).toContain(sessionId);
+  const detail = await servers.api.get(`/api/sessions/${sessionId}`);
+  expect(detail.status).toBe(200);
+});
+
+test("/?token= answers 303 to the same URL without it and sets an HttpOnly SameSite=Strict cookie that works", async () => {
+  const traded = await servers.raw.get(
+    `/sessions/${sessionId}?token=${encodeURIComponent(servers.token)}&view=full`,
+  );
+  expect(traded.status, traded.text).toBe(303);
+  const location = new URL(traded.headers.get("location") ?? "", servers.url);
+  expect(location.pathname).toBe(`/sessions/${sessionId}`);
+  expect(location.searchParams.get("token")).toBeNull();
+  expect(location.searchParams.get("view")).toBe("full");
+
+  const cookies = traded.headers.getSetCookie();
+  const session = cookies.find((c) => c.startsWith("arbor_session="));
+  expect(session, cookies.join("\n")).toBeDefined();
+  const [pair = "", ...attributes] = (session ?? "").split(";").map((part) => part.trim());
+  expect(pair).toBe(`arbor_session=${expectedCookie(servers.token)}`);
+  const lower = attributes.map((a) => a.toLowerCase());
+  expect(lower).toContain("httponly");
+  expect(lower).toContain("samesite=strict");
+  expect(lower).toContain("path=/");
+  // plain http: no Secure attribute, or the browser would drop the cookie
+  expect(lower).not.toContain("secure");
+
+  const browser = servers.raw.with({ cookie: pair });
+  const page = await browser.get(`/sessions/${sessionId}`);
+  expect(page.status).toBe(200);
+  expect(page.headers.get("content-type")).toContain("text/html");
+  const list = await browser.get("/api/sessions");
+  expect(list.status, list.text).toBe(200);
+
+  // a wrong token sets nothing
+  const wrong = await servers.raw.get("/?token=not-the-token");
+  expect(wrong.status).toBe(401);
+  expect(wrong.headers.getSetCookie().filter((c) => c.startsWith("arbor_session="))).toEqual([]);
+  // nor does a forged cookie open anything
+  const forged = await servers.raw.with({ cookie: "arbor_session=forged" }).get("/api/sessions");
+  expectUnauthorizedJson(forged, "forged cookie");
+});
+
+test("the admin API needs the admin token; the admin token opens nothing else", async () => {
+  const admin = servers.raw.with({ authorization: `Bearer ${servers.adminToken}` });
+  const withAdmin = await admin.get("/api/admin/sessions");
+  expect(withAdmin.status, withAdmin.text).toBe(200);
+  const loops = await admin.get(`/api/admin/sessions/${sessionId}/loops`);
+  expect(loops.status, loops.text).toBe(200);
+
+  expectUnauthorizedJson(
+    await servers.api.get("/api/admin/sessions"),
+    "install token on admin API",
+  );
+  expectUnauthorizedJson(await admin.get("/api/sessions"), "admin token on the sessions API");
+
+  // the admin pages take the browser's install cookie
+  const cookie = `arbor_session=${expectedCookie(servers.token)}`;
+  const adminPage = await servers.raw.with({ cookie }).get("/admin");
+  expect(adminPage.status).toBe(200);
+});
+
+test("static build assets need no credential", async () => {
+  const icon = await servers.raw.get("/icon.svg");
+  expect(icon.status).toBe(200);
+  const cookie = `arbor_session=${expectedCookie(servers.token)}`;
+  const page = await servers.raw.with({ cookie }).get("/");
+  expect(page.status).toBe(200);
+  const asset = /\/_next\/static\/[^"'\s]+\.js/.exec(page.text)?.[0];
+  expect(asset, "a script of the build in the page").toBeDefined();
+  const script = await servers.raw.get(asset ?? "");
+  expect(script.status).toBe(200);
+});
+
+test("without a credential every API route answers 401 and every page a 401 form", async () => {
+  const sweep = async (client: Client, label: string): Promise<void> => {
+    for (const endpoint of apiCatalog()) {
+      const path = fillPath(endpoint.path, ids());
+      const body = bodyFor(endpoint.body);
+      const answer = await client.request(
+        endpoint.method,
+        path,
+        body === undefined ? {} : { body },
+      );
+      const what = `${label} ${endpoint.method} ${path}`;
+      if (answer.status === 429) {
+        // the rate limiter may already count this client's refusals: still nothing served
+        expect((answer.json as { error?: string }).error, what).toBe("too_many_requests");
+        continue;
+      }
+      expectUnauthorizedJson(answer, what);
+    }
+    for (const page of PAGES) {
+      const path = fillPath(page, ids());
+      const answer = await client.get(path);
+      const what = `${label} page ${path}`;
+      if (answer.status === 429) continue;
+      expect(answer.status, what).toBe(401);
+      expect(answer.headers.get("content-type"), what).toContain("text/html");
+      // a small form to paste the token into: GET, field `token`
+      const form = /<form\b[^>]*>/i.exec(answer.text)?.[0] ?? "";
+      expect(form, `${what}: ${answer.text.slice(0, 500)}`).toMatch(/method=["']?get/i);
+      expect(answer.text, what).toMatch(/<input\b[^>]*name=["']?token["']?/i);
+      expect(answer.text, what).not.toContain(sessionId);
+    }
+  };
+  await sweep(servers.raw, "no credential");
+  await sweep(servers.raw.with({ authorization: "Bearer wrong-token" }), "wrong token");
+  // and nothing the sweep sent was carried out
+  const list = await servers.api.get("/api/sessions");
+  expect((list.json as unknown[]).length).toBe(1);
+});
+
+test.describe("rate limit", () => {
+  let fresh: Servers;
+  test.beforeAll(async () => {
+    fresh = await Servers.start();
+  });
+  test.afterAll(async () => {
+    await fresh?.close();
+  });
+
+  test("after 10 failed credentials within 60 s the client gets 429 with Retry-After", async () => {
+    const wrong = fresh.raw.with({ authorization: "Bearer wrong-token" });
+    for (let attempt = 1; attempt <= 10; attempt++) {
+      expectUnauthorizedJson(await wrong.get("/api/sessions"), `attempt ${attempt}`);
+    }
+    const limited = await wrong.get("/api/sessions");
+    expect(limited.status, limited.text).toBe(429);
+    expect((limited.json as { error?: string }).error).toBe("too_many_requests");
+    const retryAfter = Number(limited.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+  });
+});

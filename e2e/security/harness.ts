@@ -1,0 +1,568 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  freePort,
+  repoRoot,
+  type ServerProcess,
+  startApp,
+  startFakeLlm,
+} from "../crash/app-server.js";
+import { readSse, type SseEvent } from "../crash/sse.js";
+
+// The security suite's servers and HTTP client (issue #9). Each spec file starts its own fake LLM
+// and its own `next start` of the production build (e2e/crash/app-server.ts: process groups on
+// free loopback ports), with secrets of its own: the install token (ARBOR_TOKEN), the admin token
+// and a provider key, each random and distinctive, so a test can search any output for them. The
+// workspace and the data directory are fresh temporary directories. Every request the suite makes
+// goes through node:http rather than fetch, so the headers (Host, Origin, Cookie, Content-Type,
+// Sec-Fetch-*) are exactly the ones a test sets: fetch replaces Host and adds Sec-Fetch-Mode.
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export interface StoredMessage {
+  id: string;
+  role: "user" | "assistant" | "system" | "tool";
+  status: string;
+  body: { message_type: string } & Record<string, unknown>;
+  client_metadata?: unknown;
+}
+
+export interface SessionState {
+  type: string;
+  recoverable?: boolean;
+  error?: string;
+  pending_requests?: string[];
+}
+
+/** One LLM request as the fake server recorded it. */
+export interface FakeRequest {
+  protocol: string;
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export type FakeBlock =
+  | { type: "text"; text: string }
+  | { type: "toolCall"; id?: string; name: string; arguments: Record<string, unknown> };
+
+export interface FakeTurn {
+  blocks?: FakeBlock[];
+  chunkDelayMs?: number;
+  firstChunkDelayMs?: number;
+}
+
+/** A random secret with a recognisable prefix: any appearance of it is a leak. */
+export function secret(prefix: string): string {
+  return `${prefix}-${randomBytes(24).toString("base64url")}`;
+}
+
+/** A short unique name for a test's files and commands. */
+export function nonce(): string {
+  return randomBytes(6).toString("hex");
+}
+
+/** States in which nothing runs: the session waits for a person or is done. */
+export const AT_REST = new Set([
+  "Idle",
+  "Paused",
+  "Failed",
+  "AwaitingToolApproval",
+  "AwaitingUserAnswer",
+]);
+
+export interface StartOptions {
+  /** more environment for the app (over the suite's defaults) */
+  env?: Record<string, string>;
+  /** where the workspace is made (default the OS temp dir) */
+  workspaceParent?: string;
+}
+
+/**
+ * A running pair of servers with the suite's secrets. `api` sends the install token as a Bearer
+ * credential; `raw` sends nothing it is not told to.
+ */
+export class Servers {
+  readonly token = secret("arbor-token");
+  readonly adminToken = secret("arbor-admin");
+  readonly providerKey = secret("sk-ant-e2e");
+  readonly dataDir = mkdtempSync(join(tmpdir(), "arbor-sec-data-"));
+  readonly workspace: string;
+  app!: ServerProcess;
+  fake!: ServerProcess;
+  port = 0;
+  readonly #env: Record<string, string>;
+
+  private constructor(options: StartOptions) {
+    this.workspace = mkdtempSync(join(options.workspaceParent ?? tmpdir(), "arbor-sec-ws-"));
+    this.#env = options.env ?? {};
+  }
+
+  static async start(options: StartOptions = {}): Promise<Servers> {
+    const servers = new Servers(options);
+    servers.fake = await startFakeLlm();
+    servers.port = await freePort();
+    await servers.startApp();
+    return servers;
+  }
+
+  /** The environment the app runs with (also what a tool must never see). */
+  appEnv(): Record<string, string> {
+    return {
+      // any OpenAI or Gemini request would reach the fake too, which records it
+      OPENAI_BASE_URL: `${this.fake.url}/v1`,
+      GOOGLE_GENERATIVE_AI_BASE_URL: `${this.fake.url}/v1beta`,
+      ARBOR_TOKEN: this.token,
+      ARBOR_ADMIN_TOKEN: this.adminToken,
+      ANTHROPIC_API_KEY: this.providerKey,
+      WORKSPACE_DIR: this.workspace,
+      ...this.#env,
+    };
+  }
+
+  async startApp(): Promise<void> {
+    this.app = await startApp({
+      port: this.port,
+      dataDir: this.dataDir,
+      fakeLlmUrl: this.fake.url,
+      env: this.appEnv(),
+    });
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** A client with `Authorization: Bearer <install token>`. */
+  get api(): Client {
+    return new Client(this.url, { authorization: `Bearer ${this.token}` });
+  }
+
+  /** A client that sends no credential. */
+  get raw(): Client {
+    return new Client(this.url, {});
+  }
+
+  async script(turns: FakeTurn[]): Promise<void> {
+    const response = await fetch(`${this.fake.url}/__fake/script`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ turns }),
+    });
+    if (!response.ok) throw new Error(`script the fake LLM: ${response.status}`);
+  }
+
+  async resetFake(): Promise<void> {
+    const response = await fetch(`${this.fake.url}/__fake/reset`, { method: "POST" });
+    if (!response.ok) throw new Error(`reset the fake LLM: ${response.status}`);
+  }
+
+  /** Every LLM request the fake served since its last reset (token counting included). */
+  async fakeRequests(): Promise<FakeRequest[]> {
+    const response = await fetch(`${this.fake.url}/__fake/requests`);
+    return ((await response.json()) as { requests: FakeRequest[] }).requests;
+  }
+
+  async close(): Promise<void> {
+    await this.app?.kill();
+    await this.fake?.kill();
+    rmSync(this.dataDir, { recursive: true, force: true });
+    rmSync(this.workspace, { recursive: true, force: true });
+  }
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** the body parsed as JSON; undefined when it is not JSON */
+  json: unknown;
+  /** milliseconds from sending to the whole answer */
+  ms: number;
+}
+
+export interface RequestOptions {
+  /** sent as JSON with `Content-Type: application/json` unless `raw` or `contentType` say otherwise */
+  body?: unknown;
+  /** a body sent as it is */
+  raw?: string | Uint8Array;
+  contentType?: string;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** HTTP with fixed headers; never follows redirects, so a 303 is seen as it is. */
+export class Client {
+  constructor(
+    readonly base: string,
+    readonly headers: Record<string, string>,
+  ) {}
+
+  with(headers: Record<string, string>): Client {
+    return new Client(this.base, { ...this.headers, ...headers });
+  }
+
+  async fetch(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+    const headers: Record<string, string> = { ...this.headers, ...options.headers };
+    let body: string | Uint8Array | undefined;
+    if (options.raw !== undefined) body = options.raw;
+    else if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined) headers["content-type"] ??= options.contentType ?? "application/json";
+    return send(
+      this.base + path,
+      method,
+      headers,
+      body,
+      options.signal ?? AbortSignal.timeout(60_000),
+    );
+  }
+
+  /** The whole answer (an SSE answer is read to its end). */
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<Answer> {
+    const started = performance.now();
+    const response = await this.fetch(method, path, options);
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      json,
+      ms: performance.now() - started,
+    };
+  }
+
+  get(path: string, options?: RequestOptions): Promise<Answer> {
+    return this.request("GET", path, options);
+  }
+
+  post(path: string, body?: unknown, options: RequestOptions = {}): Promise<Answer> {
+    return this.request("POST", path, { ...options, ...(body !== undefined ? { body } : {}) });
+  }
+
+  patch(path: string, body: unknown): Promise<Answer> {
+    return this.request("PATCH", path, { body });
+  }
+
+  delete(path: string): Promise<Answer> {
+    return this.request("DELETE", path);
+  }
+
+  /** POSTs and reads the answer's SSE events to the end of the stream. */
+  async events(path: string, body?: unknown): Promise<SseEvent[]> {
+    const response = await this.fetch("POST", path, body !== undefined ? { body } : {});
+    if (response.status !== 200 || response.body === null) {
+      throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
+    }
+    const events: SseEvent[] = [];
+    for await (const event of readSse(response.body)) events.push(event);
+    return events;
+  }
+
+  /** POSTs and yields the answer's SSE events as they arrive (the caller may stop early). */
+  async stream(path: string, body?: unknown): Promise<AsyncGenerator<SseEvent>> {
+    const response = await this.fetch("POST", path, {
+      ...(body !== undefined ? { body } : {}),
+      signal: AbortSignal.timeout(120_000),
+    });
+    if (response.status !== 200 || response.body === null) {
+      throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
+    }
+    return readSse(response.body);
+  }
+
+  // ---- the session API, for setting up a case ---------------------------------------------
+
+  async createSession(config: Record<string, Json> = {}, title = "security"): Promise<string> {
+    const answer = await this.post("/api/sessions", { title, config });
+    if (answer.status !== 201) throw new Error(`create a session: ${answer.status} ${answer.text}`);
+    return (answer.json as { session_id: string }).session_id;
+  }
+
+  send(sessionId: string, payload: Json, extra: Record<string, Json> = {}): Promise<SseEvent[]> {
+    return this.events(`/api/sessions/${sessionId}/messages`, {
+      session_id: sessionId,
+      payload,
+      ...extra,
+    });
+  }
+
+  async messages(sessionId: string): Promise<StoredMessage[]> {
+    const answer = await this.get(`/api/sessions/${sessionId}/messages?view=full`);
+    if (answer.status !== 200) throw new Error(`get messages: ${answer.status} ${answer.text}`);
+    return (answer.json as { messages: StoredMessage[] }).messages;
+  }
+
+  async state(sessionId: string): Promise<SessionState> {
+    const answer = await this.get(`/api/sessions/${sessionId}`);
+    if (answer.status !== 200) throw new Error(`get a session: ${answer.status} ${answer.text}`);
+    return (answer.json as { state: SessionState }).state;
+  }
+
+  /** Polls the session until `until` holds for its state; the last state otherwise. */
+  async waitForState(
+    sessionId: string,
+    until: (state: SessionState) => boolean,
+    timeoutMs = 10_000,
+  ): Promise<SessionState> {
+    const deadline = Date.now() + timeoutMs;
+    let state = await this.state(sessionId);
+    while (!until(state) && Date.now() < deadline) {
+      await sleep(50);
+      state = await this.state(sessionId);
+    }
+    return state;
+  }
+}
+
+/** One HTTP exchange over node:http, answered as a fetch Response (body streamed). */
+export function send(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | Uint8Array | undefined,
+  signal: AbortSignal,
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method, headers, agent: false, signal });
+    request.once("error", reject);
+    request.once("response", (incoming: IncomingMessage) => {
+      const status = incoming.statusCode ?? 0;
+      const nullBody = status === 204 || status === 304 || method === "HEAD";
+      if (nullBody) incoming.resume();
+      resolve(
+        new Response(nullBody ? null : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>), {
+          status,
+          headers: headersOf(incoming),
+        }),
+      );
+    });
+    request.end(body);
+  });
+}
+
+export function headersOf(incoming: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(incoming.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  return headers;
+}
+
+// ---- what the answers hold ------------------------------------------------------------------
+
+export function errorEvents(events: SseEvent[]): Array<{ code: string; message: string }> {
+  return events
+    .filter((e) => e.event === "error")
+    .map((e) => e.data as { code: string; message: string });
+}
+
+/** A short account of an event stream for failure messages: names, states, error messages. */
+export function summary(events: SseEvent[]): string {
+  return events
+    .map((e) => {
+      const data = e.data as Record<string, unknown>;
+      if (e.event === "context_update") {
+        return (data.current_state as { type: string }).type;
+      }
+      if (e.event === "error") return `error(${String(data.code)}: ${String(data.message)})`;
+      return e.event;
+    })
+    .filter((name, i, all) => name !== all[i - 1])
+    .join(" > ");
+}
+
+/** The states the operation's context_update events moved through, in order. */
+export function statesOf(events: SseEvent[]): string[] {
+  return events.flatMap((e) =>
+    e.event === "context_update"
+      ? [(e.data as { current_state: { type: string } }).current_state.type]
+      : [],
+  );
+}
+
+export interface StoredCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  approval: string;
+  approval_note?: string;
+}
+
+export function toolCalls(messages: StoredMessage[]): StoredCall[] {
+  return messages.flatMap((m) =>
+    m.body.message_type === "tool_request" ? (m.body.calls as StoredCall[]) : [],
+  );
+}
+
+export interface StoredResult {
+  tool_call_id: string;
+  tool_name: string;
+  status: string;
+  text: string;
+}
+
+export function toolResults(messages: StoredMessage[]): StoredResult[] {
+  return messages.flatMap((m) => {
+    if (m.body.message_type !== "tool_result") return [];
+    const content = (m.body.content as Array<{ type: string; text?: string }>) ?? [];
+    return [
+      {
+        tool_call_id: m.body.tool_call_id as string,
+        tool_name: m.body.tool_name as string,
+        status: m.body.status as string,
+        text: content.map((c) => c.text ?? "").join("\n"),
+      },
+    ];
+  });
+}
+
+/** The tool_use ids and tool_result ids of an Anthropic Messages request body. */
+export function toolPairs(body: unknown): { uses: string[]; results: string[] } {
+  const messages = (body as { messages?: Array<{ content: unknown }> } | undefined)?.messages ?? [];
+  const uses: string[] = [];
+  const results: string[] = [];
+  for (const message of messages) {
+    if (!Array.isArray(message.content)) continue;
+    for (const block of message.content as Array<Record<string, unknown>>) {
+      if (block.type === "tool_use") uses.push(String(block.id));
+      if (block.type === "tool_result") results.push(String(block.tool_use_id));
+    }
+  }
+  return { uses, results };
+}
+
+const STACK_FRAME = /\n\s*at\s+\S+.*(?:\(|\s)(?:file:\/\/|\/|node:)\S*:\d+(?::\d+)?/;
+const SOURCE_PATH =
+  /(?:\/[\w.@-]+)+\.(?:[cm]?js|tsx?)(?::\d+)?|node_modules\/|webpack-internal:|\.next\/server/;
+
+/** Why a text looks like it carries a stack trace or a server file path; undefined when clean. */
+export function stackTraceIn(text: string): string | undefined {
+  const frame = STACK_FRAME.exec(text);
+  if (frame) return `stack frame: ${frame[0].trim()}`;
+  const path = SOURCE_PATH.exec(text);
+  if (path) return `server path: ${path[0]}`;
+  return undefined;
+}
+
+// ---- processes --------------------------------------------------------------------------------
+
+/** Live processes whose command line contains `marker` (zombies left out). */
+export function processesMatching(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ");
+      if (!cmdline.includes(marker)) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const stateField = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+      if (stateField !== "Z") found.push(Number(entry));
+    } catch {
+      // gone while we looked
+    }
+  }
+  return found;
+}
+
+/** SIGKILLs every process whose command line contains `marker`, and its group (cleanup). */
+export function killProcessesMatching(marker: string): void {
+  for (const pid of processesMatching(marker)) {
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, "SIGKILL");
+      } catch {
+        // not a group leader, or gone
+      }
+    }
+  }
+}
+
+/** Waits until no live process carries `marker`; true when none is left. */
+export async function processesGone(marker: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (processesMatching(marker).length > 0) {
+    if (Date.now() > deadline) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
+/** Resident memory of a process group, summed over its members, in KiB. */
+export function groupRssKb(pgid: number): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // fields[0] is the state (field 3 of stat), so the group id (field 5) is fields[2]
+      if (Number(fields[2]) !== pgid) continue;
+      const status = readFileSync(`/proc/${entry}/status`, "utf8");
+      const rss = /VmRSS:\s+(\d+)\s+kB/.exec(status);
+      if (rss?.[1]) total += Number(rss[1]);
+    } catch {
+      // gone while we looked
+    }
+  }
+  return total;
+}
+
+/** Waits until `check` holds (polled every 50 ms); whether it did before the timeout. */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(50);
+  }
+}
+
+export type { SseEvent };
+
+// ---- the API's catalog ------------------------------------------------------------------------
+
+export interface CatalogEntry {
+  method: string;
+  /** with `{id}`-style placeholders */
+  path: string;
+  /** the request body's schema name; undefined for none */
+  body: string | undefined;
+}
+
+/**
+ * Every endpoint of apps/web/lib/api/endpoints.ts, read from its rendering in docs/api.md (whose
+ * staleness test keeps the two equal): the suite then covers a route added later without an edit.
+ */
+export function apiCatalog(): CatalogEntry[] {
+  const docs = readFileSync(join(repoRoot, "docs", "api.md"), "utf8");
+  const overview = docs.slice(docs.indexOf("## Overview"), docs.indexOf("## Endpoints"));
+  const entries: CatalogEntry[] = [];
+  for (const line of overview.split("\n")) {
+    const row = /^\| (GET|POST|PUT|PATCH|DELETE) \| `([^`]+)` \| ([^|]*) \|/.exec(line);
+    if (!row?.[1] || !row[2]) continue;
+    const body = /\[`(\w+)`\]/.exec(row[3] ?? "")?.[1];
+    entries.push({ method: row[1], path: row[2], body });
+  }
+  if (entries.length < 20) throw new Error(`docs/api.md lists only ${entries.length} endpoints`);
+  return entries;
+}
+
+/** A catalog path with its placeholders filled in. */
+export function fillPath(path: string, ids: Record<string, string>): string {
+  return path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? `unknown-${name}`);
+}
