@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { defineConfig } from "@playwright/test";
+import { E2E_TOKEN } from "./tests/e2e-token.js";
 
 // The e2e suite starts the app as a user would (the production build, `next start`), once pointed
 // at the runtime's fake LLM server over HTTP (Anthropic wire format) and once with no provider
@@ -30,6 +31,8 @@ const offlineDataDir = mkdtempSync(join(tmpdir(), "arbor-e2e-offline-"));
 // project alone (`--project=security`) does not start the shared ones below.
 const securityOnly = /(?:^|\s)--project[= ]security(?:\s|$)/.test(process.argv.join(" "));
 
+const withToken = { authorization: `Bearer ${E2E_TOKEN}` };
+
 /** Only what the app needs: no provider keys leak in from the developer's shell. */
 function appEnv(extra: Record<string, string>): Record<string, string> {
   return {
@@ -38,6 +41,7 @@ function appEnv(extra: Record<string, string>): Record<string, string> {
     NODE_ENV: "production",
     NEXT_TELEMETRY_DISABLED: "1",
     WORKSPACE_DIR: workspace,
+    ARBOR_TOKEN: E2E_TOKEN,
     ...extra,
   };
 }
@@ -70,12 +74,12 @@ export default defineConfig({
     {
       name: "fake-llm",
       testIgnore: /offline\.spec\.ts/,
-      use: { baseURL: `http://127.0.0.1:${APP_PORT}` },
+      use: { baseURL: `http://127.0.0.1:${APP_PORT}`, extraHTTPHeaders: withToken },
     },
     {
       name: "offline",
       testMatch: /offline\.spec\.ts/,
-      use: { baseURL: `http://127.0.0.1:${OFFLINE_APP_PORT}` },
+      use: { baseURL: `http://127.0.0.1:${OFFLINE_APP_PORT}`, extraHTTPHeaders: withToken },
     },
     {
       // issue #9's security suite: plain HTTP against servers each spec starts (security/README.md)

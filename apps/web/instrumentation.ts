@@ -1,9 +1,16 @@
-// Runs once when the server starts (Next's instrumentation hook). The runtime is created now
+// Runs once when the server starts (Next's instrumentation hook). It prints the URL that carries
+// the install's token (made now at first start), as Jupyter does. The runtime is created now
 // rather than on the first request, so that its start-up work happens at start: tool process
 // groups a previous server left running (killed with -9) are killed before anyone waits on them.
 
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { installToken } = await import("./lib/server/install-token");
+  const host = process.env.HOST?.trim() || "127.0.0.1";
+  const shown = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+  const port = process.env.PORT?.trim() || "3000";
+  const origin = `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
+  console.log(`Arbor is running at ${origin}/?token=${installToken(process.env)}`);
   const { getRuntime } = await import("./lib/server/runtime");
   const { createRedactingLogger } = await import("./lib/server/logger");
   // a failed start is retried by the first request; the server stays up to answer it

@@ -162,13 +162,19 @@ export async function startFakeLlm(): Promise<ServerProcess> {
   );
 }
 
+/**
+ * The install token of the apps started here unless `env.ARBOR_TOKEN` says otherwise; the
+ * clients in client.ts send it (Authorization: Bearer).
+ */
+export const APP_TOKEN = "arbor-test-token-0123456789abcdef";
+
 export interface AppOptions {
   port: number;
   dataDir: string;
   fakeLlmUrl: string;
   /**
    * More environment for the app, over the defaults (e.g. ARBOR_TOKEN, ARBOR_ADMIN_TOKEN, a
-   * WORKSPACE_DIR of its own, a provider key). With ARBOR_TOKEN, the readiness probe sends it.
+   * WORKSPACE_DIR of its own, a provider key). The readiness probe sends the token in force.
    */
   env?: Record<string, string>;
 }
@@ -179,6 +185,7 @@ export interface AppOptions {
  * GET /api/sessions answers, which also opens (and migrates) the store.
  */
 export async function startApp(options: AppOptions): Promise<ServerProcess> {
+  const token = options.env?.ARBOR_TOKEN ?? APP_TOKEN;
   return startGroup(
     process.execPath,
     [nextBin, "start", "--hostname", "127.0.0.1", "--port", String(options.port)],
@@ -191,13 +198,12 @@ export async function startApp(options: AppOptions): Promise<ServerProcess> {
         ARBOR_MODEL: "claude-test",
         ANTHROPIC_BASE_URL: options.fakeLlmUrl,
         ANTHROPIC_API_KEY: "x",
+        ARBOR_TOKEN: token,
         ...options.env,
       }),
       port: options.port,
       readyPath: "/api/sessions",
-      ...(options.env?.ARBOR_TOKEN
-        ? { readyHeaders: { authorization: `Bearer ${options.env.ARBOR_TOKEN}` } }
-        : {}),
+      readyHeaders: { authorization: `Bearer ${token}` },
     },
     120_000,
   );

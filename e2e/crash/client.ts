@@ -1,3 +1,4 @@
+import { APP_TOKEN } from "./app-server.js";
 import { readSse, type SseEvent } from "./sse.js";
 
 // The HTTP calls the crash test and the benches make, with plain fetch (docs/api.md).
@@ -29,6 +30,13 @@ export interface SessionDetail {
   >;
 }
 
+/** fetch to the app, with its install token (the apps started by app-server.ts use APP_TOKEN) */
+function appFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set("authorization", `Bearer ${APP_TOKEN}`);
+  return fetch(url, { ...init, headers });
+}
+
 async function ok(response: Response, what: string): Promise<Response> {
   if (!response.ok) throw new Error(`${what}: ${response.status} ${await response.text()}`);
   return response;
@@ -52,7 +60,7 @@ export async function resetFake(fakeUrl: string): Promise<void> {
 
 export async function createSession(appUrl: string, title: string): Promise<string> {
   const response = await ok(
-    await fetch(`${appUrl}/api/sessions`, {
+    await appFetch(`${appUrl}/api/sessions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ title }),
@@ -71,7 +79,7 @@ export async function sendMessage(
   signal?: AbortSignal,
 ): Promise<AsyncGenerator<SseEvent>> {
   const response = await ok(
-    await fetch(`${appUrl}/api/sessions/${sessionId}/messages`, {
+    await appFetch(`${appUrl}/api/sessions/${sessionId}/messages`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ session_id: sessionId, payload: { type: "text", text } }),
@@ -104,7 +112,7 @@ export async function readEvents(
 ): Promise<SseEvent[]> {
   const signal = AbortSignal.timeout(timeoutMs);
   const response = await ok(
-    await fetch(`${appUrl}/api/sessions/${sessionId}/events`, {
+    await appFetch(`${appUrl}/api/sessions/${sessionId}/events`, {
       headers: { "last-event-id": String(after) },
       signal,
     }),
@@ -121,18 +129,18 @@ export async function readEvents(
 }
 
 export async function getSession(appUrl: string, sessionId: string): Promise<SessionDetail> {
-  const response = await ok(await fetch(`${appUrl}/api/sessions/${sessionId}`), "get a session");
+  const response = await ok(await appFetch(`${appUrl}/api/sessions/${sessionId}`), "get a session");
   return (await response.json()) as SessionDetail;
 }
 
 export async function listSessionIds(appUrl: string): Promise<string[]> {
-  const response = await ok(await fetch(`${appUrl}/api/sessions`), "list sessions");
+  const response = await ok(await appFetch(`${appUrl}/api/sessions`), "list sessions");
   return ((await response.json()) as Array<{ id: string }>).map((s) => s.id);
 }
 
 export async function getMessages(appUrl: string, sessionId: string): Promise<StoredMessage[]> {
   const response = await ok(
-    await fetch(`${appUrl}/api/sessions/${sessionId}/messages?view=full`),
+    await appFetch(`${appUrl}/api/sessions/${sessionId}/messages?view=full`),
     "get messages",
   );
   return ((await response.json()) as { messages: StoredMessage[] }).messages;
@@ -145,7 +153,7 @@ export async function patchConfig(
   patch: Record<string, unknown>,
 ): Promise<void> {
   await ok(
-    await fetch(`${appUrl}/api/sessions/${sessionId}/config`, {
+    await appFetch(`${appUrl}/api/sessions/${sessionId}/config`, {
       method: "PATCH",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(patch),
@@ -157,7 +165,7 @@ export async function patchConfig(
 /** POST /resume, read to the end. */
 export async function resume(appUrl: string, sessionId: string): Promise<SseEvent[]> {
   const response = await ok(
-    await fetch(`${appUrl}/api/sessions/${sessionId}/resume`, { method: "POST" }),
+    await appFetch(`${appUrl}/api/sessions/${sessionId}/resume`, { method: "POST" }),
     "resume",
   );
   if (response.body === null) throw new Error("resume: no body");

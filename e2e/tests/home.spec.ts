@@ -1,5 +1,7 @@
 import { expect, test } from "@playwright/test";
-import { resetFakeLlm } from "./fake-llm.js";
+import { assistantMessages, keepScreenshot, sendFromComposer, stateLine } from "./app.js";
+import { E2E_TOKEN } from "./e2e-token.js";
+import { resetFakeLlm, scriptFakeLlm } from "./fake-llm.js";
 
 test.beforeEach(async ({ request }) => {
   await resetFakeLlm(request);
@@ -8,4 +10,40 @@ test.beforeEach(async ({ request }) => {
 test("the production build serves the app", async ({ page }) => {
   await page.goto("/");
   await expect(page.getByRole("heading", { name: "Arbor" })).toBeVisible();
+});
+
+test("a person signs in with the printed URL's token: the page form, then the cookie carries every request", async ({
+  browser,
+  request,
+  baseURL,
+}, testInfo) => {
+  const answer = "Signed in and answering through the session cookie.";
+  await scriptFakeLlm(request, [{ blocks: [{ type: "text", text: answer }], chunkSize: 8 }]);
+  // a fresh browser context: no Bearer header, no cookie
+  const context = await browser.newContext({ baseURL });
+  const page = await context.newPage();
+  try {
+    const refused = await page.goto("/");
+    expect(refused?.status()).toBe(401);
+    await expect(page.getByRole("heading", { name: "Arbor needs its token" })).toBeVisible();
+    await keepScreenshot(page, testInfo, "sign-in-page");
+
+    await page.getByLabel("Token").fill(E2E_TOKEN);
+    await page.getByRole("button", { name: "Open" }).click();
+    await expect(page).toHaveURL(`${baseURL}/`);
+    await expect(page.getByRole("heading", { name: "Arbor" })).toBeVisible();
+    const cookie = (await context.cookies()).find((c) => c.name === "arbor_session");
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/" });
+    expect(cookie?.value).not.toContain(E2E_TOKEN);
+
+    // the app's own requests (a POST with its Origin, the SSE stream) go with the cookie alone
+    await page.getByRole("button", { name: "New session" }).click();
+    await expect(page).toHaveURL(/\/sessions\/[^/]+$/);
+    await sendFromComposer(page, "Are you there?");
+    await expect(assistantMessages(page).last()).toContainText(answer);
+    await expect(stateLine(page)).toHaveText("Ready");
+    await keepScreenshot(page, testInfo, "signed-in-chat");
+  } finally {
+    await context.close();
+  }
 });

@@ -1,4 +1,5 @@
 import type { Metadata, Viewport } from "next";
+import { headers } from "next/headers";
 import type { ReactNode } from "react";
 import { Providers } from "@/components/providers";
 import { THEME_BOOT } from "@/components/theme-boot";
@@ -18,13 +19,15 @@ export const viewport: Viewport = {
   ],
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // the request's CSP nonce (proxy.ts): the only inline script that may run is one carrying it
+  const nonce = (await headers()).get("x-nonce") ?? undefined;
   return (
     // the boot script changes <html>'s class before React hydrates; that difference is expected
     <html lang="en" suppressHydrationWarning>
       <head>
         {/* a constant script of ours, run before paint to pick the theme */}
-        <script dangerouslySetInnerHTML={{ __html: THEME_BOOT }} />
+        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: THEME_BOOT }} />
       </head>
       <body className="min-h-dvh">
         <Providers>{children}</Providers>

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
   type ContextSession,
@@ -22,6 +21,8 @@ import {
   ToolProcesses,
   toolEnvNames,
 } from "@arbor/core";
+import { dataDirOf } from "./data-dir";
+import { installToken } from "./install-token";
 import { createRedactingLogger } from "./logger";
 import { openStore } from "./store";
 
@@ -80,9 +81,9 @@ export interface Runtime {
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const env = options.env ?? process.env;
   const dataDir = dataDirOf(env);
-  const installToken = installTokenReader(env, dataDir);
-  const logger =
-    options.logger ?? createRedactingLogger({ env, secrets: optional(installToken()) });
+  // made at first start when neither ARBOR_TOKEN nor the token file is there
+  const token = installToken(env);
+  const logger = options.logger ?? createRedactingLogger({ env, secrets: [token] });
   const model = modelConfigFromEnv(env);
   // turbopackIgnore: a path known only at run time; without it the build traces the whole repo
   const workspace = resolve(/* turbopackIgnore: true */ env.WORKSPACE_DIR?.trim() || process.cwd());
@@ -102,16 +103,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   if (sandbox.mode !== "bubblewrap") {
     logger.warn("bash runs without a sandbox", { reason: sandbox.reason });
   }
-  const envSecrets = secretsFromEnv(env);
-  let withToken: readonly string[] | undefined;
-  // the token file may be written after this start: asked again until it is there
-  const secrets = (): readonly string[] => {
-    if (withToken !== undefined) return withToken;
-    const token = installToken();
-    if (token === undefined) return envSecrets;
-    withToken = secretsFromEnv(env, [token]);
-    return withToken;
-  };
+  const toolSecrets = secretsFromEnv(env, [token]);
+  const secrets = (): readonly string[] => toolSecrets;
 
   let opened: { store: SessionStore; close(): Promise<void>; location: string };
   try {
@@ -174,36 +167,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       await opened.close();
     },
   };
-}
-
-/** The store's data directory: ARBOR_DATA_DIR, else <cwd>/.data (as @arbor/db picks it). */
-export function dataDirOf(env: Env): string {
-  const configured = env.ARBOR_DATA_DIR?.trim();
-  return resolve(/* turbopackIgnore: true */ configured || join(process.cwd(), ".data"));
-}
-
-/**
- * The install token, for redaction: ARBOR_TOKEN, else the token file once it exists (written by
- * the auth layer at first start). Read until found, then kept.
- */
-function installTokenReader(env: Env, dataDir: string): () => string | undefined {
-  const fromEnv = env.ARBOR_TOKEN?.trim();
-  if (fromEnv) return () => fromEnv;
-  let found: string | undefined;
-  return () => {
-    if (found === undefined) {
-      try {
-        found = readFileSync(join(dataDir, "token"), "utf8").trim() || undefined;
-      } catch {
-        // not written yet
-      }
-    }
-    return found;
-  };
-}
-
-function optional(value: string | undefined): string[] {
-  return value === undefined ? [] : [value];
 }
 
 // ---- the process-wide instance ------------------------------------------------------------

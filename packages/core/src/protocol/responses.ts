@@ -61,9 +61,20 @@ export const FieldErrorSchema = z.object({
 export const ErrorResponseSchema = z
   .object({
     error: z
-      .enum(["invalid_request", "unauthorized", "not_found", "conflict", "internal"])
+      .enum([
+        "invalid_request",
+        "unauthorized",
+        "forbidden",
+        "not_found",
+        "conflict",
+        "payload_too_large",
+        "unsupported_media_type",
+        "too_many_requests",
+        "internal",
+      ])
       .describe(
-        "invalid_request → 400, unauthorized → 401, not_found → 404, conflict → 409, internal → 500",
+        "invalid_request → 400, unauthorized → 401, forbidden → 403, not_found → 404, conflict → 409, " +
+          "payload_too_large → 413, unsupported_media_type → 415, too_many_requests → 429, internal → 500",
       ),
     message: z.string(),
     fields: z.array(FieldErrorSchema).optional().describe("invalid_request: one entry per problem"),

@@ -1,0 +1,287 @@
+import { SESSION_COOKIE, sameSecret } from "./install-token";
+
+// The gate every request passes before a page or route handler sees it (proxy.ts wires it):
+// the Host check against DNS rebinding, the cross-site checks (Origin, Sec-Fetch-Site, JSON
+// bodies only), the install's credential, the rate limit of failed credentials and the early
+// body-size refusal. Pure: a request's method, URL, headers and client key in, a verdict out.
+// docs/security.md says the same in prose.
+
+type Env = Record<string, string | undefined>;
+
+export interface GateConfig {
+  /** the install token (Bearer) */
+  token: string;
+  /** the `arbor_session` cookie's expected value (derived from the token) */
+  cookieValue: string;
+  /** ARBOR_ADMIN_TOKEN: on /api/admin/** a Bearer of it also counts as the credential */
+  adminToken: string | undefined;
+  /** ARBOR_ALLOWED_HOSTS entries, lower case: a hostname, or host:port */
+  allowedHosts: readonly string[];
+  /** ARBOR_MAX_BODY_BYTES */
+  maxBodyBytes: number;
+}
+
+export interface GateRequest {
+  method: string;
+  url: URL;
+  headers: Headers;
+  /** who is asking, for the rate limit (the client's address) */
+  clientKey: string;
+}
+
+export type ErrorCode =
+  | "unauthorized"
+  | "forbidden"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "too_many_requests";
+
+export type Verdict =
+  | { type: "pass" }
+  /** a page opened with a valid ?token=: set the cookie, go to `location` (the URL without it) */
+  | { type: "exchange"; location: string; cookie: string }
+  | {
+      type: "refuse";
+      status: number;
+      error: ErrorCode;
+      message: string;
+      /** the page form instead of JSON (a page request without a credential) */
+      loginPage?: boolean;
+      headers?: Record<string, string>;
+    };
+
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "::1"]);
+const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+/** build output and the icon: no credential, no secret in them */
+const PUBLIC_PATHS = [/^\/_next\/static\//, /^\/icon\.svg$/, /^\/favicon\.ico$/];
+
+/** The gate's settings from the environment (the token is passed in: see install-token.ts). */
+export function gateSettings(
+  env: Env,
+): Pick<GateConfig, "adminToken" | "allowedHosts" | "maxBodyBytes"> {
+  return {
+    adminToken: env.ARBOR_ADMIN_TOKEN?.trim() || undefined,
+    allowedHosts: (env.ARBOR_ALLOWED_HOSTS ?? "")
+      .split(",")
+      .map((entry) => entry.trim().toLowerCase())
+      .filter((entry) => entry !== ""),
+    maxBodyBytes: maxBodyBytes(env),
+  };
+}
+
+/** ARBOR_MAX_BODY_BYTES (a positive integer), else 4 MiB. */
+export function maxBodyBytes(env: Env): number {
+  const value = Number(env.ARBOR_MAX_BODY_BYTES);
+  return Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_MAX_BODY_BYTES;
+}
+
+/** Failed credentials per client: `limit` within `windowMs`, then 429 until the window passes. */
+export class FailureLimiter {
+  readonly #failures = new Map<string, { count: number; since: number }>();
+  constructor(
+    readonly limit = 10,
+    readonly windowMs = 60_000,
+    /** clients remembered at most (the oldest go first) */
+    readonly maxClients = 10_000,
+  ) {}
+
+  /** Seconds until the client may try again; undefined when it may now. */
+  blockedFor(key: string, now: number): number | undefined {
+    const entry = this.#current(key, now);
+    if (entry === undefined || entry.count < this.limit) return undefined;
+    return Math.max(1, Math.ceil((entry.since + this.windowMs - now) / 1000));
+  }
+
+  fail(key: string, now: number): void {
+    const entry = this.#current(key, now);
+    if (entry !== undefined) {
+      entry.count++;
+      return;
+    }
+    if (this.#failures.size >= this.maxClients) {
+      const oldest = this.#failures.keys().next().value;
+      if (oldest !== undefined) this.#failures.delete(oldest);
+    }
+    this.#failures.set(key, { count: 1, since: now });
+  }
+
+  #current(key: string, now: number): { count: number; since: number } | undefined {
+    const entry = this.#failures.get(key);
+    if (entry !== undefined && now - entry.since >= this.windowMs) {
+      this.#failures.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+}
+
+export function gate(
+  request: GateRequest,
+  config: GateConfig,
+  limiter: FailureLimiter,
+  now = Date.now(),
+): Verdict {
+  const method = request.method.toUpperCase();
+  const path = request.url.pathname;
+  const host = request.headers.get("host") ?? "";
+  if (!hostAllowed(host, config.allowedHosts)) {
+    return refuse(
+      403,
+      "forbidden",
+      `host ${JSON.stringify(host)} is not one this server answers to (ARBOR_ALLOWED_HOSTS)`,
+    );
+  }
+  if (PUBLIC_PATHS.some((pattern) => pattern.test(path))) return { type: "pass" };
+  if (method === "OPTIONS") {
+    return refuse(405, "forbidden", "cross-origin requests are not accepted", {
+      allow: "GET, HEAD, POST, PUT, PATCH, DELETE",
+    });
+  }
+
+  const api = path.startsWith("/api/");
+  const changesState = STATE_CHANGING.has(method);
+  if (changesState) {
+    if (request.headers.get("sec-fetch-site") === "cross-site") {
+      return refuse(403, "forbidden", "cross-site requests are refused");
+    }
+    const origin = request.headers.get("origin");
+    if (origin !== null && !sameOrigin(origin, host)) {
+      return refuse(403, "forbidden", `origin ${JSON.stringify(origin)} is not this server's`);
+    }
+  }
+
+  const blocked = limiter.blockedFor(request.clientKey, now);
+  if (blocked !== undefined) {
+    return refuse(429, "too_many_requests", "too many failed credentials; try again later", {
+      "retry-after": String(blocked),
+    });
+  }
+
+  const credential = authenticate(request, config, path);
+  if (credential === "none" || credential === "wrong") {
+    const queryToken = request.url.searchParams.get("token");
+    if (!api && (method === "GET" || method === "HEAD") && queryToken !== null) {
+      if (sameSecret(queryToken, config.token)) {
+        const location = new URL(request.url);
+        location.searchParams.delete("token");
+        return {
+          type: "exchange",
+          location: location.pathname + location.search,
+          cookie: sessionCookie(config.cookieValue, request.url.protocol === "https:"),
+        };
+      }
+      limiter.fail(request.clientKey, now);
+    } else if (credential === "wrong") {
+      limiter.fail(request.clientKey, now);
+    }
+    const message = api
+      ? "this endpoint needs the install's token: Authorization: Bearer <token>, or the session cookie"
+      : "open the URL with the token that the server printed at start";
+    return {
+      ...refuse(401, "unauthorized", message, { "www-authenticate": 'Bearer realm="arbor"' }),
+      ...(api ? {} : { loginPage: true }),
+    };
+  }
+
+  if (changesState && api) {
+    // a browser always sends Origin with a state-changing request: a cookie without one is not ours
+    if (credential === "cookie" && request.headers.get("origin") === null) {
+      return refuse(
+        403,
+        "forbidden",
+        "a state-changing request with the session cookie needs its Origin header",
+      );
+    }
+    const length = request.headers.get("content-length");
+    const hasBody =
+      (length !== null && length.trim() !== "0") || request.headers.has("transfer-encoding");
+    if (hasBody && !isJson(request.headers.get("content-type"))) {
+      return refuse(415, "unsupported_media_type", "the body must be application/json");
+    }
+    if (length !== null && Number(length) > config.maxBodyBytes) {
+      return refuse(
+        413,
+        "payload_too_large",
+        `the body is larger than ${config.maxBodyBytes} bytes (ARBOR_MAX_BODY_BYTES)`,
+      );
+    }
+  }
+  return { type: "pass" };
+}
+
+type Credential = "bearer" | "cookie" | "wrong" | "none";
+
+function authenticate(request: GateRequest, config: GateConfig, path: string): Credential {
+  const header = request.headers.get("authorization");
+  const bearer = header === null ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  if (bearer !== undefined) {
+    if (sameSecret(bearer, config.token)) return "bearer";
+    const adminPath = path.startsWith("/api/admin/") || path === "/api/admin";
+    if (adminPath && config.adminToken !== undefined && sameSecret(bearer, config.adminToken)) {
+      return "bearer";
+    }
+  }
+  const cookie = cookieValue(request.headers.get("cookie"), SESSION_COOKIE);
+  if (cookie !== undefined && sameSecret(cookie, config.cookieValue)) return "cookie";
+  return header !== null || cookie !== undefined ? "wrong" : "none";
+}
+
+function refuse(
+  status: number,
+  error: ErrorCode,
+  message: string,
+  headers?: Record<string, string>,
+): Extract<Verdict, { type: "refuse" }> {
+  return headers === undefined
+    ? { type: "refuse", status, error, message }
+    : { type: "refuse", status, error, message, headers };
+}
+
+/** The Host header's hostname (no port, no brackets), lower case. */
+export function hostnameOf(host: string): string {
+  const trimmed = host.trim().toLowerCase();
+  if (trimmed.startsWith("[")) {
+    const end = trimmed.indexOf("]");
+    return end === -1 ? trimmed.slice(1) : trimmed.slice(1, end);
+  }
+  const colon = trimmed.lastIndexOf(":");
+  return colon === -1 ? trimmed : trimmed.slice(0, colon);
+}
+
+export function hostAllowed(host: string, allowed: readonly string[]): boolean {
+  if (host.trim() === "") return false;
+  const hostname = hostnameOf(host);
+  if (LOOPBACK_HOSTS.has(hostname)) return true;
+  const full = host.trim().toLowerCase();
+  return allowed.some((entry) => entry === hostname || entry === full);
+}
+
+function sameOrigin(origin: string, host: string): boolean {
+  try {
+    const url = new URL(origin);
+    return (
+      (url.protocol === "http:" || url.protocol === "https:") &&
+      url.host === host.trim().toLowerCase()
+    );
+  } catch {
+    return false; // "null" (sandboxed frames, file: pages) and anything unparsable
+  }
+}
+
+function isJson(contentType: string | null): boolean {
+  return contentType?.split(";")[0]?.trim().toLowerCase() === "application/json";
+}
+
+function cookieValue(header: string | null, name: string): string | undefined {
+  if (header === null) return undefined;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+function sessionCookie(value: string, secure: boolean): string {
+  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`;
+}
