@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { probeBubblewrap, SettingsResponseSchema } from "@arbor/core";
@@ -67,9 +67,9 @@ describe("bash through a session", () => {
   it("sees no key; a secret it prints is redacted before it is stored or sent to the model", async () => {
     const test = await start();
     writeFileSync(join(test.workspace, "leak.txt"), `the key is ${KEY}\n`);
-    // the install token from the data dir is a secret too, even when written after the start
-    writeFileSync(join(test.runtime.dataDir, "token"), "install-token-0123456789\n");
-    writeFileSync(join(test.workspace, "token-copy.txt"), "token=install-token-0123456789\n");
+    // the install token the runtime made in its data dir at start is a secret too
+    const token = readFileSync(join(test.runtime.dataDir, "token"), "utf8").trim();
+    writeFileSync(join(test.workspace, "token-copy.txt"), `token=${token}\n`);
     test.llm.enqueue(
       {
         blocks: [
@@ -103,7 +103,7 @@ describe("bash through a session", () => {
     expect(JSON.stringify(stream)).not.toContain(KEY);
     const toModel = JSON.stringify(test.llm.requests[1]?.body);
     expect(toModel).toContain("Exit code: 0\\n0\\nthe key is [redacted]\\ntoken=[redacted]");
-    expect(toModel).not.toContain("install-token-0123456789");
+    expect(toModel).not.toContain(token);
     expect(toModel).not.toContain(KEY);
     const stored = await messages.GET(
       jsonRequest("GET", `/api/sessions/${id}/messages`),
