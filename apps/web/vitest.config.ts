@@ -13,6 +13,7 @@ export default defineConfig({
     include: ["**/*.test.ts"],
     exclude: ["node_modules", ".next"],
     testTimeout: 20_000,
+    setupFiles: ["./test/setup.ts"],
     pool: "forks",
   },
 });

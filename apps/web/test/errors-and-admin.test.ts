@@ -7,7 +7,14 @@ import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as sessions from "@/app/api/sessions/route";
 import { createRedactingLogger } from "@/lib/server/logger";
 import { setRuntime } from "@/lib/server/runtime";
-import { jsonRequest, params, readSse, startTestServer, type TestServer } from "./support";
+import {
+  authedRequest,
+  jsonRequest,
+  params,
+  readSse,
+  startTestServer,
+  type TestServer,
+} from "./support";
 
 // Bad input answers 400 naming the field; the admin API needs its token; no error body ever
 // carries a stack trace or an internal message; keys never reach the logs.
@@ -120,7 +127,7 @@ describe("admin API", () => {
     await readSse(await postMessage(id, { session_id: id, payload: { type: "text", text: "hi" } }));
 
     const withHeader = (value?: string) =>
-      new Request("http://localhost/api/admin/sessions", {
+      authedRequest("http://localhost/api/admin/sessions", {
         headers: value === undefined ? {} : { authorization: value },
       });
     for (const header of [undefined, "Bearer wrong", "Bearer s3cret-admin-x", "s3cret-admin"]) {
@@ -139,12 +146,12 @@ describe("admin API", () => {
     expect(list[0]?.cost_usd).toBeCloseTo(cost!, 12);
 
     const loopsDenied = await loops.GET(
-      new Request(`http://localhost/api/admin/sessions/${id}/loops`),
+      authedRequest(`http://localhost/api/admin/sessions/${id}/loops`),
       params({ id }),
     );
     expect(loopsDenied.status).toBe(401);
     const tree = await loops.GET(
-      new Request(`http://localhost/api/admin/sessions/${id}/loops`, {
+      authedRequest(`http://localhost/api/admin/sessions/${id}/loops`, {
         headers: { authorization: "Bearer s3cret-admin" },
       }),
       params({ id }),

@@ -8,7 +8,14 @@ import * as edit from "@/app/api/sessions/[id]/messages/[message_id]/edit/route"
 import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as session from "@/app/api/sessions/[id]/route";
 import * as sessions from "@/app/api/sessions/route";
-import { jsonRequest, params, readSse, startTestServer, type TestServer } from "./support";
+import {
+  authedRequest,
+  jsonRequest,
+  params,
+  readSse,
+  startTestServer,
+  type TestServer,
+} from "./support";
 
 // Issue #9 finding 11 and friends, over the route handlers: text and path limits (400 naming the
 // field), Last-Event-ID / ?after outside the stored range, a message during a DELETE (409),
@@ -111,7 +118,7 @@ describe("Last-Event-ID and ?after", () => {
   function replay(id: string, init: { header?: string; after?: string }, signal?: AbortSignal) {
     const query = init.after === undefined ? "" : `?after=${encodeURIComponent(init.after)}`;
     return events.GET(
-      new Request(`http://localhost/api/sessions/${id}/events${query}`, {
+      authedRequest(`http://localhost/api/sessions/${id}/events${query}`, {
         headers: init.header === undefined ? {} : { "last-event-id": init.header },
         ...(signal ? { signal } : {}),
       }),

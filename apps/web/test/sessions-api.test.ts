@@ -5,6 +5,7 @@ import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as session from "@/app/api/sessions/[id]/route";
 import * as sessions from "@/app/api/sessions/route";
 import {
+  authedRequest,
   finalState,
   jsonRequest,
   params,
@@ -225,7 +226,7 @@ describe("reconnecting", () => {
     const cut = ids[Math.floor(ids.length / 2)] ?? 0;
 
     const abort = new AbortController();
-    const request = new Request(`http://localhost/api/sessions/${id}/events`, {
+    const request = authedRequest(`http://localhost/api/sessions/${id}/events`, {
       headers: { "last-event-id": String(cut) },
       signal: abort.signal,
     });
@@ -268,7 +269,7 @@ describe("reconnecting", () => {
     const abort = new AbortController();
     const last = all.at(-1)?.id ?? 0;
     const response = await events.GET(
-      new Request(`http://localhost/api/sessions/${id}/events?after=${last - 1}`, {
+      authedRequest(`http://localhost/api/sessions/${id}/events?after=${last - 1}`, {
         signal: abort.signal,
       }),
       params({ id }),
@@ -284,7 +285,7 @@ describe("reconnecting", () => {
     expect(text.match(/^id: /gm)).toHaveLength(1);
 
     const bad = await events.GET(
-      new Request(`http://localhost/api/sessions/${id}/events`, {
+      authedRequest(`http://localhost/api/sessions/${id}/events`, {
         headers: { "last-event-id": "seven" },
       }),
       params({ id }),

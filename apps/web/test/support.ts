@@ -38,6 +38,9 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const workspace = mkdtempSync(join(tmpdir(), "arbor-web-"));
   writeFileSync(join(workspace, "notes.txt"), "alpha\nbeta\ngamma\n");
   const logs: LogEntry[] = [];
+  // the request gate reads the admin token from the process's environment, as the server does
+  if (env.ARBOR_ADMIN_TOKEN === undefined) delete process.env.ARBOR_ADMIN_TOKEN;
+  else process.env.ARBOR_ADMIN_TOKEN = env.ARBOR_ADMIN_TOKEN;
   const runtime = await createRuntime({
     env: {
       ARBOR_PROVIDER: "anthropic",
@@ -66,8 +69,18 @@ export function params<P extends Record<string, string>>(values: P): { params: P
   return { params: Promise.resolve(values) };
 }
 
+/** The install token of the tests' runtime (test/setup.ts puts it in ARBOR_TOKEN). */
+export const TEST_TOKEN = "web-test-token-0123456789abcdef";
+
+/** A request to the app as an API client makes it: with the install token as a Bearer. */
+export function authedRequest(url: string, init: RequestInit = {}): Request {
+  const headers = new Headers(init.headers);
+  if (!headers.has("authorization")) headers.set("authorization", `Bearer ${TEST_TOKEN}`);
+  return new Request(url, { ...init, headers });
+}
+
 export function jsonRequest(method: string, url: string, body?: unknown): Request {
-  return new Request(`http://localhost${url}`, {
+  return authedRequest(`http://localhost${url}`, {
     method,
     headers: { "content-type": "application/json" },
     ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),

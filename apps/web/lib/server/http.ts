@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import {
   type ContextSession,
   type ErrorResponse,
@@ -9,8 +10,9 @@ import {
 } from "@arbor/core";
 import { sameSecret } from "./install-token";
 import { createRedactingLogger } from "./logger";
-import { maxBodyBytes } from "./request-gate";
+import { gate, gateRequest, maxBodyBytes, processGate } from "./request-gate";
 import { getRuntime, type Runtime } from "./runtime";
+import { securityHeaders } from "./security-headers";
 
 // JSON answers and the pieces every route handler shares: reading and validating a body, loading
 // the session (404), the admin check (401), and the wrapper that turns any thrown error into a
@@ -148,21 +150,33 @@ export function requireAdmin(runtime: Runtime, request: Request): void {
 /**
  * Drains a non-streaming operation. Its refusal (one `error` event) becomes the HTTP answer:
  * invalid_request → 400, invalid_transition → 409, anything else → 500 (logged). Returns the
- * operation's events when it succeeded.
+ * operation's events when it succeeded. `body` is the request body the operation was given: a 400
+ * names the body fields whose values its message speaks of (a branch id that does not exist),
+ * else the body as a whole.
  */
 export async function settle(
   runtime: Runtime,
   events: AsyncIterable<SessionEvent>,
+  body?: Record<string, unknown>,
 ): Promise<SessionEvent[]> {
   const seen: SessionEvent[] = [];
   for await (const event of events) seen.push(event);
   const failure = seen.find((event) => event.name === "error");
   if (failure?.name !== "error") return seen;
   const { code, message } = failure.payload;
-  if (code === "invalid_request") throw new HttpError(badRequest([], message));
+  if (code === "invalid_request")
+    throw new HttpError(badRequest(fieldsNamedIn(message, body), message));
   if (code === "invalid_transition") throw new HttpError(conflict(message));
   runtime.logger.error("operation failed", { code, error: message });
   throw new HttpError(internalError());
+}
+
+/** The top-level body fields whose (string) value the message quotes; the root when none. */
+function fieldsNamedIn(message: string, body: Record<string, unknown> | undefined): FieldError[] {
+  const named = Object.entries(body ?? {})
+    .filter(([, value]) => typeof value === "string" && value !== "" && message.includes(value))
+    .map(([field]) => ({ field, message }));
+  return named.length > 0 ? named : [{ field: ROOT_FIELD, message }];
 }
 
 type Handler<C> = (request: Request, context: C) => Promise<Response>;
@@ -172,7 +186,16 @@ type Handler<C> = (request: Request, context: C) => Promise<Response>;
  * through the redacting logger) and answered 500 with a generic body.
  */
 export function handle<C>(name: string, handler: Handler<C>): Handler<C> {
-  return async (request, context) => {
+  return async (request, context) => withSecurityHeaders(await answer(request, context));
+
+  async function answer(request: Request, context: C): Promise<Response> {
+    // the proxy's gate, again: requests with a body do not pass the proxy (see proxy.ts)
+    const { config, limiter } = processGate();
+    const verdict = gate(gateRequest(request), config, limiter);
+    if (verdict.type === "refuse") {
+      const headers = new Headers(verdict.headers);
+      return json({ error: verdict.error, message: verdict.message }, verdict.status, headers);
+    }
     try {
       return await handler(request, context);
     } catch (error) {
@@ -186,5 +209,22 @@ export function handle<C>(name: string, handler: Handler<C>): Handler<C> {
       logger.error("request failed", { route: name, error: message });
       return internalError();
     }
-  };
+  }
+}
+
+/** The security headers (security-headers.ts) on a route's answer. */
+function withSecurityHeaders(response: Response): Response {
+  const nonce = randomBytes(16).toString("base64");
+  try {
+    for (const [name, value] of Object.entries(securityHeaders(nonce))) {
+      response.headers.set(name, value);
+    }
+    return response;
+  } catch {
+    // an answer with immutable headers: copy it
+    const copy = new Response(response.body, response);
+    for (const [name, value] of Object.entries(securityHeaders(nonce)))
+      copy.headers.set(name, value);
+    return copy;
+  }
 }

@@ -1,4 +1,4 @@
-import { SESSION_COOKIE, sameSecret } from "./install-token";
+import { installToken, SESSION_COOKIE, sameSecret, sessionCookieValue } from "./install-token";
 
 // The gate every request passes before a page or route handler sees it (proxy.ts wires it):
 // the Host check against DNS rebinding, the cross-site checks (Origin, Sec-Fetch-Site, JSON
@@ -76,6 +76,40 @@ export function maxBodyBytes(env: Env): number {
   return Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_MAX_BODY_BYTES;
 }
 
+const SHARED = Symbol.for("arbor.web.requestGate");
+type Shared = {
+  [SHARED]?: { credentials: Pick<GateConfig, "token" | "cookieValue">; limiter: FailureLimiter };
+};
+
+/**
+ * The process's gate: the token (read or made once) and the failure counts, kept on globalThis
+ * because proxy.ts and the route handlers are separate bundles in one process and must count a
+ * client's failures together; the other settings are read from process.env on each call.
+ */
+export function processGate(): { config: GateConfig; limiter: FailureLimiter } {
+  const holder = globalThis as Shared;
+  if (holder[SHARED] === undefined) {
+    const token = installToken(process.env);
+    holder[SHARED] = {
+      credentials: { token, cookieValue: sessionCookieValue(token) },
+      limiter: new FailureLimiter(),
+    };
+  }
+  const { credentials, limiter } = holder[SHARED];
+  return { config: { ...credentials, ...gateSettings(process.env) }, limiter };
+}
+
+/** The gate's view of a standard Request (a route handler's, or the proxy's). */
+export function gateRequest(request: Request, url: URL = new URL(request.url)): GateRequest {
+  return {
+    method: request.method,
+    url,
+    headers: request.headers,
+    // Next sets x-forwarded-for to the socket's address unless the client sent one
+    clientKey: request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() || "unknown",
+  };
+}
+
 /** Failed credentials per client: `limit` within `windowMs`, then 429 until the window passes. */
 export class FailureLimiter {
   readonly #failures = new Map<string, { count: number; since: number }>();
@@ -124,7 +158,8 @@ export function gate(
 ): Verdict {
   const method = request.method.toUpperCase();
   const path = request.url.pathname;
-  const host = request.headers.get("host") ?? "";
+  // a Request built in-process (tests) has no Host header: its URL's host stands in
+  const host = request.headers.get("host") ?? request.url.host;
   if (!hostAllowed(host, config.allowedHosts)) {
     return refuse(
       403,
@@ -151,15 +186,17 @@ export function gate(
     }
   }
 
-  const blocked = limiter.blockedFor(request.clientKey, now);
-  if (blocked !== undefined) {
-    return refuse(429, "too_many_requests", "too many failed credentials; try again later", {
-      "retry-after": String(blocked),
-    });
-  }
-
   const credential = authenticate(request, config, path);
   if (credential === "none" || credential === "wrong") {
+    // over the limit, a failure is answered 429 (valid credentials still pass: on a loopback
+    // install every client shares one address, and a stranger must not lock the owner out)
+    const blocked = limiter.blockedFor(request.clientKey, now);
+    if (blocked !== undefined) {
+      if (credential === "wrong") limiter.fail(request.clientKey, now);
+      return refuse(429, "too_many_requests", "too many failed credentials; try again later", {
+        "retry-after": String(blocked),
+      });
+    }
     const queryToken = request.url.searchParams.get("token");
     if (!api && (method === "GET" || method === "HEAD") && queryToken !== null) {
       if (sameSecret(queryToken, config.token)) {

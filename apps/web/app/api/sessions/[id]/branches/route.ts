@@ -30,7 +30,7 @@ export const POST = handle(
     const arbor = await getRuntime();
     const session = await loadSession(arbor, id);
     const body = await readBody(request, CreateBranchRequestSchema);
-    const events = await settle(arbor, session.createBranch(body));
+    const events = await settle(arbor, session.createBranch(body), body);
     const branchId = createdBranchId(events);
     const branch = session.branches.find((b) => b.id === branchId);
     if (branch === undefined) throw new HttpError(internalError());

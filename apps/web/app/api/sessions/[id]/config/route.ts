@@ -14,7 +14,7 @@ export const PATCH = handle(
     const arbor = await getRuntime();
     const session = await loadSession(arbor, id);
     const patch = await readBody(request, PatchConfigRequestSchema);
-    await settle(arbor, session.updateConfig(patch));
+    await settle(arbor, session.updateConfig(patch), patch);
     const body: ConfigResponse = { config: session.config };
     return json(body);
   },

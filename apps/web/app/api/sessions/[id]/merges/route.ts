@@ -22,7 +22,7 @@ export const POST = handle("POST /api/sessions/{id}/merges", async (request, con
   const arbor = await getRuntime();
   const session = await loadSession(arbor, id);
   const body = await readBody(request, MergeRequestSchema);
-  const outcome = mergeResponse(await settle(arbor, session.merge(body)));
+  const outcome = mergeResponse(await settle(arbor, session.merge(body), body));
   if (outcome === undefined) throw new HttpError(internalError());
   return json(outcome);
 });

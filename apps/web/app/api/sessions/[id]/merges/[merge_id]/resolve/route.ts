@@ -28,7 +28,7 @@ export const POST = handle(
       throw new HttpError(notFound(`merge ${merge_id} is not pending in session ${id}`));
     }
     const body = await readBody(request, ResolveMergeRequestSchema);
-    const events = await settle(arbor, session.resolveMerge(merge_id, toMergeDecision(body)));
+    const events = await settle(arbor, session.resolveMerge(merge_id, toMergeDecision(body)), body);
     const outcome = mergeResponse(events);
     if (outcome === undefined) throw new HttpError(internalError());
     return json(outcome);
