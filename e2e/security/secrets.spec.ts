@@ -89,21 +89,33 @@ test("bash reading its environment and its parents' gets no secret, and none is 
   }
 });
 
-test("a session switched to openai-chat with only ANTHROPIC_API_KEY fails naming OPENAI_API_KEY and sends the key nowhere", async () => {
+test("a session switched to another protocol never sends the Anthropic key; without that provider's own key it fails naming it", async () => {
   const api = servers.api;
   await servers.resetFake();
-  const id = await api.createSession({});
-  const patched = await api.patch(`/api/sessions/${id}/config`, {
-    model: { protocol: "openai-chat", model: "gpt-e2e" },
+
+  // google-gemini: GOOGLE_GENERATIVE_AI_BASE_URL points at the fake, no Google key is set
+  const google = await api.createSession({});
+  const toGoogle = await api.patch(`/api/sessions/${google}/config`, {
+    model: { protocol: "google-gemini", model: "gemini-e2e" },
   });
-  expect(patched.status, patched.text).toBe(200);
-
-  const events = await api.send(id, { type: "text", text: "Hello over another protocol." });
-
+  expect(toGoogle.status, toGoogle.text).toBe(200);
+  const events = await api.send(google, { type: "text", text: "Hello over another protocol." });
   const errors = errorEvents(events);
   expect(errors.length, summary(events)).toBeGreaterThan(0);
-  expect(errors.map((e) => e.message).join("\n")).toContain("OPENAI_API_KEY");
-  for (const request of await servers.fakeRequests()) {
+  expect(errors.map((e) => e.message).join("\n")).toContain("GOOGLE_GENERATIVE_AI_API_KEY");
+
+  // openai-chat: OPENAI_BASE_URL without OPENAI_API_KEY is a keyless OpenAI-compatible server
+  // (a local one, as people run them): it is asked with no key at all
+  const openai = await api.createSession({});
+  const toOpenai = await api.patch(`/api/sessions/${openai}/config`, {
+    model: { protocol: "openai-chat", model: "gpt-e2e" },
+  });
+  expect(toOpenai.status, toOpenai.text).toBe(200);
+  await api.send(openai, { type: "text", text: "Hello over a compatible server." });
+
+  const recorded = await servers.fakeRequests();
+  expect(recorded.length).toBeGreaterThan(0);
+  for (const request of recorded) {
     expect(JSON.stringify(request), `${request.protocol} ${request.path}`).not.toContain(
       servers.providerKey,
     );

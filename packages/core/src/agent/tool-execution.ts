@@ -124,6 +124,7 @@ export async function executeSingleTool(
 
   let result: ToolResult;
   let isError = false;
+  let cancelled = false;
   if (proceed === false) {
     result = textResult(BLOCKED_BY_HOOK);
     isError = true;
@@ -134,9 +135,11 @@ export async function executeSingleTool(
       // ToolError kinds and plain errors alike become readable error results (REQ-078–080)
       result = textResult(errorText(error));
       isError = true;
+      cancelled = error instanceof ToolError && error.kind === "cancelled";
     }
   }
   const message = finishToolCall(call, result, isError, env);
+  if (cancelled) message.cancelled = true;
   await afterTool(message, env);
   return message;
 }

@@ -131,7 +131,9 @@ export function toolResultRow(
     ? "success"
     : call?.approval === "denied"
       ? "denied"
-      : "error";
+      : result.cancelled
+        ? "cancelled"
+        : "error";
   return {
     ...base,
     role: "tool",

@@ -161,7 +161,7 @@ describe("approval policies and the auto-loop", () => {
     expect(h.provider.requests).toHaveLength(1);
     const result = session.messages().messages.find((m) => m.body.message_type === "tool_result");
     expect(result?.body).toMatchObject({
-      status: "error",
+      status: "cancelled",
       content: [{ type: "text", text: expect.stringContaining("Cancelled") }],
     });
     slow.release();
@@ -195,7 +195,7 @@ describe("approval policies and the auto-loop", () => {
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(session.state).toEqual({ type: "Paused", reason: "interrupted" });
     const result = session.messages().messages.find((m) => m.body.message_type === "tool_result");
-    expect(result?.body).toMatchObject({ status: "error", tool_name: "bash" });
+    expect(result?.body).toMatchObject({ status: "cancelled", tool_name: "bash" });
   });
 });
 
