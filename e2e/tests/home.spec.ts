@@ -19,8 +19,8 @@ test("a person signs in with the printed URL's token: the page form, then the co
 }, testInfo) => {
   const answer = "Signed in and answering through the session cookie.";
   await scriptFakeLlm(request, [{ blocks: [{ type: "text", text: answer }], chunkSize: 8 }]);
-  // a fresh browser context: no Bearer header, no cookie
-  const context = await browser.newContext({ baseURL });
+  // a fresh browser context: no Bearer header (the project's is replaced), no cookie
+  const context = await browser.newContext({ baseURL, extraHTTPHeaders: {} });
   const page = await context.newPage();
   try {
     const refused = await page.goto("/");

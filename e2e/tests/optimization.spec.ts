@@ -14,7 +14,7 @@ test.beforeEach(async ({ request }) => {
   await resetFakeLlm(request);
 });
 
-/** A long answer (~1,700 characters), so a few of them overflow a small context window. */
+/** A long answer (~1,700 characters, ~720 tokens), so a few of them overflow a small window. */
 function longAnswer(n: number): string {
   return Array.from({ length: 60 }, (_, i) => `Fact ${n}.${i}: the quick brown fox jumps.`).join(
     " ",
@@ -25,11 +25,12 @@ test("history past the trigger is optimized: the divider expands to the original
   page,
   request,
 }, testInfo) => {
-  // A 4,000-token window (the system prompt and tool list take about 2,400 of it) and the
-  // recent-N strategy, which drops without summarizing: the third exchange crosses the 80% trigger.
+  // A 4,800-token window (the system prompt and tool list take about 2,700 of it) and the
+  // recent-N strategy, which drops without summarizing: the third exchange crosses the 80% trigger
+  // (3,840 tokens; ~4,150 by then), the second stays below it (~3,420).
   const { session_id } = await createSession(request, {
     config: {
-      model: { protocol: "anthropic-messages", model: "claude-e2e", context_window: 4_000 },
+      model: { protocol: "anthropic-messages", model: "claude-e2e", context_window: 4_800 },
       optimization: { strategy: { type: "recent_n", n: 2 }, trigger_ratio: 0.8, target_ratio: 0.5 },
     },
   });
