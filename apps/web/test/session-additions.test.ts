@@ -6,8 +6,8 @@ import * as edit from "@/app/api/sessions/[id]/messages/[message_id]/edit/route"
 import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as approve from "@/app/api/sessions/[id]/plan/approve/route";
 import * as session from "@/app/api/sessions/[id]/route";
-import * as sessions from "@/app/api/sessions/route";
 import {
+  createSessionId,
   finalState,
   jsonRequest,
   params,
@@ -27,11 +27,7 @@ afterEach(async () => {
   await server.close();
 });
 
-async function createSession(body: unknown = {}): Promise<string> {
-  const response = await sessions.POST(jsonRequest("POST", "/api/sessions", body), params({}));
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { session_id: string }).session_id;
-}
+const createSession = createSessionId;
 
 async function send(id: string, text: string): Promise<string | undefined> {
   const response = await messages.POST(

@@ -10,6 +10,7 @@ import * as session from "@/app/api/sessions/[id]/route";
 import * as sessions from "@/app/api/sessions/route";
 import {
   authedRequest,
+  createSessionId,
   jsonRequest,
   params,
   readSse,
@@ -29,11 +30,7 @@ afterEach(async () => {
   await server.close();
 });
 
-async function createSession(body: unknown = {}): Promise<string> {
-  const response = await sessions.POST(jsonRequest("POST", "/api/sessions", body), params({}));
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { session_id: string }).session_id;
-}
+const createSession = createSessionId;
 
 function post(id: string, payload: unknown, extra: Record<string, unknown> = {}) {
   return messages.POST(

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InMemorySessionStore, type Logger } from "@arbor/core";
 import { type FakeLlmServer, startFakeLlmServer } from "@arbor/core/testing";
+import { expect } from "vitest";
 import { createRuntime, type Runtime, setRuntime } from "@/lib/server/runtime";
 
 // Shared fixtures of the route-handler tests: a runtime over the in-memory store whose model is
@@ -123,4 +124,12 @@ export function finalState(events: readonly ParsedSseEvent[]): string | undefine
   const updates = events.filter((e) => e.event === "context_update");
   const state = updates.at(-1)?.data.current_state as { type?: string } | undefined;
   return state?.type;
+}
+
+/** Creates a session through POST /api/sessions (201) and returns its id. */
+export async function createSessionId(body: unknown = {}): Promise<string> {
+  const { POST } = await import("@/app/api/sessions/route");
+  const response = await POST(jsonRequest("POST", "/api/sessions", body), params({}));
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { session_id: string }).session_id;
 }

@@ -148,3 +148,32 @@ export function toolResultRow(
     },
   };
 }
+
+/**
+ * A result the session stores itself for a call of `request` that did not run to its own end: a
+ * call the user denied, one a crash cut off. An error to the model, like any failed call.
+ */
+export function sessionToolResultRow(
+  ctx: Omit<RowContext, "loopId">,
+  request: ContextMessage,
+  call: { id: string; name: string },
+  result: { text: string; status: ToolResultStatus },
+): ContextMessage {
+  return {
+    id: ctx.id,
+    session_id: ctx.sessionId,
+    role: "tool",
+    status: "complete",
+    created_at: ctx.now,
+    completed_at: ctx.now,
+    body: {
+      message_type: "tool_result",
+      request_id: request.id,
+      tool_call_id: call.id,
+      tool_name: call.name,
+      content: [{ type: "text", text: result.text }],
+      status: result.status,
+    },
+    ...(request.meta?.loop_id ? { meta: { loop_id: request.meta.loop_id } } : {}),
+  };
+}

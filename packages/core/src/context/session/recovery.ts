@@ -1,5 +1,6 @@
 import type { ContextMessage } from "../message-types.js";
 import type { ContextState } from "../states.js";
+import { sessionToolResultRow } from "./agent-rows.js";
 import { RESTING_STATES, type SessionCore } from "./session-core.js";
 import { parseStoredEvent } from "./stored-events.js";
 
@@ -60,23 +61,12 @@ function unansweredResults(core: SessionCore, now: string): ContextMessage[] {
     if (message.body.message_type !== "tool_request" || message.status !== "complete") continue;
     for (const call of message.body.calls) {
       if (answered.has(call.id)) continue;
-      results.push({
-        id: core.newId(),
-        session_id: core.id,
-        role: "tool",
-        status: "complete",
-        created_at: now,
-        completed_at: now,
-        body: {
-          message_type: "tool_result",
-          request_id: message.id,
-          tool_call_id: call.id,
-          tool_name: call.name,
-          content: [{ type: "text", text: INTERRUPTED_BY_RESTART }],
+      results.push(
+        sessionToolResultRow({ id: core.newId(), sessionId: core.id, now }, message, call, {
+          text: INTERRUPTED_BY_RESTART,
           status: "error",
-        },
-        ...(message.meta?.loop_id ? { meta: { loop_id: message.meta.loop_id } } : {}),
-      });
+        }),
+      );
     }
   }
   return results;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { MessagePayload } from "../../protocol/requests.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import type { ContextMessage } from "../message-types.js";
+import { sessionToolResultRow } from "./agent-rows.js";
 import { approvalNote, DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
 import type { Change, SessionCore } from "./session-core.js";
 import { OperationRejected } from "./session-errors.js";
@@ -110,22 +111,12 @@ export async function denyWorkflow(
 ): Promise<void> {
   if (request.body.message_type !== "tool_request") return;
   const now = core.nowIso();
-  const results: ContextMessage[] = request.body.calls.map((call) => ({
-    id: core.newId(),
-    session_id: core.id,
-    role: "tool",
-    status: "complete",
-    created_at: now,
-    completed_at: now,
-    body: {
-      message_type: "tool_result",
-      request_id: request.id,
-      tool_call_id: call.id,
-      tool_name: call.name,
-      content: [{ type: "text", text: DENIED_RESULT_TEXT }],
+  const results = request.body.calls.map((call) =>
+    sessionToolResultRow({ id: core.newId(), sessionId: core.id, now }, request, call, {
+      text: DENIED_RESULT_TEXT,
       status: "denied",
-    },
-  }));
+    }),
+  );
   const branchId = core.activeBranchId;
   const idle = { type: "Idle" } as const;
   await core.commit({
