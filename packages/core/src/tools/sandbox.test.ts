@@ -134,6 +134,7 @@ withBwrap("bash in bubblewrap", () => {
   });
 
   it("writes inside the workspace, nowhere else; /tmp is its own; the data dir is hidden", async () => {
+    const hostTmpProbe = `/tmp/arbor-sandbox-probe-${process.pid}-${Date.now()}`;
     await writeFile(path.join(base, "outside.txt"), "original");
     const out = await run(
       [
@@ -141,7 +142,7 @@ withBwrap("bash in bubblewrap", () => {
         // base is under /tmp: inside, that is the sandbox's own /tmp, so the real file is untouched
         `echo changed > ${path.join(base, "outside.txt")}`,
         "touch /etc/arbor-test || echo etc-refused",
-        "echo t > /tmp/x && echo tmp-ok",
+        `echo t > ${hostTmpProbe} && echo tmp-ok`,
         `ls -A ${dataDir} | wc -l`,
         `cat ${path.join(dataDir, "token")} || echo token-hidden`,
       ].join("; "),
@@ -153,7 +154,8 @@ withBwrap("bash in bubblewrap", () => {
     expect(out).toContain("token-hidden");
     expect(await readFile(path.join(workspace, "inside.txt"), "utf8")).toBe("made\n");
     expect(await readFile(path.join(base, "outside.txt"), "utf8")).toBe("original");
-    expect(existsSync("/tmp/x") && (await readFile("/tmp/x", "utf8")) === "t\n").toBe(false);
+    // the sandbox's /tmp is its own: the host's /tmp never saw the file
+    expect(existsSync(hostTmpProbe)).toBe(false);
   });
 
   it("has no network unless allowed", async () => {
