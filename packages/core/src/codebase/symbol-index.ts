@@ -20,9 +20,12 @@ export interface ReferenceFile {
 
 export interface RankedFile {
   path: string;
+  /** BM25 plus the best definition boost */
   score: number;
-  /** definitions in the file whose name matches the query, best first */
-  definitions: Definition[];
+  /** BM25 of the file alone */
+  base: number;
+  /** definitions in the file whose name matches the query, best first, with their boost */
+  definitions: Array<{ def: Definition; boost: number }>;
 }
 
 /** BM25 parameters (the usual ones). */
@@ -141,23 +144,25 @@ export class SymbolIndex {
     return [...hits].sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line);
   }
 
-  /** Defined names nearest to `symbol` (for "did you mean"), at most `limit`. */
+  /**
+   * Defined names nearest to `symbol` (for "did you mean"), at most `limit`: edit distance
+   * relative to length, less for a name containing the other or sharing its parts.
+   */
   similarNames(symbol: string, limit = 5): string[] {
     const wanted = symbol.trim().toLowerCase();
-    const wantedTerms = new Set(identifierTerms(symbol));
+    const wantedTerms = identifierTerms(symbol.trim());
     const scored: Array<{ name: string; score: number }> = [];
     for (const [lower, names] of this.defNamesLower) {
-      let score: number;
-      if (lower.includes(wanted) || wanted.includes(lower)) {
-        score = Math.abs(lower.length - wanted.length) * 0.1;
-      } else {
-        if (Math.abs(lower.length - wanted.length) > Math.max(3, wanted.length / 2)) {
-          const shared = identifierTerms([...names][0] ?? lower).filter((t) => wantedTerms.has(t));
-          if (shared.length === 0) continue;
-        }
-        score = editDistance(lower, wanted);
-        if (score > Math.max(2, Math.floor(wanted.length / 2))) continue;
-      }
+      const contained = lower.includes(wanted) || wanted.includes(lower);
+      const lengthGap = Math.abs(lower.length - wanted.length);
+      const first = names.values().next().value as string;
+      const nameTerms = identifierTerms(first);
+      const shared = wantedTerms.filter((term) => nameTerms.includes(term)).length;
+      if (!contained && shared === 0 && lengthGap > Math.max(3, wanted.length / 2)) continue;
+      const distance = editDistance(lower, wanted) / Math.max(lower.length, wanted.length, 1);
+      const score =
+        distance - (contained ? 0.2 : 0) - (0.3 * shared) / Math.max(wantedTerms.length, 1);
+      if (score > 0.6) continue;
       for (const name of names) scored.push({ name, score });
     }
     scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name));
@@ -216,7 +221,7 @@ export class SymbolIndex {
       }
       definitions.sort((a, b) => b.boost - a.boost || a.def.line - b.def.line);
       const best = definitions[0]?.boost ?? 0;
-      ranked.push({ path, score: base + best, definitions: definitions.map((entry) => entry.def) });
+      ranked.push({ path, score: base + best, base, definitions });
     }
     ranked.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
     return ranked.slice(0, limit);
