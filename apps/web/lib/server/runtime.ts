@@ -1,5 +1,6 @@
 import { join, resolve } from "node:path";
 import {
+  CodebaseIndex,
   type ContextSession,
   type CreateSessionRequest,
   createDefaultProviderRegistry,
@@ -103,6 +104,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   if (sandbox.mode !== "bubblewrap") {
     logger.warn("bash runs without a sandbox", { reason: sandbox.reason });
   }
+  // the workspace's symbol index for the codebase tools: indexed in a worker thread on first use,
+  // persisted under the data directory so a restart re-reads only changed files
+  const codebase = new CodebaseIndex({
+    workspaceRoot: workspace,
+    storeDir: join(dataDir, "codebase-index"),
+    onError: (err) => logger.warn("codebase index update failed", { error: err.message }),
+  });
   const toolSecrets = secretsFromEnv(env, [token]);
   const secrets = (): readonly string[] => toolSecrets;
 
@@ -131,6 +139,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         secrets,
         sandbox,
         processes,
+        // an older session's own workspace has no index here: it keeps the six file tools
+        ...((config.workspace ?? workspace) === workspace ? { codebase } : {}),
       }),
   });
   const described = describeModelConfig(model);
@@ -164,6 +174,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     close: async () => {
       stopEndingGroups();
       processes.shutdown();
+      await codebase.close();
       await opened.close();
     },
   };

@@ -160,7 +160,9 @@ function treeLines(node: OverviewTreeNode, indent: string, out: string[]): void 
       child.moreDirs !== undefined && child.children === undefined
         ? `, ${child.moreDirs} dirs`
         : "";
-    out.push(`${indent}${child.name}/  (${child.files} files, ${child.lines} lines${more})`);
+    out.push(
+      `${indent}${child.name}/  (${plural(child.files, "file")}, ${plural(child.lines, "line")}${more})`,
+    );
     treeLines(child, `${indent}  `, out);
   }
   if (node.moreDirs !== undefined && node.children !== undefined) {
@@ -174,12 +176,12 @@ const DEPENDENCIES_SHOWN = 25;
 export function overviewText(overview: ProjectOverview): string {
   const out: string[] = [];
   out.push(
-    `Size: ${overview.files} files, ${overview.lines} lines (indexed; dependencies, build output and ignored files excluded).`,
+    `Size: ${plural(overview.files, "file")}, ${plural(overview.lines, "line")} (indexed; dependencies, build output and ignored files excluded).`,
   );
   out.push(
     `Languages: ${overview.languages
       .slice(0, 10)
-      .map((l) => `${l.language} ${l.percent}% (${l.files} files)`)
+      .map((l) => `${l.language} ${l.percent}% (${plural(l.files, "file")})`)
       .join(", ")}`,
   );
   out.push(
@@ -207,6 +209,10 @@ export function overviewText(overview: ProjectOverview): string {
   const rootFiles =
     overview.tree.files - (overview.tree.children ?? []).reduce((n, c) => n + c.files, 0);
   out.push(...tree);
-  if (rootFiles > 0) out.push(`  (${rootFiles} files at the top level)`);
+  if (rootFiles > 0) out.push(`  (${plural(rootFiles, "file")} at the top level)`);
   return out.join("\n");
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }

@@ -1,3 +1,6 @@
+import { createRequire } from "node:module";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { Grammars } from "./file-analysis.js";
 import { IndexState } from "./index-state.js";
@@ -7,6 +10,20 @@ import type { IndexTask, TaskResults, WorkerRequest, WorkerResponse } from "./wo
 // The main thread's side of the indexing worker. Tasks are answered in order. The worker starts
 // on first use and ends with close(). From TypeScript sources (tests, benches) the worker loads
 // its .ts entry through tsx; from the build, the compiled .js beside this file.
+
+/**
+ * tsx's ESM API, found from this file through its package.json exports (Vite's module runner,
+ * which runs the web tests, has no import.meta.resolve, and require.resolve picks the CJS build).
+ */
+function tsxApiUrl(): string {
+  const require = createRequire(import.meta.url);
+  const manifest = require.resolve("tsx/package.json");
+  const exports = (
+    require(manifest) as { exports: Record<string, { import: { default: string } }> }
+  ).exports;
+  const entry = exports["./esm/api"]?.import.default ?? "./dist/esm/api/index.mjs";
+  return pathToFileURL(path.join(path.dirname(manifest), entry)).href;
+}
 
 export interface IndexRunner {
   run<T extends IndexTask>(task: T): Promise<TaskResults[T["type"]]>;
@@ -39,7 +56,7 @@ export class WorkerRunner implements IndexRunner {
       ? // from sources: tsx loads the worker's TypeScript (a loader given by --import does not
         // reach worker threads on Node 20)
         new Worker(
-          `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((tsx) => tsx.tsImport(${JSON.stringify(new URL("./index-worker.ts", import.meta.url).href)}, ${JSON.stringify(import.meta.url)}))`,
+          `import(${JSON.stringify(tsxApiUrl())}).then((tsx) => tsx.tsImport(${JSON.stringify(new URL("./index-worker.ts", import.meta.url).href)}, ${JSON.stringify(import.meta.url)}))`,
           { eval: true },
         )
       : new Worker(new URL("./index-worker.js", import.meta.url));
