@@ -21,6 +21,7 @@ import {
   secretsFromEnv,
   ToolProcesses,
   toolEnvNames,
+  withCodebaseTools,
 } from "@arbor/core";
 import { dataDirOf } from "./data-dir";
 import { installToken } from "./install-token";
@@ -132,16 +133,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     modelEnv: env,
     logger,
     // a session without a workspace of its own (older rows) still gets the runtime's
-    tools: (config) =>
-      createDefaultTools({
+    tools: (config) => {
+      const tools = createDefaultTools({
         workspaceRoot: config.workspace ?? workspace,
         env,
         secrets,
         sandbox,
         processes,
-        // an older session's own workspace has no index here: it keeps the six file tools
-        ...((config.workspace ?? workspace) === workspace ? { codebase } : {}),
-      }),
+      });
+      // an older session's own workspace has no index here: it keeps the six file tools
+      return (config.workspace ?? workspace) === workspace
+        ? withCodebaseTools(tools, { index: codebase, secrets })
+        : tools;
+    },
   });
   const described = describeModelConfig(model);
   logger.info("runtime started", {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FixtureWorkspace, polyglotWorkspace } from "../../test/codebase/fixture-workspace.js";
+import { createDefaultTools } from "../tools/builtin/default-tools.js";
 import type { AnyAgentTool, ToolContext, ToolResult } from "../tools/tool.js";
 import { CodebaseIndex } from "./codebase-index.js";
-import { createCodebaseTools } from "./codebase-tools.js";
+import { createCodebaseTools, withCodebaseTools } from "./codebase-tools.js";
 import type { FindDefinitionDetails } from "./definition-tool.js";
 import type { ProjectOverview } from "./overview.js";
 import type { FindReferencesDetails } from "./references-tool.js";
@@ -53,6 +54,36 @@ describe("codebase tools", () => {
       "get_project_overview",
     ]);
     for (const tool of tools.values()) expect(tool.category).toBe("read");
+  });
+
+  it("withCodebaseTools adds them after the built-in tools; write_file reports to the index", async () => {
+    const all = withCodebaseTools(createDefaultTools({ workspaceRoot: ws.root }), {
+      index,
+      secrets: ["s3cr3t-value"],
+    });
+    expect(all.map((t) => t.name).slice(-5)).toEqual([
+      "search",
+      "codebase_search",
+      "find_definition",
+      "find_references",
+      "get_project_overview",
+    ]);
+    const byName = new Map(all.map((t) => [t.name, t]));
+    await byName
+      .get("write_file")
+      ?.execute(
+        { path: "src/secret.ts", content: 'export const apiKey = "s3cr3t-value";\n' },
+        ctx("write_file"),
+      );
+    const found = await byName
+      .get("codebase_search")
+      ?.execute({ query: "api key" }, ctx("codebase_search"));
+    const text = found?.content[0]?.type === "text" ? found.content[0].text : "";
+    expect(text).toContain("src/secret.ts:1");
+    // snippets are file content: redacted like read_file's
+    expect(text).not.toContain("s3cr3t-value");
+    ws.remove("src/secret.ts");
+    index.changed(["src/secret.ts"]);
   });
 
   it.each([

@@ -1,3 +1,4 @@
+import { type SecretSource, withRedactedOutput } from "../tools/redacting-tool.js";
 import type { AnyAgentTool, ToolContext, ToolResult } from "../tools/tool.js";
 import type { CodebaseIndex } from "./codebase-index.js";
 import { createFindDefinitionTool } from "./definition-tool.js";
@@ -43,4 +44,26 @@ export function withIndexUpdates<T extends AnyAgentTool>(tool: T, index: Codebas
     },
   };
   return wrapped as T;
+}
+
+/** Tools that write files: what they wrote is re-read by the index at once. */
+const WRITING_TOOLS: ReadonlySet<string> = new Set(["write_file", "edit_file"]);
+
+/**
+ * A tool list (the built-in tools of createDefaultTools) with the codebase tools added after it:
+ * write_file and edit_file report what they wrote to the index, and the four codebase tools'
+ * output is redacted of `secrets` like every built-in tool's (their snippets are file content).
+ */
+export function withCodebaseTools(
+  tools: readonly AnyAgentTool[],
+  options: CodebaseToolsOptions & { secrets?: SecretSource },
+): AnyAgentTool[] {
+  const { index, secrets } = options;
+  const added = createCodebaseTools(options).map((tool) =>
+    secrets !== undefined ? withRedactedOutput(tool, secrets) : tool,
+  );
+  return [
+    ...tools.map((tool) => (WRITING_TOOLS.has(tool.name) ? withIndexUpdates(tool, index) : tool)),
+    ...added,
+  ];
 }

@@ -2,9 +2,6 @@ import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CodebaseIndex } from "../../codebase/codebase-index.js";
-import { inlineRunner } from "../../codebase/worker-client.js";
-import { toolsForMode } from "../../context/plan-act.js";
 import { toolDefinition } from "../tool.js";
 import { createDefaultTools } from "./default-tools.js";
 import { createRecordingContext } from "./tool-test-context.js";
@@ -32,39 +29,6 @@ describe("createDefaultTools", () => {
       expect(tool.label).not.toBe("");
       expect(tool.description.length).toBeGreaterThan(80);
     }
-  });
-
-  it("adds the four read-only codebase tools when given the workspace's index", async () => {
-    const index = new CodebaseIndex({ workspaceRoot: root, watch: false, runner: inlineRunner() });
-    const tools = createDefaultTools({ workspaceRoot: root, codebase: index });
-    expect(tools.slice(6).map((t) => [t.name, t.category])).toEqual([
-      ["codebase_search", "read"],
-      ["find_definition", "read"],
-      ["find_references", "read"],
-      ["get_project_overview", "read"],
-    ]);
-    // offered in plan mode, like every read-only tool
-    expect(toolsForMode(tools, "plan", "actor").map((t) => t.name)).toEqual(
-      expect.arrayContaining([
-        "codebase_search",
-        "find_definition",
-        "find_references",
-        "get_project_overview",
-      ]),
-    );
-    // write_file reports to the index: the next lookup sees the new file
-    const write = tools.find((t) => t.name === "write_file");
-    await write?.execute(
-      { path: "lib.ts", content: "export function writtenThroughTheTool() {}\n" },
-      createRecordingContext(),
-    );
-    const find = tools.find((t) => t.name === "find_definition");
-    const result = await find?.execute(
-      { symbol: "writtenThroughTheTool" },
-      createRecordingContext(),
-    );
-    expect(result?.content[0]).toMatchObject({ text: expect.stringContaining("lib.ts:1") });
-    await index.close();
   });
 
   it("REQ-021 every parameter the model sees is described in the JSON Schema", () => {

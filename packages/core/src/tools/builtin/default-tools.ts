@@ -1,5 +1,3 @@
-import type { CodebaseIndex } from "../../codebase/codebase-index.js";
-import { createCodebaseTools, withIndexUpdates } from "../../codebase/codebase-tools.js";
 import { type SecretSource, withRedactedOutput } from "../redacting-tool.js";
 import type { Sandbox } from "../sandbox.js";
 import { secretsFromEnv } from "../secrets.js";
@@ -38,17 +36,11 @@ export interface DefaultToolsOptions {
   editFile?: Without<EditFileToolOptions>;
   listFiles?: Without<ListFilesToolOptions>;
   search?: Without<SearchToolOptions>;
-  /**
-   * The workspace's symbol index: adds the four codebase tools (codebase_search, find_definition,
-   * find_references, get_project_overview), and write_file / edit_file report what they wrote to it.
-   */
-  codebase?: CodebaseIndex;
 }
 
 /**
  * REQ-053: the six built-in tools, with distinct names: bash, read_file, write_file, edit_file,
- * list_files, search; with a `codebase` index, the four codebase tools after them. Their output is
- * redacted of secrets (see redacting-tool.ts).
+ * list_files, search. Their output is redacted of secrets (see redacting-tool.ts).
  */
 export function createDefaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
   const { workspaceRoot } = options;
@@ -58,10 +50,7 @@ export function createDefaultTools(options: DefaultToolsOptions): AnyAgentTool[]
     env: processEnv,
     ...(options.processes !== undefined ? { processes: options.processes } : {}),
   };
-  const index = options.codebase;
-  const reporting = <T extends AnyAgentTool>(tool: T): T =>
-    index !== undefined ? withIndexUpdates(tool, index) : tool;
-  const tools: AnyAgentTool[] = [
+  const tools = [
     createBashTool({
       ...shared,
       ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
@@ -69,11 +58,10 @@ export function createDefaultTools(options: DefaultToolsOptions): AnyAgentTool[]
       workspaceRoot,
     }),
     createReadFileTool({ ...options.readFile, workspaceRoot }),
-    reporting(createWriteFileTool({ ...options.writeFile, workspaceRoot })),
-    reporting(createEditFileTool({ ...options.editFile, workspaceRoot })),
+    createWriteFileTool({ ...options.writeFile, workspaceRoot }),
+    createEditFileTool({ ...options.editFile, workspaceRoot }),
     createListFilesTool({ ...options.listFiles, workspaceRoot }),
     createSearchTool({ ...shared, ...options.search, workspaceRoot }),
-    ...(index !== undefined ? createCodebaseTools({ index }) : []),
   ];
   const secrets = options.secrets ?? secretsFromEnv(env);
   return tools.map((tool) => withRedactedOutput(tool, secrets));
