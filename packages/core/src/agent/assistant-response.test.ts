@@ -11,7 +11,7 @@ import {
   type AssistantMessage,
   messageText,
   userMessage,
-} from "../llm/messages.js";
+} from "../model/llm-messages.js";
 import { ScriptedProvider } from "../testing/scripted-provider.js";
 import type { AgentEventSink } from "./event-sink.js";
 import { agentLoop, runAgentLoop } from "./loop.js";

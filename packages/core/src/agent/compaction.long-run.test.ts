@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AgentMessage } from "../llm/messages.js";
+import type { AgentMessage } from "../model/llm-messages.js";
 import { compactionBudget, compactionTarget, compactMessages } from "./compaction.js";
 import { findPairingProblem } from "./message-blocks.js";
 import { HistoryGenerator, REALISTIC_SHAPE } from "./random-history.js";

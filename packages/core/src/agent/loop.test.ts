@@ -12,7 +12,7 @@ import {
   type AssistantMessage,
   messageText,
   userMessage,
-} from "../llm/messages.js";
+} from "../model/llm-messages.js";
 import { ScriptedProvider } from "../testing/scripted-provider.js";
 import { defineTool, type ToolResult } from "../tools/tool.js";
 import type { AgentEventSink } from "./event-sink.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { MergeOutcome } from "../../model/merge-types.js";
 import { BranchOpError } from "./errors.js";
 import { planMerge, resolveMerge } from "./merge.js";
-import type { MergeOutcome } from "./merge-types.js";
 import { TestConversation } from "./test-conversation.js";
 
 function merged(outcome: MergeOutcome) {

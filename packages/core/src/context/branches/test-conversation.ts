@@ -1,5 +1,5 @@
-import type { Branch } from "../branch.js";
-import type { ContextMessage, MessageRole } from "../message-types.js";
+import type { Branch } from "../../model/branch.js";
+import type { ContextMessage, MessageRole } from "../../model/message-types.js";
 import type { IdsAndClock, MessageLookup } from "./types.js";
 
 // A small in-memory pool and branch builder for the branch tests and the bench. Not exported

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ContextMessage } from "../message-types.js";
+import type { ContextMessage } from "../../model/message-types.js";
 import { importanceScore, importanceScoringStrategy } from "./importance-scoring.js";
 import { message, text, toolPair } from "./random-context-history.js";
 import { contextMessageTokens } from "./token-budget.js";

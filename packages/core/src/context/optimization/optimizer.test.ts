@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom } from "../../agent/random-history.js";
-import type { ContextMessage } from "../message-types.js";
+import type { ContextMessage } from "../../model/message-types.js";
 import {
   type OptimizationConfig,
   OptimizationConfigSchema,
   type OptimizationStrategy,
-} from "../session-config.js";
+} from "../../model/session-config.js";
 import { isSummary } from "./model-view.js";
 import { type OptimizeBranchInput, optimizeBranch } from "./optimizer.js";
 import { randomContextHistory } from "./random-context-history.js";

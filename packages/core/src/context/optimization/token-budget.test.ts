@@ -4,7 +4,7 @@ import {
   TOOL_RESULT_OVERHEAD,
   USER_ASSISTANT_OVERHEAD,
 } from "../../agent/tokens.js";
-import { OptimizationConfigSchema } from "../session-config.js";
+import { OptimizationConfigSchema } from "../../model/session-config.js";
 import { toModelText } from "./model-view.js";
 import { text, toolPair } from "./random-context-history.js";
 import {

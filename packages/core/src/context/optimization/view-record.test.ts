@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ContextMessage } from "../message-types.js";
-import { OptimizationConfigSchema } from "../session-config.js";
+import type { ContextMessage } from "../../model/message-types.js";
+import { OptimizationConfigSchema } from "../../model/session-config.js";
 import { optimizeBranch } from "./optimizer.js";
 import { randomContextHistory } from "./random-context-history.js";
 import { ExtractiveSummarizer } from "./summarizer.js";

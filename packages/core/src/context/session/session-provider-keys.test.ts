@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modelConfigFromEnv } from "../../llm/env-config.js";
 import { createDefaultProviderRegistry } from "../../llm/registry.js";
+import type { SessionModel } from "../../model/session-config.js";
 import { InMemorySessionStore } from "../../store/memory-store.js";
-import type { SessionModel } from "../session-config.js";
 import { SessionManager } from "./session-manager.js";
 import { collect, errors, silent } from "./test-support.js";
 

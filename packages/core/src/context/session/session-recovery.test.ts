@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { ContextMessage } from "../../model/message-types.js";
 import { InMemorySessionStore } from "../../store/memory-store.js";
-import type { ContextMessage } from "../message-types.js";
 import { INTERRUPTED_BY_RESTART } from "./recovery.js";
 import {
   call,

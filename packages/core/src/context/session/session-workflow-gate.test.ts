@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { ApprovalPolicy } from "../../model/session-config.js";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
-import type { ApprovalPolicy } from "../session-config.js";
 import { DENIED_RESULT_TEXT } from "./approval-policy.js";
 import type { ContextSession } from "./context-session.js";
 import { collect, errors, harness, say, states, tempWorkspace } from "./test-support.js";

@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import type { Logger } from "../../agent/types.js";
-import { modelConfig } from "../../llm/config.js";
+import { modelConfig } from "../../model/llm-config.js";
+import type { ContextState } from "../../model/states.js";
 import type { SessionEvent } from "../../protocol/events.js";
 import { InMemorySessionStore } from "../../store/memory-store.js";
 import type { Script } from "../../testing/script.js";
 import { ScriptedProvider } from "../../testing/scripted-provider.js";
 import { type AnyAgentTool, defineTool, ToolError } from "../../tools/tool.js";
-import type { ContextState } from "../states.js";
 import type { SessionDeps } from "./session-deps.js";
 import { SessionManager } from "./session-manager.js";
 
