@@ -5,6 +5,6 @@ export * from "./llm/index.js";
 export * from "./model/index.js";
 export * from "./protocol/index.js";
 export * from "./runtime-info.js";
-export * from "./session/index.js";
+export * from "./recording/index.js";
 export * from "./store/index.js";
 export * from "./tools/index.js";

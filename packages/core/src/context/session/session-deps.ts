@@ -4,7 +4,7 @@ import { DEFAULT_EXECUTION_LIMITS, DEFAULT_RETRY_CONFIG } from "../../agent/type
 import type { StreamProvider } from "../../llm/provider.js";
 import type { ModelConfig } from "../../model/llm-config.js";
 import type { AgentRole, SessionConfig } from "../../model/session-config.js";
-import type { LoopRecorder } from "../../session/recorder.js";
+import type { LoopRecorder } from "../../recording/recorder.js";
 import type { SessionStore } from "../../store/types.js";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
 import type { AnyAgentTool } from "../../tools/tool.js";

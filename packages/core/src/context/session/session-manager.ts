@@ -1,6 +1,6 @@
 import type { Branch } from "../../model/branch.js";
 import { type SessionConfigInput, sessionConfig } from "../../model/session-config.js";
-import { LoopRecorder } from "../../session/recorder.js";
+import { LoopRecorder } from "../../recording/recorder.js";
 import type { SessionSummary } from "../../store/types.js";
 import { ContextSession } from "./context-session.js";
 import { recoverSession } from "./recovery.js";
