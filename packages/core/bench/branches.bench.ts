@@ -4,8 +4,8 @@
 
 import { createBranch } from "../src/context/branches/branch-ops.js";
 import { planMerge, resolveMerge } from "../src/context/branches/merge.js";
-import { TestConversation } from "../src/context/branches/test-conversation.js";
 import type { Branch } from "../src/model/branch.js";
+import { TestConversation } from "../test/support/test-conversation.js";
 import { type BenchFigure, median } from "./figure.js";
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});

@@ -4,7 +4,7 @@ export * from "./context/index.js";
 export * from "./llm/index.js";
 export * from "./model/index.js";
 export * from "./protocol/index.js";
-export * from "./runtime-info.js";
 export * from "./recording/index.js";
+export * from "./runtime-info.js";
 export * from "./store/index.js";
 export * from "./tools/index.js";

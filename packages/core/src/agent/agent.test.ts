@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { collect, echoTool, testModel } from "../../test/agent-fixtures.js";
+import { collect, echoTool, testModel } from "../../test/support/agent-fixtures.js";
 import { DEFAULT_CACHE_CONFIG, modelConfig } from "../model/llm-config.js";
 import { type AgentMessage, type AssistantMessage, messageText } from "../model/llm-messages.js";
 import { ScriptedProvider } from "../testing/scripted-provider.js";

@@ -5,7 +5,7 @@ import {
   loopConfig,
   recordingLogger,
   types,
-} from "../../test/agent-fixtures.js";
+} from "../../test/support/agent-fixtures.js";
 import {
   type AgentMessage,
   type AssistantMessage,

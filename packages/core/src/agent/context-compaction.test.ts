@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { collect, testModel } from "../../test/agent-fixtures.js";
+import { collect, testModel } from "../../test/support/agent-fixtures.js";
 import { type AgentMessage, messageText, userMessage } from "../model/llm-messages.js";
 import { ScriptedProvider } from "../testing/scripted-provider.js";
 import { Agent } from "./agent.js";

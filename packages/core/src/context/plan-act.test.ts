@@ -1,9 +1,9 @@
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createRecordingContext } from "../../test/support/tool-test-context.js";
 import { SessionConfigSchema, sessionConfig } from "../model/session-config.js";
 import { createDefaultTools } from "../tools/builtin/default-tools.js";
-import { createRecordingContext } from "../tools/builtin/tool-test-context.js";
 import { defineTool } from "../tools/tool.js";
 import {
   askQuestionTool,

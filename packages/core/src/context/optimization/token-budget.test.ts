@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { text, toolPair } from "../../../test/support/random-context-history.js";
 import {
   defaultTokenCounter,
   TOOL_RESULT_OVERHEAD,
@@ -6,7 +7,6 @@ import {
 } from "../../agent/tokens.js";
 import { OptimizationConfigSchema } from "../../model/session-config.js";
 import { toModelText } from "./model-view.js";
-import { text, toolPair } from "./random-context-history.js";
 import {
   contextMessageTokens,
   countRequestTokens,
