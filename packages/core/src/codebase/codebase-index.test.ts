@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type FixtureWorkspace, polyglotWorkspace } from "../../test/codebase/fixture-workspace.js";
+import { type FixtureWorkspace, polyglotWorkspace } from "../../test/support/codebase-workspace.js";
 import { createWriteFileTool } from "../tools/builtin/write-file.js";
 import { CodebaseIndex } from "./codebase-index.js";
 import { withIndexUpdates } from "./codebase-tools.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FixtureWorkspace, polyglotWorkspace } from "../../test/codebase/fixture-workspace.js";
+import { type FixtureWorkspace, polyglotWorkspace } from "../../test/support/codebase-workspace.js";
 import { createDefaultTools } from "../tools/builtin/default-tools.js";
 import type { AnyAgentTool, ToolContext, ToolResult } from "../tools/tool.js";
 import { CodebaseIndex } from "./codebase-index.js";
