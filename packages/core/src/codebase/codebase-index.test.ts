@@ -29,7 +29,8 @@ afterEach(async () => {
   }
 });
 
-describe("CodebaseIndex", () => {
+// each index starts a worker thread that loads tsx and eleven grammars: seconds on a loaded machine
+describe("CodebaseIndex", { timeout: 90_000 }, () => {
   it("sees a file written on disk a moment before the call, and forgets a deleted one", async () => {
     const ws = workspace();
     const index = indexOf(ws);
