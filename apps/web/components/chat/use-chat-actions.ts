@@ -22,6 +22,8 @@ export interface ChatActionsDeps {
   live: LiveSession;
   refreshSession: () => Promise<void>;
   refreshMessages: () => Promise<void>;
+  /** a codebase result's `file:line` was clicked: open the file view there */
+  openFile: (path: string, line: number) => void;
 }
 
 export interface ChatActions {
@@ -43,6 +45,7 @@ export function useChatActions({
   live,
   refreshSession,
   refreshMessages,
+  openFile,
 }: ChatActionsDeps): ChatActions {
   const [actionError, setActionError] = useState<string | undefined>();
   const { pump, store, signal } = live;
@@ -165,8 +168,9 @@ export function useChatActions({
         ),
       onAnswer: (_messageId: string, answer: string) =>
         run("Answering failed", () => sendText(answer)),
+      onOpenFile: openFile,
     }),
-    [run, pump, signal, sendText, sessionId],
+    [run, pump, signal, sendText, sessionId, openFile],
   );
 
   return {

@@ -8,10 +8,12 @@ import {
   describeModelConfig,
   detectSandbox,
   endGroupsOnShutdown,
+  type FileViewResult,
   type Logger,
   loopTreesFromRecords,
   type ModelConfigDescription,
   modelConfigFromEnv,
+  readWorkspaceFile,
   type SessionLoopTree,
   SessionManager,
   type SessionStore,
@@ -75,6 +77,8 @@ export interface Runtime {
   readonly settings: SettingsResponse;
   /** Creates a session whose tools and file references are confined to the runtime's workspace. */
   createSession(request: CreateSessionRequest): Promise<ContextSession>;
+  /** A workspace file for the chat's file view (confined to the workspace like the file tools). */
+  readFile(path: string): Promise<FileViewResult>;
   /** The session's loop tree from the store (empty before the first run). */
   loopTree(sessionId: string): Promise<SessionLoopTree>;
   close(): Promise<void>;
@@ -169,6 +173,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         ...(request.title !== undefined ? { title: request.title } : {}),
         config: { ...request.config, workspace },
       }),
+    readFile: (path) => readWorkspaceFile(workspace, path),
     async loopTree(sessionId) {
       const trees = loopTreesFromRecords(await store.listLoops(sessionId));
       return (

@@ -8,10 +8,12 @@ export {
 export {
   type CodebaseToolsOptions,
   createCodebaseTools,
+  withCodebaseTools,
   withIndexUpdates,
 } from "./codebase-tools.js";
 export type { FindDefinitionDetails } from "./definition-tool.js";
 export type { Definition, FileRecord } from "./file-record.js";
+export { FILE_VIEW_MAX_BYTES, type FileViewResult, readWorkspaceFile } from "./file-view.js";
 export { DEFINITION_KINDS, type DefinitionKind, type LanguageId, languageOf } from "./languages.js";
 export type { Manifest } from "./manifests.js";
 export type { LanguageShare, OverviewTreeNode, ProjectOverview } from "./overview.js";
