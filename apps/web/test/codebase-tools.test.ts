@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import * as fileContent from "@/app/api/sessions/[id]/files/content/route";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as sessions from "@/app/api/sessions/route";
 import {
@@ -187,5 +188,37 @@ describe("codebase tools through a session", () => {
       ]),
     );
     expect(offered).not.toContain("write_file");
+  });
+});
+
+describe("GET /api/sessions/{id}/files/content", () => {
+  it("answers a workspace file for the file view; 400 naming path outside it, 404 when missing", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "arbor-web-data-"));
+    server = await startTestServer({ ARBOR_DATA_DIR: dataDir });
+    writeWorkspace(server.workspace);
+    const id = await session({});
+    const get = (path: string) =>
+      fileContent.GET(
+        jsonRequest("GET", `/api/sessions/${id}/files/content?${new URLSearchParams({ path })}`),
+        params({ id }),
+      );
+    const ok = await get("src/cart.ts");
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({
+      path: "src/cart.ts",
+      content: "export class ShoppingCart {\n  totalPrice(): number {\n    return 0;\n  }\n}\n",
+      total_lines: 5,
+      truncated: false,
+    });
+    const outside = await get("../../etc/passwd");
+    expect(outside.status).toBe(400);
+    expect(JSON.stringify(await outside.json())).toContain('"path"');
+    expect((await get("src/missing.ts")).status).toBe(404);
+    const none = await fileContent.GET(
+      jsonRequest("GET", `/api/sessions/${id}/files/content`),
+      params({ id }),
+    );
+    expect(none.status).toBe(400);
+    expect(JSON.stringify(await none.json())).toContain('"path"');
   });
 });
