@@ -1,6 +1,13 @@
 // Child process of codebase.bench.ts: one cold (or warm) index of a tree, alone in its process so
-// its peak RSS is its own. Prints one JSON line.
-import { CodebaseIndex } from "../src/codebase/codebase-index.js";
+// its peak RSS is its own. Prints one JSON line. It runs the build (dist/, as the server does: the
+// worker thread then loads plain JavaScript) when there is one, else the sources through tsx.
+import { existsSync } from "node:fs";
+import type { CodebaseIndex as Index } from "../src/codebase/codebase-index.js";
+
+const built = new URL("../dist/codebase/codebase-index.js", import.meta.url);
+const { CodebaseIndex } = (await import(
+  existsSync(built) ? built.href : "../src/codebase/codebase-index.js"
+)) as { CodebaseIndex: typeof Index };
 
 const [root, storeDir] = process.argv.slice(2);
 if (root === undefined || storeDir === undefined)
@@ -17,5 +24,5 @@ for (const file of symbols.allFiles()) {
 }
 await index.close();
 process.stdout.write(
-  `${JSON.stringify({ ms, files: symbols.fileCount, lines, definitions, status: index.status, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`,
+  `${JSON.stringify({ built: existsSync(built), ms, files: symbols.fileCount, lines, definitions, status: index.status, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`,
 );

@@ -207,8 +207,20 @@ export class SymbolIndex {
       }
     }
     const queryText = query.trim().toLowerCase();
+    // definitions are weighed only in the files BM25 ranks high, plus those defining the query's
+    // exact name: on a large tree a common term's postings run into thousands of files
+    const candidates = [...scores].sort((a, b) => b[1] - a[1]).slice(0, Math.max(limit * 4, 100));
+    const seen = new Set(candidates.map(([path]) => path));
+    for (const name of this.defNamesLower.get(queryText) ?? []) {
+      for (const hit of this.defsByName.get(name) ?? []) {
+        if (!seen.has(hit.path)) {
+          seen.add(hit.path);
+          candidates.push([hit.path, scores.get(hit.path) ?? 0]);
+        }
+      }
+    }
     const ranked: RankedFile[] = [];
-    for (const [path, base] of scores) {
+    for (const [path, base] of candidates) {
       const record = this.files.get(path);
       if (record === undefined) continue;
       const definitions: Array<{ def: Definition; boost: number }> = [];

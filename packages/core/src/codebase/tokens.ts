@@ -22,9 +22,12 @@ export function identifierTerms(identifier: string): string[] {
 
 /** Term frequencies of a text: every word-like run, split as an identifier. */
 export function termFrequencies(text: string): Map<string, number> {
+  // words repeat a lot in code: count them first, split each distinct word once
+  const words = new Map<string, number>();
+  for (const match of text.matchAll(WORD)) words.set(match[0], (words.get(match[0]) ?? 0) + 1);
   const counts = new Map<string, number>();
-  for (const match of text.matchAll(WORD)) {
-    for (const term of identifierTerms(match[0])) counts.set(term, (counts.get(term) ?? 0) + 1);
+  for (const [word, times] of words) {
+    for (const term of identifierTerms(word)) counts.set(term, (counts.get(term) ?? 0) + times);
   }
   return counts;
 }

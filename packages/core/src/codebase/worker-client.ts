@@ -12,17 +12,36 @@ import type { IndexTask, TaskResults, WorkerRequest, WorkerResponse } from "./wo
 // its .ts entry through tsx; from the build, the compiled .js beside this file.
 
 /**
- * tsx's ESM API, found from this file through its package.json exports (Vite's module runner,
- * which runs the web tests, has no import.meta.resolve, and require.resolve picks the CJS build).
+ * Where the worker's entry is. Written so bundlers leave it alone (no `new URL("…", import.meta.url)`
+ * or literal require): Next bundles core into its server chunks, where this module's URL is a
+ * chunk's, so there the entry is core's own built file, found through the package's
+ * `./codebase-worker` export from the app's directory.
+ * - from TypeScript sources (tests, benches): index-worker.ts beside this file, loaded through tsx
+ *   (a loader given by --import does not reach worker threads on Node 20);
+ * - from core's build: index-worker.js beside this file.
  */
-function tsxApiUrl(): string {
-  const require = createRequire(import.meta.url);
-  const manifest = require.resolve("tsx/package.json");
-  const exports = (
-    require(manifest) as { exports: Record<string, { import: { default: string } }> }
-  ).exports;
-  const entry = exports["./esm/api"]?.import.default ?? "./dist/esm/api/index.mjs";
-  return pathToFileURL(path.join(path.dirname(manifest), entry)).href;
+function workerEntry(): { url: URL; typescript: boolean } {
+  const here = import.meta.url;
+  if (/\/codebase\/worker-client\.ts$/.test(here)) {
+    return {
+      url: new URL(here.replace(/worker-client\.ts$/, "index-worker.ts")),
+      typescript: true,
+    };
+  }
+  if (/\/codebase\/worker-client\.js$/.test(here)) {
+    return {
+      url: new URL(here.replace(/worker-client\.js$/, "index-worker.js")),
+      typescript: false,
+    };
+  }
+  const specifier = ["@arbor", "core", "codebase-worker"].join("/");
+  const resolved = createRequire(path.join(process.cwd(), "index.js")).resolve(specifier);
+  return { url: pathToFileURL(resolved), typescript: false };
+}
+
+/** The eval'd bootstrap of a TypeScript worker: tsx from the working directory, then the entry. */
+function typescriptBootstrap(entry: URL): string {
+  return `import("tsx/esm/api").then((tsx) => tsx.tsImport(${JSON.stringify(entry.href)}, ${JSON.stringify(entry.href)}))`;
 }
 
 export interface IndexRunner {
@@ -52,14 +71,10 @@ export class WorkerRunner implements IndexRunner {
 
   private start(): Worker {
     if (this.worker !== undefined) return this.worker;
-    const worker = import.meta.url.endsWith(".ts")
-      ? // from sources: tsx loads the worker's TypeScript (a loader given by --import does not
-        // reach worker threads on Node 20)
-        new Worker(
-          `import(${JSON.stringify(tsxApiUrl())}).then((tsx) => tsx.tsImport(${JSON.stringify(new URL("./index-worker.ts", import.meta.url).href)}, ${JSON.stringify(import.meta.url)}))`,
-          { eval: true },
-        )
-      : new Worker(new URL("./index-worker.js", import.meta.url));
+    const entry = workerEntry();
+    const worker = entry.typescript
+      ? new Worker(typescriptBootstrap(entry.url), { eval: true })
+      : new Worker(entry.url);
     worker.unref();
     worker.on("message", (response: WorkerResponse) => {
       const waiter = this.pending.get(response.id);
