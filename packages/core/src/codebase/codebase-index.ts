@@ -41,6 +41,8 @@ export interface IndexStatus {
 
 type Watcher = typeof import("@parcel/watcher");
 
+const BARRIER_TIMEOUT_MS = 5_000;
+
 export class CodebaseIndex {
   readonly root: string;
   readonly symbols = new SymbolIndex();
@@ -177,12 +179,27 @@ export class CodebaseIndex {
     return this.draining;
   }
 
-  /** Resolves once the watcher has reported every change made before this call. */
+  /**
+   * Resolves once the watcher has reported every change made before this call. A watcher that
+   * stops reporting must not hang every tool call: after BARRIER_TIMEOUT_MS the call goes on with
+   * what is indexed, and onError says so.
+   */
   private barrier(): Promise<void> {
     const dir = this.barrierDir;
     if (dir === undefined || this.subscriptions.length === 0) return Promise.resolve();
     const seq = ++this.barrierSeq;
-    const reached = new Promise<void>((resolve) => this.barrierWaiters.set(seq, resolve));
+    const reached = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.barrierWaiters.delete(seq);
+        this.options.onError?.(new Error("the file watcher did not report within 5 s"));
+        resolve();
+      }, BARRIER_TIMEOUT_MS);
+      timer.unref();
+      this.barrierWaiters.set(seq, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
     writeFileSync(path.join(dir, String(seq)), "");
     return reached.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
   }
