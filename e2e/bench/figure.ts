@@ -18,6 +18,11 @@ export interface BenchContext {
   appUrl: string;
   /** the runtime's fake LLM server the app streams from */
   fakeUrl: string;
+  /**
+   * the baseline: a bare Next route streaming the same fake LLM through the AI SDK's streamText,
+   * no persistence (bare-route/README.md)
+   */
+  bareUrl: string;
 }
 
 /** A bench file (`bench/*.bench.ts`) exports `run`. */

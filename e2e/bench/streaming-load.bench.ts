@@ -1,5 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { createSession, resetFake, scriptFake, sendMessage } from "../crash/client.js";
+import {
+  bareTextDelta,
+  createSession,
+  resetFake,
+  scriptFake,
+  sendBare,
+  sendMessage,
+} from "../crash/client.js";
 import { isContentDelta, readSse, type SseEvent } from "../crash/sse.js";
 import type { BenchContext, BenchFigure } from "./figure.js";
 import { percentile } from "./figure.js";
@@ -16,11 +23,15 @@ import { percentile } from "./figure.js";
 //   fake's own timer drift and this client's share are in it too, so the same figure is measured
 //   straight against the fake server under the same load, beside it. Inter-arrival excess (gap − cadence) is printed as
 //   well, but under queueing late chunks arrive bunched and it hides the delay.
+// The baseline, under the same load: the bare Next route (bare-route/: the AI SDK's streamText,
+// no persistence) streaming the same answers to 50 concurrent clients for BARE_MS, measured the
+// same way; the Arbor / bare ratio of the p99 is the issue #10 figure (goal: within 2×).
 // Streams cut GRACE_MS after the deadline count as failed, so the bench ends by itself.
 
 const SESSIONS = 50;
 const DURATION_MS = 30_000;
 const BASELINE_MS = 5_000;
+const BARE_MS = 20_000;
 const GRACE_MS = 10_000;
 const CHUNKS = 40;
 const CHUNK_DELAY_MS = 20;
@@ -142,6 +153,41 @@ async function sessionLoop(
   }
 }
 
+/** The same load through the bare route: send, read to the end, check, repeat. */
+async function bareLoop(
+  context: BenchContext,
+  deadline: number,
+  end: AbortSignal,
+  tally: Tally,
+): Promise<void> {
+  for (let round = 0; performance.now() < deadline; round++) {
+    const signal = AbortSignal.any([AbortSignal.timeout(30_000), end]);
+    const arrivals: number[] = [];
+    let text = "";
+    let finished = false;
+    try {
+      for await (const event of await sendBare(context.bareUrl, `round ${round}`, signal)) {
+        const delta = bareTextDelta(event);
+        if (delta !== undefined) {
+          text += delta;
+          arrivals.push(event.at);
+        }
+        if ((event.data as { type?: unknown } | null)?.type === "finish") finished = true;
+      }
+    } catch (error) {
+      tally.failed++;
+      tally.failures.add(describeError(error));
+      await sleep(100);
+      continue;
+    }
+    tally.streams++;
+    tally.deltas += arrivals.length;
+    if (text !== ANSWER) tally.wrongText++;
+    if (!finished) tally.noFinal++;
+    addExcess(tally, arrivals);
+  }
+}
+
 /** The same load straight against the fake server (Anthropic SSE), for its own share. */
 async function directLoop(
   context: BenchContext,
@@ -188,6 +234,22 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     ),
   );
 
+  // the bare route, under the same concurrency and cadence
+  await resetFake(context.fakeUrl);
+  await scriptFake(
+    context.fakeUrl,
+    Array.from({ length: turnsFor(BARE_MS) }, () => turn),
+  );
+  const bare = newTally();
+  const bareStarted = performance.now();
+  const bareStop = AbortSignal.timeout(BARE_MS + GRACE_MS);
+  await Promise.all(
+    Array.from({ length: SESSIONS }, () =>
+      bareLoop(context, bareStarted + BARE_MS, bareStop, bare),
+    ),
+  );
+  const bareElapsedS = (performance.now() - bareStarted) / 1000;
+
   await resetFake(context.fakeUrl);
   await scriptFake(
     context.fakeUrl,
@@ -205,6 +267,9 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
   // the turns left unused must not answer the next bench's requests
   await resetFake(context.fakeUrl);
 
+  const p99 = percentile(tally.lateness, 99);
+  const bareP99 = percentile(bare.lateness, 99);
+  const bareBroken = bare.failed + bare.noFinal + bare.wrongText;
   const lost = tally.gaps + tally.wrongText;
   const broken = tally.failed + tally.errors + tally.noFinal;
   const load = `${SESSIONS} sessions × ${DURATION_MS / 1000} s, ${CHUNKS} chunks ${CHUNK_DELAY_MS} ms apart per answer`;
@@ -234,12 +299,29 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     },
     {
       name: "50 streaming sessions: added latency per chunk (p99)",
-      value: percentile(tally.lateness, 99),
+      value: p99,
       unit: "ms",
       target: "-",
       pass: true,
       informational: true,
       notes: `arrival − (anchor + k × ${CHUNK_DELAY_MS} ms), anchor: the answer's least delayed chunk, ${tally.lateness.length} chunks; p50 ${percentile(tally.lateness, 50).toFixed(1)} ms; the fake alone under the same load: p99 ${percentile(baseline.lateness, 99).toFixed(1)} ms (its timer drift)`,
+    },
+    {
+      name: "50 streaming sessions, bare Next route: added latency per chunk (p99)",
+      value: bareP99,
+      unit: "ms",
+      target: "-",
+      pass: bareBroken === 0,
+      informational: bareBroken === 0,
+      notes: `the baseline (bare-route/: streamText, no persistence), ${SESSIONS} clients × ${BARE_MS / 1000} s before the app's run, same cadence; ${bare.lateness.length} chunks, p50 ${percentile(bare.lateness, 50).toFixed(1)} ms; ${bare.streams} answers, ${Math.round(bare.deltas / bareElapsedS)} deltas/s; ${bare.failed} failed, ${bare.wrongText} wrong text, ${bare.noFinal} without finish${bare.failures.size > 0 ? `: ${[...bare.failures].join("; ")}` : ""}`,
+    },
+    {
+      name: "50 streaming sessions: added latency per chunk p99, Arbor / bare route",
+      value: p99 / bareP99,
+      unit: "×",
+      target: "< 2× (issue #10 goal)",
+      pass: p99 / bareP99 < 2,
+      notes: `${p99.toFixed(1)} / ${bareP99.toFixed(1)} ms; p50 ${percentile(tally.lateness, 50).toFixed(1)} / ${percentile(bare.lateness, 50).toFixed(1)} ms`,
     },
     {
       name: "50 streaming sessions: inter-arrival beyond the cadence (p99)",
