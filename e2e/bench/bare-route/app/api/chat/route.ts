@@ -16,8 +16,17 @@ export async function POST(request: Request): Promise<Response> {
   if (typeof body.message !== "string") {
     return Response.json({ error: "message: expected a string" }, { status: 400 });
   }
-  const result = streamText({ model: anthropic("claude-test"), prompt: body.message });
-  return result.toUIMessageStreamResponse();
+  const result = streamText({
+    model: anthropic("claude-test"),
+    prompt: body.message,
+    // what Arbor sends for this model; left unset, the SDK logs a warning on every request
+    maxOutputTokens: 128_000,
+  });
+  // no-transform, as Arbor's own SSE (apps/web/lib/server/sse.ts): without it next start gzips
+  // the stream, buffering chunks inside the compressor
+  return result.toUIMessageStreamResponse({
+    headers: { "cache-control": "no-cache, no-transform" },
+  });
 }
 
 /** The bench's readiness probe. */
