@@ -23,6 +23,9 @@ export interface BenchContext {
    * no persistence (bare-route/README.md)
    */
   bareUrl: string;
+  /** the process groups of the app and the bare route, for their CPU time (cpu.ts) */
+  appPid: number;
+  barePid: number;
 }
 
 /** A bench file (`bench/*.bench.ts`) exports `run`. */

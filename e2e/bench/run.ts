@@ -41,7 +41,13 @@ try {
   for (const file of files) {
     const mod = (await import(pathToFileURL(join(here, file)).href)) as { run: BenchRun };
     process.stdout.write(`running ${sourceName(file)} …\n`);
-    const ran = await mod.run({ appUrl: app.url, fakeUrl: fake.url, bareUrl: bare.url });
+    const ran = await mod.run({
+      appUrl: app.url,
+      fakeUrl: fake.url,
+      bareUrl: bare.url,
+      appPid: app.pid,
+      barePid: bare.pid,
+    });
     for (const figure of ran) figures.push({ bench: sourceName(file), ...figure });
   }
 } catch (error) {

@@ -8,6 +8,7 @@ import {
   sendMessage,
 } from "../crash/client.js";
 import { isContentDelta, readSse, type SseEvent } from "../crash/sse.js";
+import { groupCpuMs } from "./cpu.js";
 import type { BenchContext, BenchFigure } from "./figure.js";
 import { percentile } from "./figure.js";
 
@@ -97,6 +98,40 @@ function describeError(error: unknown): string {
   const cause = error.cause instanceof Error ? error.cause : undefined;
   const code = cause && "code" in cause ? String(cause.code) : cause?.message;
   return `${error.name}: ${error.message}${code ? ` (${code})` : ""}`;
+}
+
+function cpuSince(pgid: number, before: number | undefined): number | undefined {
+  const after = groupCpuMs(pgid);
+  return before === undefined || after === undefined ? undefined : after - before;
+}
+
+/**
+ * The servers' CPU per delivered chunk: unlike the latencies, it hardly moves with the load other
+ * processes put on the machine. None where /proc cannot be read.
+ */
+function cpuFigure(
+  appCpu: number | undefined,
+  app: Tally,
+  appS: number,
+  bareCpu: number | undefined,
+  bare: Tally,
+  bareS: number,
+): BenchFigure[] {
+  if (appCpu === undefined || bareCpu === undefined || app.deltas === 0 || bare.deltas === 0)
+    return [];
+  const appPer = appCpu / app.deltas;
+  const barePer = bareCpu / bare.deltas;
+  return [
+    {
+      name: "50 streaming sessions: server CPU per delivered chunk, Arbor / bare route",
+      value: appPer / barePer,
+      unit: "×",
+      target: "-",
+      pass: true,
+      informational: true,
+      notes: `Arbor ${appPer.toFixed(2)} ms CPU per chunk (${(appCpu / 1000).toFixed(1)} s CPU in ${appS.toFixed(1)} s, ${Math.round((100 * appCpu) / 1000 / appS)}% of a core); bare route ${barePer.toFixed(2)} ms (${(bareCpu / 1000).toFixed(1)} s CPU in ${bareS.toFixed(1)} s, ${Math.round((100 * bareCpu) / 1000 / bareS)}% of a core); user + system time of each server's process group`,
+    },
+  ];
 }
 
 /** One session's loop: send, read to the end, check, repeat until the deadline. */
@@ -241,6 +276,7 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     Array.from({ length: turnsFor(BARE_MS) }, () => turn),
   );
   const bare = newTally();
+  const bareCpuBefore = groupCpuMs(context.barePid);
   const bareStarted = performance.now();
   const bareStop = AbortSignal.timeout(BARE_MS + GRACE_MS);
   await Promise.all(
@@ -249,6 +285,7 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     ),
   );
   const bareElapsedS = (performance.now() - bareStarted) / 1000;
+  const bareCpu = cpuSince(context.barePid, bareCpuBefore);
 
   await resetFake(context.fakeUrl);
   await scriptFake(
@@ -256,6 +293,7 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     Array.from({ length: turnsFor(DURATION_MS) }, () => turn),
   );
   const tally = newTally();
+  const appCpuBefore = groupCpuMs(context.appPid);
   const started = performance.now();
   const deadline = started + DURATION_MS;
   // answers still running GRACE_MS after the deadline are cut and counted as failed
@@ -264,6 +302,7 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     Array.from({ length: SESSIONS }, () => sessionLoop(context, deadline, stop, tally)),
   );
   const elapsedS = (performance.now() - started) / 1000;
+  const appCpu = cpuSince(context.appPid, appCpuBefore);
   // the turns left unused must not answer the next bench's requests
   await resetFake(context.fakeUrl);
 
@@ -323,6 +362,7 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
       pass: p99 / bareP99 < 2,
       notes: `${p99.toFixed(1)} / ${bareP99.toFixed(1)} ms; p50 ${percentile(tally.lateness, 50).toFixed(1)} / ${percentile(bare.lateness, 50).toFixed(1)} ms`,
     },
+    ...cpuFigure(appCpu, tally, elapsedS, bareCpu, bare, bareElapsedS),
     {
       name: "50 streaming sessions: inter-arrival beyond the cadence (p99)",
       value: percentile(tally.excess, 99),
