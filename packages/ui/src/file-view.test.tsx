@@ -3,7 +3,7 @@ import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { FileView } from "./file-view.js";
 
-describe("FileView", () => {
+describe("FileView", { timeout: 30_000 }, () => {
   it("shows the file with line numbers and marks the target line", async () => {
     const onClose = vi.fn();
     render(

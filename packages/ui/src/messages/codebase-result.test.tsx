@@ -18,7 +18,8 @@ const result = (toolName: string, details: unknown) =>
     { role: "tool" },
   );
 
-describe("codebase tool results", () => {
+// jsdom renders and user-event clicks take seconds on a loaded two-core machine
+describe("codebase tool results", { timeout: 30_000 }, () => {
   it("find_references lists file:line links that open the file view at that line", async () => {
     const onOpenFile = vi.fn();
     render(
