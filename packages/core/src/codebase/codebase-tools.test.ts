@@ -38,7 +38,8 @@ beforeAll(async () => {
   index = new CodebaseIndex({ workspaceRoot: ws.root, watch: false, runner: inlineRunner() });
   tools = new Map(createCodebaseTools({ index }).map((tool) => [tool.name, tool]));
   await index.ready();
-});
+  // eleven grammars load in-process: seconds on a loaded two-core machine
+}, 120_000);
 
 afterAll(async () => {
   await index.close();
