@@ -8,6 +8,7 @@ import { RunContext } from "./run-context.js";
 import { handleLoopEvent, onDeltas, storesNothing } from "./run-events.js";
 import { finishRun } from "./run-finish.js";
 import { approvalGate, beforeTurn, transformContext } from "./run-hooks.js";
+import { OverflowRecovery } from "./run-overflow.js";
 import type { SessionCore } from "./session-core.js";
 
 // One run of the runtime's agent loop inside a session operation. The driver is the loop's sink
@@ -75,7 +76,8 @@ export class RunDriver {
         ? { parentLoopId: input.parentLoopId, continuationKind: { type: "default" as const } }
         : {}),
     };
-    const config = this.#loopConfig(run, input);
+    const overflow = new OverflowRecovery(run, input);
+    const config = this.#loopConfig(run, input, overflow);
     const sink = { push: (event: AgentEvent) => this.#push(run, event) };
     try {
       if (config === undefined) {
@@ -87,6 +89,7 @@ export class RunDriver {
       }
       await run.serial(() => run.storeHeld());
       await run.settle();
+      overflow.explain();
       await finishRun(run);
     } finally {
       clearTimeout(run.timer);
@@ -98,7 +101,11 @@ export class RunDriver {
   }
 
   /** The loop's config; undefined (with run.llmError set) when the session's model has no key. */
-  #loopConfig(run: RunContext, input: RunInput): AgentLoopConfig | undefined {
+  #loopConfig(
+    run: RunContext,
+    input: RunInput,
+    overflow: OverflowRecovery,
+  ): AgentLoopConfig | undefined {
     const { deps, config } = this.#core;
     let model: ModelConfig;
     try {
@@ -119,8 +126,10 @@ export class RunDriver {
       provider: deps.provider,
       model,
       thinkingLevel: config.model?.thinking_level ?? "off",
-      // the session's optimization (transformContext) replaces the runtime's compaction
+      // the session's optimization (transformContext) replaces the runtime's compaction, and on
+      // a context overflow too (run-overflow.ts)
       contextConfig: null,
+      recoverContextOverflow: (signal) => overflow.recover(signal),
       executionLimits: deps.executionLimits,
       retryConfig: deps.retryConfig,
       toolExecution: { type: "sequential" },
