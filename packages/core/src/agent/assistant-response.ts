@@ -4,6 +4,7 @@ import {
   isRetryable,
   type ProviderError,
   type ProviderEvent,
+  providerIdFor,
   retryAfterMs,
   type StreamRequest,
 } from "../llm/provider.js";
@@ -286,7 +287,7 @@ function errorMessage(
     content: [],
     stopReason: "error",
     model: partial?.model ?? run.config.model.model,
-    provider: run.config.provider.providerId,
+    provider: providerIdFor(run.config.provider, run.config.model),
     usage: partial ? { ...partial.usage } : emptyUsage(),
     timestamp: Date.now(),
     errorMessage: text,
@@ -303,7 +304,7 @@ function abortedMessage(run: LoopRun, partial: AssistantMessage | undefined): As
     content: partial ? partial.content.filter((block) => block.type !== "toolCall") : [],
     stopReason: "aborted",
     model: partial?.model ?? run.config.model.model,
-    provider: run.config.provider.providerId,
+    provider: providerIdFor(run.config.provider, run.config.model),
     usage: partial ? { ...partial.usage } : emptyUsage(),
     timestamp: Date.now(),
   };

@@ -1,4 +1,5 @@
 import { runAgentLoop, runAgentLoopContinue } from "../../agent/loop.js";
+import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
 import type { AgentEvent, AgentLoopConfig } from "../../agent/types.js";
 import type { ModelConfig } from "../../llm/config.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
@@ -10,6 +11,7 @@ import { finishRun } from "./run-finish.js";
 import { approvalGate, beforeTurn, transformContext } from "./run-hooks.js";
 import { OverflowRecovery } from "./run-overflow.js";
 import type { SessionCore } from "./session-core.js";
+import { StorageFailure } from "./session-errors.js";
 
 // One run of the runtime's agent loop inside a session operation. The driver is the loop's sink
 // and hooks: it maps the loop's events to states, rows and session events (run-events.ts),
@@ -80,8 +82,11 @@ export class RunDriver {
     const config = this.#loopConfig(run, input, overflow);
     const sink = { push: (event: AgentEvent) => this.#push(run, event) };
     try {
+      if (config !== undefined) await this.#nameLoop(run, context, config);
       if (config === undefined) {
         // no model to call (a missing key): the run fails as a model call would (llmError)
+      } else if (run.failure) {
+        // the loop could not be numbered (a storage failure): nothing runs
       } else if (input.prompts !== undefined) {
         await runAgentLoop(input.prompts, context, config, sink, run.controller.signal);
       } else {
@@ -98,6 +103,25 @@ export class RunDriver {
       await this.#core.deps.recorder?.flush();
     }
     if (run.failure) throw run.failure;
+  }
+
+  /**
+   * The loop's id, numbered from the store so it survives restarts: a new run never reuses (and
+   * overwrites) an earlier run's loop record, and never becomes its own parent. A store that
+   * cannot answer fails the run as a storage failure.
+   */
+  async #nameLoop(
+    run: RunContext,
+    context: { loopId?: string; parentLoopId?: string },
+    config: AgentLoopConfig,
+  ): Promise<void> {
+    const configId = effectiveConfigId(config);
+    try {
+      const n = await this.#core.deps.store.nextLoopNumber(this.#core.id, configId);
+      context.loopId = loopIdOf(this.#core.id, configId, n);
+    } catch (error) {
+      run.fail(new StorageFailure(error));
+    }
   }
 
   /** The loop's config; undefined (with run.llmError set) when the session's model has no key. */
