@@ -53,6 +53,7 @@ test("a 400 prompt is too long: the history is optimized, the request retried, t
   const divider = transcript(page).getByRole("region", { name: "History optimization" });
   await expect(divider.getByRole("button", { name: /^History optimized · / })).toBeVisible();
   await expect(userMessages(page)).toHaveText([/Question number 3$/]);
-  await expect(page.getByRole("alert")).toHaveCount(0);
+  // no error shown (Next's route announcer is an empty alert of its own)
+  await expect(page.getByRole("alert").filter({ hasText: /\S/ })).toHaveCount(0);
   await keepScreenshot(page, testInfo, "context-overflow-divider");
 });
