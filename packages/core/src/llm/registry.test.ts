@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { effectiveConfigId } from "../agent/loop-id.js";
-import { DEFAULT_CACHE_CONFIG, type ModelConfigInput, modelConfig } from "./config.js";
+import { DEFAULT_CACHE_CONFIG, type ModelConfigInput, modelConfig } from "../model/llm-config.js";
 import {
   type ProviderEvent,
   providerIdFor,
@@ -96,15 +95,12 @@ describe("ProviderRegistry (REQ-042, REQ-125)", () => {
     expect(registry.providerFor("offline")?.providerId).toBe("offline");
   });
 
-  it("providerIdFor names the provider a model is routed to, and loop ids carry it (not 'registry')", () => {
+  it("providerIdFor names the provider a model is routed to, (not 'registry')", () => {
     const registry = createDefaultProviderRegistry();
     const anthropic = modelConfig({ protocol: "anthropic-messages", model: "claude-sonnet-4-5" });
     expect(providerIdFor(registry, anthropic)).toBe("anthropic");
     expect(providerIdFor(registry, modelConfig({ protocol: "openai-chat", model: "x" }))).toBe(
       "openai",
-    );
-    expect(effectiveConfigId({ provider: registry, model: anthropic, thinkingLevel: "high" })).toBe(
-      "anthropic.claude-sonnet-4-5.thinking",
     );
     // an unregistered protocol: the registry itself answers (with an error event)
     expect(providerIdFor(new ProviderRegistry(), anthropic)).toBe("registry");

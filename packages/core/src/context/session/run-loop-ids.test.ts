@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { emptyUsage } from "../../llm/messages.js";
-import { loopTreesFromRecords, rootLoops } from "../../session/index.js";
+import { call, collect, errors, harness, say } from "../../../test/support/session-harness.js";
+import { emptyUsage } from "../../model/llm-messages.js";
+import { loopTreesFromRecords, rootLoops } from "../../recording/index.js";
 import { InMemorySessionStore } from "../../store/memory-store.js";
-import { call, collect, errors, harness, say } from "./test-support.js";
 
 // Loop ids of a session's runs come from the store (SessionStore.nextLoopNumber): a new process
 // (a new SessionManager, a new recorder, the same store) goes on numbering where the last one

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
+import {
+  collect,
+  errors,
+  type Harness,
+  harness,
+  say,
+  states,
+} from "../../../test/support/session-harness.js";
 import type { SessionEvent } from "../../protocol/events.js";
-import { collect, errors, type Harness, harness, say, states } from "./test-support.js";
 
 // A provider's "prompt is too long" inside a session's run: the session optimizes the branch with
 // its own strategies, stores the optimization (the transcript's divider) with a context_update

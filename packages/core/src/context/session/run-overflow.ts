@@ -1,8 +1,8 @@
 import { OVERFLOW_TARGET } from "../../agent/context-compaction.js";
 import { isContextOverflow } from "../../llm/errors.js";
+import type { ContextState } from "../../model/states.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import type { OptimizeBranchResult } from "../optimization/optimizer.js";
-import type { ContextState } from "../states.js";
 import type { RunContext } from "./run-context.js";
 import {
   optimizationMetadata,
