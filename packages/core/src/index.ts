@@ -2,6 +2,7 @@
 export * from "./agent/index.js";
 export * from "./context/index.js";
 export * from "./llm/index.js";
+export * from "./mcp/index.js";
 export * from "./protocol/index.js";
 export * from "./runtime-info.js";
 export * from "./session/index.js";

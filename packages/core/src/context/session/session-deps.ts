@@ -6,6 +6,7 @@ import type { StreamProvider } from "../../llm/provider.js";
 import type { LoopRecorder } from "../../session/recorder.js";
 import type { SessionStore } from "../../store/types.js";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
+import type { ToolRegistry } from "../../tools/registry.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { ExtractiveSummarizer, type Summarizer } from "../optimization/summarizer.js";
 import { createProcessorRegistry, type ProcessorRegistry } from "../processor-registry.js";
@@ -18,8 +19,11 @@ export interface SessionDeps {
   provider: StreamProvider;
   /** the model when the session config names none */
   model: ModelConfig;
-  /** the session's tools; default: the six built-in tools in config.workspace (none without one) */
-  tools?: (config: SessionConfig) => readonly AnyAgentTool[];
+  /**
+   * the session's tools, or a registry of built-ins and MCP tools; default: the built-in tools in
+   * config.workspace (none without one)
+   */
+  tools?: (config: SessionConfig) => readonly AnyAgentTool[] | ToolRegistry;
   /**
    * Where a session whose config names another protocol than `model`'s takes that provider's key
    * and base URL from (llm/env-config.ts sessionModelConfig); default process.env.
