@@ -37,6 +37,8 @@ const ALLOWED_CORE_NAMES = new Set([
   "ErrorResponse",
   "FileListResponse",
   "SettingsResponse",
+  "McpServersResponse",
+  "McpServerView",
   // the session API
   "ContextSession",
   "SessionEvent",

@@ -9,7 +9,9 @@ import {
   endGroupsOnShutdown,
   type Logger,
   loopTreesFromRecords,
+  McpManager,
   type ModelConfigDescription,
+  mcpConfigPath,
   modelConfigFromEnv,
   type SessionLoopTree,
   SessionManager,
@@ -19,6 +21,7 @@ import {
   sandboxSettings,
   secretsFromEnv,
   ToolProcesses,
+  ToolRegistry,
   toolEnvNames,
 } from "@arbor/core";
 import { dataDirOf } from "./data-dir";
@@ -39,12 +42,17 @@ import { openStore } from "./store";
 //   ARBOR_ADMIN_TOKEN   when set, the admin API requires `Authorization: Bearer <token>`
 //   ARBOR_TOOL_ENV   names of further variables tool processes get (never keys or Arbor's tokens)
 //   ARBOR_SANDBOX (auto|bubblewrap|off), ARBOR_SANDBOX_NETWORK=1   bash's sandbox (core sandbox.ts)
+//   ARBOR_MCP_CONFIG   the MCP servers' config file (default: <workspace>/mcp_servers.json)
 // The model's keys stay in this process: only describeModelConfig's redacted view is logged, tool
 // processes get an allow-listed environment, and tool output is redacted of every secret value.
 //
 // Tool processes: each running group is recorded in <data dir>/tool-processes/. At start, the
 // groups a previous server left running (killed with -9) are killed; on SIGTERM/SIGINT every
 // running group is ended.
+//
+// MCP servers: one McpManager per process, started with the runtime. It connects the servers in
+// the background (nothing waits for them), watches the config file, and adds their tools to every
+// session's ToolRegistry beside the built-ins.
 
 type Env = Record<string, string | undefined>;
 
@@ -69,6 +77,8 @@ export interface Runtime {
   readonly model: ModelConfigDescription;
   /** ARBOR_DATA_DIR or <cwd>/.data: the store's files, the install token, tool-process records */
   readonly dataDir: string;
+  /** the MCP servers of mcp_servers.json (GET /api/mcp/servers) */
+  readonly mcp: McpManager;
   /** how tools run (GET /api/settings) */
   readonly settings: SettingsResponse;
   /** Creates a session whose tools and file references are confined to the runtime's workspace. */
@@ -116,6 +126,22 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     throw err;
   }
   const store = opened.store;
+  const mcp = new McpManager({
+    configPath: mcpConfigPath(workspace, env),
+    workspaceRoot: workspace,
+    env,
+    logger,
+    secrets,
+  });
+  // in the background: the app answers before any server has connected
+  mcp
+    .start()
+    .then(() => mcp.watch())
+    .catch((error: unknown) =>
+      logger.error("mcp servers did not start", {
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
   const manager = new SessionManager({
     store,
     provider: options.provider ?? createDefaultProviderRegistry(),
@@ -125,13 +151,17 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     logger,
     // a session without a workspace of its own (older rows) still gets the runtime's
     tools: (config) =>
-      createDefaultTools({
-        workspaceRoot: config.workspace ?? workspace,
-        env,
-        secrets,
-        sandbox,
-        processes,
-      }),
+      new ToolRegistry(
+        createDefaultTools({
+          workspaceRoot: config.workspace ?? workspace,
+          env,
+          secrets,
+          sandbox,
+          processes,
+        }),
+        [mcp],
+      ),
+    mcp,
   });
   const described = describeModelConfig(model);
   logger.info("runtime started", {
@@ -148,6 +178,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     adminToken: env.ARBOR_ADMIN_TOKEN?.trim() || undefined,
     model: described,
     dataDir,
+    mcp,
     settings,
     createSession: (request) =>
       // the workspace is the server's to choose: a client-sent one could point the tools at /
@@ -162,6 +193,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       );
     },
     close: async () => {
+      await mcp.close();
       stopEndingGroups();
       processes.shutdown();
       await opened.close();

@@ -25,5 +25,10 @@ export {
   type McpManagerOptions,
   type McpServerInfo,
 } from "./manager.js";
+export {
+  type McpResourceBody,
+  type McpResourceReader,
+  mcpResourceBody,
+} from "./resource-message.js";
 export { type McpResultDetails, toolResultFromMcp } from "./result.js";
 export { MODEL_TOOL_NAME, modelToolNames } from "./tool-names.js";

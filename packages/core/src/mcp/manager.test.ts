@@ -116,6 +116,10 @@ describe("McpManager over stdio", () => {
     expect(uri).toBeDefined();
     const read = await manager.readResource("everything", uri as string);
     expect(read.contents[0]?.uri).toBe(uri);
+    expect(manager.resourceProblem("everything", uri as string)).toBeUndefined();
+    expect(manager.resourceProblem("nobody", "x://y")?.field).toBe("server_name");
+    expect(manager.resourceProblem("missing", "x://y")?.field).toBe("server_name");
+    expect(manager.resourceProblem("everything", "demo://no/such")?.field).toBe("resource_uri");
     await expect(manager.readResource("nobody", "x://y")).rejects.toMatchObject({
       field: "server_name",
     });

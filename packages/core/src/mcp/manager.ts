@@ -1,4 +1,5 @@
 import { basename, dirname } from "node:path";
+import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../agent/types.js";
 import { type SecretSource, withRedactedOutput } from "../tools/redacting-tool.js";
@@ -315,6 +316,30 @@ export class McpManager implements ToolSource {
     }
   }
 
+  /**
+   * Why `uri` of `server` cannot be read, without reading it: the field (`server_name`,
+   * `resource_uri`) and a message; undefined when the server is connected and lists the URI or
+   * a template that matches it.
+   */
+  resourceProblem(server: string, uri: string): { field: string; message: string } | undefined {
+    const connection = this.#connections.get(server);
+    if (connection === undefined) {
+      return { field: "server_name", message: `no MCP server is named ${server}` };
+    }
+    if (connection.status !== "connected") {
+      const why = connection.error !== undefined ? `: ${connection.error}` : "";
+      return {
+        field: "server_name",
+        message: `MCP server ${server} is ${connection.status}${why}`,
+      };
+    }
+    if (connection.resources.some((r) => r.uri === uri)) return undefined;
+    if (connection.resourceTemplates.some((t) => matchesTemplate(t.uriTemplate, uri))) {
+      return undefined;
+    }
+    return { field: "resource_uri", message: `MCP server ${server} lists no resource ${uri}` };
+  }
+
   async getPrompt(
     server: string,
     name: string,
@@ -392,6 +417,14 @@ export class McpLookupError extends Error {
   ) {
     super(message);
     this.name = "McpLookupError";
+  }
+}
+
+function matchesTemplate(template: string, uri: string): boolean {
+  try {
+    return new UriTemplate(template).match(uri) !== null;
+  } catch {
+    return false;
   }
 }
 

@@ -3,6 +3,7 @@ import type { ExecutionLimits, Logger, RetryConfig } from "../../agent/types.js"
 import { DEFAULT_EXECUTION_LIMITS, DEFAULT_RETRY_CONFIG } from "../../agent/types.js";
 import type { ModelConfig } from "../../llm/config.js";
 import type { StreamProvider } from "../../llm/provider.js";
+import type { McpResourceReader } from "../../mcp/resource-message.js";
 import type { LoopRecorder } from "../../session/recorder.js";
 import type { SessionStore } from "../../store/types.js";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
@@ -29,6 +30,8 @@ export interface SessionDeps {
    * and base URL from (llm/env-config.ts sessionModelConfig); default process.env.
    */
   modelEnv?: Record<string, string | undefined>;
+  /** reads MCP resources for `mcp_resource` payloads (the McpManager); absent: they are refused */
+  mcp?: McpResourceReader;
   /** the role whose tools the model gets in act mode (default actor: every tool) */
   role?: AgentRole;
   logger?: Logger;
@@ -44,8 +47,10 @@ export interface SessionDeps {
   now?: () => Date;
 }
 
-export interface ResolvedDeps extends Required<Omit<SessionDeps, "recorder" | "executionLimits">> {
+export interface ResolvedDeps
+  extends Required<Omit<SessionDeps, "recorder" | "executionLimits" | "mcp">> {
   executionLimits: ExecutionLimits | null;
+  mcp: McpResourceReader | undefined;
   recorder: LoopRecorder | undefined;
 }
 
@@ -66,6 +71,7 @@ export function resolveDeps(deps: SessionDeps): ResolvedDeps {
       ((config) =>
         config.workspace ? createDefaultTools({ workspaceRoot: config.workspace }) : []),
     modelEnv: deps.modelEnv ?? process.env,
+    mcp: deps.mcp,
     role: deps.role ?? "actor",
     logger: deps.logger ?? consoleLogger,
     summarizer: deps.summarizer ?? new ExtractiveSummarizer(),
