@@ -14,6 +14,8 @@ const config: NextConfig = {
     "@prisma/adapter-pg",
     "better-sqlite3",
     "pg",
+    // native file watching of mcp_servers.json (@arbor/core's McpManager)
+    "@parcel/watcher",
   ],
 };
 

@@ -1,8 +1,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { McpServersResponseSchema, McpServerViewSchema } from "@arbor/core";
+import { everythingServerScript, testServerScript } from "@arbor/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as reconnect from "@/app/api/mcp/servers/[name]/reconnect/route";
 import * as servers from "@/app/api/mcp/servers/route";
@@ -19,16 +19,11 @@ import {
 } from "./support";
 
 // Issue #11 over the route handlers: the MCP project's `everything` reference server (stdio)
-// beside a server whose command does not exist, with the fake LLM server as the model.
-
-const require = createRequire(import.meta.url);
-const EVERYTHING = join(
-  dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
-  "dist",
-  "index.js",
-);
+// beside a server whose command does not exist and one that takes 5 s to initialize, with the
+// fake LLM server as the model.
 
 let server: TestServer;
+let slowAtStart: string | undefined;
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), "arbor-mcp-config-"));
@@ -37,12 +32,22 @@ beforeAll(async () => {
     config,
     JSON.stringify({
       mcpServers: {
-        everything: { command: process.execPath, args: [EVERYTHING, "stdio"] },
+        everything: { command: process.execPath, args: [everythingServerScript(), "stdio"] },
         ghost: { command: "arbor-no-such-mcp-server" },
+        slow: {
+          command: process.execPath,
+          args: [testServerScript()],
+          env: { SLOW_START_MS: "5000" },
+        },
       },
     }),
   );
   server = await startTestServer({ ARBOR_MCP_CONFIG: config });
+  // the runtime is up and answering while the slow server still initializes
+  const first = await servers.GET(jsonRequest("GET", "/api/mcp/servers"), params({}));
+  slowAtStart = McpServersResponseSchema.parse(await first.json()).servers.find(
+    (s) => s.name === "slow",
+  )?.status;
   await server.runtime.mcp.settled();
 }, 60_000);
 afterAll(() => server.close());
@@ -61,11 +66,16 @@ function send(id: string, payload: Record<string, unknown>): Promise<Response> {
 }
 
 describe("GET /api/mcp/servers", () => {
+  it("answers before a slow server has initialized (it is still connecting)", () => {
+    expect(slowAtStart).toBe("connecting");
+  });
+
   it("answers each server's state and tools; the failed one with its reason", async () => {
     const list = await listServers();
     expect(list.map((s) => [s.name, s.transport, s.status])).toEqual([
       ["everything", "stdio", "connected"],
       ["ghost", "stdio", "failed"],
+      ["slow", "stdio", "connected"],
     ]);
     const everything = list[0];
     expect(everything?.tools).toContainEqual({

@@ -133,15 +133,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     logger,
     secrets,
   });
-  // in the background: the app answers before any server has connected
-  mcp
-    .start()
-    .then(() => mcp.watch())
-    .catch((error: unknown) =>
-      logger.error("mcp servers did not start", {
-        error: error instanceof Error ? error.message : String(error),
-      }),
-    );
+  // reads the config only: the servers connect in the background, nothing waits for them
+  await mcp.start();
+  mcp.watch().catch((error: unknown) =>
+    logger.warn("mcp config not watched", {
+      error: error instanceof Error ? error.message : String(error),
+    }),
+  );
   const manager = new SessionManager({
     store,
     provider: options.provider ?? createDefaultProviderRegistry(),

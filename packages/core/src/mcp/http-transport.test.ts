@@ -1,9 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  everythingServerScript,
+  recordingLogger,
+  workspaceWithServers,
+} from "../testing/mcp-servers.js";
 import { createRecordingContext } from "../tools/builtin/tool-test-context.js";
 import { McpManager } from "./manager.js";
-import { EVERYTHING_SERVER, recordingLogger, workspaceWithServers } from "./test-support.js";
 
 // The everything reference server over HTTP: its Streamable HTTP mode at /mcp, and its older
 // HTTP+SSE mode at /sse, which the client reaches by falling back after Streamable HTTP fails.
@@ -13,7 +17,7 @@ const STREAMABLE_PORT = Number(process.env.MCP_TEST_HTTP_PORT ?? 4604);
 const SSE_PORT = Number(process.env.MCP_TEST_SSE_PORT ?? 4605);
 
 function startServer(mode: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [EVERYTHING_SERVER, mode], {
+  const child = spawn(process.execPath, [everythingServerScript(), mode], {
     env: { ...process.env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -75,7 +79,7 @@ describe("McpManager over HTTP", () => {
       JSON.stringify({
         mcpServers: {
           streamable: { url: `http://127.0.0.1:${STREAMABLE_PORT}/mcp` },
-          local: { command: process.execPath, args: [EVERYTHING_SERVER, "stdio"] },
+          local: { command: process.execPath, args: [everythingServerScript(), "stdio"] },
         },
       }),
     );

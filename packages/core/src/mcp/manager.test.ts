@@ -3,18 +3,18 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { toolsForMode } from "../context/plan-act.js";
+import {
+  everythingServerScript,
+  filesystemServerScript,
+  recordingLogger,
+  testServerScript,
+  workspaceWithServers,
+} from "../testing/mcp-servers.js";
 import { createDefaultTools } from "../tools/builtin/default-tools.js";
 import { createRecordingContext } from "../tools/builtin/tool-test-context.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { type AnyAgentTool, ToolError, toolDefinition } from "../tools/tool.js";
 import { McpManager } from "./manager.js";
-import {
-  EVERYTHING_SERVER,
-  FILESYSTEM_SERVER,
-  recordingLogger,
-  TEST_SERVER,
-  workspaceWithServers,
-} from "./test-support.js";
 
 // Against real servers: the MCP project's reference servers (everything, filesystem) over stdio,
 // and fixtures/test-server.mjs (exits mid-call, waits for cancellation, changes its tool list).
@@ -32,11 +32,11 @@ function textOf(result: { content: Array<{ type: string; text?: string }> }): st
 
 describe("McpManager over stdio", () => {
   const ws = workspaceWithServers({
-    everything: { command: process.execPath, args: [EVERYTHING_SERVER, "stdio"] },
-    fs: { command: process.execPath, args: [FILESYSTEM_SERVER, "${FS_DIR}"] },
+    everything: { command: process.execPath, args: [everythingServerScript(), "stdio"] },
+    fs: { command: process.execPath, args: [filesystemServerScript(), "${FS_DIR}"] },
     test: {
       command: process.execPath,
-      args: [TEST_SERVER],
+      args: [testServerScript()],
       env: { GREETING: "${GREETING}", MARK_FILE: "${MARK_FILE}" },
     },
     missing: { command: "arbor-no-such-command-anywhere" },

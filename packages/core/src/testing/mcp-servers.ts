@@ -5,8 +5,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "../agent/types.js";
 
-// The real MCP servers the tests connect to: the MCP project's reference servers from npm and the
-// small test server in fixtures/.
+// The real MCP servers the tests connect to: the MCP project's reference servers from npm
+// (devDependencies, resolved when asked for) and the small test server in fixtures/.
 
 const require = createRequire(import.meta.url);
 
@@ -16,11 +16,22 @@ function binOf(name: string): string {
 }
 
 /** The `mcp-server-everything` script (argument: stdio | streamableHttp | sse). */
-export const EVERYTHING_SERVER = binOf("@modelcontextprotocol/server-everything");
+export function everythingServerScript(): string {
+  return binOf("@modelcontextprotocol/server-everything");
+}
+
 /** The `mcp-server-filesystem` script (argument: the allowed directory). */
-export const FILESYSTEM_SERVER = binOf("@modelcontextprotocol/server-filesystem");
-/** fixtures/test-server.mjs: tools exit, wait, add-tool, env. */
-export const TEST_SERVER = fileURLToPath(new URL("./fixtures/test-server.mjs", import.meta.url));
+export function filesystemServerScript(): string {
+  return binOf("@modelcontextprotocol/server-filesystem");
+}
+
+/**
+ * fixtures/mcp-test-server.mjs (the same path from src/testing and dist/testing): tools exit,
+ * wait, add-tool, env; SLOW_START_MS delays its start.
+ */
+export function testServerScript(): string {
+  return fileURLToPath(new URL("../../fixtures/mcp-test-server.mjs", import.meta.url));
+}
 
 /** A workspace holding `mcp_servers.json` with `servers` as its mcpServers. */
 export function workspaceWithServers(servers: Record<string, unknown>): {
