@@ -16,6 +16,7 @@ export * from "./file-picker.js";
 export * from "./format.js";
 export * from "./help-sheet.js";
 export * from "./line-range.js";
+export * from "./mcp-servers.js";
 export * from "./messages/card-shell.js";
 export * from "./messages/file-reference-card.js";
 export * from "./messages/markdown.js";

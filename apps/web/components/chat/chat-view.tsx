@@ -4,6 +4,7 @@ import type { ContextMessage, ContextState } from "@arbor/core";
 import {
   Composer,
   isRunning,
+  McpServerList,
   type ModelOption,
   SessionList,
   SessionSettings,
@@ -80,6 +81,28 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     queryFn: () => api.getSettings(),
     staleTime: Number.POSITIVE_INFINITY,
   });
+  const mcpServers = useQuery({
+    queryKey: ["mcp-servers"],
+    queryFn: () => api.listMcpServers(),
+    // servers connect in the background: look again while one is still connecting
+    refetchInterval: (query) =>
+      query.state.data?.servers.some((s) => s.status === "connecting") ? 2_000 : false,
+  });
+  const [reconnecting, setReconnecting] = useState<ReadonlySet<string>>(() => new Set());
+  const reconnectMcp = useCallback(
+    async (name: string) => {
+      setReconnecting((names) => new Set([...names, name]));
+      try {
+        await api.reconnectMcpServer(name);
+      } catch {
+        // the list below shows the server's state either way
+      } finally {
+        setReconnecting((names) => new Set([...names].filter((n) => n !== name)));
+        await queryClient.invalidateQueries({ queryKey: ["mcp-servers"] });
+      }
+    },
+    [queryClient],
+  );
   const files = useQuery({
     queryKey: ["workspace-files", sessionId],
     queryFn: async () => (await api.listFiles(sessionId, { limit: PICKER_FILE_LIMIT })).files,
@@ -161,6 +184,13 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               models={models}
               onSave={actions.saveSettings}
               {...(settings.data ? { sandbox: settings.data.sandbox } : {})}
+              mcpServers={
+                <McpServerList
+                  servers={mcpServers.data?.servers ?? []}
+                  onReconnect={(name) => void reconnectMcp(name)}
+                  reconnecting={reconnecting}
+                />
+              }
             />
           ) : null
         }

@@ -8,6 +8,8 @@ import type {
   ErrorResponse,
   FileListResponse,
   InterruptResponse,
+  McpServersResponse,
+  McpServerView,
   MergeRequest,
   MergeResponse,
   MessagePayload,
@@ -133,6 +135,11 @@ export const api = {
   /** how the server runs tools (the sandbox, the tool environment's names) */
   getSettings: (options?: RequestOptions) =>
     json<SettingsResponse>("GET", "/api/settings", undefined, options),
+  /** the MCP servers, their states and what each offers */
+  listMcpServers: (options?: RequestOptions) =>
+    json<McpServersResponse>("GET", "/api/mcp/servers", undefined, options),
+  reconnectMcpServer: (name: string) =>
+    json<McpServerView>("POST", `/api/mcp/servers/${enc(name)}/reconnect`),
   listSessions: (options?: RequestOptions) =>
     json<SessionSummary[]>("GET", "/api/sessions", undefined, options),
   getSession: (id: string, options?: RequestOptions) =>

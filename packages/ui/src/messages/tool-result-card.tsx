@@ -4,6 +4,7 @@ import type { BodyOf, ToolResultStatus } from "@arbor/core";
 import { unreachable } from "../state-label.js";
 import { badgeClass } from "../styles.js";
 import { Disclosure, preClass } from "./disclosure.js";
+import { McpServerTag } from "./mcp-origin.js";
 
 function ResultBadge({ status }: { status: ToolResultStatus }) {
   switch (status) {
@@ -63,6 +64,7 @@ export function ToolResultCard({ body }: { body: BodyOf<"tool_result"> }) {
         summary={
           <span className="flex items-center gap-2">
             <code className="font-mono">{body.tool_name}</code>
+            <McpServerTag toolName={body.tool_name} />
             <ResultBadge status={body.status} />
           </span>
         }
