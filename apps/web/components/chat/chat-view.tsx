@@ -88,6 +88,13 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     refetchInterval: (query) =>
       query.state.data?.servers.some((s) => s.status === "connecting") ? 2_000 : false,
   });
+  const mcpResources = useMemo(
+    () =>
+      (mcpServers.data?.servers ?? [])
+        .filter((s) => s.status === "connected")
+        .flatMap((s) => s.resources.map((r) => ({ server: s.name, uri: r.uri, name: r.name }))),
+    [mcpServers.data],
+  );
   const [reconnecting, setReconnecting] = useState<ReadonlySet<string>>(() => new Set());
   const reconnectMcp = useCallback(
     async (name: string) => {
@@ -335,6 +342,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
             mode={mode}
             onModeChange={actions.setMode}
             workspaceFiles={files.data ?? []}
+            mcpResources={mcpResources}
             disabled={detail.data === undefined}
           />
         </div>
