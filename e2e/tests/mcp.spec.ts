@@ -95,7 +95,8 @@ test("a session calls an MCP tool after the user approves it; the card names the
   await expect(stateLine(page)).toHaveText("Ready");
 
   const requests = await fakeLlmRequests(request);
-  const offered = (requests[0]?.body as { tools?: Array<{ name: string }> }).tools ?? [];
+  const first = requests[0]?.body as { tools?: Array<{ name: string }> } | undefined;
+  const offered = first?.tools ?? [];
   expect(offered.map((t) => t.name)).toContain("mcp__everything__get-sum");
   expect(JSON.stringify(requests[1]?.body)).toContain("The sum of 2 and 3 is 5.");
 });
