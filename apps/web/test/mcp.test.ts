@@ -1,9 +1,14 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { McpServersResponseSchema, McpServerViewSchema } from "@arbor/core";
+import {
+  McpPromptResponseSchema,
+  McpServersResponseSchema,
+  McpServerViewSchema,
+} from "@arbor/core";
 import { everythingServerScript, testServerScript } from "@arbor/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as prompts from "@/app/api/mcp/servers/[name]/prompts/[prompt]/route";
 import * as reconnect from "@/app/api/mcp/servers/[name]/reconnect/route";
 import * as servers from "@/app/api/mcp/servers/route";
 import * as approvals from "@/app/api/sessions/[id]/approvals/route";
@@ -108,6 +113,30 @@ describe("POST /api/mcp/servers/{name}/reconnect", () => {
       params({ name: "nobody" }),
     );
     expect(unknown.status).toBe(404);
+  });
+});
+
+describe("POST /api/mcp/servers/{name}/prompts/{prompt}", () => {
+  function expand(name: string, prompt: string, body: unknown) {
+    return prompts.POST(
+      jsonRequest("POST", `/api/mcp/servers/${name}/prompts/${prompt}`, body),
+      params({ name, prompt }),
+    );
+  }
+
+  it("answers the prompt's messages; 400 names a missing argument; 404 for unknown names", async () => {
+    const ok = await expand("everything", "args-prompt", { arguments: { city: "Lisbon" } });
+    expect(ok.status).toBe(200);
+    expect(McpPromptResponseSchema.parse(await ok.json()).messages[0]?.text).toContain("Lisbon");
+    const missing = await expand("everything", "args-prompt", {});
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as { fields: Array<{ field: string }> }).fields[0]?.field).toBe(
+      "arguments.city",
+    );
+    const badBody = await expand("everything", "args-prompt", { arguments: { city: 3 } });
+    expect(badBody.status).toBe(400);
+    expect((await expand("everything", "nope", {})).status).toBe(404);
+    expect((await expand("ghost", "simple-prompt", {})).status).toBe(404);
   });
 });
 

@@ -39,6 +39,9 @@ const ALLOWED_CORE_NAMES = new Set([
   "SettingsResponse",
   "McpServersResponse",
   "McpServerView",
+  "McpPromptRequestSchema",
+  "McpPromptResponse",
+  "McpLookupError",
   // the session API
   "ContextSession",
   "SessionEvent",

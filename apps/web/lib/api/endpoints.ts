@@ -10,6 +10,8 @@ import {
   EditMessageRequestSchema,
   FileListResponseSchema,
   InterruptResponseSchema,
+  McpPromptRequestSchema,
+  McpPromptResponseSchema,
   McpServersResponseSchema,
   McpServerViewSchema,
   MergeRequestSchema,
@@ -83,6 +85,8 @@ const s = {
   settings: { title: "SettingsResponse", schema: SettingsResponseSchema },
   mcpServers: { title: "McpServersResponse", schema: McpServersResponseSchema },
   mcpServer: { title: "McpServerView", schema: McpServerViewSchema },
+  mcpPromptRequest: { title: "McpPromptRequest", schema: McpPromptRequestSchema },
+  mcpPrompt: { title: "McpPromptResponse", schema: McpPromptResponseSchema },
 } satisfies Record<string, NamedSchema>;
 
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -300,6 +304,15 @@ export const ENDPOINTS: readonly Endpoint[] = [
       "Drops one server's connection and connects it again (a stdio server's process is restarted); answers the server once the attempt has ended, `connected` or `failed` with the reason. 404 for a name that is not an enabled, valid entry.",
     response: { status: 200, json: s.mcpServer },
     errors: [404],
+  },
+  {
+    method: "POST",
+    path: "/api/mcp/servers/{name}/prompts/{prompt}",
+    summary:
+      "Expands one of the server's prompts (`prompts/get`) with its arguments and answers its messages as text; the composer's `/` commands put them in the message box. A missing required argument → 400 naming `arguments.<name>`; a server that is not connected or a prompt it does not offer → 404.",
+    body: s.mcpPromptRequest,
+    response: { status: 200, json: s.mcpPrompt },
+    errors: [400, 404],
   },
   {
     method: "GET",

@@ -128,6 +128,28 @@ describe("McpManager over stdio", () => {
     });
   });
 
+  it("expands a prompt with its arguments, and names a missing required one", async () => {
+    const simple = await manager.promptMessages("everything", "simple-prompt", {});
+    expect(simple.messages).toEqual([
+      { role: "user", text: "This is a simple prompt without arguments." },
+    ]);
+    const prompts = manager.servers().find((s) => s.name === "everything")?.prompts ?? [];
+    const args = prompts.find((p) => p.name === "args-prompt")?.arguments ?? [];
+    const required = args.find((a) => a.required)?.name as string;
+    await expect(manager.promptMessages("everything", "args-prompt", {})).rejects.toMatchObject({
+      field: `arguments.${required}`,
+    });
+    const filled = await manager.promptMessages(
+      "everything",
+      "args-prompt",
+      Object.fromEntries(args.map((a) => [a.name, "Lisbon"])),
+    );
+    expect(filled.messages[0]?.text).toContain("Lisbon");
+    await expect(manager.promptMessages("everything", "nope", {})).rejects.toMatchObject({
+      field: "prompt_name",
+    });
+  });
+
   it("keeps the built-in read_file beside the filesystem server's", async () => {
     const names = registry.list().map((t) => t.name);
     expect(names).toContain("read_file");

@@ -349,10 +349,35 @@ export class McpManager implements ToolSource {
     if (connection === undefined || connection.status !== "connected") {
       throw new McpLookupError("server_name", `no connected MCP server is named ${server}`);
     }
-    if (!connection.prompts.some((p) => p.name === name)) {
+    const prompt = connection.prompts.find((p) => p.name === name);
+    if (prompt === undefined) {
       throw new McpLookupError("prompt_name", `MCP server ${server} has no prompt ${name}`);
     }
+    for (const argument of prompt.arguments ?? []) {
+      if (argument.required === true && (args[argument.name] ?? "") === "") {
+        throw new McpLookupError(
+          `arguments.${argument.name}`,
+          `the prompt ${name} needs the argument ${argument.name}`,
+        );
+      }
+    }
     return connection.getPrompt(name, args);
+  }
+
+  /** The prompt's messages as text (McpPromptResponse); errors as getPrompt. */
+  async promptMessages(
+    server: string,
+    name: string,
+    args: Record<string, string>,
+  ): Promise<{
+    description?: string;
+    messages: Array<{ role: "user" | "assistant"; text: string }>;
+  }> {
+    const result = await this.getPrompt(server, name, args);
+    return {
+      ...(result.description !== undefined ? { description: result.description } : {}),
+      messages: result.messages.map((m) => ({ role: m.role, text: promptContentText(m.content) })),
+    };
   }
 
   // ---- the API's view ------------------------------------------------------------------------
@@ -417,6 +442,21 @@ export class McpLookupError extends Error {
   ) {
     super(message);
     this.name = "McpLookupError";
+  }
+}
+
+function promptContentText(content: GetPromptResult["messages"][number]["content"]): string {
+  switch (content.type) {
+    case "text":
+      return content.text;
+    case "resource":
+      return "text" in content.resource
+        ? content.resource.text
+        : `[resource ${content.resource.uri}: ${content.resource.mimeType ?? "binary"}]`;
+    case "resource_link":
+      return `[resource link ${content.name} <${content.uri}>]`;
+    default:
+      return `[${content.type} ${"mimeType" in content ? content.mimeType : ""}]`.trim();
   }
 }
 

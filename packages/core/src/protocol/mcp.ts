@@ -74,3 +74,32 @@ export const McpServersResponseSchema = z
   })
   .describe("Answer to GET /api/mcp/servers.");
 export type McpServersResponse = z.infer<typeof McpServersResponseSchema>;
+
+export const McpPromptRequestSchema = z
+  .object({
+    arguments: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe("the prompt's arguments by name (GET /api/mcp/servers lists them); {} when absent"),
+  })
+  .describe("Body of POST /api/mcp/servers/{name}/prompts/{prompt}.");
+export type McpPromptRequest = z.infer<typeof McpPromptRequestSchema>;
+
+export const McpPromptResponseSchema = z
+  .object({
+    description: z.string().optional(),
+    messages: z
+      .array(
+        z.object({
+          role: z.enum(["user", "assistant"]),
+          text: z
+            .string()
+            .describe(
+              "the message's text; an embedded resource is given as its text, other content is named",
+            ),
+        }),
+      )
+      .describe("the prompt's messages, in order"),
+  })
+  .describe("Answer to POST /api/mcp/servers/{name}/prompts/{prompt}.");
+export type McpPromptResponse = z.infer<typeof McpPromptResponseSchema>;
