@@ -56,6 +56,40 @@ describe("Composer", () => {
     });
   });
 
+  it("offers MCP prompts as / commands, asks for their arguments and inserts the expansion", async () => {
+    const { user, props, box, view } = setup();
+    const onExpandPrompt = vi.fn(async (_prompt: unknown, args: Record<string, string>) =>
+      args.city ? `Weather in ${args.city}?` : "Plain prompt.",
+    );
+    view.rerender(
+      <Composer
+        {...props}
+        mcpPrompts={[
+          { server: "everything", name: "simple-prompt", arguments: [] },
+          {
+            server: "everything",
+            name: "args-prompt",
+            arguments: [{ name: "city", required: true }],
+          },
+        ]}
+        onExpandPrompt={onExpandPrompt}
+      />,
+    );
+    expect(screen.queryByRole("listbox", { name: "MCP prompts" })).toBeNull();
+    await user.type(box, "/args");
+    const menu = screen.getByRole("listbox", { name: "MCP prompts" });
+    expect(within(menu).getAllByRole("option")).toHaveLength(1);
+    await user.click(within(menu).getByRole("option"));
+    const use = screen.getByRole("button", { name: "Use prompt" }) as HTMLButtonElement;
+    expect(use.disabled).toBe(true);
+    await user.type(screen.getByRole("textbox", { name: /city/ }), "Lisbon");
+    await user.click(use);
+    expect((box as HTMLTextAreaElement).value).toBe("Weather in Lisbon?");
+    expect(onExpandPrompt).toHaveBeenCalledWith(expect.objectContaining({ name: "args-prompt" }), {
+      city: "Lisbon",
+    });
+  });
+
   it("offers MCP resources in the same picker and sends the chosen one", async () => {
     const { user, props, box, view } = setup();
     view.rerender(

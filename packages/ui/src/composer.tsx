@@ -5,6 +5,7 @@ import * as ToggleGroup from "@radix-ui/react-toggle-group";
 import { useId, useRef, useState } from "react";
 import { FilePicker, type FileSelection, type McpResourceSelection } from "./file-picker.js";
 import { fileReferenceLabel } from "./messages/file-reference-card.js";
+import { type McpPromptOption, matchingPrompts, PromptMenu } from "./prompt-menu.js";
 import { isTypingTarget, matchesShortcut } from "./shortcuts.js";
 import { buttonClass } from "./styles.js";
 import { useWindowKeydown } from "./use-window-keydown.js";
@@ -28,6 +29,10 @@ export interface ComposerProps {
   workspaceFiles: readonly string[];
   /** the MCP servers' resources, offered in the same picker */
   mcpResources?: readonly McpResourceSelection[];
+  /** the MCP servers' prompts, offered as `/` commands */
+  mcpPrompts?: readonly McpPromptOption[];
+  /** a prompt's expansion (its messages as text), which replaces the message box's text */
+  onExpandPrompt?: (prompt: McpPromptOption, args: Record<string, string>) => Promise<string>;
   disabled?: boolean;
   placeholder?: string;
 }
@@ -43,6 +48,8 @@ export function Composer({
   onModeChange,
   workspaceFiles,
   mcpResources = [],
+  mcpPrompts = [],
+  onExpandPrompt,
   disabled = false,
   placeholder = "Message Arbor…  (Enter to send, Shift+Enter for a new line)",
 }: ComposerProps) {
@@ -130,6 +137,15 @@ export function Composer({
             </li>
           ))}
         </ul>
+      )}
+      {onExpandPrompt !== undefined && (
+        <PromptMenu
+          prompts={matchingPrompts(text, mcpPrompts)}
+          onExpand={async (prompt, args) => {
+            setText(await onExpandPrompt(prompt, args));
+            textarea.current?.focus();
+          }}
+        />
       )}
       <label htmlFor={inputId} className="sr-only">
         Message

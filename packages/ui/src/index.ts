@@ -24,6 +24,7 @@ export * from "./messages/message-card.js";
 export * from "./messages/preview.js";
 export * from "./messages/system-control-card.js";
 export * from "./optimization-divider.js";
+export * from "./prompt-menu.js";
 export * from "./session-list.js";
 export * from "./session-settings.js";
 export * from "./shortcuts.js";

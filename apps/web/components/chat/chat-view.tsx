@@ -95,6 +95,22 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         .flatMap((s) => s.resources.map((r) => ({ server: s.name, uri: r.uri, name: r.name }))),
     [mcpServers.data],
   );
+  const mcpPrompts = useMemo(
+    () =>
+      (mcpServers.data?.servers ?? [])
+        .filter((s) => s.status === "connected")
+        .flatMap((s) => s.prompts.map((p) => ({ server: s.name, ...p }))),
+    [mcpServers.data],
+  );
+  const expandPrompt = useCallback(
+    async (prompt: { server: string; name: string }, args: Record<string, string>) => {
+      const answer = await api.expandMcpPrompt(prompt.server, prompt.name, args);
+      return answer.messages
+        .map((m) => (m.role === "assistant" ? `Assistant: ${m.text}` : m.text))
+        .join("\n\n");
+    },
+    [],
+  );
   const [reconnecting, setReconnecting] = useState<ReadonlySet<string>>(() => new Set());
   const reconnectMcp = useCallback(
     async (name: string) => {
@@ -343,6 +359,8 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
             onModeChange={actions.setMode}
             workspaceFiles={files.data ?? []}
             mcpResources={mcpResources}
+            mcpPrompts={mcpPrompts}
+            onExpandPrompt={expandPrompt}
             disabled={detail.data === undefined}
           />
         </div>

@@ -8,6 +8,7 @@ import type {
   ErrorResponse,
   FileListResponse,
   InterruptResponse,
+  McpPromptResponse,
   McpServersResponse,
   McpServerView,
   MergeRequest,
@@ -138,6 +139,10 @@ export const api = {
   /** the MCP servers, their states and what each offers */
   listMcpServers: (options?: RequestOptions) =>
     json<McpServersResponse>("GET", "/api/mcp/servers", undefined, options),
+  expandMcpPrompt: (server: string, prompt: string, args: Record<string, string>) =>
+    json<McpPromptResponse>("POST", `/api/mcp/servers/${enc(server)}/prompts/${enc(prompt)}`, {
+      arguments: args,
+    }),
   reconnectMcpServer: (name: string) =>
     json<McpServerView>("POST", `/api/mcp/servers/${enc(name)}/reconnect`),
   listSessions: (options?: RequestOptions) =>
