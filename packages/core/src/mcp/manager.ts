@@ -1,3 +1,4 @@
+import { readdir } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
@@ -198,7 +199,9 @@ export class McpManager implements ToolSource {
             void this.reload();
           }, 150);
         },
-        { ignore: ["node_modules", ".git", ".next"] },
+        // only the file's own directory: @parcel/watcher watches recursively, and the workspace
+        // may be a large tree (its directories now, and anything below a new one, are ignored)
+        { ignore: ["*/**", ...(await subdirectories(dir))] },
       );
       this.#unwatch = async () => {
         if (timer !== undefined) clearTimeout(timer);
@@ -457,6 +460,15 @@ function promptContentText(content: GetPromptResult["messages"][number]["content
       return `[resource link ${content.name} <${content.uri}>]`;
     default:
       return `[${content.type} ${"mimeType" in content ? content.mimeType : ""}]`.trim();
+  }
+}
+
+async function subdirectories(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries.filter((e) => e.isDirectory()).map((e) => e.name.replace(/[*?[\]{}!]/g, "\\$&"));
+  } catch {
+    return [];
   }
 }
 
