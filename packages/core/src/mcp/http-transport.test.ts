@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createRecordingContext } from "../../test/support/tool-test-context.js";
 import {
   everythingServerScript,
   recordingLogger,
   workspaceWithServers,
 } from "../testing/mcp-servers.js";
-import { createRecordingContext } from "../tools/builtin/tool-test-context.js";
 import { McpManager } from "./manager.js";
 
 // The everything reference server over HTTP: its Streamable HTTP mode at /mcp, and its older

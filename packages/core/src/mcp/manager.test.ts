@@ -2,6 +2,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createRecordingContext } from "../../test/support/tool-test-context.js";
 import { toolsForMode } from "../context/plan-act.js";
 import {
   everythingServerScript,
@@ -11,7 +12,6 @@ import {
   workspaceWithServers,
 } from "../testing/mcp-servers.js";
 import { createDefaultTools } from "../tools/builtin/default-tools.js";
-import { createRecordingContext } from "../tools/builtin/tool-test-context.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { type AnyAgentTool, ToolError, toolDefinition } from "../tools/tool.js";
 import { McpManager } from "./manager.js";

@@ -1,5 +1,5 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
-import type { ImageContent, TextContent } from "../llm/messages.js";
+import type { ImageContent, TextContent } from "../model/llm-messages.js";
 import { ToolError, type ToolResult } from "../tools/tool.js";
 
 // An MCP tools/call result as a tool result: text as text; images (and image resources) as image
