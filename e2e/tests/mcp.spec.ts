@@ -121,3 +121,27 @@ test("the settings panel shows each MCP server's state, the failed one's reason,
   await expect(list.getByRole("button", { name: "Reconnect everything" })).toBeEnabled();
   await expect(servers.nth(0)).toHaveAttribute("data-status", "connected");
 });
+
+test("a resource attached from the picker is stored as a resource card and reaches the model", async ({
+  page,
+  request,
+}, testInfo) => {
+  const { session_id } = await createSession(request);
+  await scriptFakeLlm(request, [{ blocks: [{ type: "text", text: "I read the resource." }] }]);
+  await openSession(page, session_id);
+  await page.getByRole("button", { name: "Attach file" }).click();
+  const resources = page.getByRole("listbox", { name: "MCP resources" });
+  const first = resources.getByRole("option").first();
+  const uri = (await first.getAttribute("title")) ?? "";
+  expect(uri).not.toBe("");
+  await first.click();
+  await page.getByRole("button", { name: "Add resource" }).click();
+  await expect(page.getByRole("list", { name: "Attached resources" })).toContainText("everything:");
+  await page.getByRole("button", { name: "Send" }).click();
+
+  await expect(transcript(page).getByText(uri).first()).toBeVisible();
+  await expect(assistantMessages(page).last()).toContainText("I read the resource.");
+  await keepScreenshot(page, testInfo, "mcp-resource");
+  const requests = await fakeLlmRequests(request);
+  expect(JSON.stringify(requests.at(-1)?.body)).toContain(uri);
+});
