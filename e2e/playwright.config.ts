@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { defineConfig } from "@playwright/test";
 import { E2E_TOKEN } from "./tests/e2e-token.js";
+import { MCP_CONFIG } from "./tests/mcp-config.js";
 
 // The e2e suite starts the app as a user would (the production build, `next start`), once pointed
 // at the runtime's fake LLM server over HTTP (Anthropic wire format) and once with no provider
@@ -110,6 +111,8 @@ export default defineConfig({
             ARBOR_MODEL: "claude-e2e",
             ANTHROPIC_BASE_URL: `http://127.0.0.1:${FAKE_LLM_PORT}`,
             ANTHROPIC_API_KEY: "e2e-key",
+            // absent until mcp.spec.ts writes it
+            ARBOR_MCP_CONFIG: MCP_CONFIG,
           }),
         },
         {

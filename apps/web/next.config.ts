@@ -14,7 +14,7 @@ const config: NextConfig = {
     "@prisma/adapter-pg",
     "better-sqlite3",
     "pg",
-    // the codebase index: a native watcher, and a WebAssembly runtime that loads its .wasm files
+    // a native watcher (the codebase index, mcp_servers.json), and a WebAssembly runtime that loads its .wasm files
     // from its own package directory
     "@parcel/watcher",
     "@vscode/tree-sitter-wasm",

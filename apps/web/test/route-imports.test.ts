@@ -39,6 +39,11 @@ const ALLOWED_CORE_NAMES = new Set([
   "FileListResponse",
   "FileContentResponse",
   "SettingsResponse",
+  "McpServersResponse",
+  "McpServerView",
+  "McpPromptRequestSchema",
+  "McpPromptResponse",
+  "McpLookupError",
   // the session API
   "ContextSession",
   "SessionEvent",

@@ -3,6 +3,7 @@ export * from "./agent/index.js";
 export * from "./codebase/index.js";
 export * from "./context/index.js";
 export * from "./llm/index.js";
+export * from "./mcp/index.js";
 export * from "./model/index.js";
 export * from "./protocol/index.js";
 export * from "./recording/index.js";

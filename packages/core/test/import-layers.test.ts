@@ -14,6 +14,7 @@ const CORE_LAYERS = [
   "tools",
   "codebase",
   "agent",
+  "mcp",
   "recording",
   "context",
   "testing",

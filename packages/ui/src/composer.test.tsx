@@ -1,5 +1,5 @@
 import type { AgentMode } from "@arbor/core";
-import { render, screen } from "@testing-library/react";
+import { render, screen, within } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { Composer, type ComposerProps } from "./composer.js";
@@ -26,7 +26,11 @@ describe("Composer", () => {
     expect(props.onSend).not.toHaveBeenCalled();
     expect((box as HTMLTextAreaElement).value).toBe("line one\nline two");
     await user.type(box, "{Enter}");
-    expect(props.onSend).toHaveBeenCalledWith({ text: "line one\nline two", files: [] });
+    expect(props.onSend).toHaveBeenCalledWith({
+      text: "line one\nline two",
+      files: [],
+      resources: [],
+    });
     expect((box as HTMLTextAreaElement).value).toBe("");
   });
 
@@ -48,6 +52,67 @@ describe("Composer", () => {
     expect(props.onSend).toHaveBeenCalledWith({
       text: "explain",
       files: [{ path: "src/a.ts", range: { start_line: 3, end_line: 3 } }],
+      resources: [],
+    });
+  });
+
+  it("offers MCP prompts as / commands, asks for their arguments and inserts the expansion", async () => {
+    const { user, props, box, view } = setup();
+    const onExpandPrompt = vi.fn(async (_prompt: unknown, args: Record<string, string>) =>
+      args.city ? `Weather in ${args.city}?` : "Plain prompt.",
+    );
+    view.rerender(
+      <Composer
+        {...props}
+        mcpPrompts={[
+          { server: "everything", name: "simple-prompt", arguments: [] },
+          {
+            server: "everything",
+            name: "args-prompt",
+            arguments: [{ name: "city", required: true }],
+          },
+        ]}
+        onExpandPrompt={onExpandPrompt}
+      />,
+    );
+    expect(screen.queryByRole("listbox", { name: "MCP prompts" })).toBeNull();
+    await user.type(box, "/args");
+    const menu = screen.getByRole("listbox", { name: "MCP prompts" });
+    expect(within(menu).getAllByRole("option")).toHaveLength(1);
+    await user.click(within(menu).getByRole("option"));
+    const use = screen.getByRole("button", { name: "Use prompt" }) as HTMLButtonElement;
+    expect(use.disabled).toBe(true);
+    await user.type(screen.getByRole("textbox", { name: /city/ }), "Lisbon");
+    await user.click(use);
+    expect((box as HTMLTextAreaElement).value).toBe("Weather in Lisbon?");
+    expect(onExpandPrompt).toHaveBeenCalledWith(expect.objectContaining({ name: "args-prompt" }), {
+      city: "Lisbon",
+    });
+  });
+
+  it("offers MCP resources in the same picker and sends the chosen one", async () => {
+    const { user, props, box, view } = setup();
+    view.rerender(
+      <Composer
+        {...props}
+        mcpResources={[
+          { server: "docs", uri: "docs://intro.md", name: "intro.md" },
+          { server: "docs", uri: "docs://faq.md", name: "faq.md" },
+        ]}
+      />,
+    );
+    await user.click(screen.getByRole("button", { name: "Attach file" }));
+    const list = screen.getByRole("listbox", { name: "MCP resources" });
+    await user.click(within(list).getByRole("option", { name: "docs: faq.md" }));
+    await user.click(screen.getByRole("button", { name: "Add resource" }));
+    expect(screen.getByRole("list", { name: "Attached resources" }).textContent).toContain(
+      "docs:faq.md",
+    );
+    await user.type(box, "summarize{Enter}");
+    expect(props.onSend).toHaveBeenCalledWith({
+      text: "summarize",
+      files: [],
+      resources: [{ server: "docs", uri: "docs://faq.md", name: "faq.md" }],
     });
   });
 

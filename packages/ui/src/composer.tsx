@@ -3,8 +3,9 @@
 import type { AgentMode } from "@arbor/core";
 import * as ToggleGroup from "@radix-ui/react-toggle-group";
 import { useId, useRef, useState } from "react";
-import { FilePicker, type FileSelection } from "./file-picker.js";
+import { FilePicker, type FileSelection, type McpResourceSelection } from "./file-picker.js";
 import { fileReferenceLabel } from "./messages/file-reference-card.js";
+import { type McpPromptOption, matchingPrompts, PromptMenu } from "./prompt-menu.js";
 import { isTypingTarget, matchesShortcut } from "./shortcuts.js";
 import { buttonClass } from "./styles.js";
 import { useWindowKeydown } from "./use-window-keydown.js";
@@ -13,6 +14,8 @@ export interface ComposerSubmission {
   text: string;
   /** file references to send before the text, in the order they were added */
   files: FileSelection[];
+  /** MCP resources to send before the text (after the files) */
+  resources: McpResourceSelection[];
 }
 
 export interface ComposerProps {
@@ -24,6 +27,12 @@ export interface ComposerProps {
   onModeChange: (mode: AgentMode) => void;
   /** workspace-relative paths for the file picker */
   workspaceFiles: readonly string[];
+  /** the MCP servers' resources, offered in the same picker */
+  mcpResources?: readonly McpResourceSelection[];
+  /** the MCP servers' prompts, offered as `/` commands */
+  mcpPrompts?: readonly McpPromptOption[];
+  /** a prompt's expansion (its messages as text), which replaces the message box's text */
+  onExpandPrompt?: (prompt: McpPromptOption, args: Record<string, string>) => Promise<string>;
   disabled?: boolean;
   placeholder?: string;
 }
@@ -38,20 +47,25 @@ export function Composer({
   mode,
   onModeChange,
   workspaceFiles,
+  mcpResources = [],
+  mcpPrompts = [],
+  onExpandPrompt,
   disabled = false,
   placeholder = "Message Arbor…  (Enter to send, Shift+Enter for a new line)",
 }: ComposerProps) {
   const [text, setText] = useState("");
   const [files, setFiles] = useState<FileSelection[]>([]);
+  const [resources, setResources] = useState<McpResourceSelection[]>([]);
   const textarea = useRef<HTMLTextAreaElement>(null);
   const inputId = useId();
-  const canSend = !disabled && (text.trim() !== "" || files.length > 0);
+  const canSend = !disabled && (text.trim() !== "" || files.length > 0 || resources.length > 0);
 
   const send = () => {
     if (!canSend) return;
-    onSend({ text: text.trim(), files });
+    onSend({ text: text.trim(), files, resources });
     setText("");
     setFiles([]);
+    setResources([]);
   };
 
   // Window-level shortcuts. Radix dialogs handle Esc first and mark it defaultPrevented, so Esc
@@ -103,6 +117,36 @@ export function Composer({
           })}
         </ul>
       )}
+      {resources.length > 0 && (
+        <ul aria-label="Attached resources" className="flex flex-wrap gap-1">
+          {resources.map((resource, index) => (
+            <li
+              key={`${resource.server}:${resource.uri}`}
+              title={resource.uri}
+              className="inline-flex items-center gap-1 rounded-full bg-zinc-100 px-2 py-0.5 font-mono text-xs dark:bg-zinc-800"
+            >
+              {resource.server}:{resource.name}
+              <button
+                type="button"
+                aria-label={`Remove ${resource.name}`}
+                className="rounded-full px-1 text-zinc-500 hover:text-zinc-900 dark:hover:text-white"
+                onClick={() => setResources((previous) => previous.filter((_, i) => i !== index))}
+              >
+                ✕
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {onExpandPrompt !== undefined && (
+        <PromptMenu
+          prompts={matchingPrompts(text, mcpPrompts)}
+          onExpand={async (prompt, args) => {
+            setText(await onExpandPrompt(prompt, args));
+            textarea.current?.focus();
+          }}
+        />
+      )}
       <label htmlFor={inputId} className="sr-only">
         Message
       </label>
@@ -128,6 +172,14 @@ export function Composer({
           files={workspaceFiles}
           disabled={disabled}
           onPick={(file) => setFiles((previous) => [...previous, file])}
+          resources={mcpResources}
+          onPickResource={(resource) =>
+            setResources((previous) =>
+              previous.some((r) => r.server === resource.server && r.uri === resource.uri)
+                ? previous
+                : [...previous, resource],
+            )
+          }
         />
         <ToggleGroup.Root
           type="single"

@@ -12,21 +12,49 @@ export interface FileSelection {
   range?: LineRange;
 }
 
+/** An MCP server's resource, offered beside the workspace files. */
+export interface McpResourceSelection {
+  server: string;
+  uri: string;
+  name: string;
+}
+
 export interface FilePickerProps {
   /** workspace-relative paths the user may reference */
   files: readonly string[];
   onPick: (selection: FileSelection) => void;
+  /** the connected MCP servers' resources (GET /api/mcp/servers) */
+  resources?: readonly McpResourceSelection[];
+  onPickResource?: (selection: McpResourceSelection) => void;
   disabled?: boolean;
+}
+
+const optionClass =
+  "cursor-pointer truncate px-2 py-1 font-mono text-xs hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-sky-500 aria-selected:bg-sky-100 dark:hover:bg-zinc-800 dark:aria-selected:bg-sky-900";
+
+function resourceKey(resource: McpResourceSelection): string {
+  return `${resource.server}\u0000${resource.uri}`;
 }
 
 // Long workspaces: the list shows this many matches; the filter narrows the rest.
 const MAX_LISTED = 200;
 
 /** "Attach file" → a dialog to pick a workspace file and, optionally, a line range. */
-export function FilePicker({ files, onPick, disabled = false }: FilePickerProps) {
+export function FilePicker({
+  files,
+  onPick,
+  resources = [],
+  onPickResource,
+  disabled = false,
+}: FilePickerProps) {
   const [open, setOpen] = useState(false);
   const [filter, setFilter] = useState("");
-  const [selected, setSelected] = useState<string | null>(null);
+  const [selected, setSelectedFile] = useState<string | null>(null);
+  const [resource, setResource] = useState<McpResourceSelection | null>(null);
+  const setSelected = (path: string | null) => {
+    setSelectedFile(path);
+    setResource(null);
+  };
   const [start, setStart] = useState("");
   const [end, setEnd] = useState("");
   const [showErrors, setShowErrors] = useState(false);
@@ -36,6 +64,13 @@ export function FilePicker({ files, onPick, disabled = false }: FilePickerProps)
     const needle = filter.trim().toLowerCase();
     return needle === "" ? files : files.filter((path) => path.toLowerCase().includes(needle));
   }, [files, filter]);
+  const matchingResources = useMemo(() => {
+    if (onPickResource === undefined) return [];
+    const needle = filter.trim().toLowerCase();
+    return needle === ""
+      ? resources
+      : resources.filter((r) => `${r.server} ${r.name} ${r.uri}`.toLowerCase().includes(needle));
+  }, [resources, filter, onPickResource]);
   const range = parseLineRange(start, end);
 
   const reset = () => {
@@ -77,6 +112,12 @@ export function FilePicker({ files, onPick, disabled = false }: FilePickerProps)
           onSubmit={(event) => {
             event.preventDefault();
             setShowErrors(true);
+            if (resource !== null) {
+              onPickResource?.(resource);
+              setOpen(false);
+              reset();
+              return;
+            }
             if (selected === null || !range.ok) return;
             onPick(range.range ? { path: selected, range: range.range } : { path: selected });
             setOpen(false);
@@ -111,7 +152,7 @@ export function FilePicker({ files, onPick, disabled = false }: FilePickerProps)
                     setSelected(path);
                   }
                 }}
-                className="cursor-pointer truncate px-2 py-1 font-mono text-xs hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-sky-500 aria-selected:bg-sky-100 dark:hover:bg-zinc-800 dark:aria-selected:bg-sky-900"
+                className={optionClass}
               >
                 {path}
               </div>
@@ -120,6 +161,40 @@ export function FilePicker({ files, onPick, disabled = false }: FilePickerProps)
               <p className="px-2 py-1 text-xs text-zinc-500">No file matches “{filter}”.</p>
             )}
           </div>
+          {matchingResources.length > 0 && (
+            <div
+              role="listbox"
+              aria-label="MCP resources"
+              className="max-h-40 overflow-y-auto rounded-md border border-zinc-200 dark:border-zinc-800"
+            >
+              {matchingResources.slice(0, MAX_LISTED).map((r) => {
+                const chosen = resource !== null && resourceKey(resource) === resourceKey(r);
+                const choose = () => {
+                  setSelectedFile(null);
+                  setResource(r);
+                };
+                return (
+                  <div
+                    key={resourceKey(r)}
+                    role="option"
+                    tabIndex={0}
+                    aria-selected={chosen}
+                    title={r.uri}
+                    onClick={choose}
+                    onKeyDown={(event) => {
+                      if (event.key === "Enter" || event.key === " ") {
+                        event.preventDefault();
+                        choose();
+                      }
+                    }}
+                    className={optionClass}
+                  >
+                    <span className="text-zinc-500">{r.server}:</span> {r.name}
+                  </div>
+                );
+              })}
+            </div>
+          )}
           {matches.length > MAX_LISTED && (
             <p className="text-xs text-zinc-500">
               Showing {MAX_LISTED} of {matches.length}; type to narrow.
@@ -164,8 +239,12 @@ export function FilePicker({ files, onPick, disabled = false }: FilePickerProps)
             <Dialog.Close className={buttonClass.secondary} type="button">
               Cancel
             </Dialog.Close>
-            <button type="submit" className={buttonClass.primary} disabled={selected === null}>
-              Add file
+            <button
+              type="submit"
+              className={buttonClass.primary}
+              disabled={selected === null && resource === null}
+            >
+              {resource !== null ? "Add resource" : "Add file"}
             </button>
           </div>
         </form>

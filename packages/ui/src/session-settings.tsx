@@ -10,7 +10,7 @@ import type {
 } from "@arbor/core";
 import * as Dialog from "@radix-ui/react-dialog";
 import * as Select from "@radix-ui/react-select";
-import { useId, useState } from "react";
+import { type ReactNode, useId, useState } from "react";
 import { DialogPanel } from "./dialog.js";
 import { unreachable } from "./state-label.js";
 import { buttonClass, inputClass } from "./styles.js";
@@ -33,6 +33,8 @@ export interface SessionSettingsProps {
   onSave: (patch: SessionSettingsPatch) => void;
   /** how the server runs commands (GET /api/settings); not shown while unknown */
   sandbox?: SandboxSettingsView;
+  /** the MCP servers' section (McpServerList), shown under its own heading */
+  mcpServers?: ReactNode;
 }
 
 /** One sentence on where bash commands run. Exported for tests. */
@@ -108,7 +110,13 @@ export function policyFromDraft(type: PolicyType, tools: string, depth: string):
   }
 }
 
-export function SessionSettings({ config, models, onSave, sandbox }: SessionSettingsProps) {
+export function SessionSettings({
+  config,
+  models,
+  onSave,
+  sandbox,
+  mcpServers,
+}: SessionSettingsProps) {
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState<Draft>(() => draftOf(config));
   const [error, setError] = useState<string | null>(null);
@@ -270,6 +278,13 @@ export function SessionSettings({ config, models, onSave, sandbox }: SessionSett
               Act (all tools)
             </label>
           </fieldset>
+
+          {mcpServers !== undefined && (
+            <section className="flex flex-col gap-1" aria-label="MCP servers">
+              <h3 className="mb-1 text-sm font-medium">MCP servers</h3>
+              {mcpServers}
+            </section>
+          )}
 
           {error !== null && (
             <p role="alert" className="text-sm text-red-700 dark:text-red-400">

@@ -5,6 +5,7 @@ import {
   Composer,
   FileView,
   isRunning,
+  McpServerList,
   type ModelOption,
   SessionList,
   SessionSettings,
@@ -81,6 +82,51 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     queryFn: () => api.getSettings(),
     staleTime: Number.POSITIVE_INFINITY,
   });
+  const mcpServers = useQuery({
+    queryKey: ["mcp-servers"],
+    queryFn: () => api.listMcpServers(),
+    // servers connect in the background: look again while one is still connecting
+    refetchInterval: (query) =>
+      query.state.data?.servers.some((s) => s.status === "connecting") ? 2_000 : false,
+  });
+  const mcpResources = useMemo(
+    () =>
+      (mcpServers.data?.servers ?? [])
+        .filter((s) => s.status === "connected")
+        .flatMap((s) => s.resources.map((r) => ({ server: s.name, uri: r.uri, name: r.name }))),
+    [mcpServers.data],
+  );
+  const mcpPrompts = useMemo(
+    () =>
+      (mcpServers.data?.servers ?? [])
+        .filter((s) => s.status === "connected")
+        .flatMap((s) => s.prompts.map((p) => ({ server: s.name, ...p }))),
+    [mcpServers.data],
+  );
+  const expandPrompt = useCallback(
+    async (prompt: { server: string; name: string }, args: Record<string, string>) => {
+      const answer = await api.expandMcpPrompt(prompt.server, prompt.name, args);
+      return answer.messages
+        .map((m) => (m.role === "assistant" ? `Assistant: ${m.text}` : m.text))
+        .join("\n\n");
+    },
+    [],
+  );
+  const [reconnecting, setReconnecting] = useState<ReadonlySet<string>>(() => new Set());
+  const reconnectMcp = useCallback(
+    async (name: string) => {
+      setReconnecting((names) => new Set([...names, name]));
+      try {
+        await api.reconnectMcpServer(name);
+      } catch {
+        // the list below shows the server's state either way
+      } finally {
+        setReconnecting((names) => new Set([...names].filter((n) => n !== name)));
+        await queryClient.invalidateQueries({ queryKey: ["mcp-servers"] });
+      }
+    },
+    [queryClient],
+  );
   const files = useQuery({
     queryKey: ["workspace-files", sessionId],
     queryFn: async () => (await api.listFiles(sessionId, { limit: PICKER_FILE_LIMIT })).files,
@@ -173,6 +219,13 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               models={models}
               onSave={actions.saveSettings}
               {...(settings.data ? { sandbox: settings.data.sandbox } : {})}
+              mcpServers={
+                <McpServerList
+                  servers={mcpServers.data?.servers ?? []}
+                  onReconnect={(name) => void reconnectMcp(name)}
+                  reconnecting={reconnecting}
+                />
+              }
             />
           ) : null
         }
@@ -317,6 +370,9 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
             mode={mode}
             onModeChange={actions.setMode}
             workspaceFiles={files.data ?? []}
+            mcpResources={mcpResources}
+            mcpPrompts={mcpPrompts}
+            onExpandPrompt={expandPrompt}
             disabled={detail.data === undefined}
           />
         </div>

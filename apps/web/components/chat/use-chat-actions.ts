@@ -75,7 +75,7 @@ export function useChatActions({
   );
 
   const send = useCallback(
-    ({ text, files }: ComposerSubmission) =>
+    ({ text, files, resources }: ComposerSubmission) =>
       run("Sending failed", async () => {
         // Each reference is its own message and the model answers it; the text goes last.
         for (const file of files) {
@@ -88,6 +88,15 @@ export function useChatActions({
                 ...(file.range ? { range: file.range } : {}),
                 display_text: `@${fileReferenceLabel(file)}`,
               },
+              { signal: signal() },
+            ),
+          );
+        }
+        for (const resource of resources) {
+          await pump(
+            api.sendMessage(
+              sessionId,
+              { type: "mcp_resource", server_name: resource.server, resource_uri: resource.uri },
               { signal: signal() },
             ),
           );

@@ -11,6 +11,10 @@ import {
   FileContentResponseSchema,
   FileListResponseSchema,
   InterruptResponseSchema,
+  McpPromptRequestSchema,
+  McpPromptResponseSchema,
+  McpServersResponseSchema,
+  McpServerViewSchema,
   MergeRequestSchema,
   MergeResponseSchema,
   MessagesResponseSchema,
@@ -81,6 +85,10 @@ const s = {
   mergeResult: { title: "MergeResponse", schema: MergeResponseSchema },
   loops: { title: "SessionLoopTree", schema: SessionLoopTreeSchema },
   settings: { title: "SettingsResponse", schema: SettingsResponseSchema },
+  mcpServers: { title: "McpServersResponse", schema: McpServersResponseSchema },
+  mcpServer: { title: "McpServerView", schema: McpServerViewSchema },
+  mcpPromptRequest: { title: "McpPromptRequest", schema: McpPromptRequestSchema },
+  mcpPrompt: { title: "McpPromptResponse", schema: McpPromptResponseSchema },
 } satisfies Record<string, NamedSchema>;
 
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -120,7 +128,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "POST",
     path: "/api/sessions/{id}/messages",
     summary:
-      'Sends a message; the answer is this operation\'s events. `session_id` must name the session in the URL. Closing the connection does not stop the operation (a reloading client reconnects through `/events`); POST `/interrupt` does. A refusal (e.g. a message while tool calls wait for approval) is an `error` event with code `invalid_transition`. When the provider refuses a request as too long for its context window, the session optimizes the branch (an `OptimizingContext` `context_update` with `metadata.reason: "context_overflow"`, stored like a manual optimization) and sends the request once more; a second refusal ends the run `Failed` with an `error` of code `context_overflow`.',
+      'Sends a message; the answer is this operation\'s events. `session_id` must name the session in the URL. Closing the connection does not stop the operation (a reloading client reconnects through `/events`); POST `/interrupt` does. A refusal (e.g. a message while tool calls wait for approval) is an `error` event with code `invalid_transition`. When the provider refuses a request as too long for its context window, the session optimizes the branch (an `OptimizingContext` `context_update` with `metadata.reason: "context_overflow"`, stored like a manual optimization) and sends the request once more; a second refusal ends the run `Failed` with an `error` of code `context_overflow`. An `mcp_resource` payload naming a server that is not connected, or a URI it does not list (nor matches a template of), is refused with 400 naming `payload.server_name` or `payload.resource_uri`, nothing stored.',
     body: s.sendMessage,
     response: { status: 200, sse: true },
     errors: [400, 404, 409],
@@ -293,6 +301,31 @@ export const ENDPOINTS: readonly Endpoint[] = [
       "How this server runs tools: bash's sandbox (ARBOR_SANDBOX=auto|bubblewrap|off: `bubblewrap` when `bwrap` works here, with the workspace writable, the rest read-only, its own /tmp and PID namespace, the data dir hidden, no network unless ARBOR_SANDBOX_NETWORK=1; `none` with the reason) and the names of the environment variables tool processes get (an allow-list, WORKSPACE_DIR and the names in ARBOR_TOOL_ENV; never Arbor's tokens, DATABASE_URL or a provider key). Tool output is redacted of secret values before it is stored or sent to a model.",
     response: { status: 200, json: s.settings },
     errors: [],
+  },
+  {
+    method: "GET",
+    path: "/api/mcp/servers",
+    summary:
+      "The MCP servers configured in `mcp_servers.json` at the workspace root (or the file named by ARBOR_MCP_CONFIG; the Claude Desktop format, see docs/mcp.md): each one's transport, status (`connecting`, `connected`, `failed` with `error`, `disabled`), and its tools (with the `model_name` the model sees), resources, resource templates and prompts. An invalid entry is listed as `failed` with the wrong field in `error`; the other servers still load. The app answers at once: servers connect in the background, and edits of the file take effect without a restart.",
+    response: { status: 200, json: s.mcpServers },
+    errors: [],
+  },
+  {
+    method: "POST",
+    path: "/api/mcp/servers/{name}/reconnect",
+    summary:
+      "Drops one server's connection and connects it again (a stdio server's process is restarted); answers the server once the attempt has ended, `connected` or `failed` with the reason. 404 for a name that is not an enabled, valid entry.",
+    response: { status: 200, json: s.mcpServer },
+    errors: [404],
+  },
+  {
+    method: "POST",
+    path: "/api/mcp/servers/{name}/prompts/{prompt}",
+    summary:
+      "Expands one of the server's prompts (`prompts/get`) with its arguments and answers its messages as text; the composer's `/` commands put them in the message box. A missing required argument → 400 naming `arguments.<name>`; a server that is not connected or a prompt it does not offer → 404.",
+    body: s.mcpPromptRequest,
+    response: { status: 200, json: s.mcpPrompt },
+    errors: [400, 404],
   },
   {
     method: "GET",

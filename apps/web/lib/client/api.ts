@@ -9,6 +9,9 @@ import type {
   FileContentResponse,
   FileListResponse,
   InterruptResponse,
+  McpPromptResponse,
+  McpServersResponse,
+  McpServerView,
   MergeRequest,
   MergeResponse,
   MessagePayload,
@@ -134,6 +137,15 @@ export const api = {
   /** how the server runs tools (the sandbox, the tool environment's names) */
   getSettings: (options?: RequestOptions) =>
     json<SettingsResponse>("GET", "/api/settings", undefined, options),
+  /** the MCP servers, their states and what each offers */
+  listMcpServers: (options?: RequestOptions) =>
+    json<McpServersResponse>("GET", "/api/mcp/servers", undefined, options),
+  expandMcpPrompt: (server: string, prompt: string, args: Record<string, string>) =>
+    json<McpPromptResponse>("POST", `/api/mcp/servers/${enc(server)}/prompts/${enc(prompt)}`, {
+      arguments: args,
+    }),
+  reconnectMcpServer: (name: string) =>
+    json<McpServerView>("POST", `/api/mcp/servers/${enc(name)}/reconnect`),
   listSessions: (options?: RequestOptions) =>
     json<SessionSummary[]>("GET", "/api/sessions", undefined, options),
   getSession: (id: string, options?: RequestOptions) =>

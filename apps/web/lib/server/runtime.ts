@@ -11,7 +11,9 @@ import {
   type FileViewResult,
   type Logger,
   loopTreesFromRecords,
+  McpManager,
   type ModelConfigDescription,
+  mcpConfigPath,
   modelConfigFromEnv,
   readWorkspaceFile,
   type SessionLoopTree,
@@ -22,6 +24,7 @@ import {
   sandboxSettings,
   secretsFromEnv,
   ToolProcesses,
+  ToolRegistry,
   toolEnvNames,
   withCodebaseTools,
 } from "@arbor/core";
@@ -43,12 +46,17 @@ import { openStore } from "./store";
 //   ARBOR_ADMIN_TOKEN   when set, the admin API requires `Authorization: Bearer <token>`
 //   ARBOR_TOOL_ENV   names of further variables tool processes get (never keys or Arbor's tokens)
 //   ARBOR_SANDBOX (auto|bubblewrap|off), ARBOR_SANDBOX_NETWORK=1   bash's sandbox (core sandbox.ts)
+//   ARBOR_MCP_CONFIG   the MCP servers' config file (default: <workspace>/mcp_servers.json)
 // The model's keys stay in this process: only describeModelConfig's redacted view is logged, tool
 // processes get an allow-listed environment, and tool output is redacted of every secret value.
 //
 // Tool processes: each running group is recorded in <data dir>/tool-processes/. At start, the
 // groups a previous server left running (killed with -9) are killed; on SIGTERM/SIGINT every
 // running group is ended.
+//
+// MCP servers: one McpManager per process, started with the runtime. It connects the servers in
+// the background (nothing waits for them), watches the config file, and adds their tools to every
+// session's ToolRegistry beside the built-ins.
 
 type Env = Record<string, string | undefined>;
 
@@ -73,6 +81,8 @@ export interface Runtime {
   readonly model: ModelConfigDescription;
   /** ARBOR_DATA_DIR or <cwd>/.data: the store's files, the install token, tool-process records */
   readonly dataDir: string;
+  /** the MCP servers of mcp_servers.json (GET /api/mcp/servers) */
+  readonly mcp: McpManager;
   /** how tools run (GET /api/settings) */
   readonly settings: SettingsResponse;
   /** Creates a session whose tools and file references are confined to the runtime's workspace. */
@@ -129,6 +139,20 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     throw err;
   }
   const store = opened.store;
+  const mcp = new McpManager({
+    configPath: mcpConfigPath(workspace, env),
+    workspaceRoot: workspace,
+    env,
+    logger,
+    secrets,
+  });
+  // reads the config only: the servers connect in the background, nothing waits for them
+  await mcp.start();
+  mcp.watch().catch((error: unknown) =>
+    logger.warn("mcp config not watched", {
+      error: error instanceof Error ? error.message : String(error),
+    }),
+  );
   const manager = new SessionManager({
     store,
     provider: options.provider ?? createDefaultProviderRegistry(),
@@ -138,18 +162,15 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     logger,
     // a session without a workspace of its own (older rows) still gets the runtime's
     tools: (config) => {
-      const tools = createDefaultTools({
-        workspaceRoot: config.workspace ?? workspace,
-        env,
-        secrets,
-        sandbox,
-        processes,
-      });
+      const root = config.workspace ?? workspace;
+      const builtins = createDefaultTools({ workspaceRoot: root, env, secrets, sandbox, processes });
       // an older session's own workspace has no index here: it keeps the six file tools
-      return (config.workspace ?? workspace) === workspace
-        ? withCodebaseTools(tools, { index: codebase, secrets })
-        : tools;
+      return new ToolRegistry(
+        root === workspace ? withCodebaseTools(builtins, { index: codebase, secrets }) : builtins,
+        [mcp],
+      );
     },
+    mcp,
   });
   const described = describeModelConfig(model);
   logger.info("runtime started", {
@@ -166,6 +187,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     adminToken: env.ARBOR_ADMIN_TOKEN?.trim() || undefined,
     model: described,
     dataDir,
+    mcp,
     settings,
     createSession: (request) =>
       // the workspace is the server's to choose: a client-sent one could point the tools at /
@@ -181,6 +203,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       );
     },
     close: async () => {
+      await mcp.close();
       stopEndingGroups();
       processes.shutdown();
       await codebase.close();

@@ -84,7 +84,9 @@ describe("SendMessageRequest", () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]!.field).toBe("payload.type");
     expect(errors[0]!.message).toContain('"audio"');
-    expect(errors[0]!.message).toContain("text, file_reference, workflow, tool_result");
+    expect(errors[0]!.message).toContain(
+      "text, file_reference, mcp_resource, workflow, tool_result",
+    );
   });
 
   it("a payload without a type is rejected naming payload.type", () => {

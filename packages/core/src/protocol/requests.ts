@@ -61,6 +61,18 @@ export const FileReferencePayloadSchema = z
     "A reference to a workspace file, optionally a line range. Becomes a FileReference message whose content the pipeline resolves inside the workspace.",
   );
 
+export const McpResourcePayloadSchema = z
+  .object({
+    type: z.literal("mcp_resource"),
+    server_name: z.string().min(1).describe("a server of GET /api/mcp/servers"),
+    resource_uri: z.string().min(1).describe("the URI of one of its resources"),
+  })
+  .describe(
+    "An MCP server's resource, read now and stored as an MCPResource message (server_name, resource_uri, content, mime_type, retrieved_at) that the model sees. An unknown or unconnected server, or a URI the server cannot read → 400 naming the field, nothing stored.",
+  );
+
+export type McpResourcePayload = z.infer<typeof McpResourcePayloadSchema>;
+
 export const WorkflowPayloadSchema = z
   .object({
     type: z.literal("workflow"),
@@ -104,6 +116,7 @@ export const ToolResultPayloadSchema = z
 export const MessagePayloadSchema = z.discriminatedUnion("type", [
   TextPayloadSchema,
   FileReferencePayloadSchema,
+  McpResourcePayloadSchema,
   WorkflowPayloadSchema,
   ToolResultPayloadSchema,
 ]);

@@ -2,6 +2,13 @@ export * from "./builtin/index.js";
 export { groupAlive } from "./proc-stat.js";
 export { type SecretSource, withRedactedOutput } from "./redacting-tool.js";
 export {
+  type JsonSchemaToolSpec,
+  jsonSchemaTool,
+  ToolRegistry,
+  type ToolSource,
+  toToolRegistry,
+} from "./registry.js";
+export {
   bubblewrapArgs,
   type DetectSandboxOptions,
   describeSandbox,

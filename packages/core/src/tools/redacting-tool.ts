@@ -21,6 +21,8 @@ export function withRedactedOutput<T extends AnyAgentTool>(tool: T, secrets: Sec
     description: tool.description,
     parameters: tool.parameters,
     ...(tool.category !== undefined ? { category: tool.category } : {}),
+    ...(tool.inputSchema !== undefined ? { inputSchema: tool.inputSchema } : {}),
+    ...(tool.origin !== undefined ? { origin: tool.origin } : {}),
     async execute(params: unknown, ctx: ToolContext): Promise<ToolResult> {
       const list = secretsOf(secrets);
       if (list.length === 0) return tool.execute(params, ctx);

@@ -38,6 +38,9 @@ export class ToolError extends Error {
   }
 }
 
+/** Where a tool comes from: a built-in, or a tool `tool` of the MCP server `server`. */
+export type ToolOrigin = { kind: "builtin" } | { kind: "mcp"; server: string; tool: string };
+
 /** REQ-009: what a running tool may use. */
 export interface ToolContext {
   toolCallId: string;
@@ -62,6 +65,14 @@ export interface AgentTool<TParams extends z.ZodType = z.ZodType, TDetails = unk
   readonly parameters: TParams;
   /** Permission category, for role/mode filtering by the Context Manager (plan mode keeps read-only tools). */
   readonly category?: "read" | "write" | "execute" | "network" | "other";
+  /**
+   * The JSON Schema the model receives, exactly as given, instead of the export of `parameters`:
+   * tools whose schema comes from elsewhere (an MCP server's `inputSchema`) keep it unconverted;
+   * `parameters` then only checks that the arguments are an object (the server validates them).
+   */
+  readonly inputSchema?: Readonly<Record<string, unknown>>;
+  /** where the tool comes from, for tool cards and the registry's index (default: built-in) */
+  readonly origin?: ToolOrigin;
   execute(params: z.output<TParams>, ctx: ToolContext): Promise<ToolResult<TDetails>>;
 }
 
@@ -100,7 +111,10 @@ export function toolDefinition(tool: AnyAgentTool): ToolDefinition {
     def = {
       name: tool.name,
       description: tool.description,
-      parameters: jsonSchemaOf(tool.parameters),
+      parameters:
+        tool.inputSchema !== undefined
+          ? structuredClone(tool.inputSchema as Record<string, unknown>)
+          : jsonSchemaOf(tool.parameters),
     };
     definitionCache.set(tool, def);
   }

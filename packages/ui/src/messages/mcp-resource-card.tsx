@@ -15,7 +15,15 @@ export function McpResourceCard({ body }: { body: BodyOf<"mcp_resource"> }) {
         </span>
       }
     >
-      <pre className={preClass}>{body.content}</pre>
+      {body.mime_type.startsWith("image/") ? (
+        <img
+          src={`data:${body.mime_type};base64,${body.content}`}
+          alt={`${body.resource_uri} from ${body.server_name}`}
+          className="max-h-96 max-w-full rounded border border-zinc-200 dark:border-zinc-700"
+        />
+      ) : (
+        <pre className={preClass}>{body.content}</pre>
+      )}
     </Disclosure>
   );
 }

@@ -6,6 +6,7 @@ import { unreachable } from "../state-label.js";
 import { badgeClass, buttonClass } from "../styles.js";
 import { preClass } from "./disclosure.js";
 import { Markdown } from "./markdown.js";
+import { McpServerTag } from "./mcp-origin.js";
 
 // The assistant's tool calls with inline approval. Several calls may wait at once; each has its own
 // Approve / Deny / "Always allow this tool". A decision is sent once: its buttons disable until the
@@ -66,6 +67,7 @@ function ToolCallRow({ call, decided, onDecide }: ToolCallRowProps) {
     >
       <div className="flex flex-wrap items-center gap-2">
         <code className="font-mono text-sm font-semibold">{call.name}</code>
+        <McpServerTag toolName={call.name} />
         <ApprovalBadge approval={call.approval} note={call.approval_note} />
       </div>
       <figure className="mt-2" aria-label={`Arguments of ${call.name}`}>

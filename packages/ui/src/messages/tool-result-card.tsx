@@ -5,6 +5,7 @@ import { unreachable } from "../state-label.js";
 import { badgeClass } from "../styles.js";
 import { codebaseResultView, type OpenFile } from "./codebase-result.js";
 import { Disclosure, preClass } from "./disclosure.js";
+import { McpServerTag } from "./mcp-origin.js";
 
 function ResultBadge({ status }: { status: ToolResultStatus }) {
   switch (status) {
@@ -73,6 +74,7 @@ export function ToolResultCard({
         summary={
           <span className="flex items-center gap-2">
             <code className="font-mono">{body.tool_name}</code>
+            <McpServerTag toolName={body.tool_name} />
             <ResultBadge status={body.status} />
           </span>
         }

@@ -30,6 +30,7 @@ import {
 } from "./config-operations.js";
 import { replayEvents } from "./event-replay.js";
 import {
+  mcpResourceMessage,
   messageFromPayload,
   processMessage,
   respond,
@@ -201,8 +202,13 @@ export class ContextSession {
             "tool_result payloads answer client-side tools, which this session does not offer; use decideToolCalls",
           );
         case "text":
-        case "file_reference": {
-          const message = { ...messageFromPayload(core, payload), ...extra };
+        case "file_reference":
+        case "mcp_resource": {
+          const built =
+            payload.type === "mcp_resource"
+              ? await mcpResourceMessage(core, payload, signal)
+              : messageFromPayload(core, payload);
+          const message = { ...built, ...extra };
           const setup = await processMessage(core, message, { signal });
           if (!setup) return;
           await respond(core, setup, {

@@ -1,8 +1,13 @@
+import { type McpResourceReader, mcpResourceBody } from "../../mcp/resource-message.js";
 import type { AgentMessage } from "../../model/llm-messages.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
 import type { SessionEventBody } from "../../protocol/events.js";
-import { MAX_TEXT_CHARS, type MessagePayload } from "../../protocol/requests.js";
+import {
+  MAX_TEXT_CHARS,
+  type McpResourcePayload,
+  type MessagePayload,
+} from "../../protocol/requests.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { FILE_REFERENCE_PROCESSOR } from "../file-reference-processor.js";
 import { type PipelineContext, runPipeline } from "../pipeline.js";
@@ -72,12 +77,42 @@ export function messageFromPayload(core: SessionCore, payload: MessagePayload): 
           ...(payload.display_text !== undefined ? { display_text: payload.display_text } : {}),
         },
       };
+    case "mcp_resource":
     case "workflow":
     case "tool_result":
       throw new OperationRejected("internal", `${payload.type} payloads are not plain messages`);
     default:
       return payload satisfies never;
   }
+}
+
+/**
+ * Reads the resource an `mcp_resource` payload names and builds its (unprocessed) MCPResource
+ * message; an unknown server or URI is refused (invalid_request), nothing stored.
+ */
+export async function mcpResourceMessage(
+  core: SessionCore,
+  payload: McpResourcePayload,
+  signal: AbortSignal,
+): Promise<ContextMessage> {
+  const reader = core.deps.mcp;
+  if (reader === undefined) {
+    throw new OperationRejected("invalid_request", "this server has no MCP servers configured");
+  }
+  let read: Awaited<ReturnType<McpResourceReader["readResource"]>>;
+  try {
+    read = await reader.readResource(payload.server_name, payload.resource_uri, signal);
+  } catch (error) {
+    throw new OperationRejected("invalid_request", (error as Error).message);
+  }
+  return {
+    id: core.newId(),
+    session_id: core.id,
+    role: "user",
+    status: "pending",
+    created_at: core.nowIso(),
+    body: mcpResourceBody(read, payload, core.nowIso()),
+  };
 }
 
 /** The title a session still called DEFAULT_SESSION_TITLE takes from its first user text. */

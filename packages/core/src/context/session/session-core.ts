@@ -17,6 +17,7 @@ import type {
   SessionWrite,
   StoredEvent,
 } from "../../store/types.js";
+import { type ToolRegistry, toToolRegistry } from "../../tools/registry.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { Workspace } from "../../tools/workspace.js";
 import { MessagePool } from "../message-pool.js";
@@ -62,7 +63,8 @@ export class SessionCore {
   readonly branches = new Map<string, Branch>();
   readonly views: OptimizationView[];
   readonly machine: StateMachine;
-  tools: readonly AnyAgentTool[];
+  /** the session's tool registry (built-ins and MCP tools; rebuilt when the config changes) */
+  toolRegistry: ToolRegistry;
   workspace: Workspace | undefined;
   /** the newest stored event's sequence (0: none); kept current by `commit` */
   lastSequence = 0;
@@ -79,7 +81,7 @@ export class SessionCore {
     this.pool = MessagePool.from(loaded.messages);
     for (const branch of loaded.branches) this.branches.set(branch.id, branch);
     this.views = [...loaded.optimization_views];
-    this.tools = deps.tools(this.config);
+    this.toolRegistry = toToolRegistry(deps.tools(this.config));
     this.workspace = this.config.workspace ? new Workspace(this.config.workspace) : undefined;
     this.machine = this.#newMachine(loaded.session.state);
   }
@@ -91,6 +93,11 @@ export class SessionCore {
       initial,
       now: () => this.deps.now().getTime(),
     });
+  }
+
+  /** the tools the session has now (MCP tools come and go with their servers) */
+  get tools(): readonly AnyAgentTool[] {
+    return this.toolRegistry.list();
   }
 
   get state(): ContextState {
@@ -303,7 +310,7 @@ export class SessionCore {
     if (session?.active_branch_id !== undefined) this.activeBranchId = session.active_branch_id;
     if (session?.config !== undefined) {
       this.config = session.config;
-      this.tools = this.deps.tools(this.config);
+      this.toolRegistry = toToolRegistry(this.deps.tools(this.config));
       this.workspace = this.config.workspace ? new Workspace(this.config.workspace) : undefined;
     }
     if (change.reset !== undefined) this.machine.reset(change.reset);

@@ -2,11 +2,13 @@ import { randomUUID } from "node:crypto";
 import type { ExecutionLimits, Logger, RetryConfig } from "../../agent/types.js";
 import { DEFAULT_EXECUTION_LIMITS, DEFAULT_RETRY_CONFIG } from "../../agent/types.js";
 import type { StreamProvider } from "../../llm/provider.js";
+import type { McpResourceReader } from "../../mcp/resource-message.js";
 import type { ModelConfig } from "../../model/llm-config.js";
 import type { AgentRole, SessionConfig } from "../../model/session-config.js";
 import type { LoopRecorder } from "../../recording/recorder.js";
 import type { SessionStore } from "../../store/types.js";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
+import type { ToolRegistry } from "../../tools/registry.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { ExtractiveSummarizer, type Summarizer } from "../optimization/summarizer.js";
 import { createProcessorRegistry, type ProcessorRegistry } from "../processor-registry.js";
@@ -18,13 +20,18 @@ export interface SessionDeps {
   provider: StreamProvider;
   /** the model when the session config names none */
   model: ModelConfig;
-  /** the session's tools; default: the six built-in tools in config.workspace (none without one) */
-  tools?: (config: SessionConfig) => readonly AnyAgentTool[];
+  /**
+   * the session's tools, or a registry of built-ins and MCP tools; default: the built-in tools in
+   * config.workspace (none without one)
+   */
+  tools?: (config: SessionConfig) => readonly AnyAgentTool[] | ToolRegistry;
   /**
    * Where a session whose config names another protocol than `model`'s takes that provider's key
    * and base URL from (llm/env-config.ts sessionModelConfig); default process.env.
    */
   modelEnv?: Record<string, string | undefined>;
+  /** reads MCP resources for `mcp_resource` payloads (the McpManager); absent: they are refused */
+  mcp?: McpResourceReader;
   /** the role whose tools the model gets in act mode (default actor: every tool) */
   role?: AgentRole;
   logger?: Logger;
@@ -40,8 +47,10 @@ export interface SessionDeps {
   now?: () => Date;
 }
 
-export interface ResolvedDeps extends Required<Omit<SessionDeps, "recorder" | "executionLimits">> {
+export interface ResolvedDeps
+  extends Required<Omit<SessionDeps, "recorder" | "executionLimits" | "mcp">> {
   executionLimits: ExecutionLimits | null;
+  mcp: McpResourceReader | undefined;
   recorder: LoopRecorder | undefined;
 }
 
@@ -62,6 +71,7 @@ export function resolveDeps(deps: SessionDeps): ResolvedDeps {
       ((config) =>
         config.workspace ? createDefaultTools({ workspaceRoot: config.workspace }) : []),
     modelEnv: deps.modelEnv ?? process.env,
+    mcp: deps.mcp,
     role: deps.role ?? "actor",
     logger: deps.logger ?? consoleLogger,
     summarizer: deps.summarizer ?? new ExtractiveSummarizer(),

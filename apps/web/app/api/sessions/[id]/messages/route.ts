@@ -53,12 +53,25 @@ export const POST = handle(
   "POST /api/sessions/{id}/messages",
   async (request, context: Context) => {
     const { id } = await context.params;
-    const session = await loadSession(await getRuntime(), id);
+    const arbor = await getRuntime();
+    const session = await loadSession(arbor, id);
     const body = await readBody(request, SendMessageRequestSchema);
     if (body.session_id !== id) {
       throw new HttpError(
         badRequest([{ field: "session_id", message: "must be the session named in the URL" }]),
       );
+    }
+    if (body.payload.type === "mcp_resource") {
+      // refused before anything is stored: the server must be connected and offer the URI
+      const problem = arbor.mcp.resourceProblem(
+        body.payload.server_name,
+        body.payload.resource_uri,
+      );
+      if (problem !== undefined) {
+        throw new HttpError(
+          badRequest([{ field: `payload.${problem.field}`, message: problem.message }]),
+        );
+      }
     }
     const options = body.client_metadata ? { clientMetadata: body.client_metadata } : {};
     return sseResponse(session.sendMessage(body.payload, options), { signal: request.signal });

@@ -1,0 +1,23 @@
+import type { McpServerView } from "@arbor/core";
+import { HttpError, handle, json, notFound } from "@/lib/server/http";
+import { getRuntime } from "@/lib/server/runtime";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+type Context = { params: Promise<{ name: string }> };
+
+/** Drops the server's connection and connects again; answers the server once that has ended. */
+export const POST = handle(
+  "POST /api/mcp/servers/{name}/reconnect",
+  async (_request, context: Context) => {
+    const { name } = await context.params;
+    const { mcp } = await getRuntime();
+    if (!(await mcp.reconnect(name))) {
+      throw new HttpError(notFound(`no enabled MCP server is named ${name}`));
+    }
+    const server: McpServerView | undefined = mcp.servers().find((s) => s.name === name);
+    if (server === undefined) throw new HttpError(notFound(`no MCP server is named ${name}`));
+    return json(server);
+  },
+);

@@ -1,0 +1,244 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  McpPromptResponseSchema,
+  McpServersResponseSchema,
+  McpServerViewSchema,
+} from "@arbor/core";
+import { everythingServerScript, testServerScript } from "@arbor/core/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as prompts from "@/app/api/mcp/servers/[name]/prompts/[prompt]/route";
+import * as reconnect from "@/app/api/mcp/servers/[name]/reconnect/route";
+import * as servers from "@/app/api/mcp/servers/route";
+import * as approvals from "@/app/api/sessions/[id]/approvals/route";
+import * as messages from "@/app/api/sessions/[id]/messages/route";
+import {
+  createSessionId,
+  finalState,
+  jsonRequest,
+  params,
+  readSse,
+  startTestServer,
+  type TestServer,
+} from "./support";
+
+// Issue #11 over the route handlers: the MCP project's `everything` reference server (stdio)
+// beside a server whose command does not exist and one that takes 5 s to initialize, with the
+// fake LLM server as the model.
+
+let server: TestServer;
+let slowAtStart: string | undefined;
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), "arbor-mcp-config-"));
+  const config = join(dir, "servers.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        everything: { command: process.execPath, args: [everythingServerScript(), "stdio"] },
+        ghost: { command: "arbor-no-such-mcp-server" },
+        slow: {
+          command: process.execPath,
+          args: [testServerScript()],
+          env: { SLOW_START_MS: "5000" },
+        },
+      },
+    }),
+  );
+  server = await startTestServer({ ARBOR_MCP_CONFIG: config });
+  // the runtime is up and answering while the slow server still initializes
+  const first = await servers.GET(jsonRequest("GET", "/api/mcp/servers"), params({}));
+  slowAtStart = McpServersResponseSchema.parse(await first.json()).servers.find(
+    (s) => s.name === "slow",
+  )?.status;
+  await server.runtime.mcp.settled();
+}, 60_000);
+afterAll(() => server.close());
+
+async function listServers() {
+  const response = await servers.GET(jsonRequest("GET", "/api/mcp/servers"), params({}));
+  expect(response.status).toBe(200);
+  return McpServersResponseSchema.parse(await response.json()).servers;
+}
+
+function send(id: string, payload: Record<string, unknown>): Promise<Response> {
+  return messages.POST(
+    jsonRequest("POST", `/api/sessions/${id}/messages`, { session_id: id, payload }),
+    params({ id }),
+  );
+}
+
+describe("GET /api/mcp/servers", () => {
+  it("answers before a slow server has initialized (it is still connecting)", () => {
+    expect(slowAtStart).toBe("connecting");
+  });
+
+  it("answers each server's state and tools; the failed one with its reason", async () => {
+    const list = await listServers();
+    expect(list.map((s) => [s.name, s.transport, s.status])).toEqual([
+      ["everything", "stdio", "connected"],
+      ["ghost", "stdio", "failed"],
+      ["slow", "stdio", "connected"],
+    ]);
+    const everything = list[0];
+    expect(everything?.tools).toContainEqual({
+      name: "get-sum",
+      model_name: "mcp__everything__get-sum",
+      description: expect.any(String),
+    });
+    expect(everything?.resources.length).toBeGreaterThan(0);
+    expect(everything?.prompts.length).toBeGreaterThan(0);
+    expect(list[1]?.error).toContain("ENOENT");
+    expect(server.logs.some((l) => l.message === "mcp server failed")).toBe(true);
+  });
+
+  it("needs the token like every route", async () => {
+    const response = await servers.GET(new Request("http://localhost/api/mcp/servers"), params({}));
+    expect(response.status).toBe(401);
+  });
+});
+
+describe("POST /api/mcp/servers/{name}/reconnect", () => {
+  it("retries one server and answers its state; 404 for an unknown name", async () => {
+    const ghost = await reconnect.POST(
+      jsonRequest("POST", "/api/mcp/servers/ghost/reconnect"),
+      params({ name: "ghost" }),
+    );
+    expect(ghost.status).toBe(200);
+    expect(McpServerViewSchema.parse(await ghost.json())).toMatchObject({ status: "failed" });
+    const unknown = await reconnect.POST(
+      jsonRequest("POST", "/api/mcp/servers/nobody/reconnect"),
+      params({ name: "nobody" }),
+    );
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe("POST /api/mcp/servers/{name}/prompts/{prompt}", () => {
+  function expand(name: string, prompt: string, body: unknown) {
+    return prompts.POST(
+      jsonRequest("POST", `/api/mcp/servers/${name}/prompts/${prompt}`, body),
+      params({ name, prompt }),
+    );
+  }
+
+  it("answers the prompt's messages; 400 names a missing argument; 404 for unknown names", async () => {
+    const ok = await expand("everything", "args-prompt", { arguments: { city: "Lisbon" } });
+    expect(ok.status).toBe(200);
+    expect(McpPromptResponseSchema.parse(await ok.json()).messages[0]?.text).toContain("Lisbon");
+    const missing = await expand("everything", "args-prompt", {});
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as { fields: Array<{ field: string }> }).fields[0]?.field).toBe(
+      "arguments.city",
+    );
+    const badBody = await expand("everything", "args-prompt", { arguments: { city: 3 } });
+    expect(badBody.status).toBe(400);
+    expect((await expand("everything", "nope", {})).status).toBe(404);
+    expect((await expand("ghost", "simple-prompt", {})).status).toBe(404);
+  });
+});
+
+describe("MCP tools in a session", () => {
+  it("offers the server's tools with its schema; a call waits for approval, then reaches the server", async () => {
+    server.llm.enqueue(
+      {
+        blocks: [
+          {
+            type: "toolCall",
+            id: "call_sum",
+            name: "mcp__everything__get-sum",
+            arguments: { a: 17, b: 25 },
+          },
+        ],
+      },
+      { blocks: [{ type: "text", text: "It is 42." }] },
+    );
+    const id = await createSessionId({ config: { approval_policy: { type: "manual" } } });
+    const first = await readSse(await send(id, { type: "text", text: "add 17 and 25" }));
+    expect(finalState(first)).toBe("AwaitingToolApproval");
+    const waiting = first.filter((e) => e.event === "context_update").at(-1)?.data
+      .current_state as { pending_requests: string[]; tool_names: string[] };
+    expect(waiting.tool_names).toEqual(["mcp__everything__get-sum"]);
+
+    // the model was offered the tool with the server's JSON Schema, unchanged
+    const firstBody = server.llm.requests[0]?.body as
+      | { tools: Array<{ name: string; input_schema: unknown }> }
+      | undefined;
+    const offered = firstBody?.tools ?? [];
+    const listed = await server.runtime.mcp.connection("everything")?.client?.listTools();
+    const schema = listed?.tools.find((t) => t.name === "get-sum")?.inputSchema;
+    expect(offered.find((t) => t.name === "mcp__everything__get-sum")?.input_schema).toEqual(
+      schema,
+    );
+    expect(offered.map((t) => t.name)).toContain("read_file");
+
+    const second = await readSse(
+      await approvals.POST(
+        jsonRequest("POST", `/api/sessions/${id}/approvals`, {
+          decisions: [{ tool_call_id: waiting.pending_requests[0], decision: "approve" }],
+        }),
+        params({ id }),
+      ),
+    );
+    expect(finalState(second)).toBe("Idle");
+    const toModel = JSON.stringify(server.llm.requests[1]?.body);
+    expect(toModel).toContain("The sum of 17 and 25 is 42.");
+    expect(toModel).toContain("call_sum");
+  });
+});
+
+describe("mcp_resource messages", () => {
+  it("stores the resource as an MCPResource message the model sees", async () => {
+    const uri = (await listServers())[0]?.resources[0]?.uri as string;
+    const read = await server.runtime.mcp.readResource("everything", uri);
+    const first = read.contents[0];
+    const text = first !== undefined && "text" in first ? String(first.text) : "";
+    expect(text).not.toBe("");
+    server.llm.enqueue({ blocks: [{ type: "text", text: "Read it." }] });
+    const id = await createSessionId();
+    const stream = await readSse(
+      await send(id, { type: "mcp_resource", server_name: "everything", resource_uri: uri }),
+    );
+    expect(finalState(stream)).toBe("Idle");
+    expect(JSON.stringify(server.llm.requests.at(-1)?.body)).toContain(
+      JSON.stringify(text.slice(0, 40)).slice(1, -1),
+    );
+    const stored = await messages.GET(
+      jsonRequest("GET", `/api/sessions/${id}/messages`),
+      params({ id }),
+    );
+    const body = (await stored.json()) as {
+      messages: Array<{ body: Record<string, unknown> }>;
+    };
+    expect(body.messages[0]?.body).toMatchObject({
+      message_type: "mcp_resource",
+      server_name: "everything",
+      resource_uri: uri,
+      content: text,
+      retrieved_at: expect.any(String),
+    });
+  });
+
+  it("refuses an unknown server or URI with 400 naming the field; nothing stored", async () => {
+    const id = await createSessionId();
+    const requests = server.llm.requests.length;
+    for (const [payload, field] of [
+      [{ server_name: "nobody", resource_uri: "demo://x" }, "payload.server_name"],
+      [{ server_name: "ghost", resource_uri: "demo://x" }, "payload.server_name"],
+      [{ server_name: "everything", resource_uri: "demo://no/such" }, "payload.resource_uri"],
+    ] as const) {
+      const response = await send(id, { type: "mcp_resource", ...payload });
+      expect(response.status).toBe(400);
+      const error = (await response.json()) as { fields: Array<{ field: string }> };
+      expect(error.fields[0]?.field).toBe(field);
+    }
+    const stored = await messages.GET(
+      jsonRequest("GET", `/api/sessions/${id}/messages`),
+      params({ id }),
+    );
+    expect(((await stored.json()) as { messages: unknown[] }).messages).toEqual([]);
+    expect(server.llm.requests.length).toBe(requests);
+  });
+});

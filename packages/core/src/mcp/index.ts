@@ -1,0 +1,34 @@
+export {
+  expand as expandMcpVariables,
+  type HttpServerConfig,
+  loadMcpConfig,
+  MCP_CONFIG_ENV,
+  MCP_CONFIG_FILE,
+  type McpConfig,
+  type McpConfigProblem,
+  type McpServerConfig,
+  mcpConfigPath,
+  parseMcpConfig,
+  type StdioServerConfig,
+} from "./config.js";
+export {
+  DEFAULT_MCP_BACKOFF,
+  DEFAULT_MCP_CALL_TIMEOUT_MS,
+  type McpBackoff,
+  McpConnection,
+  type McpServerStatus,
+  type McpTransportKind,
+} from "./connection.js";
+export {
+  McpLookupError,
+  McpManager,
+  type McpManagerOptions,
+  type McpServerInfo,
+} from "./manager.js";
+export {
+  type McpResourceBody,
+  type McpResourceReader,
+  mcpResourceBody,
+} from "./resource-message.js";
+export { type McpResultDetails, toolResultFromMcp } from "./result.js";
+export { MODEL_TOOL_NAME, modelToolNames } from "./tool-names.js";

@@ -1,0 +1,489 @@
+import { readdir } from "node:fs/promises";
+import { basename, dirname } from "node:path";
+import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
+import type { GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "../agent/types.js";
+import { type SecretSource, withRedactedOutput } from "../tools/redacting-tool.js";
+import type { ToolSource } from "../tools/registry.js";
+import { jsonSchemaTool } from "../tools/registry.js";
+import { secretsFromEnv } from "../tools/secrets.js";
+import type { AgentTool, AnyAgentTool } from "../tools/tool.js";
+import { loadMcpConfig, type McpConfigProblem, type McpServerConfig } from "./config.js";
+import {
+  DEFAULT_MCP_CALL_TIMEOUT_MS,
+  type McpBackoff,
+  McpConnection,
+  type McpServerStatus,
+  type McpTransportKind,
+} from "./connection.js";
+import { toolResultFromMcp } from "./result.js";
+import { modelToolNames } from "./tool-names.js";
+
+// The process's MCP servers: reads the config, connects every enabled server in the background,
+// offers their tools to the tool registry (a ToolSource) under model names, reads resources and
+// prompts, answers the servers' states for the API, and reloads when the config file changes.
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface McpManagerOptions {
+  /** the config file (mcpConfigPath) */
+  configPath: string;
+  workspaceRoot: string;
+  /** the server's environment: `${VAR}` values and the scrubbed environment of stdio servers */
+  env: Env;
+  logger: Logger;
+  /** per tool call; reset by progress notifications (default 120 s) */
+  callTimeoutMs?: number;
+  connectTimeoutMs?: number;
+  backoff?: McpBackoff;
+  /** redacted from MCP tool results (default: secretsFromEnv of `env`) */
+  secrets?: SecretSource;
+}
+
+/** A server as GET /api/mcp/servers shows it. */
+export interface McpServerInfo {
+  name: string;
+  transport: McpTransportKind;
+  status: McpServerStatus;
+  error?: string;
+  tools: Array<{ name: string; model_name: string; description: string }>;
+  resources: Array<{ uri: string; name: string; mime_type?: string }>;
+  resource_templates: Array<{ uri_template: string; name: string; mime_type?: string }>;
+  prompts: Array<{
+    name: string;
+    description?: string;
+    arguments: Array<{ name: string; description?: string; required: boolean }>;
+  }>;
+}
+
+/** An entry of the config that could not be used, kept so the API can show why. */
+interface InvalidEntry {
+  name: string;
+  transport: McpTransportKind;
+  error: string;
+}
+
+export class McpManager implements ToolSource {
+  readonly #options: McpManagerOptions;
+  readonly #secrets: SecretSource;
+  #connections = new Map<string, McpConnection>();
+  #invalid: InvalidEntry[] = [];
+  #fileProblems: McpConfigProblem[] = [];
+  #version = 0;
+  #builtVersion = -1;
+  #tools: AnyAgentTool[] = [];
+  #modelNames = new Map<string, string>();
+  #listeners = new Set<() => void>();
+  #unwatch: (() => Promise<void>) | undefined;
+  #reloading: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  constructor(options: McpManagerOptions) {
+    this.#options = options;
+    this.#secrets = options.secrets ?? secretsFromEnv(options.env);
+  }
+
+  get configPath(): string {
+    return this.#options.configPath;
+  }
+
+  /** Reads the config and starts connecting; resolves once the file is read, not connected. */
+  async start(): Promise<void> {
+    await this.reload();
+  }
+
+  /** Resolves when no server is still connecting (tests; the app never waits for this). */
+  async settled(): Promise<void> {
+    await this.#reloading;
+    await Promise.all([...this.#connections.values()].map((c) => c.settled()));
+  }
+
+  /**
+   * Rereads the config: new servers connect, removed ones close, changed ones reconnect,
+   * unchanged ones are left alone. A file that does not parse keeps the servers running.
+   */
+  reload(): Promise<void> {
+    this.#reloading = this.#reloading.then(() => this.#reload());
+    return this.#reloading;
+  }
+
+  async #reload(): Promise<void> {
+    if (this.#closed) return;
+    const { logger, env } = this.#options;
+    const config = await loadMcpConfig(this.#options.configPath, env);
+    const fileProblems = config.problems.filter((p) => p.server === undefined);
+    for (const problem of config.problems) {
+      logger.error("mcp config problem", { file: config.path, ...problem });
+    }
+    this.#fileProblems = fileProblems;
+    if (fileProblems.length > 0) {
+      this.#changed();
+      return;
+    }
+    this.#invalid = config.problems.flatMap((p) =>
+      p.server === undefined
+        ? []
+        : [
+            {
+              name: p.server,
+              transport: guessTransport(p.field),
+              error: `${p.field}: ${p.message}`,
+            },
+          ],
+    );
+    const wanted = new Map(config.servers.map((s) => [s.name, s]));
+    const closing: Promise<void>[] = [];
+    for (const [name, connection] of this.#connections) {
+      const next = wanted.get(name);
+      if (next === undefined || !sameConfig(next, connection.config)) {
+        this.#connections.delete(name);
+        closing.push(connection.close());
+      }
+    }
+    await Promise.all(closing);
+    for (const server of config.servers) {
+      if (this.#connections.has(server.name)) continue;
+      const connection = this.#connect(server);
+      this.#connections.set(server.name, connection);
+      connection.start();
+    }
+    this.#changed();
+  }
+
+  #connect(config: McpServerConfig): McpConnection {
+    return new McpConnection({
+      config,
+      workspaceRoot: this.#options.workspaceRoot,
+      env: this.#options.env,
+      logger: this.#options.logger,
+      onChange: () => this.#changed(),
+      ...(this.#options.backoff !== undefined ? { backoff: this.#options.backoff } : {}),
+      ...(this.#options.connectTimeoutMs !== undefined
+        ? { connectTimeoutMs: this.#options.connectTimeoutMs }
+        : {}),
+    });
+  }
+
+  /** Retries one server; false when no server has that name (or it is disabled or invalid). */
+  async reconnect(name: string): Promise<boolean> {
+    const connection = this.#connections.get(name);
+    if (connection === undefined || connection.config.disabled) return false;
+    await connection.reconnect();
+    return true;
+  }
+
+  connection(name: string): McpConnection | undefined {
+    return this.#connections.get(name);
+  }
+
+  /** Watches the config file and reloads on change (debounced); returns when watching. */
+  async watch(): Promise<void> {
+    if (this.#unwatch !== undefined || this.#closed) return;
+    const { subscribe } = await import("@parcel/watcher");
+    const path = this.#options.configPath;
+    const dir = dirname(path);
+    const file = basename(path);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const subscription = await subscribe(
+        dir,
+        (error, events) => {
+          if (error) {
+            this.#options.logger.warn("mcp config watch error", { error: error.message });
+            return;
+          }
+          if (!events.some((e) => basename(e.path) === file && dirname(e.path) === dir)) return;
+          if (timer !== undefined) clearTimeout(timer);
+          timer = setTimeout(() => {
+            this.#options.logger.info("mcp config changed; reloading", { file: path });
+            void this.reload();
+          }, 150);
+        },
+        // only the file's own directory: @parcel/watcher watches recursively, and the workspace
+        // may be a large tree (its directories now, and anything below a new one, are ignored)
+        { ignore: ["*/**", ...(await subdirectories(dir))] },
+      );
+      this.#unwatch = async () => {
+        if (timer !== undefined) clearTimeout(timer);
+        await subscription.unsubscribe();
+      };
+    } catch (error) {
+      this.#options.logger.warn("mcp config not watched", {
+        file: path,
+        error: (error as Error).message,
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#unwatch?.();
+    this.#unwatch = undefined;
+    const connections = [...this.#connections.values()];
+    this.#connections.clear();
+    await Promise.all(connections.map((c) => c.close()));
+  }
+
+  /** Called (synchronously, without arguments) after any change of servers, tools or states. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #changed(): void {
+    this.#version++;
+    for (const listener of this.#listeners) {
+      try {
+        listener();
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  }
+
+  // ---- ToolSource ----------------------------------------------------------------------------
+
+  version(): number {
+    return this.#version;
+  }
+
+  tools(): readonly AnyAgentTool[] {
+    if (this.#builtVersion !== this.#version) this.#buildTools();
+    return this.#tools;
+  }
+
+  /** The model name of `tool` of `server` (undefined when that server does not offer it now). */
+  modelName(server: string, tool: string): string | undefined {
+    if (this.#builtVersion !== this.#version) this.#buildTools();
+    return this.#modelNames.get(`${server}\0${tool}`);
+  }
+
+  #buildTools(): void {
+    const connected = [...this.#connections.values()].filter((c) => c.status === "connected");
+    const keys = connected.flatMap((c) => c.tools.map((t) => ({ server: c.name, tool: t.name })));
+    this.#modelNames = modelToolNames(keys);
+    const timeoutMs = this.#options.callTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS;
+    this.#tools = connected.flatMap((connection) =>
+      connection.tools.map((tool) => {
+        const name = this.#modelNames.get(`${connection.name}\0${tool.name}`) as string;
+        const origin = { server: connection.name, tool: tool.name };
+        const category: AgentTool["category"] =
+          tool.annotations?.readOnlyHint === true ? "read" : "other";
+        const wrapped = jsonSchemaTool({
+          name,
+          label: `${tool.annotations?.title ?? tool.title ?? tool.name} (${connection.name})`,
+          description: tool.description ?? tool.title ?? tool.name,
+          inputSchema: tool.inputSchema,
+          category,
+          origin: { kind: "mcp", ...origin },
+          execute: async (params, ctx) => {
+            const result = await connection.callTool(tool.name, params, {
+              signal: ctx.signal,
+              timeoutMs,
+              onProgress: ctx.onProgress,
+            });
+            return toolResultFromMcp(result, origin);
+          },
+        });
+        return withRedactedOutput(wrapped, this.#secrets);
+      }),
+    );
+    this.#builtVersion = this.#version;
+  }
+
+  // ---- resources and prompts -----------------------------------------------------------------
+
+  /** Reads `uri` of `server`; throws McpLookupError naming the unknown server or URI. */
+  async readResource(
+    server: string,
+    uri: string,
+    signal?: AbortSignal,
+  ): Promise<ReadResourceResult> {
+    const connection = this.#connections.get(server);
+    if (connection === undefined) {
+      throw new McpLookupError("server_name", `no MCP server is named ${server}`);
+    }
+    if (connection.status !== "connected") {
+      throw new McpLookupError(
+        "server_name",
+        `MCP server ${server} is ${connection.status}${connection.error ? `: ${connection.error}` : ""}`,
+      );
+    }
+    try {
+      return await connection.readResource(uri, signal);
+    } catch (error) {
+      throw new McpLookupError(
+        "resource_uri",
+        `MCP server ${server} has no resource ${uri}: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /**
+   * Why `uri` of `server` cannot be read, without reading it: the field (`server_name`,
+   * `resource_uri`) and a message; undefined when the server is connected and lists the URI or
+   * a template that matches it.
+   */
+  resourceProblem(server: string, uri: string): { field: string; message: string } | undefined {
+    const connection = this.#connections.get(server);
+    if (connection === undefined) {
+      return { field: "server_name", message: `no MCP server is named ${server}` };
+    }
+    if (connection.status !== "connected") {
+      const why = connection.error !== undefined ? `: ${connection.error}` : "";
+      return {
+        field: "server_name",
+        message: `MCP server ${server} is ${connection.status}${why}`,
+      };
+    }
+    if (connection.resources.some((r) => r.uri === uri)) return undefined;
+    if (connection.resourceTemplates.some((t) => matchesTemplate(t.uriTemplate, uri))) {
+      return undefined;
+    }
+    return { field: "resource_uri", message: `MCP server ${server} lists no resource ${uri}` };
+  }
+
+  async getPrompt(
+    server: string,
+    name: string,
+    args: Record<string, string>,
+  ): Promise<GetPromptResult> {
+    const connection = this.#connections.get(server);
+    if (connection === undefined || connection.status !== "connected") {
+      throw new McpLookupError("server_name", `no connected MCP server is named ${server}`);
+    }
+    const prompt = connection.prompts.find((p) => p.name === name);
+    if (prompt === undefined) {
+      throw new McpLookupError("prompt_name", `MCP server ${server} has no prompt ${name}`);
+    }
+    for (const argument of prompt.arguments ?? []) {
+      if (argument.required === true && (args[argument.name] ?? "") === "") {
+        throw new McpLookupError(
+          `arguments.${argument.name}`,
+          `the prompt ${name} needs the argument ${argument.name}`,
+        );
+      }
+    }
+    return connection.getPrompt(name, args);
+  }
+
+  /** The prompt's messages as text (McpPromptResponse); errors as getPrompt. */
+  async promptMessages(
+    server: string,
+    name: string,
+    args: Record<string, string>,
+  ): Promise<{
+    description?: string;
+    messages: Array<{ role: "user" | "assistant"; text: string }>;
+  }> {
+    const result = await this.getPrompt(server, name, args);
+    return {
+      ...(result.description !== undefined ? { description: result.description } : {}),
+      messages: result.messages.map((m) => ({ role: m.role, text: promptContentText(m.content) })),
+    };
+  }
+
+  // ---- the API's view ------------------------------------------------------------------------
+
+  servers(): McpServerInfo[] {
+    const out: McpServerInfo[] = [...this.#connections.values()].map((c) => ({
+      name: c.name,
+      transport: c.transport,
+      status: c.status,
+      ...(c.error !== undefined ? { error: c.error } : {}),
+      tools: c.tools.map((t) => ({
+        name: t.name,
+        model_name: this.modelName(c.name, t.name) ?? t.name,
+        description: t.description ?? "",
+      })),
+      resources: c.resources.map((r) => ({
+        uri: r.uri,
+        name: r.name,
+        ...(r.mimeType !== undefined ? { mime_type: r.mimeType } : {}),
+      })),
+      resource_templates: c.resourceTemplates.map((r) => ({
+        uri_template: r.uriTemplate,
+        name: r.name,
+        ...(r.mimeType !== undefined ? { mime_type: r.mimeType } : {}),
+      })),
+      prompts: c.prompts.map((p) => ({
+        name: p.name,
+        ...(p.description !== undefined ? { description: p.description } : {}),
+        arguments: (p.arguments ?? []).map((a) => ({
+          name: a.name,
+          ...(a.description !== undefined ? { description: a.description } : {}),
+          required: a.required === true,
+        })),
+      })),
+    }));
+    for (const entry of this.#invalid) {
+      out.push({
+        name: entry.name,
+        transport: entry.transport,
+        status: "failed",
+        error: entry.error,
+        tools: [],
+        resources: [],
+        resource_templates: [],
+        prompts: [],
+      });
+    }
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Problems of the file as a whole (it does not parse): the servers keep their last config. */
+  configErrors(): McpConfigProblem[] {
+    return [...this.#fileProblems];
+  }
+}
+
+/** A resource or prompt request naming something that does not exist: `field` is the wrong one. */
+export class McpLookupError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "McpLookupError";
+  }
+}
+
+function promptContentText(content: GetPromptResult["messages"][number]["content"]): string {
+  switch (content.type) {
+    case "text":
+      return content.text;
+    case "resource":
+      return "text" in content.resource
+        ? content.resource.text
+        : `[resource ${content.resource.uri}: ${content.resource.mimeType ?? "binary"}]`;
+    case "resource_link":
+      return `[resource link ${content.name} <${content.uri}>]`;
+    default:
+      return `[${content.type} ${"mimeType" in content ? content.mimeType : ""}]`.trim();
+  }
+}
+
+async function subdirectories(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries.filter((e) => e.isDirectory()).map((e) => e.name.replace(/[*?[\]{}!]/g, "\\$&"));
+  } catch {
+    return [];
+  }
+}
+
+function matchesTemplate(template: string, uri: string): boolean {
+  try {
+    return new UriTemplate(template).match(uri) !== null;
+  } catch {
+    return false;
+  }
+}
+
+function sameConfig(a: McpServerConfig, b: McpServerConfig): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function guessTransport(field: string): McpTransportKind {
+  return /\.(url|headers)\b/.test(field) ? "http" : "stdio";
+}
