@@ -13,6 +13,7 @@ import {
 import { toolsForMode } from "../plan-act.js";
 import type { ContextState } from "../states.js";
 import { buildSystemPrompt } from "../system-prompt.js";
+import { HeldMoves } from "./held-moves.js";
 import { RunDriver } from "./run-driver.js";
 import type { SessionCore } from "./session-core.js";
 import { OperationRejected } from "./session-errors.js";
@@ -263,51 +264,6 @@ async function rollBack(
       ...errors,
     ],
   });
-}
-
-/**
- * The processing states of one message (ProcessingUserMessage → ResolvingFileReferences →
- * EnhancingSystemPrompt → OptimizingContext) are not stored one transaction each: they are held
- * and stored together with the processed message, or with the rollback when processing fails, in
- * ONE write, with the same state sequence and events. Until that write nothing of the message is
- * stored, which is what the spec asks (a message enters the pool only after processing); a crash
- * meanwhile leaves the session as it was. Each move is checked against the table when held.
- */
-class HeldMoves {
-  readonly #core: SessionCore;
-  #states: ContextState[] = [];
-  #events: SessionEventBody[] = [];
-
-  constructor(core: SessionCore) {
-    this.#core = core;
-  }
-
-  /** the state the session is in once the held moves are stored */
-  get current(): ContextState {
-    return this.#states.at(-1) ?? this.#core.state;
-  }
-
-  /** Holds a move; returns why the table refuses it (and holds nothing) when it does. */
-  hold(next: ContextState, metadata: Record<string, unknown> = {}): string | undefined {
-    const problem = this.#core.checkChain([...this.#states, next]);
-    if (problem !== undefined) return problem;
-    this.#events.push(this.#core.update(next, this.current, undefined, metadata));
-    this.#states.push(next);
-    return undefined;
-  }
-
-  take(): { states: ContextState[]; events: SessionEventBody[] } {
-    const taken = { states: this.#states, events: this.#events };
-    this.#states = [];
-    this.#events = [];
-    return taken;
-  }
-
-  /** Stores the held moves on their own (before another write that must follow them). */
-  async flush(): Promise<void> {
-    const moves = this.take();
-    if (moves.states.length > 0) await this.#core.commit(moves);
-  }
 }
 
 /** Runs the agent loop for the active branch: with `prompt` as a new message, or continuing. */

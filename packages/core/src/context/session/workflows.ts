@@ -12,7 +12,7 @@ import { OperationRejected } from "./session-errors.js";
 // one the model is offered in the current mode (`offered`), its parameters must fit the tool's
 // schema, and the approval policy decides whether it runs at once or waits for the user. The call
 // is stored as a tool_request of role "user" with that decision; the agent loop then continues
-// from it exactly as from a model's tool_request (run-hooks.ts approvalGate: a pending call moves
+// from it exactly as from a model's tool_request (run-driver.ts approvalGate: a pending call moves
 // the session to AwaitingToolApproval, an approved one runs, and the model continues from its
 // result). A workflow the user denies gets a denied result and the session returns to Idle
 // without a model call (`denyWorkflow`).
