@@ -2,8 +2,14 @@ import { MAX_TEXT_CHARS } from "../../protocol/requests.js";
 import type { Branch, MergeStrategyName } from "../branch.js";
 import { createBranch, deleteBranch, forkForEdit, switchBranch } from "../branches/branch-ops.js";
 import { planMerge, resolveMerge } from "../branches/merge.js";
-import type { MergeDecision, MergeOutcome, PendingMerge } from "../branches/merge-types.js";
-import { validateBranch } from "../branches/validate.js";
+import type {
+  MergeConflict,
+  MergeDecision,
+  MergeOutcome,
+  MergeWarning,
+  PendingMerge,
+} from "../branches/merge-types.js";
+import { type BranchProblem, validateBranch } from "../branches/validate.js";
 import type { ContextMessage } from "../message-types.js";
 import type { ContextState } from "../states.js";
 import type { SessionCore } from "./session-core.js";
@@ -12,7 +18,7 @@ import { OperationRejected } from "./session-errors.js";
 // Branch operations over the pure functions of context/branches: each is ONE store write with
 // its states (Idle → SwitchingBranch → Idle, Idle → Merging → Idle). Merges that stop for the
 // caller (cherry-pick warnings, rebase conflicts) are kept pending in memory until resolved,
-// proceeded or cancelled; their warnings and conflicts go out in the event's metadata.
+// proceeded or cancelled; their warnings and conflicts go out in the event's metadata and in the operation's MergeReport.
 
 function ids(core: SessionCore) {
   return { newId: () => core.newId(), now: () => core.nowIso() };
@@ -140,16 +146,46 @@ export interface MergeInput {
   message_ids?: string[];
 }
 
-/** What a merge operation reports (also in the last event's metadata). */
+/**
+ * What a merge operation reports. Its last event's metadata says the same (`reportMetadata`, the
+ * shape SSE clients read); callers of the operation read these fields.
+ */
 export type MergeReport =
-  | { status: "merged"; merge_id: string; added: string[]; removed: string[]; warnings: unknown[] }
   | {
-      status: "needs_confirmation" | "conflicts";
+      status: "merged";
       merge_id: string;
-      warnings: unknown[];
-      conflicts: unknown[];
+      added: string[];
+      removed: string[];
+      warnings: MergeWarning[];
+      /** findings of the post-merge validation */
+      problems: BranchProblem[];
     }
+  | { status: "needs_confirmation"; merge_id: string; warnings: MergeWarning[] }
+  | { status: "conflicts"; merge_id: string; conflicts: MergeConflict[] }
   | { status: "cancelled"; merge_id: string };
+
+/** A report as its event's metadata (unchanged on the wire: warnings and problems together). */
+function reportMetadata(report: MergeReport): Record<string, unknown> {
+  switch (report.status) {
+    case "merged": {
+      const { problems, warnings, ...rest } = report;
+      return { ...rest, warnings: [...warnings, ...problems] };
+    }
+    case "needs_confirmation":
+      return { ...report, conflicts: [] };
+    case "conflicts":
+      return {
+        status: report.status,
+        merge_id: report.merge_id,
+        warnings: [],
+        conflicts: report.conflicts,
+      };
+    case "cancelled":
+      return { merge_id: report.merge_id, status: report.status };
+    default:
+      return report satisfies never;
+  }
+}
 
 function branchOf(core: SessionCore, id: string): Branch {
   const branch = core.branches.get(id);
@@ -175,7 +211,8 @@ async function applyOutcome(
         merge_id: result.merge_id,
         added: result.added_message_ids,
         removed: result.removed_message_ids,
-        warnings: [...outcome.warnings, ...problems],
+        warnings: outcome.warnings,
+        problems,
       };
       const merging: ContextState = { type: "Merging", strategy };
       const idle: ContextState = { type: "Idle" };
@@ -184,7 +221,7 @@ async function applyOutcome(
         write: { messages: result.newMessages, branches: [result.target] },
         events: [
           core.update(merging, core.state, undefined, { merge_id: result.merge_id }),
-          core.update(idle, merging, undefined, report),
+          core.update(idle, merging, undefined, reportMetadata(report)),
         ],
       });
       return report;
@@ -192,24 +229,20 @@ async function applyOutcome(
     case "needs_confirmation":
     case "conflicts": {
       pending.set(outcome.pending.merge_id, outcome.pending);
-      const report: MergeReport = {
-        status: outcome.status,
-        merge_id: outcome.pending.merge_id,
-        warnings: outcome.status === "needs_confirmation" ? outcome.warnings : [],
-        conflicts: outcome.status === "conflicts" ? outcome.conflicts : [],
-      };
-      core.emitUnsequenced(core.update(core.state, undefined, undefined, report));
+      const merge_id = outcome.pending.merge_id;
+      const report: MergeReport =
+        outcome.status === "needs_confirmation"
+          ? { status: outcome.status, merge_id, warnings: outcome.warnings }
+          : { status: outcome.status, merge_id, conflicts: outcome.conflicts };
+      core.emitUnsequenced(core.update(core.state, undefined, undefined, reportMetadata(report)));
       return report;
     }
-    case "cancelled":
+    case "cancelled": {
       pending.delete(outcome.merge_id);
-      core.emitUnsequenced(
-        core.update(core.state, undefined, undefined, {
-          merge_id: outcome.merge_id,
-          status: "cancelled",
-        }),
-      );
-      return { status: "cancelled", merge_id: outcome.merge_id };
+      const report: MergeReport = { status: "cancelled", merge_id: outcome.merge_id };
+      core.emitUnsequenced(core.update(core.state, undefined, undefined, reportMetadata(report)));
+      return report;
+    }
     default:
       return outcome satisfies never;
   }

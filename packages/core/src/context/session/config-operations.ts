@@ -3,6 +3,7 @@ import type { ContextMessage } from "../message-types.js";
 import { type AgentMode, type SessionConfig, SessionConfigSchema } from "../session-config.js";
 import type { ContextState } from "../states.js";
 import { rememberTool } from "./approval-policy.js";
+import type { RunResult } from "./run-driver.js";
 import { messageFromPayload, processMessage, respond, turnSetup } from "./send-message.js";
 import type { SessionCore } from "./session-core.js";
 import { OperationRejected } from "./session-errors.js";
@@ -20,7 +21,10 @@ export type SessionConfigPatch = Partial<Omit<SessionConfig, "agent_mode">> & {
 export const PLAN_APPROVED_TEXT = "Plan approved. Carry it out.";
 
 /** Changes the config at once and stores it; a mode change adds a mode_change notice. */
-export async function applyConfig(core: SessionCore, patch: SessionConfigPatch): Promise<void> {
+export async function applyConfig(
+  core: SessionCore,
+  patch: SessionConfigPatch,
+): Promise<SessionConfig> {
   const parsed = SessionConfigSchema.safeParse({ ...core.config, ...patch });
   if (!parsed.success) throw new OperationRejected("invalid_request", parsed.error.message);
   const config = parsed.data;
@@ -57,6 +61,7 @@ export async function applyConfig(core: SessionCore, patch: SessionConfigPatch):
       ...notice.flatMap((m) => core.messageEvents(m, branchId, core.state)),
     ],
   });
+  return structuredClone(config);
 }
 
 /** "Approve plan and switch to Act": Act mode, then the user's approval, then the loop. */
@@ -64,7 +69,7 @@ export async function approvePlanOp(
   core: SessionCore,
   planMessageId: string,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<RunResult> {
   const plan = core.pool.get(planMessageId);
   if (
     plan?.body.message_type !== "plan" ||
@@ -84,8 +89,8 @@ export async function approvePlanOp(
   await applyConfig(core, { agent_mode: "act" });
   const message = messageFromPayload(core, { type: "text", text: PLAN_APPROVED_TEXT });
   const setup = await processMessage(core, message, { signal });
-  if (!setup) return;
-  await respond(core, setup, { prompt: message, signal });
+  if (!setup) return { type: "not_run", reason: "rolled_back" };
+  return respond(core, setup, { prompt: message, signal });
 }
 
 /**
@@ -97,7 +102,7 @@ export async function decideToolCallsOp(
   core: SessionCore,
   decisions: readonly ApprovalDecision[],
   signal: AbortSignal,
-): Promise<void> {
+): Promise<RunResult> {
   const state = core.state;
   if (state.type !== "AwaitingToolApproval") {
     throw new OperationRejected(
@@ -142,7 +147,7 @@ export async function decideToolCallsOp(
       write,
       events: [core.update(next, core.state, undefined, { decisions: approvals })],
     });
-    return;
+    return { type: "not_run", reason: "awaiting_decisions" };
   }
   const requestMessage = core.pool.get(request.id);
   const allDenied = request.calls.every(
@@ -150,11 +155,11 @@ export async function decideToolCallsOp(
   );
   if (isWorkflowRequest(requestMessage) && allDenied && requestMessage) {
     await denyWorkflow(core, requestMessage, write, { decisions: approvals });
-    return;
+    return { type: "not_run", reason: "workflow_denied" };
   }
   await core.commit({
     write,
     events: [core.update(core.state, undefined, undefined, { decisions: approvals })],
   });
-  await respond(core, turnSetup(core), { signal });
+  return respond(core, turnSetup(core), { signal });
 }

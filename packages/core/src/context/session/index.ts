@@ -2,10 +2,18 @@
 // that creates, loads, recovers and caches sessions over a store.
 export * from "./approval-policy.js";
 export type { MergeInput, MergeReport } from "./branch-operations.js";
-export { Channel, OperationQueue } from "./channel.js";
+export {
+  Channel,
+  type Operation,
+  type OperationError,
+  OperationQueue,
+  type OperationResult,
+} from "./channel.js";
 export { PLAN_APPROVED_TEXT, type SessionConfigPatch } from "./config-operations.js";
 export * from "./context-session.js";
 export { INTERRUPTED_BY_RESTART, type RecoveryReport, recoverSession } from "./recovery.js";
+export type { RunStop } from "./run-context.js";
+export type { RunResult } from "./run-driver.js";
 export type { SessionDeps } from "./session-deps.js";
 export { OperationRejected, StorageFailure } from "./session-errors.js";
 export * from "./session-manager.js";

@@ -33,6 +33,19 @@ export interface RunInput {
   signal?: AbortSignal;
 }
 
+/** What an operation that may run the agent loop did: how its run stopped, or why none ran. */
+export type RunResult =
+  | { type: "ran"; stop: RunStop }
+  | {
+      type: "not_run";
+      /**
+       * rolled_back: processing the message failed or was interrupted (it is not stored);
+       * awaiting_decisions: other calls still wait for a decision; finished: there was nothing
+       * left to continue (the session is Idle); workflow_denied: the user's own call was denied
+       */
+      reason: "rolled_back" | "awaiting_decisions" | "finished" | "workflow_denied";
+    };
+
 export class RunDriver {
   readonly #core: SessionCore;
   #run: RunContext | undefined;

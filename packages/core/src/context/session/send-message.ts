@@ -14,7 +14,7 @@ import { toolsForMode } from "../plan-act.js";
 import type { ContextState } from "../states.js";
 import { buildSystemPrompt } from "../system-prompt.js";
 import { HeldMoves } from "./held-moves.js";
-import { RunDriver } from "./run-driver.js";
+import { RunDriver, type RunResult } from "./run-driver.js";
 import type { SessionCore } from "./session-core.js";
 import { OperationRejected } from "./session-errors.js";
 import {
@@ -271,7 +271,7 @@ export async function respond(
   core: SessionCore,
   setup: TurnSetup,
   options: { prompt?: ContextMessage; signal?: AbortSignal },
-): Promise<void> {
+): Promise<RunResult> {
   const branch = core.branchMessages();
   let prompts: AgentMessage[] | undefined;
   let history: AgentMessage[];
@@ -291,7 +291,7 @@ export async function respond(
   // a continuation is a child of the loop that stopped (it wrote the last assistant row)
   const parentLoopId = prompts === undefined ? lastLoopId(branch) : undefined;
   const { stored, message } = setup;
-  await new RunDriver(core).run({
+  const stop = await new RunDriver(core).run({
     ...(prompts !== undefined ? { prompts } : {}),
     ...(parentLoopId !== undefined ? { parentLoopId } : {}),
     ...(stored !== undefined ? { stored } : {}),
@@ -319,6 +319,7 @@ export async function respond(
       return toAgentMessages(result.view);
     },
   });
+  return { type: "ran", stop };
 }
 
 /** The loop that wrote the rows since the last user message; undefined when there is none. */
@@ -344,8 +345,8 @@ export async function runWorkflow(
   payload: WorkflowPayload,
   signal: AbortSignal,
   extra: Pick<ContextMessage, "client_metadata"> = {},
-): Promise<void> {
+): Promise<RunResult> {
   const setup = turnSetup(core);
   await storeWorkflowCall(core, payload, setup.tools, extra);
-  await respond(core, setup, { signal });
+  return respond(core, setup, { signal });
 }
