@@ -38,7 +38,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "FileListResponse",
   "SettingsResponse",
   // the session API
-  "ContextSession",
+  "Session",
   "SessionEvent",
 ]);
 

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import {
-  type ContextSession,
   type ErrorResponse,
   type FieldError,
   type Operation,
   type ParseResult,
   parseRequest,
   ROOT_FIELD,
+  type Session,
 } from "@arbor/core";
 import { sameSecret } from "./install-token";
 import { createRedactingLogger } from "./logger";
@@ -128,7 +128,7 @@ export function validate<S extends Schema>(schema: S, value: unknown): Output<S>
 }
 
 /** The session named in the URL, loaded (and recovered) by the manager; 404 when unknown. */
-export async function loadSession(runtime: Runtime, id: string): Promise<ContextSession> {
+export async function loadSession(runtime: Runtime, id: string): Promise<Session> {
   const session = await runtime.manager.get(id);
   if (session === undefined) throw new HttpError(notFound(`session ${id} does not exist`));
   // a DELETE has begun: nothing more is accepted (the session's own operations refuse too)

@@ -1,20 +1,20 @@
 import {
   type BranchListResponse,
   type BranchProblem,
-  type ContextSession,
   MergeConflictSchema,
   type MergeReport,
   type MergeResponse,
   type MergeWarning,
   MergeWarningSchema,
   pendingMergeSummary,
+  type Session,
   type SessionDetail,
 } from "@arbor/core";
 
 // The JSON answers built from a session and from the typed results of its operations, here
 // rather than in each route handler.
 
-export function sessionDetail(session: ContextSession): SessionDetail {
+export function sessionDetail(session: Session): SessionDetail {
   return {
     id: session.id,
     title: session.title,
@@ -28,7 +28,7 @@ export function sessionDetail(session: ContextSession): SessionDetail {
   };
 }
 
-export function branchList(session: ContextSession): BranchListResponse {
+export function branchList(session: Session): BranchListResponse {
   return { active_branch_id: session.activeBranchId, branches: session.branches };
 }
 

@@ -1,6 +1,5 @@
 import { join, resolve } from "node:path";
 import {
-  type ContextSession,
   type CreateSessionRequest,
   createDefaultProviderRegistry,
   createDefaultTools,
@@ -11,6 +10,7 @@ import {
   loopTreesFromRecords,
   type ModelConfigDescription,
   modelConfigFromEnv,
+  type Session,
   type SessionLoopTree,
   SessionManager,
   type SessionStore,
@@ -72,7 +72,7 @@ export interface Runtime {
   /** how tools run (GET /api/settings) */
   readonly settings: SettingsResponse;
   /** Creates a session whose tools and file references are confined to the runtime's workspace. */
-  createSession(request: CreateSessionRequest): Promise<ContextSession>;
+  createSession(request: CreateSessionRequest): Promise<Session>;
   /** The session's loop tree from the store (empty before the first run). */
   loopTree(sessionId: string): Promise<SessionLoopTree>;
   close(): Promise<void>;

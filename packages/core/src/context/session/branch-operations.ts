@@ -12,23 +12,23 @@ import type {
 import { type BranchProblem, validateBranch } from "../branches/validate.js";
 import type { ContextMessage } from "../message-types.js";
 import type { ContextState } from "../states.js";
-import type { SessionCore } from "./session-core.js";
-import { OperationRejected } from "./session-errors.js";
+import type { StoredSession } from "./stored-session.js";
+import { OperationRejected } from "./stored-session.js";
 
 // Branch operations over the pure functions of context/branches: each is ONE store write with
 // its states (Idle → SwitchingBranch → Idle, Idle → Merging → Idle). Merges that stop for the
 // caller (cherry-pick warnings, rebase conflicts) are kept pending in memory until resolved,
 // proceeded or cancelled; their warnings and conflicts go out in the event's metadata and in the operation's MergeReport.
 
-function ids(core: SessionCore) {
+function ids(core: StoredSession) {
   return { newId: () => core.newId(), now: () => core.nowIso() };
 }
 
-function lookup(core: SessionCore) {
+function lookup(core: StoredSession) {
   return (id: string) => core.pool.get(id);
 }
 
-function requireIdle(core: SessionCore, what: string): void {
+function requireIdle(core: StoredSession, what: string): void {
   if (core.state.type !== "Idle") {
     throw new OperationRejected(
       "invalid_transition",
@@ -38,7 +38,7 @@ function requireIdle(core: SessionCore, what: string): void {
 }
 
 async function switchTo(
-  core: SessionCore,
+  core: StoredSession,
   target: Branch,
   extra: { branches?: Branch[]; messages?: ContextMessage[] },
   metadata: Record<string, unknown>,
@@ -57,16 +57,16 @@ async function switchTo(
       session: { active_branch_id: target.id },
     },
     events: [
-      core.update(switching, core.state, undefined, metadata),
+      core.contextUpdateEvent(switching, core.state, undefined, metadata),
       ...(extra.messages ?? []).flatMap((m) => core.messageEvents(m, target.id, switching)),
-      core.update(idle, switching, undefined, metadata),
+      core.contextUpdateEvent(idle, switching, undefined, metadata),
     ],
   });
 }
 
 /** Forks the active branch after `fromMessageId` and makes the new branch active. */
 export async function createBranchOp(
-  core: SessionCore,
+  core: StoredSession,
   fromMessageId: string,
   name?: string,
 ): Promise<Branch> {
@@ -83,7 +83,7 @@ export async function createBranchOp(
   return branch;
 }
 
-export async function switchBranchOp(core: SessionCore, branchId: string): Promise<void> {
+export async function switchBranchOp(core: StoredSession, branchId: string): Promise<void> {
   requireIdle(core, "switching branches");
   if (branchId === core.activeBranchId) return;
   const { branch, warnings } = switchBranch({
@@ -94,7 +94,7 @@ export async function switchBranchOp(core: SessionCore, branchId: string): Promi
   await switchTo(core, branch, {}, { warnings: warnings.map((w) => w.description) });
 }
 
-export async function deleteBranchOp(core: SessionCore, branchId: string): Promise<void> {
+export async function deleteBranchOp(core: StoredSession, branchId: string): Promise<void> {
   requireIdle(core, "deleting a branch");
   const result = deleteBranch({
     branches: [...core.branches.values()],
@@ -104,13 +104,15 @@ export async function deleteBranchOp(core: SessionCore, branchId: string): Promi
   });
   await core.commit({
     write: { branches: result.updated, deleted_branch_ids: [branchId] },
-    events: [core.update(core.state, undefined, undefined, { branch_deleted: branchId })],
+    events: [
+      core.contextUpdateEvent(core.state, undefined, undefined, { branch_deleted: branchId }),
+    ],
   });
 }
 
 /** The fork of an edit: a new branch ending in the edited message (stored), made active. */
 export async function forkForEditOp(
-  core: SessionCore,
+  core: StoredSession,
   messageId: string,
   newText: string,
 ): Promise<ContextMessage> {
@@ -187,14 +189,14 @@ function reportMetadata(report: MergeReport): Record<string, unknown> {
   }
 }
 
-function branchOf(core: SessionCore, id: string): Branch {
+function branchOf(core: StoredSession, id: string): Branch {
   const branch = core.branches.get(id);
   if (!branch) throw new OperationRejected("invalid_request", `branch ${id} does not exist`);
   return branch;
 }
 
 async function applyOutcome(
-  core: SessionCore,
+  core: StoredSession,
   pending: Map<string, PendingMerge>,
   outcome: MergeOutcome,
   strategy: string,
@@ -220,8 +222,8 @@ async function applyOutcome(
         states: [merging, idle],
         write: { messages: result.newMessages, branches: [result.target] },
         events: [
-          core.update(merging, core.state, undefined, { merge_id: result.merge_id }),
-          core.update(idle, merging, undefined, reportMetadata(report)),
+          core.contextUpdateEvent(merging, core.state, undefined, { merge_id: result.merge_id }),
+          core.contextUpdateEvent(idle, merging, undefined, reportMetadata(report)),
         ],
       });
       return report;
@@ -234,13 +236,17 @@ async function applyOutcome(
         outcome.status === "needs_confirmation"
           ? { status: outcome.status, merge_id, warnings: outcome.warnings }
           : { status: outcome.status, merge_id, conflicts: outcome.conflicts };
-      core.emitUnsequenced(core.update(core.state, undefined, undefined, reportMetadata(report)));
+      core.emitUnsequenced(
+        core.contextUpdateEvent(core.state, undefined, undefined, reportMetadata(report)),
+      );
       return report;
     }
     case "cancelled": {
       pending.delete(outcome.merge_id);
       const report: MergeReport = { status: "cancelled", merge_id: outcome.merge_id };
-      core.emitUnsequenced(core.update(core.state, undefined, undefined, reportMetadata(report)));
+      core.emitUnsequenced(
+        core.contextUpdateEvent(core.state, undefined, undefined, reportMetadata(report)),
+      );
       return report;
     }
     default:
@@ -249,7 +255,7 @@ async function applyOutcome(
 }
 
 export async function mergeOp(
-  core: SessionCore,
+  core: StoredSession,
   pending: Map<string, PendingMerge>,
   input: MergeInput,
 ): Promise<MergeReport> {
@@ -266,7 +272,7 @@ export async function mergeOp(
 }
 
 export async function resolveMergeOp(
-  core: SessionCore,
+  core: StoredSession,
   pending: Map<string, PendingMerge>,
   mergeId: string,
   decision: MergeDecision,

@@ -5,13 +5,13 @@ import type { ContextState } from "../states.js";
 import { rememberTool } from "./approval-policy.js";
 import type { RunResult } from "./run-driver.js";
 import { messageFromPayload, processMessage, respond, turnSetup } from "./send-message.js";
-import type { SessionCore } from "./session-core.js";
-import { OperationRejected } from "./session-errors.js";
+import type { StoredSession } from "./stored-session.js";
+import { OperationRejected } from "./stored-session.js";
 import { denyWorkflow, isWorkflowRequest } from "./workflows.js";
 
 // The operations that change how the session works rather than what it says: the config (and
 // with it the agent mode), "approve plan and switch to Act", and the user's decisions on pending
-// tool calls (which may change the approval policy through `remember`). ContextSession queues
+// tool calls (which may change the approval policy through `remember`). Session queues
 // them; each runs inside one operation.
 
 export type SessionConfigPatch = Partial<Omit<SessionConfig, "agent_mode">> & {
@@ -22,7 +22,7 @@ export const PLAN_APPROVED_TEXT = "Plan approved. Carry it out.";
 
 /** Changes the config at once and stores it; a mode change adds a mode_change notice. */
 export async function applyConfig(
-  core: SessionCore,
+  core: StoredSession,
   patch: SessionConfigPatch,
 ): Promise<SessionConfig> {
   const parsed = SessionConfigSchema.safeParse({ ...core.config, ...patch });
@@ -57,7 +57,9 @@ export async function applyConfig(
         notice.length > 0 ? [{ branch_id: branchId, message_ids: notice.map((m) => m.id) }] : [],
     },
     events: [
-      core.update(core.state, undefined, undefined, { config_changed: Object.keys(patch) }),
+      core.contextUpdateEvent(core.state, undefined, undefined, {
+        config_changed: Object.keys(patch),
+      }),
       ...notice.flatMap((m) => core.messageEvents(m, branchId, core.state)),
     ],
   });
@@ -66,7 +68,7 @@ export async function applyConfig(
 
 /** "Approve plan and switch to Act": Act mode, then the user's approval, then the loop. */
 export async function approvePlanOp(
-  core: SessionCore,
+  core: StoredSession,
   planMessageId: string,
   signal: AbortSignal,
 ): Promise<RunResult> {
@@ -99,7 +101,7 @@ export async function approvePlanOp(
  * the tool to the white list (see approval-policy.ts `rememberTool`), stored with the decisions.
  */
 export async function decideToolCallsOp(
-  core: SessionCore,
+  core: StoredSession,
   decisions: readonly ApprovalDecision[],
   signal: AbortSignal,
 ): Promise<RunResult> {
@@ -145,7 +147,7 @@ export async function decideToolCallsOp(
     await core.commit({
       states: [next],
       write,
-      events: [core.update(next, core.state, undefined, { decisions: approvals })],
+      events: [core.contextUpdateEvent(next, core.state, undefined, { decisions: approvals })],
     });
     return { type: "not_run", reason: "awaiting_decisions" };
   }
@@ -159,7 +161,7 @@ export async function decideToolCallsOp(
   }
   await core.commit({
     write,
-    events: [core.update(core.state, undefined, undefined, { decisions: approvals })],
+    events: [core.contextUpdateEvent(core.state, undefined, undefined, { decisions: approvals })],
   });
   return respond(core, turnSetup(core), { signal });
 }

@@ -1,6 +1,6 @@
 import type { SessionEventBody } from "../../protocol/events.js";
 import type { ContextState } from "../states.js";
-import type { SessionCore } from "./session-core.js";
+import type { StoredSession } from "./stored-session.js";
 
 /**
  * State moves that follow each other at once are not stored one write each: they are held, with
@@ -13,11 +13,11 @@ import type { SessionCore } from "./session-core.js";
  * is checked against the transition table when it is held.
  */
 export class HeldMoves {
-  readonly #core: SessionCore;
+  readonly #core: StoredSession;
   #states: ContextState[] = [];
   #events: SessionEventBody[] = [];
 
-  constructor(core: SessionCore) {
+  constructor(core: StoredSession) {
     this.#core = core;
   }
 
@@ -34,7 +34,7 @@ export class HeldMoves {
   hold(next: ContextState, metadata: Record<string, unknown> = {}): string | undefined {
     const problem = this.#core.checkChain([...this.#states, next]);
     if (problem !== undefined) return problem;
-    this.#events.push(this.#core.update(next, this.current, undefined, metadata));
+    this.#events.push(this.#core.contextUpdateEvent(next, this.current, undefined, metadata));
     this.#states.push(next);
     return undefined;
   }

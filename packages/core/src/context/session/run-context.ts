@@ -2,7 +2,7 @@ import type { AgentMessage } from "../../llm/messages.js";
 import type { ContextMessage, ToolCallRequest } from "../message-types.js";
 import type { ContextState } from "../states.js";
 import { HeldMoves } from "./held-moves.js";
-import { type Change, RESTING_STATES, type SessionCore } from "./session-core.js";
+import { type Change, RESTING_STATES, type StoredSession } from "./stored-session.js";
 
 // The shared state of one run (see run-driver.ts) and its writes. The agent loop awaits its sink
 // and its hooks, so the run's writes are ordered by the loop itself: each event is stored before
@@ -56,7 +56,7 @@ export type RunStop =
 export type NoticeKind = "notice" | "interrupted" | "auto_loop_limit";
 
 export class RunContext {
-  readonly core: SessionCore;
+  readonly core: StoredSession;
   readonly controller = new AbortController();
   /** the tool names the model is offered in this run; a call of any other is never run */
   readonly offered: ReadonlySet<string>;
@@ -85,7 +85,7 @@ export class RunContext {
    * every write of the run comes after it, and if it fails the run fails before storing
    * anything. The model request does not wait for it.
    */
-  constructor(core: SessionCore, offered: Iterable<string>, stored?: Promise<void>) {
+  constructor(core: StoredSession, offered: Iterable<string>, stored?: Promise<void>) {
     this.core = core;
     this.offered = new Set(offered);
     this.held = new HeldMoves(core);
@@ -228,7 +228,7 @@ export class RunContext {
   #moveEvents(states: readonly ContextState[], from: ContextState | undefined) {
     let previous = from ?? this.core.state;
     return states.map((next) => {
-      const event = this.core.update(next, previous);
+      const event = this.core.contextUpdateEvent(next, previous);
       previous = next;
       return event;
     });

@@ -9,7 +9,7 @@ import type { ContextState } from "../states.js";
 import { DENIED_RESULT_TEXT, maxAutoLoopDepth, verdictFromApproval } from "./approval-policy.js";
 import { RunContext, type RunStop } from "./run-context.js";
 import { storeLoopEvent } from "./run-events.js";
-import { type Change, RESTING_STATES, type SessionCore } from "./session-core.js";
+import { type Change, RESTING_STATES, type StoredSession } from "./stored-session.js";
 
 // One run of the runtime's agent loop inside a session operation. The driver is the loop's sink
 // and hooks: it maps the loop's events to states, rows and session events (run-events.ts), steers
@@ -47,10 +47,10 @@ export type RunResult =
     };
 
 export class RunDriver {
-  readonly #core: SessionCore;
+  readonly #core: StoredSession;
   #run: RunContext | undefined;
 
-  constructor(core: SessionCore) {
+  constructor(core: StoredSession) {
     this.#core = core;
   }
 
@@ -269,7 +269,7 @@ async function finishRun(run: RunContext, stop: RunStop): Promise<void> {
         timeout_ms: stop.timeoutMs,
       });
       await restIn(run, { type: "Failed", error, recoverable: true }, [
-        core.errorBody("timeout", error, true),
+        core.errorEvent("timeout", error, true),
       ]);
       return;
     }
@@ -286,7 +286,7 @@ async function finishRun(run: RunContext, stop: RunStop): Promise<void> {
     case "model_failed": {
       const { code, message } = stop.error;
       await restIn(run, { type: "Failed", error: message, recoverable: true }, [
-        core.errorBody(code, message, true),
+        core.errorEvent(code, message, true),
       ]);
       return;
     }
@@ -328,6 +328,6 @@ async function restIn(run: RunContext, target: ContextState, events: Change["eve
   };
   await run.commit({
     reset: failed,
-    events: [core.update(failed, core.state), ...(events ?? [])],
+    events: [core.contextUpdateEvent(failed, core.state), ...(events ?? [])],
   });
 }

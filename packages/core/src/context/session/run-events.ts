@@ -104,11 +104,11 @@ async function onDeltas(run: RunContext, chunks: readonly StreamChunk[]): Promis
         chars: streaming.chars,
       };
       states.push(state);
-      events.push(core.update(state, previous, undefined, metadata));
+      events.push(core.contextUpdateEvent(state, previous, undefined, metadata));
       previous = state;
     }
     if (chunk.type !== "toolCall") {
-      events.push(core.delta(streaming.messageId, chunk.delta, chunk.type));
+      events.push(core.contentDeltaEvent(streaming.messageId, chunk.delta, chunk.type));
     }
   }
   await core.commit({ ...(states.length > 0 ? { states } : {}), events });
@@ -144,7 +144,7 @@ async function onMessageEnd(run: RunContext, message: AgentMessage): Promise<voi
       run.round.set(call.id, { requestId: row.id, call });
     }
   }
-  const final = streaming.deltas > 0 ? [core.final(streaming.messageId)] : [];
+  const final = streaming.deltas > 0 ? [core.contentFinalEvent(streaming.messageId)] : [];
   await run.store([row], [{ type: "ProcessingLLMResponse" }], final);
   if (hasToolCalls(message)) await run.move({ type: "ParsingToolCalls" });
 }
@@ -231,5 +231,9 @@ async function onCutOff(run: RunContext, message: AssistantMessage): Promise<voi
     "incomplete",
     () => "pending",
   );
-  await run.store([row], [], streaming.deltas > 0 ? [core.final(streaming.messageId)] : []);
+  await run.store(
+    [row],
+    [],
+    streaming.deltas > 0 ? [core.contentFinalEvent(streaming.messageId)] : [],
+  );
 }

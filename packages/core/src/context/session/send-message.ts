@@ -15,13 +15,13 @@ import type { ContextState } from "../states.js";
 import { buildSystemPrompt } from "../system-prompt.js";
 import { HeldMoves } from "./held-moves.js";
 import { RunDriver, type RunResult } from "./run-driver.js";
-import type { SessionCore } from "./session-core.js";
-import { OperationRejected } from "./session-errors.js";
 import {
   optimizationMetadata,
   optimizationWrite,
   optimizeActiveBranch,
 } from "./session-optimization.js";
+import type { StoredSession } from "./stored-session.js";
+import { OperationRejected } from "./stored-session.js";
 import { toAgentMessage, toAgentMessages } from "./to-agent-messages.js";
 import { storeWorkflowCall, type WorkflowPayload } from "./workflows.js";
 
@@ -43,7 +43,7 @@ export interface TurnSetup {
 }
 
 /** Validates a text/file_reference payload and builds its (unprocessed) message. */
-export function messageFromPayload(core: SessionCore, payload: MessagePayload): ContextMessage {
+export function messageFromPayload(core: StoredSession, payload: MessagePayload): ContextMessage {
   const now = core.nowIso();
   const base = {
     id: core.newId(),
@@ -86,7 +86,7 @@ export const DEFAULT_SESSION_TITLE = "New session";
 const TITLE_CHARS = 60;
 
 /** The title to store with `message`: its first line, cut to TITLE_CHARS; undefined to keep. */
-export function titleFrom(core: SessionCore, message: ContextMessage): string | undefined {
+export function titleFrom(core: StoredSession, message: ContextMessage): string | undefined {
   if (core.title !== DEFAULT_SESSION_TITLE || message.role !== "user") return undefined;
   if (message.body.message_type !== "text") return undefined;
   const line = message.body.text.trim().split(/\r?\n/, 1)[0]?.replace(/\s+/g, " ").trim() ?? "";
@@ -95,7 +95,7 @@ export function titleFrom(core: SessionCore, message: ContextMessage): string | 
 }
 
 /** The tools and system prompt of a turn without running the pipeline (workflows, continuations). */
-export function turnSetup(core: SessionCore): TurnSetup {
+export function turnSetup(core: StoredSession): TurnSetup {
   const { config } = core;
   const branch = core.activeBranch();
   return {
@@ -140,7 +140,7 @@ function stateFor(processor: string, message: ContextMessage): ContextState | un
  * Interrupting → Paused{interrupted} with the message kept, and `resume` sends it to the model.
  */
 export async function processMessage(
-  core: SessionCore,
+  core: StoredSession,
   message: ContextMessage,
   options: { stored?: boolean; signal?: AbortSignal } = {},
 ): Promise<TurnSetup | undefined> {
@@ -176,7 +176,9 @@ export async function processMessage(
       await held.flush();
       await core.commit({
         write: optimizationWrite(result),
-        events: [core.update(core.state, undefined, undefined, optimizationMetadata(result))],
+        events: [
+          core.contextUpdateEvent(core.state, undefined, undefined, optimizationMetadata(result)),
+        ],
       });
     },
   };
@@ -193,7 +195,7 @@ export async function processMessage(
     if (!result.ok) {
       const code = result.error.processor === FILE_REFERENCE_PROCESSOR ? "file_read" : "internal";
       await rollBack(core, before, held, { processor: result.error.processor }, [
-        core.errorBody(code, result.error.message, result.error.recoverable),
+        core.errorEvent(code, result.error.message, result.error.recoverable),
       ]);
       return undefined;
     }
@@ -246,7 +248,7 @@ export async function processMessage(
  * interrupted is not a failure, and the context_update says `interrupted: true`.
  */
 async function rollBack(
-  core: SessionCore,
+  core: StoredSession,
   before: ContextState,
   held: HeldMoves,
   metadata: Record<string, unknown>,
@@ -260,7 +262,7 @@ async function rollBack(
     ...back,
     events: [
       ...moves.events,
-      core.update(before, previous, undefined, { rolled_back: true, ...metadata }),
+      core.contextUpdateEvent(before, previous, undefined, { rolled_back: true, ...metadata }),
       ...errors,
     ],
   });
@@ -268,7 +270,7 @@ async function rollBack(
 
 /** Runs the agent loop for the active branch: with `prompt` as a new message, or continuing. */
 export async function respond(
-  core: SessionCore,
+  core: StoredSession,
   setup: TurnSetup,
   options: { prompt?: ContextMessage; signal?: AbortSignal },
 ): Promise<RunResult> {
@@ -313,7 +315,9 @@ export async function respond(
         await stored;
         await core.commit({
           write: optimizationWrite(result),
-          events: [core.update(core.state, undefined, undefined, optimizationMetadata(result))],
+          events: [
+            core.contextUpdateEvent(core.state, undefined, undefined, optimizationMetadata(result)),
+          ],
         });
       }
       return toAgentMessages(result.view);
@@ -341,7 +345,7 @@ function lastLoopId(messages: readonly ContextMessage[]): string | undefined {
  * offered in this mode, unknown, or given parameters its schema rejects.
  */
 export async function runWorkflow(
-  core: SessionCore,
+  core: StoredSession,
   payload: WorkflowPayload,
   signal: AbortSignal,
   extra: Pick<ContextMessage, "client_metadata"> = {},

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
 import type { ApprovalPolicy } from "../session-config.js";
 import { DENIED_RESULT_TEXT } from "./approval-policy.js";
-import type { ContextSession } from "./context-session.js";
+import type { Session } from "./session.js";
 import { collect, errors, harness, say, states, tempWorkspace } from "./test-support.js";
 
 // Workflows obey the gate (issue #9, contract 4): the payload's tool goes through the mode filter
@@ -25,7 +25,7 @@ async function setUp(mode: "plan" | "act", policy: ApprovalPolicy, answers = [sa
   return { h, session, pwned: join(workspace, "pwned.txt") };
 }
 
-function call(session: ContextSession) {
+function call(session: Session) {
   const request = session.messages().messages.find((m) => m.body.message_type === "tool_request");
   return request?.body.message_type === "tool_request" ? request.body.calls[0] : undefined;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
-import type { ContextSession } from "./context-session.js";
 import { PLAN_APPROVED_TEXT } from "./index.js";
+import type { Session } from "./session.js";
 import {
   call,
   collect,
@@ -45,7 +45,7 @@ const WORKFLOW_RUN = [
 /** a one-chunk answer, so each answer adds exactly one StreamingLLMResponse */
 const answer = (text: string) => ({ ...say(text), chunkSize: 1_000 });
 
-function kinds(session: ContextSession): string[] {
+function kinds(session: Session): string[] {
   return session.messages().messages.map((m) => `${m.role}:${m.body.message_type}`);
 }
 

@@ -36,7 +36,6 @@ import {
   decideToolCallsOp,
   type SessionConfigPatch,
 } from "./config-operations.js";
-import { replayEvents } from "./event-replay.js";
 import type { RunResult } from "./run-driver.js";
 import {
   messageFromPayload,
@@ -45,8 +44,6 @@ import {
   runWorkflow,
   turnSetup,
 } from "./send-message.js";
-import { RESTING_STATES, type SessionCore } from "./session-core.js";
-import { OperationRejected, StorageFailure } from "./session-errors.js";
 import {
   branchRecords,
   currentView,
@@ -54,8 +51,15 @@ import {
   optimizationWrite,
   optimizeActiveBranch,
 } from "./session-optimization.js";
+import { replayEvents } from "./stored-events.js";
+import {
+  OperationRejected,
+  RESTING_STATES,
+  StorageFailure,
+  type StoredSession,
+} from "./stored-session.js";
 
-// ContextSession: the one owner of a conversation's lifecycle. Callers use one method per
+// Session: the one owner of a conversation's lifecycle. Callers use one method per
 // operation; each returns an Operation: its events (with their store sequences) as an
 // AsyncIterable, and its typed result. Nothing outside mutates the session.
 //
@@ -76,8 +80,8 @@ export interface MessagesView {
   optimizations: OptimizationView[];
 }
 
-export class ContextSession {
-  readonly #core: SessionCore;
+export class Session {
+  readonly #core: StoredSession;
   readonly #queue = new OperationQueue();
   readonly #pendingMerges = new Map<string, PendingMerge>();
   #operationAbort: AbortController | undefined;
@@ -86,7 +90,7 @@ export class ContextSession {
   /** the last sequence before the running operation's first event; undefined when none runs */
   #operationFrom: number | undefined;
 
-  constructor(core: SessionCore) {
+  constructor(core: StoredSession) {
     this.#core = core;
   }
 
@@ -285,7 +289,7 @@ export class ContextSession {
       if (finished) {
         await core.commit({
           states: [{ type: "Idle" }],
-          events: [core.update({ type: "Idle" }, core.state)],
+          events: [core.contextUpdateEvent({ type: "Idle" }, core.state)],
         });
         return { type: "not_run", reason: "finished" };
       }
@@ -354,14 +358,17 @@ export class ContextSession {
         throw new OperationRejected("invalid_transition", `cannot optimize in ${core.state.type}`);
       }
       const optimizing: ContextState = { type: "OptimizingContext" };
-      await core.commit({ states: [optimizing], events: [core.update(optimizing, core.state)] });
+      await core.commit({
+        states: [optimizing],
+        events: [core.contextUpdateEvent(optimizing, core.state)],
+      });
       const setup = turnSetup(core);
       const result = await optimizeActiveBranch(core, { ...setup, signal, force: true });
       await core.commit({
         states: [{ type: "Idle" }],
         write: result.changed ? optimizationWrite(result) : {},
         events: [
-          core.update({ type: "Idle" }, optimizing, undefined, {
+          core.contextUpdateEvent({ type: "Idle" }, optimizing, undefined, {
             changed: result.changed,
             ...optimizationMetadata(result),
           }),
@@ -421,7 +428,7 @@ export class ContextSession {
   async #onOperationError(error: unknown): Promise<OperationError> {
     const core = this.#core;
     const reported = this.#reportedError(error);
-    core.emitUnsequenced(core.errorBody(reported.code, reported.message, reported.recoverable));
+    core.emitUnsequenced(core.errorEvent(reported.code, reported.message, reported.recoverable));
     if (RESTING_STATES.has(core.state.type)) return reported;
     // an operation that stopped half-way: move to a resting state if the store lets us
     const failed: ContextState = {
@@ -430,7 +437,7 @@ export class ContextSession {
       recoverable: true,
     };
     try {
-      await core.commit({ reset: failed, events: [core.update(failed, core.state)] });
+      await core.commit({ reset: failed, events: [core.contextUpdateEvent(failed, core.state)] });
     } catch (restError) {
       core.deps.logger.error("could not store the Failed state after an error", {
         session: core.id,
