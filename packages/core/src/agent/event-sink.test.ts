@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { echoTool, loopConfig } from "../../test/agent-fixtures.js";
-import { userMessage } from "../llm/messages.js";
+import { echoTool, loopConfig } from "../../test/support/agent-fixtures.js";
+import { userMessage } from "../model/llm-messages.js";
 import { ScriptedProvider } from "../testing/scripted-provider.js";
 import { defineTool } from "../tools/tool.js";
 import type { AgentEventSink } from "./event-sink.js";

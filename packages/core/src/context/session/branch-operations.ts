@@ -1,17 +1,17 @@
-import { MAX_TEXT_CHARS } from "../../protocol/requests.js";
-import type { Branch, MergeStrategyName } from "../branch.js";
-import { createBranch, deleteBranch, forkForEdit, switchBranch } from "../branches/branch-ops.js";
-import { planMerge, resolveMerge } from "../branches/merge.js";
+import type { Branch, MergeStrategyName } from "../../model/branch.js";
 import type {
   MergeConflict,
   MergeDecision,
   MergeOutcome,
   MergeWarning,
   PendingMerge,
-} from "../branches/merge-types.js";
+} from "../../model/merge-types.js";
+import type { ContextMessage } from "../../model/message-types.js";
+import type { ContextState } from "../../model/states.js";
+import { MAX_TEXT_CHARS } from "../../protocol/requests.js";
+import { createBranch, deleteBranch, forkForEdit, switchBranch } from "../branches/branch-ops.js";
+import { planMerge, resolveMerge } from "../branches/merge.js";
 import { type BranchProblem, validateBranch } from "../branches/validate.js";
-import type { ContextMessage } from "../message-types.js";
-import type { ContextState } from "../states.js";
 import type { StoredSession } from "./stored-session.js";
 import { OperationRejected } from "./stored-session.js";
 

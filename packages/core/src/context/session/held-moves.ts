@@ -1,5 +1,5 @@
+import type { ContextState } from "../../model/states.js";
 import type { SessionEventBody } from "../../protocol/events.js";
-import type { ContextState } from "../states.js";
 import type { StoredSession } from "./stored-session.js";
 
 /**

@@ -1,5 +1,5 @@
-import type { ContextMessage } from "../message-types.js";
-import type { ContextState } from "../states.js";
+import type { ContextMessage } from "../../model/message-types.js";
+import type { ContextState } from "../../model/states.js";
 import { sessionToolResultRow } from "./agent-rows.js";
 import { parseStoredEvent } from "./stored-events.js";
 import { RESTING_STATES, type StoredSession } from "./stored-session.js";

@@ -1,6 +1,6 @@
-import type { AgentMessage } from "../../llm/messages.js";
-import type { ContextMessage, ToolCallRequest } from "../message-types.js";
-import type { ContextState } from "../states.js";
+import type { AgentMessage } from "../../model/llm-messages.js";
+import type { ContextMessage, ToolCallRequest } from "../../model/message-types.js";
+import type { ContextState } from "../../model/states.js";
 import { HeldMoves } from "./held-moves.js";
 import { type Change, RESTING_STATES, type StoredSession } from "./stored-session.js";
 

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
+import {
+  call,
+  collect,
+  echoTool,
+  gatedTool,
+  harness,
+  say,
+} from "../../../test/support/session-harness.js";
 import type { RunResult } from "./run-driver.js";
-import { call, collect, echoTool, gatedTool, harness, say } from "./test-support.js";
 
 // A run ends with one value (RunStop): each way a run can end gives its own stop, which is also
 // the operation's typed result, and the session rests where that stop says.

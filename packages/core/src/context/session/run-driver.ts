@@ -1,11 +1,11 @@
 import { runAgentLoop, runAgentLoopContinue } from "../../agent/loop.js";
 import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
-import type { ModelConfig } from "../../llm/config.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
-import type { AgentMessage, ToolCallContent } from "../../llm/messages.js";
+import type { ModelConfig } from "../../model/llm-config.js";
+import type { AgentMessage, ToolCallContent } from "../../model/llm-messages.js";
+import type { ContextState } from "../../model/states.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { ASK_QUESTION, isPlanTool, PRESENT_PLAN } from "../plan-act.js";
-import type { ContextState } from "../states.js";
 import { DENIED_RESULT_TEXT, maxAutoLoopDepth, verdictFromApproval } from "./approval-policy.js";
 import { RunContext, type RunStop } from "./run-context.js";
 import { storeLoopEvent } from "./run-events.js";
