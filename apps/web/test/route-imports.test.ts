@@ -45,7 +45,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "McpPromptResponse",
   "McpLookupError",
   // the session API
-  "ContextSession",
+  "Session",
   "SessionEvent",
 ]);
 

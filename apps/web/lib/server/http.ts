@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import {
-  type ContextSession,
   type ErrorResponse,
   type FieldError,
+  type Operation,
   type ParseResult,
   parseRequest,
   ROOT_FIELD,
-  type SessionEvent,
+  type Session,
 } from "@arbor/core";
 import { sameSecret } from "./install-token";
 import { createRedactingLogger } from "./logger";
@@ -128,7 +128,7 @@ export function validate<S extends Schema>(schema: S, value: unknown): Output<S>
 }
 
 /** The session named in the URL, loaded (and recovered) by the manager; 404 when unknown. */
-export async function loadSession(runtime: Runtime, id: string): Promise<ContextSession> {
+export async function loadSession(runtime: Runtime, id: string): Promise<Session> {
   const session = await runtime.manager.get(id);
   if (session === undefined) throw new HttpError(notFound(`session ${id} does not exist`));
   // a DELETE has begun: nothing more is accepted (the session's own operations refuse too)
@@ -148,22 +148,20 @@ export function requireAdmin(runtime: Runtime, request: Request): void {
 }
 
 /**
- * Drains a non-streaming operation. Its refusal (one `error` event) becomes the HTTP answer:
- * invalid_request → 400, invalid_transition → 409, anything else → 500 (logged). Returns the
- * operation's events when it succeeded. `body` is the request body the operation was given: a 400
- * names the body fields whose values its message speaks of (a branch id that does not exist),
- * else the body as a whole.
+ * Waits for a non-streaming operation and returns its typed result. Its refusal (the error it
+ * reported) becomes the HTTP answer: invalid_request → 400, invalid_transition → 409, anything
+ * else → 500 (logged). `body` is the request body the operation was given: a 400 names the body
+ * fields whose values its message speaks of (a branch id that does not exist), else the body as
+ * a whole.
  */
-export async function settle(
+export async function resultOf<R>(
   runtime: Runtime,
-  events: AsyncIterable<SessionEvent>,
+  operation: Operation<R>,
   body?: Record<string, unknown>,
-): Promise<SessionEvent[]> {
-  const seen: SessionEvent[] = [];
-  for await (const event of events) seen.push(event);
-  const failure = seen.find((event) => event.name === "error");
-  if (failure?.name !== "error") return seen;
-  const { code, message } = failure.payload;
+): Promise<R> {
+  const result = await operation.result;
+  if (result.ok) return result.value;
+  const { code, message } = result.error;
   if (code === "invalid_request")
     throw new HttpError(badRequest(fieldsNamedIn(message, body), message));
   if (code === "invalid_transition") throw new HttpError(conflict(message));

@@ -1,21 +1,20 @@
 import {
   type BranchListResponse,
-  type ContextSession,
-  type MergeConflict,
+  type BranchProblem,
   MergeConflictSchema,
+  type MergeReport,
   type MergeResponse,
   type MergeWarning,
   MergeWarningSchema,
   pendingMergeSummary,
+  type Session,
   type SessionDetail,
-  type SessionEvent,
 } from "@arbor/core";
 
-// The JSON answers built from a session after an operation. Operations report through their
-// events (a merge's outcome is the metadata of its last context_update, a new branch's id is in
-// `branch_created`), so reading those back lives here rather than in each route handler.
+// The JSON answers built from a session and from the typed results of its operations, here
+// rather than in each route handler.
 
-export function sessionDetail(session: ContextSession): SessionDetail {
+export function sessionDetail(session: Session): SessionDetail {
   return {
     id: session.id,
     title: session.title,
@@ -29,67 +28,44 @@ export function sessionDetail(session: ContextSession): SessionDetail {
   };
 }
 
-export function branchList(session: ContextSession): BranchListResponse {
+export function branchList(session: Session): BranchListResponse {
   return { active_branch_id: session.activeBranchId, branches: session.branches };
 }
 
-function metadataOf(event: SessionEvent): Record<string, unknown> | undefined {
-  return event.name === "context_update" ? event.payload.metadata : undefined;
+/** A finding of the post-merge validation as a wire warning. */
+function problemWarning(problem: BranchProblem): MergeWarning {
+  return {
+    kind: "validation",
+    message_id: problem.message_id,
+    problem: problem.kind,
+    description: problem.description,
+  };
 }
 
-/** The id of the branch a createBranch operation made (its `branch_created` metadata). */
-export function createdBranchId(events: readonly SessionEvent[]): string | undefined {
-  for (const event of events) {
-    const created = metadataOf(event)?.branch_created;
-    if (typeof created === "string") return created;
-  }
-  return undefined;
-}
-
-/** A post-merge validation finding (the core's BranchProblem) as a wire warning. */
-function asWarning(value: unknown): MergeWarning | undefined {
-  const parsed = MergeWarningSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  if (typeof value !== "object" || value === null) return undefined;
-  const problem = value as Record<string, unknown>;
-  const { message_id, kind, description } = problem;
-  if (
-    typeof message_id !== "string" ||
-    typeof kind !== "string" ||
-    typeof description !== "string"
-  ) {
-    return undefined;
-  }
-  return { kind: "validation", message_id, problem: kind, description };
-}
-
-function asConflict(value: unknown): MergeConflict | undefined {
-  const parsed = MergeConflictSchema.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
-}
-
-const MERGE_STATUSES: readonly MergeResponse["status"][] = [
-  "merged",
-  "conflicts",
-  "needs_confirmation",
-  "cancelled",
-];
-
-/** The outcome a merge or resolve operation reported, as the MergeResponse body. */
-export function mergeResponse(events: readonly SessionEvent[]): MergeResponse | undefined {
-  for (const event of [...events].reverse()) {
-    const metadata = metadataOf(event);
-    const mergeId = metadata?.merge_id;
-    const status = MERGE_STATUSES.find((s) => s === metadata?.status);
-    if (metadata === undefined || typeof mergeId !== "string" || status === undefined) continue;
-    const response: MergeResponse = { merge_id: mergeId, status };
-    if (Array.isArray(metadata.warnings)) {
-      response.warnings = metadata.warnings.flatMap((w) => asWarning(w) ?? []);
+/**
+ * The MergeResponse body of a merge or resolve operation's report. Warnings and conflicts go
+ * through their wire schemas: the body has the schema's fields, in the schema's order.
+ */
+export function mergeResponse(report: MergeReport): MergeResponse {
+  const { merge_id, status } = report;
+  const wire = (warnings: readonly MergeWarning[]) =>
+    warnings.map((w) => MergeWarningSchema.parse(w));
+  switch (report.status) {
+    case "merged":
+      return {
+        merge_id,
+        status,
+        warnings: wire([...report.warnings, ...report.problems.map(problemWarning)]),
+      };
+    case "needs_confirmation":
+      return { merge_id, status, warnings: wire(report.warnings) };
+    case "conflicts": {
+      const conflicts = report.conflicts.map((c) => MergeConflictSchema.parse(c));
+      return { merge_id, status, warnings: [], conflicts };
     }
-    if (status === "conflicts" && Array.isArray(metadata.conflicts)) {
-      response.conflicts = metadata.conflicts.flatMap((c) => asConflict(c) ?? []);
-    }
-    return response;
+    case "cancelled":
+      return { merge_id, status };
+    default:
+      return report satisfies never;
   }
-  return undefined;
 }

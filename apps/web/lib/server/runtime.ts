@@ -1,7 +1,6 @@
 import { join, resolve } from "node:path";
 import {
   CodebaseIndex,
-  type ContextSession,
   type CreateSessionRequest,
   createDefaultProviderRegistry,
   createDefaultTools,
@@ -16,6 +15,7 @@ import {
   mcpConfigPath,
   modelConfigFromEnv,
   readWorkspaceFile,
+  type Session,
   type SessionLoopTree,
   SessionManager,
   type SessionStore,
@@ -86,7 +86,7 @@ export interface Runtime {
   /** how tools run (GET /api/settings) */
   readonly settings: SettingsResponse;
   /** Creates a session whose tools and file references are confined to the runtime's workspace. */
-  createSession(request: CreateSessionRequest): Promise<ContextSession>;
+  createSession(request: CreateSessionRequest): Promise<Session>;
   /** A workspace file for the chat's file view (confined to the workspace like the file tools). */
   readFile(path: string): Promise<FileViewResult>;
   /** The session's loop tree from the store (empty before the first run). */
@@ -163,7 +163,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     // a session without a workspace of its own (older rows) still gets the runtime's
     tools: (config) => {
       const root = config.workspace ?? workspace;
-      const builtins = createDefaultTools({ workspaceRoot: root, env, secrets, sandbox, processes });
+      const builtins = createDefaultTools({
+        workspaceRoot: root,
+        env,
+        secrets,
+        sandbox,
+        processes,
+      });
       // an older session's own workspace has no index here: it keeps the six file tools
       return new ToolRegistry(
         root === workspace ? withCodebaseTools(builtins, { index: codebase, secrets }) : builtins,

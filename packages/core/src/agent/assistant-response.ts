@@ -9,6 +9,7 @@ import {
 import { abortableDelay } from "../model/cancellation.js";
 import type { AssistantMessage } from "../model/llm-messages.js";
 import { emptyUsage } from "../model/llm-messages.js";
+import { pushAfter, type SinkWait } from "./event-sink.js";
 import { EventStream } from "./event-stream.js";
 import { errorText } from "./hook-calls.js";
 import type { LoopRun } from "./loop-run.js";
@@ -76,7 +77,7 @@ export async function streamAssistantResponse(
       overflowRetried = true;
       const next = await requestAfterOverflow(run, prepare);
       if (next !== undefined) {
-        closeRetried(run, result);
+        await closeRetried(run, result);
         request = next;
         continue;
       }
@@ -84,8 +85,8 @@ export async function streamAssistantResponse(
     if (isRetryable(error) && attempt < retry.maxRetries) {
       attempt++;
       const delayMs = retryAfterMs(error) ?? delayForAttempt(retry, attempt);
-      closeRetried(run, result);
-      run.sink.push({
+      await closeRetried(run, result);
+      await run.sink.push({
         type: "retry",
         loopId: run.loopId,
         attempt,
@@ -136,7 +137,13 @@ async function requestAfterOverflow(
 
 /** Runs one provider stream, emitting messageStart/messageUpdate/messageEnd for a success. */
 async function streamOnce(run: LoopRun, request: StreamRequest): Promise<Attempt> {
-  const state: AttemptState = { run, started: false, partial: undefined, outcome: undefined };
+  const state: AttemptState = {
+    run,
+    started: false,
+    partial: undefined,
+    outcome: undefined,
+    wait: undefined,
+  };
   const source = run.config.provider.stream(request, run.signal);
   if (source instanceof EventStream) {
     // Fast path: handle every buffered event synchronously; await only when the buffer is empty.
@@ -145,6 +152,8 @@ async function streamOnce(run: LoopRun, request: StreamRequest): Promise<Attempt
       const batch = events.takeBuffered();
       for (let i = 0; i < batch.length; i++) {
         const outcome = handleEvent(state, batch[i] as ProviderEvent);
+        // the sink asked the loop to wait (it persists): nothing further until it has
+        if (state.wait !== undefined) await waitForSink(state);
         if (outcome !== undefined) return outcome;
         // A provider that delivers a burst would otherwise have every mapped event buffered in the
         // sink before the consumer reads any: yield now and then so it keeps up and the burst does
@@ -159,6 +168,7 @@ async function streamOnce(run: LoopRun, request: StreamRequest): Promise<Attempt
     try {
       for await (const event of source) {
         const outcome = handleEvent(state, event);
+        if (state.wait !== undefined) await waitForSink(state);
         if (outcome !== undefined) return outcome;
         if (run.signal.aborted) break;
       }
@@ -180,18 +190,28 @@ interface AttemptState {
   started: boolean;
   partial: AssistantMessage | undefined;
   outcome: Attempt | undefined;
+  /** what the sink asked the loop to wait for before its next step (undefined: nothing) */
+  wait: SinkWait;
+}
+
+async function waitForSink(state: AttemptState): Promise<void> {
+  const wait = state.wait;
+  state.wait = undefined;
+  await wait;
 }
 
 /** Maps one provider event; returns the attempt's outcome on its final event. Hot path. */
 function handleEvent(state: AttemptState, event: ProviderEvent): Attempt | undefined {
   const { sink, loopId } = state.run;
+  // pushAfter: a sink that persists gets each event after the previous one's write; a sink that
+  // returns nothing is called straight away (the hot path of a fast stream)
   switch (event.type) {
     case "start":
       start(state, event.partial);
       return undefined;
     case "textDelta":
       start(state, event.partial);
-      sink.push({
+      state.wait = pushAfter(sink, state.wait, {
         type: "messageUpdate",
         loopId,
         message: event.partial,
@@ -200,7 +220,7 @@ function handleEvent(state: AttemptState, event: ProviderEvent): Attempt | undef
       return undefined;
     case "thinkingDelta":
       start(state, event.partial);
-      sink.push({
+      state.wait = pushAfter(sink, state.wait, {
         type: "messageUpdate",
         loopId,
         message: event.partial,
@@ -209,7 +229,7 @@ function handleEvent(state: AttemptState, event: ProviderEvent): Attempt | undef
       return undefined;
     case "toolCallDelta":
       start(state, event.partial);
-      sink.push({
+      state.wait = pushAfter(sink, state.wait, {
         type: "messageUpdate",
         loopId,
         message: event.partial,
@@ -218,7 +238,11 @@ function handleEvent(state: AttemptState, event: ProviderEvent): Attempt | undef
       return undefined;
     case "done":
       start(state, event.message);
-      sink.push({ type: "messageEnd", loopId, message: event.message });
+      state.wait = pushAfter(sink, state.wait, {
+        type: "messageEnd",
+        loopId,
+        message: event.message,
+      });
       return { type: "done", message: event.message };
     case "error":
       state.partial = event.partial;
@@ -232,7 +256,12 @@ function start(state: AttemptState, partial: AssistantMessage): void {
   state.partial = partial;
   if (state.started) return;
   state.started = true;
-  state.run.sink.push({ type: "messageStart", loopId: state.run.loopId, message: partial });
+  const { run } = state;
+  state.wait = pushAfter(run.sink, state.wait, {
+    type: "messageStart",
+    loopId: run.loopId,
+    message: partial,
+  });
 }
 
 function failed(state: AttemptState, error: ProviderError): Attempt {
@@ -254,25 +283,29 @@ function waitForEventsOrAbort(
 }
 
 /** The final message of a failed response: closes a started attempt, else starts and ends it. */
-function close(run: LoopRun, attempt: Attempt, message: AssistantMessage): AssistantMessage {
+async function close(
+  run: LoopRun,
+  attempt: Attempt,
+  message: AssistantMessage,
+): Promise<AssistantMessage> {
   if (attempt.type === "failed" && attempt.started) {
-    run.sink.push({ type: "messageEnd", loopId: run.loopId, message });
+    await run.sink.push({ type: "messageEnd", loopId: run.loopId, message });
     return message;
   }
   return emitWhole(run, message);
 }
 
 /** A failed attempt that will be retried: close its message, if it opened one. */
-function closeRetried(run: LoopRun, attempt: Attempt): void {
+async function closeRetried(run: LoopRun, attempt: Attempt): Promise<void> {
   if (attempt.type === "failed" && attempt.started) {
     const message = errorMessage(run, attempt.error.message, attempt.partial);
-    run.sink.push({ type: "messageEnd", loopId: run.loopId, message });
+    await run.sink.push({ type: "messageEnd", loopId: run.loopId, message });
   }
 }
 
-function emitWhole(run: LoopRun, message: AssistantMessage): AssistantMessage {
-  run.sink.push({ type: "messageStart", loopId: run.loopId, message });
-  run.sink.push({ type: "messageEnd", loopId: run.loopId, message });
+async function emitWhole(run: LoopRun, message: AssistantMessage): Promise<AssistantMessage> {
+  await run.sink.push({ type: "messageStart", loopId: run.loopId, message });
+  await run.sink.push({ type: "messageEnd", loopId: run.loopId, message });
   return message;
 }
 

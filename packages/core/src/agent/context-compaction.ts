@@ -57,7 +57,7 @@ export async function compactContext(
   }
   if (sameMessages(before, after)) return false;
   run.context.messages = after;
-  run.sink.push({
+  await run.sink.push({
     type: "compaction",
     loopId: run.loopId,
     tokensBefore: tokensBefore ?? totalTokens(before, counter),

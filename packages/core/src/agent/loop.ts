@@ -49,6 +49,10 @@ import type {
 // afterTurn) and no new turn, model call or tool starts. Pending prompts/steering are never
 // dropped: they are appended (with message events) before the loop exits.
 //
+// Events: each goes to the sink in order, and when the sink returns a promise (it persists) the
+// loop waits for it before its next step (event-sink.ts), so whoever stores the run gets ordering
+// and backpressure from the loop itself. A sink that returns nothing costs no await.
+//
 // Error policy: after it has started the loop never throws at its caller. Provider failures
 // become assistant messages with stopReason "error"; tool failures become error tool results;
 // throwing hooks are logged and treated as "proceed".
@@ -147,7 +151,7 @@ async function runLoop(
   let outcome: RunOutcome = "finished";
   try {
     if (await callHook(run.logger, "beforeLoop", () => hooks.beforeLoop?.(context) ?? true, true)) {
-      sink.push({
+      await sink.push({
         type: "agentStart",
         loopId: run.loopId,
         agentId: context.agentId ?? "",
@@ -160,7 +164,7 @@ async function runLoop(
       });
       const verdict = applyInputFilters(prompts ?? [], config.inputFilters ?? [], run.logger);
       if (verdict.type === "reject") {
-        sink.push({ type: "inputRejected", loopId: run.loopId, reason: verdict.reason });
+        await sink.push({ type: "inputRejected", loopId: run.loopId, reason: verdict.reason });
       } else {
         const firstTrigger: TurnTrigger =
           prompts !== undefined
@@ -179,14 +183,7 @@ async function runLoop(
     });
   }
   if (outcome !== "vetoed") {
-    sink.push({
-      type: "agentEnd",
-      loopId: run.loopId,
-      messages: run.newMessages,
-      usage: run.usage,
-      timestamp: Date.now(),
-      ...(run.pendingToolCalls ? { pendingToolCalls: run.pendingToolCalls } : {}),
-    });
+    await pushEnd(run);
   }
   await callHook(
     run.logger,
@@ -195,6 +192,25 @@ async function runLoop(
     undefined,
   );
   return run.newMessages;
+}
+
+/** agentEnd; a sink that fails here (a bug) is logged, and afterLoop still runs. */
+async function pushEnd(run: LoopRun): Promise<void> {
+  try {
+    await run.sink.push({
+      type: "agentEnd",
+      loopId: run.loopId,
+      messages: run.newMessages,
+      usage: run.usage,
+      timestamp: Date.now(),
+      ...(run.pendingToolCalls ? { pendingToolCalls: run.pendingToolCalls } : {}),
+    });
+  } catch (error) {
+    run.logger.error("the event sink failed on agentEnd", {
+      loopId: run.loopId,
+      error: errorText(error),
+    });
+  }
 }
 
 /** The outer (follow-up) and inner (tool/steering) loops of REQ-038/087–089. */
@@ -215,7 +231,7 @@ async function runTurns(
   if (initial.length === 0 && last?.role === "assistant" && toolCallsOf(last).length > 0) {
     // resuming deferred tool calls: this turn runs them, the next one asks the model again
     if (!(await allowTurn(run, turn))) return "vetoed";
-    sink.push({ type: "turnStart", loopId, turn, triggeredBy: firstTrigger });
+    await sink.push({ type: "turnStart", loopId, turn, triggeredBy: firstTrigger });
     // queued steering waits for the next turn: nothing may come between calls and their results
     const round = await runToolRound(run, turn, last);
     if (round === "deferred") return "finished";
@@ -229,23 +245,23 @@ async function runTurns(
       if (run.signal.aborted || limitReason !== undefined) {
         const stopped =
           limitReason !== undefined ? [userMessage(`[Agent stopped: ${limitReason}]`)] : [];
-        appendMessages(run, [...pending, ...stopped], true);
+        await appendMessages(run, [...pending, ...stopped], true);
         return "finished";
       }
       // pending messages join the history before beforeTurn sees it; their events follow turnStart
-      appendMessages(run, pending, false);
+      await appendMessages(run, pending, false);
       if (!(await allowTurn(run, turn))) return "vetoed";
-      sink.push({
+      await sink.push({
         type: "turnStart",
         loopId,
         turn,
         triggeredBy: turn === 0 ? firstTrigger : "continuation",
       });
-      emitMessages(run, pending);
+      await emitMessages(run, pending);
       pending = [];
 
       const message = await streamAssistantResponse(run, buildRequest);
-      appendMessages(run, [message], false);
+      await appendMessages(run, [message], false);
       run.usage = combineUsage(run.usage, message.usage);
       tracker?.recordTurn(message.usage.totalTokens);
 
@@ -334,7 +350,7 @@ async function runToolRound(
     getSteeringMessages: () => drainQueue(run, "getSteeringMessages"),
     ...(denied !== undefined && denied.size > 0 ? { denied } : {}),
   });
-  appendMessages(run, execution.results, false);
+  await appendMessages(run, execution.results, false);
   await endTurn(run, turn, message, execution.results);
   return execution.steering;
 }
@@ -346,7 +362,7 @@ async function endTurn(
   message: AssistantMessage,
   toolResults: ToolResultMessage[],
 ): Promise<void> {
-  run.sink.push({ type: "turnEnd", loopId: run.loopId, turn, message, toolResults });
+  await run.sink.push({ type: "turnEnd", loopId: run.loopId, turn, message, toolResults });
   const afterTurn = run.config.hooks?.afterTurn;
   await callHook(
     run.logger,
@@ -392,18 +408,22 @@ function toolCallsOf(message: AssistantMessage): ToolCallContent[] {
   return calls;
 }
 
-function appendMessages(run: LoopRun, messages: AgentMessage[], emit: boolean): void {
+async function appendMessages(
+  run: LoopRun,
+  messages: AgentMessage[],
+  emit: boolean,
+): Promise<void> {
   for (const message of messages) {
     run.context.messages.push(message);
     run.newMessages.push(message);
   }
-  if (emit) emitMessages(run, messages);
+  if (emit) await emitMessages(run, messages);
 }
 
-function emitMessages(run: LoopRun, messages: AgentMessage[]): void {
+async function emitMessages(run: LoopRun, messages: AgentMessage[]): Promise<void> {
   for (const message of messages) {
-    run.sink.push({ type: "messageStart", loopId: run.loopId, message });
-    run.sink.push({ type: "messageEnd", loopId: run.loopId, message });
+    await run.sink.push({ type: "messageStart", loopId: run.loopId, message });
+    await run.sink.push({ type: "messageEnd", loopId: run.loopId, message });
   }
 }
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { childAbortController } from "../model/cancellation.js";
 import type { AgentMessage, ToolCallContent, ToolResultMessage } from "../model/llm-messages.js";
 import { type AnyAgentTool, ToolError, type ToolResult } from "../tools/tool.js";
-import type { AgentEventSink } from "./event-sink.js";
+import { type AgentEventSink, pushAfter, type SinkWait } from "./event-sink.js";
 import { callHook, callSyncHook, errorText } from "./hook-calls.js";
 import type { AgentHooks, Logger, ToolExecutionStrategy } from "./types.js";
 
@@ -81,7 +81,7 @@ async function executeInGroups(
           : undefined;
     if (skipReason !== undefined) {
       for (const call of group) {
-        const skipped = skipToolCall(call, skipReason, env);
+        const skipped = await skipToolCall(call, skipReason, env);
         await afterTool(skipped, env);
         results.push(skipped);
       }
@@ -110,7 +110,7 @@ export async function executeSingleTool(
   const args = call.arguments;
   const deniedReason = env.denied?.get(call.id);
   if (deniedReason !== undefined) {
-    const denied = skipToolCall(call, deniedReason, env);
+    const denied = await skipToolCall(call, deniedReason, env);
     await afterTool(denied, env);
     return denied;
   }
@@ -120,7 +120,13 @@ export async function executeSingleTool(
     () => hooks.beforeToolExecution?.({ toolCallId: call.id, toolName: call.name, args }) ?? true,
     true,
   );
-  sink.push({ type: "toolExecutionStart", loopId, toolCallId: call.id, toolName: call.name, args });
+  await sink.push({
+    type: "toolExecutionStart",
+    loopId,
+    toolCallId: call.id,
+    toolName: call.name,
+    args,
+  });
 
   let result: ToolResult;
   let isError = false;
@@ -138,7 +144,7 @@ export async function executeSingleTool(
       cancelled = error instanceof ToolError && error.kind === "cancelled";
     }
   }
-  const message = finishToolCall(call, result, isError, env);
+  const message = await finishToolCall(call, result, isError, env);
   if (cancelled) message.cancelled = true;
   await afterTool(message, env);
   return message;
@@ -156,6 +162,9 @@ async function runTool(call: ToolCallContent, env: ToolExecutionEnv): Promise<To
   const { hooks, logger, sink, loopId } = env;
   const child = childAbortController(env.signal);
   let running = true;
+  // the pushes of the tool's updates and progress: the tool does not wait for them, the call's
+  // end does (its toolExecutionEnd follows them)
+  let updates: SinkWait;
   // An abort (interrupt, timeout, shutdown) ends the call at once as cancelled, whether or not
   // the tool honours its signal; a result it produces later is ignored (issue #9 finding 8).
   let onAbort: (() => void) | undefined;
@@ -180,7 +189,7 @@ async function runTool(call: ToolCallContent, env: ToolExecutionEnv): Promise<To
           true,
         );
         if (emit === false) return;
-        sink.push({ type: "toolExecutionUpdate", loopId, ...update });
+        updates = pushAfter(sink, updates, { type: "toolExecutionUpdate", loopId, ...update });
         callSyncHook(
           logger,
           "afterToolExecutionUpdate",
@@ -190,7 +199,7 @@ async function runTool(call: ToolCallContent, env: ToolExecutionEnv): Promise<To
       },
       onProgress: (text) => {
         if (!running) return;
-        sink.push({
+        updates = pushAfter(sink, updates, {
           type: "progressMessage",
           loopId,
           toolCallId: call.id,
@@ -203,18 +212,19 @@ async function runTool(call: ToolCallContent, env: ToolExecutionEnv): Promise<To
     return await Promise.race([execution, cancelled]);
   } finally {
     running = false;
+    await updates;
     if (onAbort) child.signal.removeEventListener("abort", onAbort);
     child.dispose();
   }
 }
 
 /** A call that never runs: start and end events, the result message, no beforeToolExecution. */
-function skipToolCall(
+async function skipToolCall(
   call: ToolCallContent,
   reason: string,
   env: ToolExecutionEnv,
-): ToolResultMessage {
-  env.sink.push({
+): Promise<ToolResultMessage> {
+  await env.sink.push({
     type: "toolExecutionStart",
     loopId: env.loopId,
     toolCallId: call.id,
@@ -225,13 +235,13 @@ function skipToolCall(
 }
 
 /** Emits toolExecutionEnd and returns the result message (its message events follow afterToolExecution). */
-function finishToolCall(
+async function finishToolCall(
   call: ToolCallContent,
   result: ToolResult,
   isError: boolean,
   env: ToolExecutionEnv,
-): ToolResultMessage {
-  env.sink.push({
+): Promise<ToolResultMessage> {
+  await env.sink.push({
     type: "toolExecutionEnd",
     loopId: env.loopId,
     toolCallId: call.id,
@@ -260,8 +270,8 @@ async function afterTool(message: ToolResultMessage, env: ToolExecutionEnv): Pro
     () => env.hooks.afterToolExecution?.(message),
     undefined,
   );
-  env.sink.push({ type: "messageStart", loopId: env.loopId, message });
-  env.sink.push({ type: "messageEnd", loopId: env.loopId, message });
+  await env.sink.push({ type: "messageStart", loopId: env.loopId, message });
+  await env.sink.push({ type: "messageEnd", loopId: env.loopId, message });
 }
 
 function textResult(text: string): ToolResult {

@@ -1,28 +1,34 @@
 import type { Branch, MergeStrategyName } from "../../model/branch.js";
-import type { MergeDecision, MergeOutcome, PendingMerge } from "../../model/merge-types.js";
+import type {
+  MergeConflict,
+  MergeDecision,
+  MergeOutcome,
+  MergeWarning,
+  PendingMerge,
+} from "../../model/merge-types.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
 import { MAX_TEXT_CHARS } from "../../protocol/requests.js";
 import { createBranch, deleteBranch, forkForEdit, switchBranch } from "../branches/branch-ops.js";
 import { planMerge, resolveMerge } from "../branches/merge.js";
-import { validateBranch } from "../branches/validate.js";
-import type { SessionCore } from "./session-core.js";
-import { OperationRejected } from "./session-errors.js";
+import { type BranchProblem, validateBranch } from "../branches/validate.js";
+import type { StoredSession } from "./stored-session.js";
+import { OperationRejected } from "./stored-session.js";
 
 // Branch operations over the pure functions of context/branches: each is ONE store write with
 // its states (Idle → SwitchingBranch → Idle, Idle → Merging → Idle). Merges that stop for the
 // caller (cherry-pick warnings, rebase conflicts) are kept pending in memory until resolved,
-// proceeded or cancelled; their warnings and conflicts go out in the event's metadata.
+// proceeded or cancelled; their warnings and conflicts go out in the event's metadata and in the operation's MergeReport.
 
-function ids(core: SessionCore) {
+function ids(core: StoredSession) {
   return { newId: () => core.newId(), now: () => core.nowIso() };
 }
 
-function lookup(core: SessionCore) {
+function lookup(core: StoredSession) {
   return (id: string) => core.pool.get(id);
 }
 
-function requireIdle(core: SessionCore, what: string): void {
+function requireIdle(core: StoredSession, what: string): void {
   if (core.state.type !== "Idle") {
     throw new OperationRejected(
       "invalid_transition",
@@ -32,7 +38,7 @@ function requireIdle(core: SessionCore, what: string): void {
 }
 
 async function switchTo(
-  core: SessionCore,
+  core: StoredSession,
   target: Branch,
   extra: { branches?: Branch[]; messages?: ContextMessage[] },
   metadata: Record<string, unknown>,
@@ -51,16 +57,16 @@ async function switchTo(
       session: { active_branch_id: target.id },
     },
     events: [
-      core.update(switching, core.state, undefined, metadata),
+      core.contextUpdateEvent(switching, core.state, undefined, metadata),
       ...(extra.messages ?? []).flatMap((m) => core.messageEvents(m, target.id, switching)),
-      core.update(idle, switching, undefined, metadata),
+      core.contextUpdateEvent(idle, switching, undefined, metadata),
     ],
   });
 }
 
 /** Forks the active branch after `fromMessageId` and makes the new branch active. */
 export async function createBranchOp(
-  core: SessionCore,
+  core: StoredSession,
   fromMessageId: string,
   name?: string,
 ): Promise<Branch> {
@@ -77,7 +83,7 @@ export async function createBranchOp(
   return branch;
 }
 
-export async function switchBranchOp(core: SessionCore, branchId: string): Promise<void> {
+export async function switchBranchOp(core: StoredSession, branchId: string): Promise<void> {
   requireIdle(core, "switching branches");
   if (branchId === core.activeBranchId) return;
   const { branch, warnings } = switchBranch({
@@ -88,7 +94,7 @@ export async function switchBranchOp(core: SessionCore, branchId: string): Promi
   await switchTo(core, branch, {}, { warnings: warnings.map((w) => w.description) });
 }
 
-export async function deleteBranchOp(core: SessionCore, branchId: string): Promise<void> {
+export async function deleteBranchOp(core: StoredSession, branchId: string): Promise<void> {
   requireIdle(core, "deleting a branch");
   const result = deleteBranch({
     branches: [...core.branches.values()],
@@ -98,13 +104,15 @@ export async function deleteBranchOp(core: SessionCore, branchId: string): Promi
   });
   await core.commit({
     write: { branches: result.updated, deleted_branch_ids: [branchId] },
-    events: [core.update(core.state, undefined, undefined, { branch_deleted: branchId })],
+    events: [
+      core.contextUpdateEvent(core.state, undefined, undefined, { branch_deleted: branchId }),
+    ],
   });
 }
 
 /** The fork of an edit: a new branch ending in the edited message (stored), made active. */
 export async function forkForEditOp(
-  core: SessionCore,
+  core: StoredSession,
   messageId: string,
   newText: string,
 ): Promise<ContextMessage> {
@@ -140,25 +148,55 @@ export interface MergeInput {
   message_ids?: string[];
 }
 
-/** What a merge operation reports (also in the last event's metadata). */
+/**
+ * What a merge operation reports. Its last event's metadata says the same (`reportMetadata`, the
+ * shape SSE clients read); callers of the operation read these fields.
+ */
 export type MergeReport =
-  | { status: "merged"; merge_id: string; added: string[]; removed: string[]; warnings: unknown[] }
   | {
-      status: "needs_confirmation" | "conflicts";
+      status: "merged";
       merge_id: string;
-      warnings: unknown[];
-      conflicts: unknown[];
+      added: string[];
+      removed: string[];
+      warnings: MergeWarning[];
+      /** findings of the post-merge validation */
+      problems: BranchProblem[];
     }
+  | { status: "needs_confirmation"; merge_id: string; warnings: MergeWarning[] }
+  | { status: "conflicts"; merge_id: string; conflicts: MergeConflict[] }
   | { status: "cancelled"; merge_id: string };
 
-function branchOf(core: SessionCore, id: string): Branch {
+/** A report as its event's metadata (unchanged on the wire: warnings and problems together). */
+function reportMetadata(report: MergeReport): Record<string, unknown> {
+  switch (report.status) {
+    case "merged": {
+      const { problems, warnings, ...rest } = report;
+      return { ...rest, warnings: [...warnings, ...problems] };
+    }
+    case "needs_confirmation":
+      return { ...report, conflicts: [] };
+    case "conflicts":
+      return {
+        status: report.status,
+        merge_id: report.merge_id,
+        warnings: [],
+        conflicts: report.conflicts,
+      };
+    case "cancelled":
+      return { merge_id: report.merge_id, status: report.status };
+    default:
+      return report satisfies never;
+  }
+}
+
+function branchOf(core: StoredSession, id: string): Branch {
   const branch = core.branches.get(id);
   if (!branch) throw new OperationRejected("invalid_request", `branch ${id} does not exist`);
   return branch;
 }
 
 async function applyOutcome(
-  core: SessionCore,
+  core: StoredSession,
   pending: Map<string, PendingMerge>,
   outcome: MergeOutcome,
   strategy: string,
@@ -175,7 +213,8 @@ async function applyOutcome(
         merge_id: result.merge_id,
         added: result.added_message_ids,
         removed: result.removed_message_ids,
-        warnings: [...outcome.warnings, ...problems],
+        warnings: outcome.warnings,
+        problems,
       };
       const merging: ContextState = { type: "Merging", strategy };
       const idle: ContextState = { type: "Idle" };
@@ -183,8 +222,8 @@ async function applyOutcome(
         states: [merging, idle],
         write: { messages: result.newMessages, branches: [result.target] },
         events: [
-          core.update(merging, core.state, undefined, { merge_id: result.merge_id }),
-          core.update(idle, merging, undefined, report),
+          core.contextUpdateEvent(merging, core.state, undefined, { merge_id: result.merge_id }),
+          core.contextUpdateEvent(idle, merging, undefined, reportMetadata(report)),
         ],
       });
       return report;
@@ -192,31 +231,31 @@ async function applyOutcome(
     case "needs_confirmation":
     case "conflicts": {
       pending.set(outcome.pending.merge_id, outcome.pending);
-      const report: MergeReport = {
-        status: outcome.status,
-        merge_id: outcome.pending.merge_id,
-        warnings: outcome.status === "needs_confirmation" ? outcome.warnings : [],
-        conflicts: outcome.status === "conflicts" ? outcome.conflicts : [],
-      };
-      core.emitUnsequenced(core.update(core.state, undefined, undefined, report));
+      const merge_id = outcome.pending.merge_id;
+      const report: MergeReport =
+        outcome.status === "needs_confirmation"
+          ? { status: outcome.status, merge_id, warnings: outcome.warnings }
+          : { status: outcome.status, merge_id, conflicts: outcome.conflicts };
+      core.emitUnsequenced(
+        core.contextUpdateEvent(core.state, undefined, undefined, reportMetadata(report)),
+      );
       return report;
     }
-    case "cancelled":
+    case "cancelled": {
       pending.delete(outcome.merge_id);
+      const report: MergeReport = { status: "cancelled", merge_id: outcome.merge_id };
       core.emitUnsequenced(
-        core.update(core.state, undefined, undefined, {
-          merge_id: outcome.merge_id,
-          status: "cancelled",
-        }),
+        core.contextUpdateEvent(core.state, undefined, undefined, reportMetadata(report)),
       );
-      return { status: "cancelled", merge_id: outcome.merge_id };
+      return report;
+    }
     default:
       return outcome satisfies never;
   }
 }
 
 export async function mergeOp(
-  core: SessionCore,
+  core: StoredSession,
   pending: Map<string, PendingMerge>,
   input: MergeInput,
 ): Promise<MergeReport> {
@@ -233,7 +272,7 @@ export async function mergeOp(
 }
 
 export async function resolveMergeOp(
-  core: SessionCore,
+  core: StoredSession,
   pending: Map<string, PendingMerge>,
   mergeId: string,
   decision: MergeDecision,

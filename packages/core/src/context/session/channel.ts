@@ -1,5 +1,8 @@
-// Two small concurrency pieces of the Session: an unbounded async channel (each operation's event
-// stream, and the live half of `events()`), and the per-session operation queue.
+import type { ErrorEvent, SessionEvent } from "../../protocol/events.js";
+
+// The concurrency pieces of the Session: an unbounded async channel (the live half of
+// `events()`), an operation (its event channel and its typed result) and the per-session
+// operation queue.
 
 /**
  * A push-based AsyncIterable with one consumer. `push` never blocks (events are buffered until
@@ -58,6 +61,40 @@ export class Channel<T> implements AsyncIterableIterator<T> {
 
   [Symbol.asyncIterator](): AsyncIterableIterator<T> {
     return this;
+  }
+}
+
+/** The refusal or failure an operation reported as its one `error` event. */
+export type OperationError = Omit<ErrorEvent, "context_id">;
+
+/** What an operation ended with: its typed value, or the error it reported. */
+export type OperationResult<R> = { ok: true; value: R } | { ok: false; error: OperationError };
+
+/**
+ * A session operation: its events as they happen (iterate it; each has its store sequence) and
+ * its typed result, which callers read by field instead of digging through the events.
+ */
+export interface Operation<R> extends AsyncIterable<SessionEvent> {
+  /** Resolves once the operation has ended, whether or not its events are read. Never rejects. */
+  readonly result: Promise<OperationResult<R>>;
+}
+
+/** The channel of one operation's events, ended with the operation's result. */
+export class OperationChannel<R> extends Channel<SessionEvent> implements Operation<R> {
+  readonly result: Promise<OperationResult<R>>;
+  #resolve: (result: OperationResult<R>) => void = () => {};
+
+  constructor() {
+    super();
+    this.result = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  /** Ends the events (after the buffered ones) and resolves the result. */
+  finish(result: OperationResult<R>): void {
+    this.#resolve(result);
+    this.end();
   }
 }
 

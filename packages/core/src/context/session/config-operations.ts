@@ -7,14 +7,15 @@ import {
 import type { ContextState } from "../../model/states.js";
 import type { ApprovalDecision } from "../../protocol/requests.js";
 import { rememberTool } from "./approval-policy.js";
+import type { RunResult } from "./run-driver.js";
 import { messageFromPayload, processMessage, respond, turnSetup } from "./send-message.js";
-import type { SessionCore } from "./session-core.js";
-import { OperationRejected } from "./session-errors.js";
+import type { StoredSession } from "./stored-session.js";
+import { OperationRejected } from "./stored-session.js";
 import { denyWorkflow, isWorkflowRequest } from "./workflows.js";
 
 // The operations that change how the session works rather than what it says: the config (and
 // with it the agent mode), "approve plan and switch to Act", and the user's decisions on pending
-// tool calls (which may change the approval policy through `remember`). ContextSession queues
+// tool calls (which may change the approval policy through `remember`). Session queues
 // them; each runs inside one operation.
 
 export type SessionConfigPatch = Partial<Omit<SessionConfig, "agent_mode">> & {
@@ -24,7 +25,10 @@ export type SessionConfigPatch = Partial<Omit<SessionConfig, "agent_mode">> & {
 export const PLAN_APPROVED_TEXT = "Plan approved. Carry it out.";
 
 /** Changes the config at once and stores it; a mode change adds a mode_change notice. */
-export async function applyConfig(core: SessionCore, patch: SessionConfigPatch): Promise<void> {
+export async function applyConfig(
+  core: StoredSession,
+  patch: SessionConfigPatch,
+): Promise<SessionConfig> {
   const parsed = SessionConfigSchema.safeParse({ ...core.config, ...patch });
   if (!parsed.success) throw new OperationRejected("invalid_request", parsed.error.message);
   const config = parsed.data;
@@ -57,18 +61,21 @@ export async function applyConfig(core: SessionCore, patch: SessionConfigPatch):
         notice.length > 0 ? [{ branch_id: branchId, message_ids: notice.map((m) => m.id) }] : [],
     },
     events: [
-      core.update(core.state, undefined, undefined, { config_changed: Object.keys(patch) }),
+      core.contextUpdateEvent(core.state, undefined, undefined, {
+        config_changed: Object.keys(patch),
+      }),
       ...notice.flatMap((m) => core.messageEvents(m, branchId, core.state)),
     ],
   });
+  return structuredClone(config);
 }
 
 /** "Approve plan and switch to Act": Act mode, then the user's approval, then the loop. */
 export async function approvePlanOp(
-  core: SessionCore,
+  core: StoredSession,
   planMessageId: string,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<RunResult> {
   const plan = core.pool.get(planMessageId);
   if (
     plan?.body.message_type !== "plan" ||
@@ -88,8 +95,8 @@ export async function approvePlanOp(
   await applyConfig(core, { agent_mode: "act" });
   const message = messageFromPayload(core, { type: "text", text: PLAN_APPROVED_TEXT });
   const setup = await processMessage(core, message, { signal });
-  if (!setup) return;
-  await respond(core, setup, { prompt: message, signal });
+  if (!setup) return { type: "not_run", reason: "rolled_back" };
+  return respond(core, setup, { prompt: message, signal });
 }
 
 /**
@@ -98,10 +105,10 @@ export async function approvePlanOp(
  * the tool to the white list (see approval-policy.ts `rememberTool`), stored with the decisions.
  */
 export async function decideToolCallsOp(
-  core: SessionCore,
+  core: StoredSession,
   decisions: readonly ApprovalDecision[],
   signal: AbortSignal,
-): Promise<void> {
+): Promise<RunResult> {
   const state = core.state;
   if (state.type !== "AwaitingToolApproval") {
     throw new OperationRejected(
@@ -144,9 +151,9 @@ export async function decideToolCallsOp(
     await core.commit({
       states: [next],
       write,
-      events: [core.update(next, core.state, undefined, { decisions: approvals })],
+      events: [core.contextUpdateEvent(next, core.state, undefined, { decisions: approvals })],
     });
-    return;
+    return { type: "not_run", reason: "awaiting_decisions" };
   }
   const requestMessage = core.pool.get(request.id);
   const allDenied = request.calls.every(
@@ -154,11 +161,11 @@ export async function decideToolCallsOp(
   );
   if (isWorkflowRequest(requestMessage) && allDenied && requestMessage) {
     await denyWorkflow(core, requestMessage, write, { decisions: approvals });
-    return;
+    return { type: "not_run", reason: "workflow_denied" };
   }
   await core.commit({
     write,
-    events: [core.update(core.state, undefined, undefined, { decisions: approvals })],
+    events: [core.contextUpdateEvent(core.state, undefined, undefined, { decisions: approvals })],
   });
-  await respond(core, turnSetup(core), { signal });
+  return respond(core, turnSetup(core), { signal });
 }

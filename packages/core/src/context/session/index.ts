@@ -1,14 +1,22 @@
-// The Session: one owner of a conversation's lifecycle (ContextSession), and the SessionManager
+// The Session: one owner of a conversation's lifecycle (Session), and the SessionManager
 // that creates, loads, recovers and caches sessions over a store.
 export * from "./approval-policy.js";
 export type { MergeInput, MergeReport } from "./branch-operations.js";
-export { Channel, OperationQueue } from "./channel.js";
+export {
+  Channel,
+  type Operation,
+  type OperationError,
+  OperationQueue,
+  type OperationResult,
+} from "./channel.js";
 export { PLAN_APPROVED_TEXT, type SessionConfigPatch } from "./config-operations.js";
-export * from "./context-session.js";
 export { INTERRUPTED_BY_RESTART, type RecoveryReport, recoverSession } from "./recovery.js";
+export type { RunStop } from "./run-context.js";
+export type { RunResult } from "./run-driver.js";
+export * from "./session.js";
 export type { SessionDeps } from "./session-deps.js";
-export { OperationRejected, StorageFailure } from "./session-errors.js";
 export * from "./session-manager.js";
 export { parseStoredEvent } from "./stored-events.js";
+export { OperationRejected, StorageFailure } from "./stored-session.js";
 export * from "./to-agent-messages.js";
 export * from "./workflows.js";

@@ -1,8 +1,8 @@
 import type { ContextMessage } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
 import { sessionToolResultRow } from "./agent-rows.js";
-import { RESTING_STATES, type SessionCore } from "./session-core.js";
 import { parseStoredEvent } from "./stored-events.js";
+import { RESTING_STATES, type StoredSession } from "./stored-session.js";
 
 // Crash recovery (context-manager "State recovery after crash"). A session whose stored state is
 // mid-operation was cut off by a crash. Recovery finds what was in flight: the partial assistant
@@ -47,7 +47,7 @@ export const INTERRUPTED_BY_RESTART = "interrupted by a server restart";
  * run, when the process died), so every tool_use keeps its tool_result (the providers reject a
  * transcript without). Incomplete tool_requests are never sent to the model and get none.
  */
-function unansweredResults(core: SessionCore, now: string): ContextMessage[] {
+function unansweredResults(core: StoredSession, now: string): ContextMessage[] {
   const branch = core.branchMessages();
   const answered = new Set<string>();
   for (const message of branch) {
@@ -72,7 +72,7 @@ function unansweredResults(core: SessionCore, now: string): ContextMessage[] {
   return results;
 }
 
-export async function recoverSession(core: SessionCore): Promise<RecoveryReport> {
+export async function recoverSession(core: StoredSession): Promise<RecoveryReport> {
   const from = core.state;
   if (RESTING_STATES.has(from.type)) return { recovered: false, partial_message_ids: [] };
   const rows = await core.deps.store.readEvents(core.id, 0);
@@ -145,8 +145,8 @@ export async function recoverSession(core: SessionCore): Promise<RecoveryReport>
       branch_appends: [{ branch_id: branchId, message_ids: messages.map((m) => m.id) }],
     },
     events: [
-      ...salvaged.map((m) => core.final(m.id)),
-      core.update(to, from, undefined, { recovered: true }),
+      ...salvaged.map((m) => core.contentFinalEvent(m.id)),
+      core.contextUpdateEvent(to, from, undefined, { recovered: true }),
       ...messages.flatMap((m) => core.messageEvents(m, branchId, to)),
     ],
   });

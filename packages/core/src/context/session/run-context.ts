@@ -1,14 +1,16 @@
 import type { AgentMessage } from "../../model/llm-messages.js";
 import type { ContextMessage, ToolCallRequest } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
-import type { SessionEventBody } from "../../protocol/events.js";
-import type { Change, SessionCore } from "./session-core.js";
+import { HeldMoves } from "./held-moves.js";
+import { type Change, RESTING_STATES, type StoredSession } from "./stored-session.js";
 
-// The shared state of one run (see run-driver.ts) and its serial persistence. The loop's sink
-// must not block, so every step is queued on one promise chain (`serial`) and committed through
-// SessionCore.commit in order; hooks that decide something wait for the chain first (`drain`),
-// so their decisions are made on the stored state. The run's event handlers (run-events.ts),
-// hooks (run-hooks.ts) and end (run-finish.ts) all work on one RunContext.
+// The shared state of one run (see run-driver.ts) and its writes. The agent loop awaits its sink
+// and its hooks, so the run's writes are ordered by the loop itself: each event is stored before
+// the loop takes its next step, and a hook decides on what is stored. Three writes are made
+// without the loop waiting for them, so the model request and a fast stream are not slowed by
+// the store: the new message's write (started before the run), the request's held moves (stored
+// while the request goes out) and the batches of streamed chunks (a group commit). They are
+// "behind" the loop: each runs after the previous one, and every other write waits for them.
 
 export interface Streaming {
   messageId: string;
@@ -29,26 +31,43 @@ export type LlmError = {
   message: string;
 };
 
+/**
+ * Why a run stopped; where the session rests follows from it alone (run-driver.ts `finishRun`).
+ * No value: the loop is still going, or it ran out of work ("completed").
+ */
+export type RunStop =
+  /** the loop ended on its own: an answer without tool calls, or its own execution limit */
+  | { type: "completed" }
+  /** the approval gate deferred calls: the session waits in AwaitingToolApproval */
+  | { type: "awaiting_approval" }
+  /** a present_plan / ask_question round: the run ends once that round's rows are stored */
+  | { type: "awaiting_user" }
+  /** the user interrupted: Interrupting → Paused{interrupted} with a notice */
+  | { type: "interrupted" }
+  /** one auto-loop iteration took longer than auto_loop_iteration_timeout_ms */
+  | { type: "timed_out"; timeoutMs: number }
+  /** the approval policy's depth limit: Paused{auto_loop_limit} with a notice */
+  | { type: "auto_loop_limit" }
+  /** the model call failed (or there is no model to call): Failed{recoverable} with its error */
+  | { type: "model_failed"; error: LlmError }
+  /** a write failed or the session refused a step: the operation ends with this error */
+  | { type: "failed"; error: Error };
+
 export type NoticeKind = "notice" | "interrupted" | "auto_loop_limit";
 
 export class RunContext {
-  readonly core: SessionCore;
+  readonly core: StoredSession;
   readonly controller = new AbortController();
   /** the tool names the model is offered in this run; a call of any other is never run */
   readonly offered: ReadonlySet<string>;
   /** the prompts this run was started with (the loop echoes them; they are stored already) */
   readonly prompts = new Set<AgentMessage>();
-  failure: Error | undefined;
-  interruptRequested = false;
-  timedOut = false;
-  limitReached = false;
-  /** a present_plan / ask_question round: the run stops once its messages are stored */
-  stopAfterRound: "plan" | "question" | undefined;
-  llmError: LlmError | undefined;
+  /** the moves held for the run's next write (see HeldMoves) */
+  readonly held: HeldMoves;
   depth = 0;
   toolsExecuted = 0;
   streaming: Streaming | undefined;
-  /** streamed chunks waiting for their (batched) write; see RunDriver's group commit */
+  /** streamed chunks waiting for their (batched) write; see run-events.ts */
   readonly pendingChunks: Array<
     { type: "text" | "thinking"; delta: string } | { type: "toolCall" }
   > = [];
@@ -57,129 +76,159 @@ export class RunContext {
   roundTotal = 0;
   timer: ReturnType<typeof setTimeout> | undefined;
   loopId = "";
-  #chain: Promise<void>;
-  /** tasks queued on the chain and not finished */
-  #queued = 0;
-  /** state moves held for the run's next commit (see `hold`) */
-  #held: ContextState[] = [];
+  #stop: RunStop | undefined;
+  /** the writes the loop did not wait for, in order (see the top of this file) */
+  #behind: Promise<void>;
 
   /**
    * `stored`: the write of the run's new message, when it is still in flight (send-message.ts):
-   * every step of the run is stored after it, and if it fails the run fails before storing
+   * every write of the run comes after it, and if it fails the run fails before storing
    * anything. The model request does not wait for it.
    */
-  constructor(core: SessionCore, offered: Iterable<string>, stored?: Promise<void>) {
+  constructor(core: StoredSession, offered: Iterable<string>, stored?: Promise<void>) {
     this.core = core;
     this.offered = new Set(offered);
-    this.#chain = (stored ?? Promise.resolve()).catch((error: unknown) => this.fail(error));
+    this.held = new HeldMoves(core);
+    this.#behind = (stored ?? Promise.resolve()).catch((error: unknown) => this.fail(error));
   }
 
-  serial(task: () => Promise<void>): Promise<void> {
-    this.#queued++;
-    const next = this.#chain.then(async () => {
-      try {
-        if (this.failure) return;
-        await task();
-      } catch (error) {
-        this.fail(error);
-      } finally {
-        this.#queued--;
-      }
-    });
-    this.#chain = next;
-    return next;
+  /** Why the run stopped; undefined while it goes on. */
+  get stop(): RunStop | undefined {
+    return this.#stop;
   }
 
   /**
-   * Resolves once every queued step is stored. With none queued it does not wait for the new
-   * message's write (nothing decided from the chain depends on it), so the first model request
-   * goes out while that write is in flight.
+   * Sets why the run stops. The first reason wins (an interrupt after the gate deferred calls
+   * does not turn them into an interrupt); the one exception is a failure, which replaces any
+   * other: nothing after a failed write can be trusted to be stored. Returns whether it was set.
    */
-  drain(): Promise<void> {
-    return this.#queued === 0 ? Promise.resolve() : this.#chain;
-  }
-
-  /** Resolves once everything, the new message's write included, is stored (or has failed). */
-  settle(): Promise<void> {
-    return this.#chain;
+  stopWith(stop: RunStop): boolean {
+    if (this.#stop !== undefined && (stop.type !== "failed" || this.#stop.type === "failed")) {
+      return false;
+    }
+    this.#stop = stop;
+    return true;
   }
 
   fail(error: unknown): void {
-    if (this.failure) return;
-    this.failure = error instanceof Error ? error : new Error(String(error));
-    this.controller.abort();
+    const failure = error instanceof Error ? error : new Error(String(error));
+    if (this.stopWith({ type: "failed", error: failure })) this.controller.abort();
+  }
+
+  get failed(): boolean {
+    return this.#stop?.type === "failed";
   }
 
   /** The state the session is in once the held moves are stored. */
   get state(): ContextState {
-    return this.#held.at(-1) ?? this.core.projectedState;
+    return this.held.current;
+  }
+
+  /** Holds a state move for the run's next write; false (logged) when the table refuses it. */
+  hold(state: ContextState): boolean {
+    const problem = this.held.hold(state);
+    if (problem === undefined) return true;
+    this.core.deps.logger.warn("not holding a state move the table refuses", { problem });
+    return false;
   }
 
   /**
-   * Holds a state move instead of storing it at once: the run's next commit stores it first, with
-   * its context_update, in the same write; if no commit comes before the next turn of the event
-   * loop, the held moves are stored on their own then. For moves that follow each other at once
-   * (the request is prepared, the connection opens, the first chunk is awaited), so the model
-   * request neither waits for their writes nor competes with one write each. Returns false (and
-   * holds nothing) when the table refuses the move.
+   * Starts a write the loop does not wait for (held moves before the request, a batch of
+   * chunks): it runs after the writes already behind the loop, and the next write waits for it.
+   * A failure fails the run.
    */
-  hold(state: ContextState): boolean {
-    const problem = this.core.checkChain([...this.#held, state]);
-    if (problem) {
-      this.core.deps.logger.warn("not holding a state move the table refuses", { problem });
-      return false;
-    }
-    this.#held.push(state);
-    if (this.#held.length === 1) {
-      setImmediate(() => void this.serial(() => this.storeHeld()));
-    }
-    return true;
+  writeBehind(write: () => Promise<void>): void {
+    this.#behind = this.#behind
+      .then(async () => {
+        if (!this.failed) await write();
+      })
+      .catch((error: unknown) => this.fail(error));
   }
 
-  /** Commits a change, after the held moves; once interrupting, state moves other than to a
-   * resting state are dropped (the rows are still stored: partial results are kept). A move the
-   * table refuses is logged and skipped so the session stays consistent. */
+  /** Resolves once every write behind the loop is stored (or has failed the run). */
+  writesBehindDone(): Promise<void> {
+    return this.#behind;
+  }
+
+  /**
+   * Stores a change after the writes behind the loop and the held moves. Never throws: a failed
+   * write fails the run (and aborts it), and nothing is written after that. Once interrupted,
+   * the session passes through Interrupting and only a resting state may follow (the rows are
+   * still stored: partial results are kept). A move the table refuses is logged and skipped, so
+   * the session stays consistent.
+   */
   async commit(change: Change): Promise<void> {
-    let states = change.states ?? [];
-    const held = this.#held;
-    this.#held = [];
-    // held moves go first when the chain allows them; a run that ends before its request was
-    // made (interrupted, failed) may not pass through them, and then they are dropped
-    if (held.length > 0 && this.core.checkChain([...held, ...states]) === undefined) {
-      states = [...held, ...states];
-    }
-    if (this.core.state.type === "Interrupting") {
-      states = states.filter(
-        (s) => s.type === "Paused" || s.type === "Idle" || s.type === "Failed",
-      );
-    }
-    const problem = states.length > 0 ? this.core.checkChain(states) : undefined;
-    if (problem) {
-      this.core.deps.logger.warn("skipping a state move the table refuses", { problem });
-      states = [];
-    }
-    const events = [...(change.events ?? [])];
-    // the first event of a move is its context_update; rebuild them for the states kept
-    const moveEvents = this.#moveEvents(states);
-    await this.core.commit({ ...change, states, events: [...moveEvents, ...events] });
+    await this.#behind;
+    await this.#commitNow(change);
   }
 
-  /** Stores the held moves on their own, if a commit has not taken them yet. */
+  /** `commit` without waiting for the writes behind the loop (for one of them). */
+  async #commitNow(change: Change): Promise<void> {
+    if (this.failed) return;
+    const core = this.core;
+    const held = this.held.take();
+    let own = change.states ?? [];
+    /** the moves stored before the change's own: the held ones, when the chain allows them */
+    let lead: { states: ContextState[]; events: Change["events"] } = { states: [], events: [] };
+    if (this.#stop?.type === "interrupted") {
+      // the held moves prepared a request that will not be made: dropped
+      const interrupting = core.state.type === "Interrupting";
+      if (interrupting || core.machine.canTransition({ type: "Interrupting" })) {
+        own = [
+          ...(interrupting ? [] : [{ type: "Interrupting" } as const]),
+          ...own.filter((s) => RESTING_STATES.has(s.type)),
+        ];
+      }
+    } else if (held.states.length > 0 && core.checkChain([...held.states, ...own]) === undefined) {
+      lead = held;
+    }
+    // a run that ends before its request was made may not pass through the held moves: dropped
+    if (lead.states.length === 0 && own.length > 0) {
+      const problem = core.checkChain(own);
+      if (problem) {
+        core.deps.logger.warn("skipping a state move the table refuses", { problem });
+        own = [];
+      }
+    }
+    const events = [
+      ...(lead.events ?? []),
+      ...this.#moveEvents(own, lead.states.at(-1)),
+      ...(change.events ?? []),
+    ];
+    const states = [...lead.states, ...own];
+    if (states.length === 0 && events.length === 0 && !change.write && !change.reset) return;
+    try {
+      await core.commit({ ...change, states, events });
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  /** Stores the held moves on their own, if a write has not taken them yet. */
   async storeHeld(): Promise<void> {
-    if (this.#held.length > 0) await this.commit({});
+    await this.#behind;
+    if (this.held.states.length > 0) await this.#commitNow({});
   }
 
-  /** The held moves and their context_updates, for a write that builds its own events (onDeltas). */
-  takeHeld(): { states: ContextState[]; events: SessionEventBody[] } {
-    const states = this.#held;
-    this.#held = [];
-    return { states, events: this.#moveEvents(states) };
+  /**
+   * Stores the held moves behind the loop, so the model request goes out meanwhile. They wait one
+   * turn of the event loop first: an answer that is there at once (its first chunk's batch is
+   * queued by then) takes them into its own write instead, one write where there would be two.
+   */
+  storeHeldBehind(): void {
+    if (this.held.states.length === 0) return;
+    this.writeBehind(async () => {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.pendingChunks.length > 0 || this.held.states.length === 0) return;
+      await this.#commitNow({});
+    });
   }
 
-  #moveEvents(states: readonly ContextState[]) {
-    let previous = this.core.state;
+  /** context_updates for `states`, walked from `from` (the held moves' last) or the session's. */
+  #moveEvents(states: readonly ContextState[], from: ContextState | undefined) {
+    let previous = from ?? this.core.state;
     return states.map((next) => {
-      const event = this.core.update(next, previous);
+      const event = this.core.contextUpdateEvent(next, previous);
       previous = next;
       return event;
     });

@@ -1,22 +1,28 @@
 import { runAgentLoop, runAgentLoopContinue } from "../../agent/loop.js";
 import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
-import type { AgentEvent, AgentLoopConfig } from "../../agent/types.js";
+import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import type { ModelConfig } from "../../model/llm-config.js";
-import type { AgentMessage } from "../../model/llm-messages.js";
+import type { AgentMessage, ToolCallContent } from "../../model/llm-messages.js";
+import type { ContextState } from "../../model/states.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
-import { RunContext } from "./run-context.js";
-import { handleLoopEvent, onDeltas, storesNothing } from "./run-events.js";
-import { finishRun } from "./run-finish.js";
-import { approvalGate, beforeTurn, transformContext } from "./run-hooks.js";
+import { ASK_QUESTION, isPlanTool, PRESENT_PLAN } from "../plan-act.js";
+import { DENIED_RESULT_TEXT, maxAutoLoopDepth, verdictFromApproval } from "./approval-policy.js";
+import { RunContext, type RunStop } from "./run-context.js";
+import { storeLoopEvent } from "./run-events.js";
 import { OverflowRecovery } from "./run-overflow.js";
-import type { SessionCore } from "./session-core.js";
-import { StorageFailure } from "./session-errors.js";
+import {
+  type Change,
+  RESTING_STATES,
+  StorageFailure,
+  type StoredSession,
+} from "./stored-session.js";
 
 // One run of the runtime's agent loop inside a session operation. The driver is the loop's sink
-// and hooks: it maps the loop's events to states, rows and session events (run-events.ts),
-// steers the loop through its hooks (run-hooks.ts) and settles the session when the loop returns
-// (run-finish.ts), persisting each step in order through one RunContext. It never
+// and hooks: it maps the loop's events to states, rows and session events (run-events.ts), steers
+// the loop through its hooks (beforeTurn, transformContext, approveToolCalls, below) and, when
+// the loop returns, rests the session where the run's one RunStop says (finishRun). The loop
+// awaits its sink and hooks, so every step is stored in the loop's own order. It never
 // re-implements the loop.
 
 export interface RunInput {
@@ -34,30 +40,40 @@ export interface RunInput {
   signal?: AbortSignal;
 }
 
+/** What an operation that may run the agent loop did: how its run stopped, or why none ran. */
+export type RunResult =
+  | { type: "ran"; stop: RunStop }
+  | {
+      type: "not_run";
+      /**
+       * rolled_back: processing the message failed or was interrupted (it is not stored);
+       * awaiting_decisions: other calls still wait for a decision; finished: there was nothing
+       * left to continue (the session is Idle); workflow_denied: the user's own call was denied
+       */
+      reason: "rolled_back" | "awaiting_decisions" | "finished" | "workflow_denied";
+    };
+
 export class RunDriver {
-  readonly #core: SessionCore;
+  readonly #core: StoredSession;
   #run: RunContext | undefined;
 
-  constructor(core: SessionCore) {
+  constructor(core: StoredSession) {
     this.#core = core;
   }
 
   /**
    * Stops the run at once: a streaming answer is cut (kept incomplete), a running tool's signal
    * is aborted and its call ends as cancelled without waiting for it (bash kills its process
-   * group), nothing further runs (issue #9 finding 8).
+   * group), nothing further runs (issue #9 finding 8). The session passes through Interrupting
+   * with the run's next write.
    */
   interrupt(): void {
     const run = this.#run;
-    if (!run || run.interruptRequested) return;
-    run.interruptRequested = true;
-    run.controller.abort();
-    void run.serial(async () => {
-      if (run.core.machine.canTransition("Interrupting")) await run.move({ type: "Interrupting" });
-    });
+    if (run?.stopWith({ type: "interrupted" })) run.controller.abort();
   }
 
-  async run(input: RunInput): Promise<void> {
+  /** Runs the loop and rests the session; throws the run's failure (a write failed). */
+  async run(input: RunInput): Promise<RunStop> {
     const run = new RunContext(
       this.#core,
       input.tools.map((t) => t.name),
@@ -80,29 +96,39 @@ export class RunDriver {
     };
     const overflow = new OverflowRecovery(run, input);
     const config = this.#loopConfig(run, input, overflow);
-    const sink = { push: (event: AgentEvent) => this.#push(run, event) };
+    const recorder = this.#core.deps.recorder;
+    const sink = {
+      push: (event: AgentEvent): Promise<void> | undefined => {
+        recorder?.onEvent(event);
+        if (event.type === "agentStart") run.loopId = event.loopId;
+        return storeLoopEvent(run, event)?.catch((error: unknown) => run.fail(error));
+      },
+    };
+    let stop: RunStop;
     try {
       if (config !== undefined) await this.#nameLoop(run, context, config);
       if (config === undefined) {
-        // no model to call (a missing key): the run fails as a model call would (llmError)
-      } else if (run.failure) {
+        // no model to call (a missing key): the run fails as a model call would (model_failed)
+      } else if (run.failed) {
         // the loop could not be numbered (a storage failure): nothing runs
       } else if (input.prompts !== undefined) {
         await runAgentLoop(input.prompts, context, config, sink, run.controller.signal);
       } else {
         await runAgentLoopContinue(context, config, sink, run.controller.signal);
       }
-      await run.serial(() => run.storeHeld());
-      await run.settle();
-      overflow.explain();
-      await finishRun(run);
+      await run.storeHeld();
+      stop = overflow.explain(run.stop ?? { type: "completed" });
+      await finishRun(run, stop);
     } finally {
       clearTimeout(run.timer);
       input.signal?.removeEventListener("abort", onAbort);
       // the loop record is in the store once the operation ends (listLoops right after it)
       await this.#core.deps.recorder?.flush();
     }
-    if (run.failure) throw run.failure;
+    // a write of the end itself may have failed
+    const end = run.stop ?? stop;
+    if (end.type === "failed") throw end.error;
+    return end;
   }
 
   /**
@@ -124,7 +150,7 @@ export class RunDriver {
     }
   }
 
-  /** The loop's config; undefined (with run.llmError set) when the session's model has no key. */
+  /** The loop's config; undefined (the run stopped model_failed) when the model has no key. */
   #loopConfig(
     run: RunContext,
     input: RunInput,
@@ -143,7 +169,7 @@ export class RunDriver {
         session: this.#core.id,
         error: message,
       });
-      run.llmError = { code: "llm_error", message };
+      run.stopWith({ type: "model_failed", error: { code: "llm_error", message } });
       return undefined;
     }
     const loop: AgentLoopConfig = {
@@ -165,20 +191,179 @@ export class RunDriver {
     if (config.model?.max_tokens !== undefined) loop.maxTokens = config.model.max_tokens;
     return loop;
   }
+}
 
-  #push(run: RunContext, event: AgentEvent): void {
-    this.#core.deps.recorder?.onEvent(event);
-    if (event.type === "agentStart") run.loopId = event.loopId;
-    if (event.type === "messageUpdate") {
-      // group commit: chunks that arrive while a write is in flight are stored together by one
-      // queued task; it is queued when the first chunk of a batch arrives, so it keeps its place
-      // before any later event on the chain
-      run.pendingChunks.push(event.delta);
-      if (run.pendingChunks.length === 1) {
-        void run.serial(() => onDeltas(run, run.pendingChunks.splice(0)));
-      }
+// ---- the loop's hooks ---------------------------------------------------------------------
+// The loop awaits each, after the events before it are stored: they decide on the stored state.
+
+/** Stops before a turn once the run has a stop or reaches the depth limit; starts the timer. */
+function beforeTurn(run: RunContext): boolean {
+  if (run.stop !== undefined) return false;
+  const max = maxAutoLoopDepth(run.core.config.approval_policy);
+  if (max !== undefined && run.depth >= max) {
+    run.stopWith({ type: "auto_loop_limit" });
+    return false;
+  }
+  startTimer(run);
+  const state = run.state.type;
+  // resuming a recoverable failure goes on with a model request (every call has its result)
+  if (
+    state === "OptimizingContext" ||
+    state === "ToolAutoLoop" ||
+    state === "Paused" ||
+    state === "Failed"
+  ) {
+    const resumingCalls =
+      state === "Paused" && run.core.lastMessage()?.body.message_type === "tool_request";
+    // stored with the moves that follow it (transformContext, the response's start), in one write
+    if (!resumingCalls) run.hold({ type: "PreparingLLMRequest" });
+  }
+  return true;
+}
+
+/** One auto-loop iteration may take `auto_loop_iteration_timeout_ms`; then the run is cut. */
+function startTimer(run: RunContext): void {
+  clearTimeout(run.timer);
+  const timeoutMs = run.core.config.auto_loop_iteration_timeout_ms;
+  run.timer = setTimeout(() => {
+    if (run.stopWith({ type: "timed_out", timeoutMs })) run.controller.abort();
+  }, timeoutMs);
+}
+
+async function transformContext(
+  run: RunContext,
+  view: (signal: AbortSignal) => Promise<AgentMessage[]>,
+  signal: AbortSignal,
+): Promise<AgentMessage[]> {
+  const messages = await view(signal);
+  if (run.state.type === "PreparingLLMRequest") run.hold({ type: "ConnectingToLLM" });
+  // stored while the request goes out (behind the loop); the first chunk's write follows them,
+  // and a failed write aborts the request (RunContext.fail)
+  run.storeHeldBehind();
+  return messages;
+}
+
+/** The runtime's own text for a call of an unknown tool: a call the run did not offer gets it. */
+export function notFoundText(toolName: string): string {
+  return `Tool ${toolName} not found`;
+}
+
+/** The approval gate, answered from the approvals stored on the tool_request. */
+async function approvalGate(
+  run: RunContext,
+  calls: readonly ToolCallContent[],
+): Promise<ToolCallVerdict[]> {
+  const deferAll = calls.map((c): ToolCallVerdict => ({ toolCallId: c.id, verdict: "defer" }));
+  if (run.stop !== undefined) return deferAll;
+  const found = run.core.findToolRequest(calls[0]?.id ?? "");
+  if (!found) return deferAll;
+  const approvals = new Map(found.calls.map((c) => [c.id, c]));
+  for (const call of found.calls) run.round.set(call.id, { requestId: found.id, call });
+  const verdicts = calls.map((c): ToolCallVerdict => {
+    // checked before the stored approval: a call approved in act mode does not run after a
+    // switch to plan mode took its tool away
+    if (!run.offered.has(c.name))
+      return { toolCallId: c.id, verdict: "deny", reason: notFoundText(c.name) };
+    const verdict = verdictFromApproval(approvals.get(c.id)?.approval ?? "pending");
+    if (verdict === "deny") return { toolCallId: c.id, verdict, reason: DENIED_RESULT_TEXT };
+    return { toolCallId: c.id, verdict };
+  });
+  const pending = calls.filter((_, i) => verdicts[i]?.verdict === "defer");
+  if (pending.length > 0) {
+    run.stopWith({ type: "awaiting_approval" });
+    await run.move({
+      type: "AwaitingToolApproval",
+      pending_requests: pending.map((c) => c.id),
+      tool_names: pending.map((c) => c.name),
+    });
+    return verdicts;
+  }
+  const running = calls.filter((_, i) => verdicts[i]?.verdict === "run");
+  run.roundIndex = 0;
+  run.roundTotal = running.filter((c) => !isPlanTool(c.name)).length;
+  const plan = running.some((c) => c.name === PRESENT_PLAN);
+  if (plan || running.some((c) => c.name === ASK_QUESTION)) {
+    run.stopWith({ type: "awaiting_user" });
+    if (plan) await run.move({ type: "ParsingPlan" });
+  }
+  return verdicts;
+}
+
+// ---- the end of a run ---------------------------------------------------------------------
+
+/** Where the session rests once the loop has returned, from the run's one stop. */
+async function finishRun(run: RunContext, stop: RunStop): Promise<void> {
+  const core = run.core;
+  switch (stop.type) {
+    case "failed":
+      // the operation ends with the error (the session's operation runner rests the session)
+      return;
+    case "timed_out": {
+      const error = `Auto-loop iteration timed out after ${stop.timeoutMs} ms; partial results were kept.`;
+      core.deps.logger.error("auto-loop iteration timed out", {
+        session: core.id,
+        timeout_ms: stop.timeoutMs,
+      });
+      await restIn(run, { type: "Failed", error, recoverable: true }, [
+        core.errorEvent("timeout", error, true),
+      ]);
       return;
     }
-    if (!storesNothing(run, event)) void run.serial(() => handleLoopEvent(run, event));
+    case "interrupted":
+      // RunContext.commit passes through Interrupting first
+      await run.store(
+        [run.notice("interrupted", "Interrupted by the user.")],
+        [{ type: "Paused", reason: "interrupted" }],
+      );
+      return;
+    case "auto_loop_limit":
+      await pauseAtLimit(run);
+      return;
+    case "model_failed": {
+      const { code, message } = stop.error;
+      await restIn(run, { type: "Failed", error: message, recoverable: true }, [
+        core.errorEvent(code, message, true),
+      ]);
+      return;
+    }
+    case "awaiting_approval":
+    case "awaiting_user":
+    case "completed":
+      // a loop that stopped between rounds (its own execution limit) pauses like the depth limit
+      if (stop.type === "completed" && core.state.type === "ToolAutoLoop") {
+        await pauseAtLimit(run);
+        return;
+      }
+      // the gate's AwaitingToolApproval, a question's AwaitingUserAnswer: the session waits there
+      if (!RESTING_STATES.has(core.state.type)) await restIn(run, { type: "Idle" }, []);
+      return;
+    default:
+      return stop satisfies never;
   }
+}
+
+async function pauseAtLimit(run: RunContext): Promise<void> {
+  const text = `Auto-loop stopped after ${run.depth} round${run.depth === 1 ? "" : "s"}.`;
+  await run.store(
+    [run.notice("auto_loop_limit", text, { depth: run.depth })],
+    [{ type: "Paused", reason: "auto_loop_limit" }],
+  );
+}
+
+/** Moves to `target`, or to Failed when the table does not allow it from where the run stopped. */
+async function restIn(run: RunContext, target: ContextState, events: Change["events"]) {
+  const core = run.core;
+  if (core.machine.canTransition(target)) {
+    await run.move(target, { events: events ?? [] });
+    return;
+  }
+  const failed: ContextState = {
+    type: "Failed",
+    error: target.type === "Failed" ? target.error : `the run stopped in ${core.state.type}`,
+    recoverable: true,
+  };
+  await run.commit({
+    reset: failed,
+    events: [core.contextUpdateEvent(failed, core.state), ...(events ?? [])],
+  });
 }

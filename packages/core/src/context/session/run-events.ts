@@ -10,45 +10,15 @@ import { assistantRow, hasToolCalls, toolResultRow } from "./agent-rows.js";
 import { initialApproval } from "./approval-policy.js";
 import type { RunContext } from "./run-context.js";
 
-// The agent loop's events → states, rows and session events. Each handler runs on the run's
-// serial chain (RunContext.serial), so they see the state the previous one stored.
+// The agent loop's events → states, rows and session events. The loop awaits what the sink
+// returns (agent/event-sink.ts), so each handler sees the state the previous one stored; events
+// the session stores nothing for return nothing, and the loop does not wait for them.
 
 /** The approval note of a call the run did not offer (plan mode's write tools, for instance). */
 export const NOT_OFFERED_NOTE = "not offered in this mode";
 
-/**
- * The events the run stores nothing for: they are not queued on the run's chain at all, so a
- * hook that waits for the chain (beforeTurn, transformContext) does not wait for them, nor for
- * the new message's write behind them.
- */
-export function storesNothing(run: RunContext, event: AgentEvent): boolean {
-  switch (event.type) {
-    case "agentStart":
-    case "agentEnd":
-    case "turnStart":
-    case "toolExecutionUpdate":
-    case "toolExecutionEnd":
-    case "progressMessage":
-    case "inputRejected":
-    case "compaction":
-      return true;
-    case "messageStart":
-      return event.message.role !== "assistant";
-    case "messageEnd":
-      return event.message.role === "user"
-        ? run.prompts.has(event.message)
-        : event.message.role !== "assistant";
-    case "messageUpdate":
-    case "retry":
-    case "toolExecutionStart":
-    case "turnEnd":
-      return false;
-    default:
-      return event satisfies never;
-  }
-}
-
-export async function handleLoopEvent(run: RunContext, event: AgentEvent): Promise<void> {
+/** Stores what `event` means for the session; undefined when there is nothing to wait for. */
+export function storeLoopEvent(run: RunContext, event: AgentEvent): Promise<void> | undefined {
   switch (event.type) {
     case "messageStart":
       // a failure before any content arrives is emitted as a whole message: not a first chunk
@@ -57,23 +27,49 @@ export async function handleLoopEvent(run: RunContext, event: AgentEvent): Promi
         // held with the request's moves; the first chunk's write stores them if it comes first
         if (run.state.type === "ConnectingToLLM") run.hold({ type: "AwaitingLLMFirstChunk" });
       }
-      return;
+      return undefined;
     case "messageUpdate":
-      return onDeltas(run, [event.delta]);
-    case "messageEnd":
-      return onMessageEnd(run, event.message);
+      // group commit: chunks that arrive while a batch is being written are stored together by
+      // the next batch, behind the loop, so a fast stream costs one write per batch and the loop
+      // does not wait for the store per chunk (the next event it waits for follows the batches)
+      run.pendingChunks.push(event.delta);
+      if (run.pendingChunks.length === 1) {
+        run.writeBehind(() => onDeltas(run, run.pendingChunks.splice(0)));
+      }
+      return undefined;
+    case "messageEnd": {
+      const { message } = event;
+      if (message.role === "user" && run.prompts.has(message)) return undefined;
+      if (message.role !== "user" && message.role !== "assistant") return undefined;
+      return afterWritesBehind(run, () => onMessageEnd(run, message));
+    }
     case "retry":
       // the failed attempt is dropped; the next attempt streams under a new message id
-      run.streaming = undefined;
-      return;
+      return afterWritesBehind(run, async () => {
+        run.streaming = undefined;
+      });
     case "toolExecutionStart":
-      return onToolStart(run, event.toolCallId, event.toolName);
+      return afterWritesBehind(run, () => onToolStart(run, event.toolCallId, event.toolName));
     case "turnEnd":
-      return onTurnEnd(run, event.message, event.toolResults);
+      return afterWritesBehind(run, () => onTurnEnd(run, event.message, event.toolResults));
+    case "agentStart":
+    case "agentEnd":
+    case "turnStart":
+    case "toolExecutionUpdate":
+    case "toolExecutionEnd":
+    case "progressMessage":
+    case "inputRejected":
+    case "compaction":
+      return undefined;
     default:
-      // the rest store nothing (storesNothing: the driver does not even queue them)
-      return;
+      return event satisfies never;
   }
+}
+
+/** Runs `handle` once the chunks written behind the loop are stored: it reads what they counted. */
+async function afterWritesBehind(run: RunContext, handle: () => Promise<void>): Promise<void> {
+  await run.writesBehindDone();
+  if (!run.failed) await handle();
 }
 
 type StreamChunk = { type: "text" | "thinking"; delta: string } | { type: "toolCall" };
@@ -84,15 +80,16 @@ type StreamChunk = { type: "text" | "thinking"; delta: string } | { type: "toolC
  * chunks that arrived while the previous write was in flight, so a fast stream costs one
  * transaction per batch instead of one per chunk, and nothing is skipped.
  */
-export async function onDeltas(run: RunContext, chunks: readonly StreamChunk[]): Promise<void> {
+async function onDeltas(run: RunContext, chunks: readonly StreamChunk[]): Promise<void> {
   const { core, streaming } = run;
   if (!streaming || chunks.length === 0) return;
   const first: ContextState = { type: "StreamingLLMResponse", chunks: 0, chars: 0 };
   // the request's held moves (Preparing → Connecting → AwaitingLLMFirstChunk) go first
-  const held = run.takeHeld();
+  const interrupted = run.stop?.type === "interrupted";
+  // once interrupted the chunks are still stored, without their moves (nor the held ones)
+  const held = interrupted ? { states: [], events: [] } : run.held.take();
   // Streaming → Streaming is always allowed, so the first move decides for the batch
-  const allowed =
-    core.checkChain([...held.states, first]) === undefined && core.state.type !== "Interrupting";
+  const allowed = !interrupted && core.checkChain([...held.states, first]) === undefined;
   const metadata = { message_id: streaming.messageId };
   const states: ContextState[] = [...held.states];
   const events = [...held.events];
@@ -111,11 +108,11 @@ export async function onDeltas(run: RunContext, chunks: readonly StreamChunk[]):
         chars: streaming.chars,
       };
       states.push(state);
-      events.push(core.update(state, previous, undefined, metadata));
+      events.push(core.contextUpdateEvent(state, previous, undefined, metadata));
       previous = state;
     }
     if (chunk.type !== "toolCall") {
-      events.push(core.delta(streaming.messageId, chunk.delta, chunk.type));
+      events.push(core.contentDeltaEvent(streaming.messageId, chunk.delta, chunk.type));
     }
   }
   await core.commit({ ...(states.length > 0 ? { states } : {}), events });
@@ -151,7 +148,7 @@ async function onMessageEnd(run: RunContext, message: AgentMessage): Promise<voi
       run.round.set(call.id, { requestId: row.id, call });
     }
   }
-  const final = streaming.deltas > 0 ? [core.final(streaming.messageId)] : [];
+  const final = streaming.deltas > 0 ? [core.contentFinalEvent(streaming.messageId)] : [];
   await run.store([row], [{ type: "ProcessingLLMResponse" }], final);
   if (hasToolCalls(message)) await run.move({ type: "ParsingToolCalls" });
 }
@@ -191,12 +188,11 @@ async function onTurnEnd(
     );
   });
   const question = rows.find((r) => r.body.message_type === "question");
-  if (run.stopAfterRound !== undefined) {
+  if (run.stop?.type === "awaiting_user") {
     // a plan / question round: its rows are the Plan / Question messages; the run stops here
     const states: ContextState[] = question
       ? [{ type: "AwaitingUserAnswer", question_message_id: question.id }]
       : [];
-    if (question) run.stopAfterRound = "question";
     await run.store(rows, states);
     return;
   }
@@ -217,10 +213,13 @@ async function onCutOff(run: RunContext, message: AssistantMessage): Promise<voi
   const { core, streaming } = run;
   run.streaming = undefined;
   if (message.stopReason === "error") {
-    run.llmError = {
-      code: streaming && streaming.chunks > 0 ? "llm_stream_interrupted" : "llm_connection",
-      message: message.errorMessage ?? "the model request failed",
-    };
+    run.stopWith({
+      type: "model_failed",
+      error: {
+        code: streaming && streaming.chunks > 0 ? "llm_stream_interrupted" : "llm_connection",
+        message: message.errorMessage ?? "the model request failed",
+      },
+    });
   }
   if (!streaming) return;
   const hasContent = message.content.some((b) =>
@@ -236,5 +235,9 @@ async function onCutOff(run: RunContext, message: AssistantMessage): Promise<voi
     "incomplete",
     () => "pending",
   );
-  await run.store([row], [], streaming.deltas > 0 ? [core.final(streaming.messageId)] : []);
+  await run.store(
+    [row],
+    [],
+    streaming.deltas > 0 ? [core.contentFinalEvent(streaming.messageId)] : [],
+  );
 }

@@ -3,7 +3,7 @@ import { isContextOverflow } from "../../llm/errors.js";
 import type { ContextState } from "../../model/states.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import type { OptimizeBranchResult } from "../optimization/optimizer.js";
-import type { RunContext } from "./run-context.js";
+import type { RunContext, RunStop } from "./run-context.js";
 import {
   optimizationMetadata,
   optimizationWrite,
@@ -47,9 +47,10 @@ export class OverflowRecovery {
     const run = this.#run;
     const core = run.core;
     try {
-      // every step so far is stored (the prompt's write too), so the optimization sees it
-      await run.settle();
-      if (run.failure || run.interruptRequested || signal.aborted) return false;
+      // the loop awaited its sink, so its steps are stored; the writes behind it (the prompt's,
+      // held moves, streamed chunks) are waited for here, so the optimization sees everything
+      await run.storeHeld();
+      if (run.stop !== undefined || signal.aborted) return false;
       const optimizing: ContextState = { type: "OptimizingContext" };
       await run.move(optimizing);
       if (core.state.type !== "OptimizingContext") return false;
@@ -67,7 +68,7 @@ export class OverflowRecovery {
       await run.commit({
         write: optimizationWrite(result),
         events: [
-          core.update(core.state, undefined, undefined, {
+          core.contextUpdateEvent(core.state, undefined, undefined, {
             changed: true,
             ...optimizationMetadata(result),
             reason: CONTEXT_OVERFLOW_REASON,
@@ -77,7 +78,7 @@ export class OverflowRecovery {
       });
       this.#outcome = { type: "optimized", result };
       run.hold({ type: "PreparingLLMRequest" });
-      return !run.failure;
+      return !run.failed;
     } catch (error) {
       if (!signal.aborted) run.fail(error);
       return false;
@@ -85,21 +86,22 @@ export class OverflowRecovery {
   }
 
   /**
-   * Once the run's steps are stored: a model error that is a context overflow the session could
-   * not recover from becomes a `context_overflow` error saying what was tried.
+   * Once the run's steps are stored: a model failure that is a context overflow the session
+   * could not recover from becomes a `context_overflow` error saying what was tried; any other
+   * stop is returned as it is.
    */
-  explain(): void {
-    const run = this.#run;
-    const error = run.llmError;
+  explain(stop: RunStop): RunStop {
+    if (stop.type !== "model_failed") return stop;
+    const error = stop.error;
     const outcome = this.#outcome;
-    if (error === undefined || outcome.type === "none") return;
+    if (outcome.type === "none") return stop;
     // after an optimization the retried request may fail for another reason: keep that one
-    if (outcome.type === "optimized" && !isContextOverflow(undefined, error.message)) return;
+    if (outcome.type === "optimized" && !isContextOverflow(undefined, error.message)) return stop;
     const said = `the provider said: ${error.message}`;
     const message =
       outcome.type === "optimized"
         ? `The conversation is still too long for the model after optimizing it from ${outcome.result.record.tokens_before} to ${outcome.result.record.tokens_after} tokens (${said}). Shorten it (fork from an earlier message) or use a model with a larger context window.`
         : `The conversation is too long for the model and optimizing it cannot make it smaller (${said}). Shorten it (fork from an earlier message) or use a model with a larger context window.`;
-    run.llmError = { code: "context_overflow", message };
+    return { type: "model_failed", error: { code: "context_overflow", message } };
   }
 }

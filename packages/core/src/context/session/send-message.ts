@@ -18,14 +18,15 @@ import {
 } from "../pipeline-processors.js";
 import { toolsForMode } from "../plan-act.js";
 import { buildSystemPrompt } from "../system-prompt.js";
-import { RunDriver } from "./run-driver.js";
-import type { SessionCore } from "./session-core.js";
-import { OperationRejected } from "./session-errors.js";
+import { HeldMoves } from "./held-moves.js";
+import { RunDriver, type RunResult } from "./run-driver.js";
 import {
   optimizationMetadata,
   optimizationWrite,
   optimizeActiveBranch,
 } from "./session-optimization.js";
+import type { StoredSession } from "./stored-session.js";
+import { OperationRejected } from "./stored-session.js";
 import { toAgentMessage, toAgentMessages } from "./to-agent-messages.js";
 import { storeWorkflowCall, type WorkflowPayload } from "./workflows.js";
 
@@ -47,7 +48,7 @@ export interface TurnSetup {
 }
 
 /** Validates a text/file_reference payload and builds its (unprocessed) message. */
-export function messageFromPayload(core: SessionCore, payload: MessagePayload): ContextMessage {
+export function messageFromPayload(core: StoredSession, payload: MessagePayload): ContextMessage {
   const now = core.nowIso();
   const base = {
     id: core.newId(),
@@ -91,7 +92,7 @@ export function messageFromPayload(core: SessionCore, payload: MessagePayload): 
  * message; an unknown server or URI is refused (invalid_request), nothing stored.
  */
 export async function mcpResourceMessage(
-  core: SessionCore,
+  core: StoredSession,
   payload: McpResourcePayload,
   signal: AbortSignal,
 ): Promise<ContextMessage> {
@@ -120,7 +121,7 @@ export const DEFAULT_SESSION_TITLE = "New session";
 const TITLE_CHARS = 60;
 
 /** The title to store with `message`: its first line, cut to TITLE_CHARS; undefined to keep. */
-export function titleFrom(core: SessionCore, message: ContextMessage): string | undefined {
+export function titleFrom(core: StoredSession, message: ContextMessage): string | undefined {
   if (core.title !== DEFAULT_SESSION_TITLE || message.role !== "user") return undefined;
   if (message.body.message_type !== "text") return undefined;
   const line = message.body.text.trim().split(/\r?\n/, 1)[0]?.replace(/\s+/g, " ").trim() ?? "";
@@ -129,7 +130,7 @@ export function titleFrom(core: SessionCore, message: ContextMessage): string | 
 }
 
 /** The tools and system prompt of a turn without running the pipeline (workflows, continuations). */
-export function turnSetup(core: SessionCore): TurnSetup {
+export function turnSetup(core: StoredSession): TurnSetup {
   const { config } = core;
   const branch = core.activeBranch();
   return {
@@ -174,7 +175,7 @@ function stateFor(processor: string, message: ContextMessage): ContextState | un
  * Interrupting → Paused{interrupted} with the message kept, and `resume` sends it to the model.
  */
 export async function processMessage(
-  core: SessionCore,
+  core: StoredSession,
   message: ContextMessage,
   options: { stored?: boolean; signal?: AbortSignal } = {},
 ): Promise<TurnSetup | undefined> {
@@ -210,7 +211,9 @@ export async function processMessage(
       await held.flush();
       await core.commit({
         write: optimizationWrite(result),
-        events: [core.update(core.state, undefined, undefined, optimizationMetadata(result))],
+        events: [
+          core.contextUpdateEvent(core.state, undefined, undefined, optimizationMetadata(result)),
+        ],
       });
     },
   };
@@ -227,7 +230,7 @@ export async function processMessage(
     if (!result.ok) {
       const code = result.error.processor === FILE_REFERENCE_PROCESSOR ? "file_read" : "internal";
       await rollBack(core, before, held, { processor: result.error.processor }, [
-        core.errorBody(code, result.error.message, result.error.recoverable),
+        core.errorEvent(code, result.error.message, result.error.recoverable),
       ]);
       return undefined;
     }
@@ -280,7 +283,7 @@ export async function processMessage(
  * interrupted is not a failure, and the context_update says `interrupted: true`.
  */
 async function rollBack(
-  core: SessionCore,
+  core: StoredSession,
   before: ContextState,
   held: HeldMoves,
   metadata: Record<string, unknown>,
@@ -294,63 +297,18 @@ async function rollBack(
     ...back,
     events: [
       ...moves.events,
-      core.update(before, previous, undefined, { rolled_back: true, ...metadata }),
+      core.contextUpdateEvent(before, previous, undefined, { rolled_back: true, ...metadata }),
       ...errors,
     ],
   });
 }
 
-/**
- * The processing states of one message (ProcessingUserMessage → ResolvingFileReferences →
- * EnhancingSystemPrompt → OptimizingContext) are not stored one transaction each: they are held
- * and stored together with the processed message, or with the rollback when processing fails, in
- * ONE write, with the same state sequence and events. Until that write nothing of the message is
- * stored, which is what the spec asks (a message enters the pool only after processing); a crash
- * meanwhile leaves the session as it was. Each move is checked against the table when held.
- */
-class HeldMoves {
-  readonly #core: SessionCore;
-  #states: ContextState[] = [];
-  #events: SessionEventBody[] = [];
-
-  constructor(core: SessionCore) {
-    this.#core = core;
-  }
-
-  /** the state the session is in once the held moves are stored */
-  get current(): ContextState {
-    return this.#states.at(-1) ?? this.#core.state;
-  }
-
-  /** Holds a move; returns why the table refuses it (and holds nothing) when it does. */
-  hold(next: ContextState, metadata: Record<string, unknown> = {}): string | undefined {
-    const problem = this.#core.checkChain([...this.#states, next]);
-    if (problem !== undefined) return problem;
-    this.#events.push(this.#core.update(next, this.current, undefined, metadata));
-    this.#states.push(next);
-    return undefined;
-  }
-
-  take(): { states: ContextState[]; events: SessionEventBody[] } {
-    const taken = { states: this.#states, events: this.#events };
-    this.#states = [];
-    this.#events = [];
-    return taken;
-  }
-
-  /** Stores the held moves on their own (before another write that must follow them). */
-  async flush(): Promise<void> {
-    const moves = this.take();
-    if (moves.states.length > 0) await this.#core.commit(moves);
-  }
-}
-
 /** Runs the agent loop for the active branch: with `prompt` as a new message, or continuing. */
 export async function respond(
-  core: SessionCore,
+  core: StoredSession,
   setup: TurnSetup,
   options: { prompt?: ContextMessage; signal?: AbortSignal },
-): Promise<void> {
+): Promise<RunResult> {
   const branch = core.branchMessages();
   let prompts: AgentMessage[] | undefined;
   let history: AgentMessage[];
@@ -370,7 +328,7 @@ export async function respond(
   // a continuation is a child of the loop that stopped (it wrote the last assistant row)
   const parentLoopId = prompts === undefined ? lastLoopId(branch) : undefined;
   const { stored, message } = setup;
-  await new RunDriver(core).run({
+  const stop = await new RunDriver(core).run({
     ...(prompts !== undefined ? { prompts } : {}),
     ...(parentLoopId !== undefined ? { parentLoopId } : {}),
     ...(stored !== undefined ? { stored } : {}),
@@ -392,12 +350,15 @@ export async function respond(
         await stored;
         await core.commit({
           write: optimizationWrite(result),
-          events: [core.update(core.state, undefined, undefined, optimizationMetadata(result))],
+          events: [
+            core.contextUpdateEvent(core.state, undefined, undefined, optimizationMetadata(result)),
+          ],
         });
       }
       return toAgentMessages(result.view);
     },
   });
+  return { type: "ran", stop };
 }
 
 /** The loop that wrote the rows since the last user message; undefined when there is none. */
@@ -419,12 +380,12 @@ function lastLoopId(messages: readonly ContextMessage[]): string | undefined {
  * offered in this mode, unknown, or given parameters its schema rejects.
  */
 export async function runWorkflow(
-  core: SessionCore,
+  core: StoredSession,
   payload: WorkflowPayload,
   signal: AbortSignal,
   extra: Pick<ContextMessage, "client_metadata"> = {},
-): Promise<void> {
+): Promise<RunResult> {
   const setup = turnSetup(core);
   await storeWorkflowCall(core, payload, setup.tools, extra);
-  await respond(core, setup, { signal });
+  return respond(core, setup, { signal });
 }

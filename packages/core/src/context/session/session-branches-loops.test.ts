@@ -8,14 +8,14 @@ import {
   states,
 } from "../../../test/support/session-harness.js";
 import type { SessionEvent } from "../../protocol/events.js";
-import type { ContextSession } from "./context-session.js";
 import type { MergeReport } from "./index.js";
+import type { Session } from "./session.js";
 
 // Branch merging and deletion inside a session (context-manager "Branch Merging": append,
 // cherry-pick, rebase, conflict detection, post-merge validation), approvals that are remembered,
 // and the loop records a run leaves in the store.
 
-function texts(session: ContextSession, branchId?: string): string[] {
+function texts(session: Session, branchId?: string): string[] {
   return session
     .messages(branchId ? { branchId } : {})
     .messages.map((m) => (m.body.message_type === "text" ? m.body.text : m.body.message_type));

@@ -16,12 +16,12 @@ import type { LoadedSession } from "../../store/types.js";
 import type { MessageProcessor } from "../pipeline.js";
 import { createProcessorRegistry, type ProcessorRegistry } from "../processor-registry.js";
 import { STATE_TRANSITIONS } from "../state-machine.js";
-import type { ContextSession } from "./context-session.js";
+import type { Session } from "./session.js";
 
 // Edge cases of the spec's "Edge case testing" list that need a whole session: many file
 // references, rapid transitions, corrupted data; and interrupts that land before the loop starts.
 
-function texts(session: ContextSession): string[] {
+function texts(session: Session): string[] {
   return session.messages().messages.map((m) => {
     switch (m.body.message_type) {
       case "text":

@@ -2,14 +2,14 @@ import type { Branch } from "../../model/branch.js";
 import { type SessionConfigInput, sessionConfig } from "../../model/session-config.js";
 import { LoopRecorder } from "../../recording/recorder.js";
 import type { SessionSummary } from "../../store/types.js";
-import { ContextSession } from "./context-session.js";
 import { recoverSession } from "./recovery.js";
 import { DEFAULT_SESSION_TITLE } from "./send-message.js";
-import { SessionCore } from "./session-core.js";
+import { Session } from "./session.js";
 import { type ResolvedDeps, resolveDeps, type SessionDeps } from "./session-deps.js";
 import { findLastSequence } from "./stored-events.js";
+import { StoredSession } from "./stored-session.js";
 
-// Creates, loads and caches sessions over a store. One ContextSession per id per manager, so all
+// Creates, loads and caches sessions over a store. One Session per id per manager, so all
 // callers of a session share its operation queue. `get` loads a stored session once and runs
 // crash recovery on it before handing it out. Corrupt rows reported by the store are logged; the
 // rest of the session loads.
@@ -22,7 +22,7 @@ export const LOOP_RECORD_WRITE_DELAY_MS = 100;
 
 export class SessionManager {
   readonly #deps: ResolvedDeps;
-  readonly #sessions = new Map<string, Promise<ContextSession | undefined>>();
+  readonly #sessions = new Map<string, Promise<Session | undefined>>();
 
   constructor(deps: SessionDeps) {
     const resolved = resolveDeps(deps);
@@ -34,9 +34,7 @@ export class SessionManager {
     this.#deps = resolved;
   }
 
-  async create(
-    input: { title?: string; config?: SessionConfigInput } = {},
-  ): Promise<ContextSession> {
+  async create(input: { title?: string; config?: SessionConfigInput } = {}): Promise<Session> {
     const deps = this.#deps;
     const now = deps.now().toISOString();
     const id = deps.newId();
@@ -61,8 +59,8 @@ export class SessionManager {
       updated_at: now,
     };
     await deps.store.createSession(record, branch);
-    const session = new ContextSession(
-      new SessionCore(
+    const session = new Session(
+      new StoredSession(
         { session: record, branches: [branch], messages: [], optimization_views: [], corrupt: [] },
         deps,
       ),
@@ -72,7 +70,7 @@ export class SessionManager {
   }
 
   /** The session, loaded (and recovered) on first use; undefined when it does not exist. */
-  get(id: string): Promise<ContextSession | undefined> {
+  get(id: string): Promise<Session | undefined> {
     let entry = this.#sessions.get(id);
     if (!entry) {
       entry = this.#load(id);
@@ -87,7 +85,7 @@ export class SessionManager {
     return entry;
   }
 
-  async #load(id: string): Promise<ContextSession | undefined> {
+  async #load(id: string): Promise<Session | undefined> {
     const loaded = await this.#deps.store.loadSession(id);
     if (!loaded) return undefined;
     for (const row of loaded.corrupt) {
@@ -95,10 +93,10 @@ export class SessionManager {
     }
     // a config stored before a field existed gets its default (e.g. agent_mode → act)
     loaded.session.config = sessionConfig(loaded.session.config);
-    const core = new SessionCore(loaded, this.#deps);
+    const core = new StoredSession(loaded, this.#deps);
     core.lastSequence = await findLastSequence(this.#deps.store, id);
     await recoverSession(core);
-    return new ContextSession(core);
+    return new Session(core);
   }
 
   list(): Promise<SessionSummary[]> {
@@ -107,7 +105,7 @@ export class SessionManager {
 
   /**
    * Deletes a session and everything it holds. The session is marked first, so an operation
-   * started while the delete waits for the running one is refused (ContextSession.deleting);
+   * started while the delete waits for the running one is refused (Session.deleting);
    * operations accepted before it finish, then go with the session. A failed delete unmarks it.
    */
   async delete(id: string): Promise<void> {

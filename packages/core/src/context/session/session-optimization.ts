@@ -4,19 +4,19 @@ import type { AnyAgentTool } from "../../tools/tool.js";
 import { toolDefinition } from "../../tools/tool.js";
 import { type OptimizeBranchResult, optimizeBranch } from "../optimization/optimizer.js";
 import { viewFromRecords } from "../optimization/view-record.js";
-import type { SessionCore } from "./session-core.js";
+import type { StoredSession } from "./stored-session.js";
 
 // The session's side of optimization: the current optimized view of a branch (its stored records
 // applied to its messages), and one optimization step whose new summaries and record are stored
 // (stored messages never change; a summary is a new message off the branch).
 
-export function branchRecords(core: SessionCore, branchId: string): OptimizationView[] {
+export function branchRecords(core: StoredSession, branchId: string): OptimizationView[] {
   return core.views.filter((v) => v.branch_id === branchId);
 }
 
 /** The branch as the model sees it now: summaries in place of what they replaced. */
 export function currentView(
-  core: SessionCore,
+  core: StoredSession,
   branchId = core.activeBranchId,
   extra: ContextMessage[] = [],
 ): ContextMessage[] {
@@ -51,7 +51,7 @@ export interface OptimizeStep {
 
 /** Optimizes the active branch's current view; returns the result (not yet stored). */
 export async function optimizeActiveBranch(
-  core: SessionCore,
+  core: StoredSession,
   step: OptimizeStep,
 ): Promise<OptimizeBranchResult> {
   const branchId = core.activeBranchId;

@@ -12,7 +12,7 @@ import {
 import type { ApprovalPolicy } from "../../model/session-config.js";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
 import { DENIED_RESULT_TEXT } from "./approval-policy.js";
-import type { ContextSession } from "./context-session.js";
+import type { Session } from "./session.js";
 
 // Workflows obey the gate (issue #9, contract 4): the payload's tool goes through the mode filter
 // and the approval policy exactly like a model's call; a real bash runs (or not) in a temp dir.
@@ -32,7 +32,7 @@ async function setUp(mode: "plan" | "act", policy: ApprovalPolicy, answers = [sa
   return { h, session, pwned: join(workspace, "pwned.txt") };
 }
 
-function call(session: ContextSession) {
+function call(session: Session) {
   const request = session.messages().messages.find((m) => m.body.message_type === "tool_request");
   return request?.body.message_type === "tool_request" ? request.body.calls[0] : undefined;
 }

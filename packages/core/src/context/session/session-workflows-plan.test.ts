@@ -10,8 +10,8 @@ import {
   tempWorkspace,
 } from "../../../test/support/session-harness.js";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
-import type { ContextSession } from "./context-session.js";
 import { PLAN_APPROVED_TEXT } from "./index.js";
+import type { Session } from "./session.js";
 
 // Workflow payloads (context-manager "Workflow payload") and plan mode (plan-act "State
 // transitions respect mode", "Mode can be updated"), each with its exact state sequence.
@@ -45,7 +45,7 @@ const WORKFLOW_RUN = [
 /** a one-chunk answer, so each answer adds exactly one StreamingLLMResponse */
 const answer = (text: string) => ({ ...say(text), chunkSize: 1_000 });
 
-function kinds(session: ContextSession): string[] {
+function kinds(session: Session): string[] {
   return session.messages().messages.map((m) => `${m.role}:${m.body.message_type}`);
 }
 

@@ -6,6 +6,8 @@ import {
   type SessionEvent,
 } from "../../protocol/events.js";
 import type { SessionStore, StoredEvent } from "../../store/types.js";
+import { Channel } from "./channel.js";
+import type { StoredSession } from "./stored-session.js";
 
 // Stored event rows → typed SessionEvents. A row that does not parse (corrupt or from a newer
 // version) is skipped by the callers, never fatal.
@@ -58,4 +60,48 @@ export async function findLastSequence(store: SessionStore, sessionId: string): 
     else high = mid;
   }
   return high;
+}
+
+// A session's event stream for a (re)connecting client: the stored events after `afterSequence`,
+// then the live ones. Live events that arrive while the stored ones are read are buffered and
+// de-duplicated by sequence, so there is no gap and no duplicate. Unsequenced events (sequence 0:
+// refusals, storage failures) are always forwarded. A failing read ends the stream with a storage
+// error event.
+
+export function replayEvents(
+  core: StoredSession,
+  afterSequence: number,
+): AsyncIterable<SessionEvent> {
+  let replaying = true;
+  let last = afterSequence;
+  const buffered: SessionEvent[] = [];
+  const forward = (event: SessionEvent): void => {
+    if (event.sequence !== 0 && event.sequence <= last) return;
+    if (event.sequence !== 0) last = event.sequence;
+    channel.push(event);
+  };
+  const unsubscribe = core.subscribe((event) => {
+    if (replaying) buffered.push(event);
+    else forward(event);
+  });
+  const channel = new Channel<SessionEvent>(unsubscribe);
+  void core.deps.store.readEvents(core.id, afterSequence).then(
+    (rows) => {
+      for (const row of rows) {
+        const event = parseStoredEvent(row);
+        if (event) forward(event);
+      }
+      replaying = false;
+      for (const event of buffered.splice(0)) forward(event);
+    },
+    (error: unknown) => {
+      channel.push({
+        ...core.errorEvent("storage", `cannot read events: ${String(error)}`, true),
+        sequence: 0,
+      });
+      channel.end();
+      unsubscribe();
+    },
+  );
+  return channel;
 }

@@ -4,15 +4,15 @@ import type { MessagePayload } from "../../protocol/requests.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { sessionToolResultRow } from "./agent-rows.js";
 import { approvalNote, DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
-import type { Change, SessionCore } from "./session-core.js";
-import { OperationRejected } from "./session-errors.js";
+import type { Change, StoredSession } from "./stored-session.js";
+import { OperationRejected } from "./stored-session.js";
 
 // Workflows: a tool call the user makes directly (the `workflow` payload) instead of asking the
 // model. It goes through the same gate as a model's call (docs/decisions/0008): the tool must be
 // one the model is offered in the current mode (`offered`), its parameters must fit the tool's
 // schema, and the approval policy decides whether it runs at once or waits for the user. The call
 // is stored as a tool_request of role "user" with that decision; the agent loop then continues
-// from it exactly as from a model's tool_request (run-hooks.ts approvalGate: a pending call moves
+// from it exactly as from a model's tool_request (run-driver.ts approvalGate: a pending call moves
 // the session to AwaitingToolApproval, an approved one runs, and the model continues from its
 // result). A workflow the user denies gets a denied result and the session returns to Idle
 // without a model call (`denyWorkflow`).
@@ -25,7 +25,7 @@ export type WorkflowPayload = Extract<MessagePayload, { type: "workflow" }>;
  * bash, say), an unknown one, and parameters the tool's schema rejects.
  */
 export async function storeWorkflowCall(
-  core: SessionCore,
+  core: StoredSession,
   payload: WorkflowPayload,
   offered: readonly AnyAgentTool[],
   extra: Pick<ContextMessage, "client_metadata"> = {},
@@ -86,8 +86,8 @@ export async function storeWorkflowCall(
       branch_appends: [{ branch_id: branchId, message_ids: [requestId] }],
     },
     events: [
-      core.update(processing, core.state, undefined, { workflow: name }),
-      core.update(parsing, processing),
+      core.contextUpdateEvent(processing, core.state, undefined, { workflow: name }),
+      core.contextUpdateEvent(parsing, processing),
       ...core.messageEvents(request, branchId, parsing),
     ],
   });
@@ -104,7 +104,7 @@ export function isWorkflowRequest(request: ContextMessage | undefined): boolean 
  * `write` carries the decisions (and any policy change) into the same store write.
  */
 export async function denyWorkflow(
-  core: SessionCore,
+  core: StoredSession,
   request: ContextMessage,
   write: Pick<NonNullable<Change["write"]>, "message_updates" | "session">,
   metadata: Record<string, unknown>,
@@ -127,7 +127,7 @@ export async function denyWorkflow(
       branch_appends: [{ branch_id: branchId, message_ids: results.map((r) => r.id) }],
     },
     events: [
-      core.update(idle, core.state, undefined, metadata),
+      core.contextUpdateEvent(idle, core.state, undefined, metadata),
       ...results.flatMap((r) => core.messageEvents(r, branchId, idle)),
     ],
   });

@@ -3,7 +3,7 @@ import path from "node:path";
 import { Workspace } from "../workspace.js";
 
 // The directory walk shared by the list_files tool and the web file picker's listing
-// (`listWorkspaceFiles`, served through ContextSession.listFiles): one walker, so both skip the
+// (`listWorkspaceFiles`, served through Session.listFiles): one walker, so both skip the
 // same directories and order entries the same way.
 
 /** Directories skipped by list_files, search and the file picker (by name, at any depth). */

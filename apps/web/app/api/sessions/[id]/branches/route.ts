@@ -1,14 +1,6 @@
 import { CreateBranchRequestSchema } from "@arbor/core";
-import {
-  HttpError,
-  handle,
-  internalError,
-  json,
-  loadSession,
-  readBody,
-  settle,
-} from "@/lib/server/http";
-import { branchList, createdBranchId } from "@/lib/server/results";
+import { handle, json, loadSession, readBody, resultOf } from "@/lib/server/http";
+import { branchList } from "@/lib/server/results";
 import { getRuntime } from "@/lib/server/runtime";
 
 export const dynamic = "force-dynamic";
@@ -30,10 +22,6 @@ export const POST = handle(
     const arbor = await getRuntime();
     const session = await loadSession(arbor, id);
     const body = await readBody(request, CreateBranchRequestSchema);
-    const events = await settle(arbor, session.createBranch(body), body);
-    const branchId = createdBranchId(events);
-    const branch = session.branches.find((b) => b.id === branchId);
-    if (branch === undefined) throw new HttpError(internalError());
-    return json(branch, 201);
+    return json(await resultOf(arbor, session.createBranch(body), body), 201);
   },
 );

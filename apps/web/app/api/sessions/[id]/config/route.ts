@@ -1,5 +1,5 @@
 import { type ConfigResponse, PatchConfigRequestSchema } from "@arbor/core";
-import { handle, json, loadSession, readBody, settle } from "@/lib/server/http";
+import { handle, json, loadSession, readBody, resultOf } from "@/lib/server/http";
 import { getRuntime } from "@/lib/server/runtime";
 
 export const dynamic = "force-dynamic";
@@ -14,8 +14,8 @@ export const PATCH = handle(
     const arbor = await getRuntime();
     const session = await loadSession(arbor, id);
     const patch = await readBody(request, PatchConfigRequestSchema);
-    await settle(arbor, session.updateConfig(patch), patch);
-    const body: ConfigResponse = { config: session.config };
+    const config = await resultOf(arbor, session.updateConfig(patch), patch);
+    const body: ConfigResponse = { config };
     return json(body);
   },
 );

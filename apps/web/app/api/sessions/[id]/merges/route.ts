@@ -1,13 +1,5 @@
 import { MergeRequestSchema } from "@arbor/core";
-import {
-  HttpError,
-  handle,
-  internalError,
-  json,
-  loadSession,
-  readBody,
-  settle,
-} from "@/lib/server/http";
+import { handle, json, loadSession, readBody, resultOf } from "@/lib/server/http";
 import { mergeResponse } from "@/lib/server/results";
 import { getRuntime } from "@/lib/server/runtime";
 
@@ -22,7 +14,5 @@ export const POST = handle("POST /api/sessions/{id}/merges", async (request, con
   const arbor = await getRuntime();
   const session = await loadSession(arbor, id);
   const body = await readBody(request, MergeRequestSchema);
-  const outcome = mergeResponse(await settle(arbor, session.merge(body), body));
-  if (outcome === undefined) throw new HttpError(internalError());
-  return json(outcome);
+  return json(mergeResponse(await resultOf(arbor, session.merge(body), body)));
 });

@@ -1,4 +1,4 @@
-import { HttpError, handle, loadSession, noContent, notFound, settle } from "@/lib/server/http";
+import { HttpError, handle, loadSession, noContent, notFound, resultOf } from "@/lib/server/http";
 import { getRuntime } from "@/lib/server/runtime";
 
 export const dynamic = "force-dynamic";
@@ -16,7 +16,7 @@ export const DELETE = handle(
     if (!session.branches.some((b) => b.id === branch_id)) {
       throw new HttpError(notFound(`branch ${branch_id} does not exist in session ${id}`));
     }
-    await settle(arbor, session.deleteBranch(branch_id));
+    await resultOf(arbor, session.deleteBranch(branch_id));
     return noContent();
   },
 );

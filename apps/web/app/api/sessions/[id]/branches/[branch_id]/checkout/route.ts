@@ -1,4 +1,4 @@
-import { HttpError, handle, json, loadSession, notFound, settle } from "@/lib/server/http";
+import { HttpError, handle, json, loadSession, notFound, resultOf } from "@/lib/server/http";
 import { branchList } from "@/lib/server/results";
 import { getRuntime } from "@/lib/server/runtime";
 
@@ -17,7 +17,7 @@ export const POST = handle(
     if (!session.branches.some((b) => b.id === branch_id)) {
       throw new HttpError(notFound(`branch ${branch_id} does not exist in session ${id}`));
     }
-    await settle(arbor, session.switchBranch(branch_id));
+    await resultOf(arbor, session.switchBranch(branch_id));
     return json(branchList(session));
   },
 );

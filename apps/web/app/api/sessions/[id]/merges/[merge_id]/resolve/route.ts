@@ -2,12 +2,11 @@ import { ResolveMergeRequestSchema, toMergeDecision } from "@arbor/core";
 import {
   HttpError,
   handle,
-  internalError,
   json,
   loadSession,
   notFound,
   readBody,
-  settle,
+  resultOf,
 } from "@/lib/server/http";
 import { mergeResponse } from "@/lib/server/results";
 import { getRuntime } from "@/lib/server/runtime";
@@ -28,9 +27,8 @@ export const POST = handle(
       throw new HttpError(notFound(`merge ${merge_id} is not pending in session ${id}`));
     }
     const body = await readBody(request, ResolveMergeRequestSchema);
-    const events = await settle(arbor, session.resolveMerge(merge_id, toMergeDecision(body)), body);
-    const outcome = mergeResponse(events);
-    if (outcome === undefined) throw new HttpError(internalError());
-    return json(outcome);
+    const decision = toMergeDecision(body);
+    const report = await resultOf(arbor, session.resolveMerge(merge_id, decision), body);
+    return json(mergeResponse(report));
   },
 );

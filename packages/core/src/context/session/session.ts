@@ -17,18 +17,26 @@ import {
   deleteBranchOp,
   forkForEditOp,
   type MergeInput,
+  type MergeReport,
   mergeOp,
   resolveMergeOp,
   switchBranchOp,
 } from "./branch-operations.js";
-import { Channel, OperationQueue } from "./channel.js";
+import {
+  Channel,
+  type Operation,
+  OperationChannel,
+  type OperationError,
+  OperationQueue,
+  type OperationResult,
+} from "./channel.js";
 import {
   applyConfig,
   approvePlanOp,
   decideToolCallsOp,
   type SessionConfigPatch,
 } from "./config-operations.js";
-import { replayEvents } from "./event-replay.js";
+import type { RunResult } from "./run-driver.js";
 import {
   mcpResourceMessage,
   messageFromPayload,
@@ -37,8 +45,6 @@ import {
   runWorkflow,
   turnSetup,
 } from "./send-message.js";
-import { RESTING_STATES, type SessionCore } from "./session-core.js";
-import { OperationRejected, StorageFailure } from "./session-errors.js";
 import {
   branchRecords,
   currentView,
@@ -46,17 +52,24 @@ import {
   optimizationWrite,
   optimizeActiveBranch,
 } from "./session-optimization.js";
+import { replayEvents } from "./stored-events.js";
+import {
+  OperationRejected,
+  RESTING_STATES,
+  StorageFailure,
+  type StoredSession,
+} from "./stored-session.js";
 
-// ContextSession: the one owner of a conversation's lifecycle. Callers use one method per
-// operation; each returns that operation's events (with their store sequences) as an
-// AsyncIterable, and nothing outside mutates the session.
+// Session: the one owner of a conversation's lifecycle. Callers use one method per
+// operation; each returns an Operation: its events (with their store sequences) as an
+// AsyncIterable, and its typed result. Nothing outside mutates the session.
 //
 // Concurrency: operations are queued per session and never interleave. A sendMessage while
 // another operation runs waits its turn (interactive clients should interrupt first if they want
 // the running one to stop). The operation starts at once, whether or not its events are read.
 // Two calls are NOT queued: `interrupt()` acts on the running operation, and `events()` only reads.
 //
-// Errors end an operation with one `error` event. Errors that change the state (a failed model
+// Errors end an operation with one `error` event (and a result that is not ok, with that error). Errors that change the state (a failed model
 // call → Failed, a failing processor → rollback) are stored with that change; refusals that change
 // nothing (invalid_request, invalid_transition) and storage failures (which could not be stored)
 // have sequence 0.
@@ -68,8 +81,8 @@ export interface MessagesView {
   optimizations: OptimizationView[];
 }
 
-export class ContextSession {
-  readonly #core: SessionCore;
+export class Session {
+  readonly #core: StoredSession;
   readonly #queue = new OperationQueue();
   readonly #pendingMerges = new Map<string, PendingMerge>();
   #operationAbort: AbortController | undefined;
@@ -78,7 +91,7 @@ export class ContextSession {
   /** the last sequence before the running operation's first event; undefined when none runs */
   #operationFrom: number | undefined;
 
-  constructor(core: SessionCore) {
+  constructor(core: StoredSession) {
     this.#core = core;
   }
 
@@ -178,7 +191,7 @@ export class ContextSession {
   sendMessage(
     payload: MessagePayload,
     options: { signal?: AbortSignal; clientMetadata?: Record<string, unknown> } = {},
-  ): AsyncIterable<SessionEvent> {
+  ): Operation<RunResult> {
     const extra = options.clientMetadata ? { client_metadata: options.clientMetadata } : {};
     return this.#operation(async (signal) => {
       const core = this.#core;
@@ -192,10 +205,8 @@ export class ContextSession {
         );
       }
       switch (payload.type) {
-        case "workflow": {
-          await runWorkflow(core, payload, signal, extra);
-          return;
-        }
+        case "workflow":
+          return runWorkflow(core, payload, signal, extra);
         case "tool_result":
           throw new OperationRejected(
             "invalid_request",
@@ -210,12 +221,8 @@ export class ContextSession {
               : messageFromPayload(core, payload);
           const message = { ...built, ...extra };
           const setup = await processMessage(core, message, { signal });
-          if (!setup) return;
-          await respond(core, setup, {
-            prompt: message,
-            signal,
-          });
-          return;
+          if (!setup) return { type: "not_run", reason: "rolled_back" };
+          return respond(core, setup, { prompt: message, signal });
         }
         default:
           return payload satisfies never;
@@ -228,7 +235,7 @@ export class ContextSession {
    * tool_request) and, once none is pending, continues the loop. `remember` on an approval adds
    * the tool to the white list (see approval-policy.ts `rememberTool`).
    */
-  decideToolCalls(decisions: readonly ApprovalDecision[]): AsyncIterable<SessionEvent> {
+  decideToolCalls(decisions: readonly ApprovalDecision[]): Operation<RunResult> {
     return this.#operation((signal) => decideToolCallsOp(this.#core, decisions, signal));
   }
 
@@ -262,7 +269,7 @@ export class ContextSession {
    * Continues a paused run by hand (after an interrupt or the auto-loop limit), or one that failed
    * recoverably (a restart cut it off, a model call failed): the loop goes on from where it stood.
    */
-  resume(): AsyncIterable<SessionEvent> {
+  resume(): Operation<RunResult> {
     return this.#operation(async (signal) => {
       const core = this.#core;
       const state = core.state;
@@ -288,112 +295,115 @@ export class ContextSession {
       if (finished) {
         await core.commit({
           states: [{ type: "Idle" }],
-          events: [core.update({ type: "Idle" }, core.state)],
+          events: [core.contextUpdateEvent({ type: "Idle" }, core.state)],
         });
-        return;
+        return { type: "not_run", reason: "finished" };
       }
-      await respond(core, turnSetup(core), { signal });
+      return respond(core, turnSetup(core), { signal });
     });
   }
 
-  switchMode(mode: AgentMode): AsyncIterable<SessionEvent> {
+  /** Resolves with the session's new config. */
+  switchMode(mode: AgentMode): Operation<SessionConfig> {
     return this.updateConfig({ agent_mode: mode });
   }
 
   /** Changes the config at once and stores it; a mode change adds a mode_change notice. */
-  updateConfig(patch: SessionConfigPatch): AsyncIterable<SessionEvent> {
+  updateConfig(patch: SessionConfigPatch): Operation<SessionConfig> {
     return this.#operation(() => applyConfig(this.#core, patch));
   }
 
   /** "Approve plan and switch to Act": Act mode, then the user's approval, then the loop. */
-  approvePlan(planMessageId: string): AsyncIterable<SessionEvent> {
+  approvePlan(planMessageId: string): Operation<RunResult> {
     return this.#operation((signal) => approvePlanOp(this.#core, planMessageId, signal));
   }
 
-  /** Forks the active branch after a message and makes the fork active. */
-  createBranch(input: { from_message_id: string; name?: string }): AsyncIterable<SessionEvent> {
-    return this.#operation(async () => {
-      await createBranchOp(this.#core, input.from_message_id, input.name);
-    });
+  /** Forks the active branch after a message and makes the fork active; resolves with the fork. */
+  createBranch(input: { from_message_id: string; name?: string }): Operation<Branch> {
+    return this.#operation(async () =>
+      structuredClone(await createBranchOp(this.#core, input.from_message_id, input.name)),
+    );
   }
 
-  switchBranch(branchId: string): AsyncIterable<SessionEvent> {
+  switchBranch(branchId: string): Operation<void> {
     return this.#operation(() => switchBranchOp(this.#core, branchId));
   }
 
-  deleteBranch(branchId: string): AsyncIterable<SessionEvent> {
+  deleteBranch(branchId: string): Operation<void> {
     return this.#operation(() => deleteBranchOp(this.#core, branchId));
   }
 
   /** Edits a text message by forking: a new branch with the edited text, then the model answers. */
-  editAndResend(messageId: string, newText: string): AsyncIterable<SessionEvent> {
-    return this.#operation(async (signal) => {
+  editAndResend(messageId: string, newText: string): Operation<RunResult> {
+    return this.#operation(async (signal): Promise<RunResult> => {
       const message = await forkForEditOp(this.#core, messageId, newText);
       const setup = await processMessage(this.#core, message, { stored: true, signal });
-      if (!setup) return;
-      await respond(this.#core, setup, {
-        prompt: message,
-        signal,
-      });
+      if (!setup) return { type: "not_run", reason: "rolled_back" };
+      return respond(this.#core, setup, { prompt: message, signal });
     });
   }
 
-  merge(input: MergeInput): AsyncIterable<SessionEvent> {
-    return this.#operation(async () => {
-      await mergeOp(this.#core, this.#pendingMerges, input);
-    });
+  merge(input: MergeInput): Operation<MergeReport> {
+    return this.#operation(() => mergeOp(this.#core, this.#pendingMerges, input));
   }
 
-  resolveMerge(mergeId: string, decision: MergeDecision): AsyncIterable<SessionEvent> {
-    return this.#operation(async () => {
-      await resolveMergeOp(this.#core, this.#pendingMerges, mergeId, decision);
-    });
+  resolveMerge(mergeId: string, decision: MergeDecision): Operation<MergeReport> {
+    return this.#operation(() =>
+      resolveMergeOp(this.#core, this.#pendingMerges, mergeId, decision),
+    );
   }
 
-  /** Optimizes the active branch now (even below the trigger); stored messages never change. */
-  optimize(): AsyncIterable<SessionEvent> {
+  /**
+   * Optimizes the active branch now (even below the trigger); stored messages never change.
+   * Resolves with whether the optimized view changed.
+   */
+  optimize(): Operation<{ changed: boolean }> {
     return this.#operation(async (signal) => {
       const core = this.#core;
       if (core.state.type !== "Idle") {
         throw new OperationRejected("invalid_transition", `cannot optimize in ${core.state.type}`);
       }
       const optimizing: ContextState = { type: "OptimizingContext" };
-      await core.commit({ states: [optimizing], events: [core.update(optimizing, core.state)] });
+      await core.commit({
+        states: [optimizing],
+        events: [core.contextUpdateEvent(optimizing, core.state)],
+      });
       const setup = turnSetup(core);
       const result = await optimizeActiveBranch(core, { ...setup, signal, force: true });
       await core.commit({
         states: [{ type: "Idle" }],
         write: result.changed ? optimizationWrite(result) : {},
         events: [
-          core.update({ type: "Idle" }, optimizing, undefined, {
+          core.contextUpdateEvent({ type: "Idle" }, optimizing, undefined, {
             changed: result.changed,
             ...optimizationMetadata(result),
           }),
         ],
       });
+      return { changed: result.changed };
     });
   }
 
   // ---- the operation runner ---------------------------------------------------------------
 
-  #operation(
-    run: (signal: AbortSignal) => Promise<void>,
+  #operation<R>(
+    run: (signal: AbortSignal) => Promise<R>,
     callerSignal?: AbortSignal,
-  ): AsyncIterable<SessionEvent> {
-    const channel = new Channel<SessionEvent>();
+  ): Operation<R> {
+    const channel = new OperationChannel<R>();
     if (this.#deleting) {
       // checked when the operation is started, not when it runs: nothing is queued behind a delete
+      const error: OperationError = {
+        code: "invalid_transition",
+        message: `session ${this.#core.id} is being deleted`,
+        recoverable: false,
+      };
       channel.push({
         name: "error",
         sequence: 0,
-        payload: {
-          context_id: this.#core.id,
-          code: "invalid_transition",
-          message: `session ${this.#core.id} is being deleted`,
-          recoverable: false,
-        },
+        payload: { context_id: this.#core.id, ...error },
       });
-      channel.end();
+      channel.finish({ ok: false, error });
       return channel;
     }
     void this.#queue.enqueue(async () => {
@@ -404,36 +414,28 @@ export class ContextSession {
       const onCallerAbort = (): void => abort.abort();
       callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
       if (callerSignal?.aborted) abort.abort();
+      let result: OperationResult<R>;
       try {
-        await run(abort.signal);
+        result = { ok: true, value: await run(abort.signal) };
       } catch (error) {
-        await this.#onOperationError(error);
+        result = { ok: false, error: await this.#onOperationError(error) };
       } finally {
         this.#operationAbort = undefined;
         this.#operationFrom = undefined;
         callerSignal?.removeEventListener("abort", onCallerAbort);
         unsubscribe();
-        channel.end();
       }
+      channel.finish(result);
     });
     return channel;
   }
 
-  async #onOperationError(error: unknown): Promise<void> {
+  /** Reports `error` as the operation's one `error` event and rests the session; returns it. */
+  async #onOperationError(error: unknown): Promise<OperationError> {
     const core = this.#core;
-    if (error instanceof OperationRejected) {
-      core.emitUnsequenced(core.errorBody(error.code, error.message, true));
-    } else if (error instanceof BranchOpError) {
-      core.emitUnsequenced(core.errorBody("invalid_request", error.message, true));
-    } else if (error instanceof StorageFailure) {
-      core.deps.logger.error("session storage failure", { session: core.id, error: error.message });
-      core.emitUnsequenced(core.errorBody("storage", error.message, true));
-    } else {
-      const message = error instanceof Error ? error.message : String(error);
-      core.deps.logger.error("session operation failed", { session: core.id, error: message });
-      core.emitUnsequenced(core.errorBody("internal", message, false));
-    }
-    if (RESTING_STATES.has(core.state.type)) return;
+    const reported = this.#reportedError(error);
+    core.emitUnsequenced(core.errorEvent(reported.code, reported.message, reported.recoverable));
+    if (RESTING_STATES.has(core.state.type)) return reported;
     // an operation that stopped half-way: move to a resting state if the store lets us
     const failed: ContextState = {
       type: "Failed",
@@ -441,12 +443,30 @@ export class ContextSession {
       recoverable: true,
     };
     try {
-      await core.commit({ reset: failed, events: [core.update(failed, core.state)] });
-    } catch (settleError) {
+      await core.commit({ reset: failed, events: [core.contextUpdateEvent(failed, core.state)] });
+    } catch (restError) {
       core.deps.logger.error("could not store the Failed state after an error", {
         session: core.id,
-        error: String(settleError),
+        error: String(restError),
       });
     }
+    return reported;
+  }
+
+  #reportedError(error: unknown): OperationError {
+    const core = this.#core;
+    if (error instanceof OperationRejected) {
+      return { code: error.code, message: error.message, recoverable: true };
+    }
+    if (error instanceof BranchOpError) {
+      return { code: "invalid_request", message: error.message, recoverable: true };
+    }
+    if (error instanceof StorageFailure) {
+      core.deps.logger.error("session storage failure", { session: core.id, error: error.message });
+      return { code: "storage", message: error.message, recoverable: true };
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    core.deps.logger.error("session operation failed", { session: core.id, error: message });
+    return { code: "internal", message, recoverable: false };
   }
 }

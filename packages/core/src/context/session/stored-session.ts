@@ -24,7 +24,6 @@ import { MessagePool } from "../message-pool.js";
 import { planModeToolPredicate } from "../plan-act.js";
 import { StateMachine } from "../state-machine.js";
 import type { ResolvedDeps } from "./session-deps.js";
-import { OperationRejected, StorageFailure } from "./session-errors.js";
 
 // The session's in-memory mirror of what is stored, and the ONLY way it changes: `commit` writes
 // a change through `store.write` (state + events + messages + branch changes in one atomic write)
@@ -53,7 +52,7 @@ export const RESTING_STATES: ReadonlySet<ContextState["type"]> = new Set([
   "AwaitingUserAnswer",
 ]);
 
-export class SessionCore {
+export class StoredSession {
   readonly id: string;
   readonly deps: ResolvedDeps;
   title: string;
@@ -175,11 +174,12 @@ export class SessionCore {
     this.#emit(withSequence(body, 0));
   }
 
-  errorBody(code: ErrorEvent["code"], message: string, recoverable: boolean): SessionEventBody {
+  errorEvent(code: ErrorEvent["code"], message: string, recoverable: boolean): SessionEventBody {
     return { name: "error", payload: { context_id: this.id, code, message, recoverable } };
   }
 
-  update(
+  /** A context_update event: the session moved to (or is in) `current`, with what changed. */
+  contextUpdateEvent(
     current: ContextState,
     previous: ContextState | undefined,
     messageUpdate?: MessageUpdate,
@@ -196,7 +196,11 @@ export class SessionCore {
     return { name: "context_update", payload };
   }
 
-  delta(messageId: string, delta: string, channel: "text" | "thinking"): SessionEventBody {
+  contentDeltaEvent(
+    messageId: string,
+    delta: string,
+    channel: "text" | "thinking",
+  ): SessionEventBody {
     const payload: ContentDelta = {
       context_id: this.id,
       message_id: messageId,
@@ -208,7 +212,7 @@ export class SessionCore {
     return { name: "content_delta", payload };
   }
 
-  final(messageId: string): SessionEventBody {
+  contentFinalEvent(messageId: string): SessionEventBody {
     const payload: ContentFinal = {
       context_id: this.id,
       message_id: messageId,
@@ -224,7 +228,7 @@ export class SessionCore {
     branchId: string,
     state: ContextState,
   ): SessionEventBody[] {
-    const created = this.update(state, undefined, {
+    const created = this.contextUpdateEvent(state, undefined, {
       kind: "created",
       message_id: message.id,
       message_type: message.body.message_type,
@@ -234,12 +238,12 @@ export class SessionCore {
     if (message.status === "complete") {
       return [
         created,
-        this.update(state, undefined, { kind: "completed", message_id: message.id }),
+        this.contextUpdateEvent(state, undefined, { kind: "completed", message_id: message.id }),
       ];
     }
     return [
       created,
-      this.update(state, undefined, {
+      this.contextUpdateEvent(state, undefined, {
         kind: "status_changed",
         message_id: message.id,
         status: message.status,
@@ -340,5 +344,27 @@ export function withSequence(body: SessionEventBody, sequence: number): SessionE
       return { ...body, sequence };
     default:
       return body satisfies never;
+  }
+}
+
+// ---- why an operation stopped early (the operation runner turns each into one `error` event) ----
+
+export type ErrorCode = ErrorEvent["code"];
+
+/** store.write failed: nothing of that write was applied; the in-memory state is what is stored. */
+export class StorageFailure extends Error {
+  constructor(cause: unknown) {
+    super(`storage failure: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = "StorageFailure";
+  }
+}
+
+/** A request the session refuses before changing anything (bad input, wrong state). */
+export class OperationRejected extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.name = "OperationRejected";
+    this.code = code;
   }
 }
