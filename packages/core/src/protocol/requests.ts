@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { MergeStrategyNameSchema } from "../context/branch.js";
 import { ConflictResolutionSchema, type MergeDecision } from "../context/branches/merge-types.js";
-import { LineRangeSchema } from "../context/message-types.js";
+import { LineRangeSchema, MessageDeliverySchema } from "../context/message-types.js";
 import {
   AgentModeSchema,
   ApprovalPolicySchema,
@@ -120,6 +120,9 @@ export const SendMessageRequestSchema = z
       .describe(
         "opaque client data, stored with the user's message and returned on it (`client_metadata`) by GET /messages; never sent to the model",
       ),
+    delivery: MessageDeliverySchema.optional().describe(
+      "what happens to a `text` message sent while the agent works (a run is going on, or it waits for a tool approval): `steer` (the default) delivers it to the model at the run's next turn boundary, after the current tool round's results and before the next model request; `follow_up` delivers it once the run has ended, as the prompt of a new run that starts by itself. Either way it is stored at once (status `queued`, a `queued` message_update) and the stream ends. Ignored when the agent is not working: the message is answered at once",
+    ),
   })
   .describe("Body of POST /api/sessions/{id}/messages. The response is an SSE stream.");
 export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>;

@@ -8,7 +8,7 @@ import {
 import type { Branch } from "../branch.js";
 import { BranchOpError } from "../branches/errors.js";
 import type { MergeDecision, PendingMerge } from "../branches/merge-types.js";
-import type { ContextMessage } from "../message-types.js";
+import type { ContextMessage, MessageDelivery } from "../message-types.js";
 import type { AgentMode, SessionConfig } from "../session-config.js";
 import type { TransitionRecord } from "../state-machine.js";
 import type { ContextState } from "../states.js";
@@ -36,7 +36,8 @@ import {
   runWorkflow,
   turnSetup,
 } from "./send-message.js";
-import { RESTING_STATES, type SessionCore } from "./session-core.js";
+import { asQueued, queuedMessages, storeQueued } from "./message-queue.js";
+import { RESTING_STATES, type SessionCore, withSequence } from "./session-core.js";
 import { OperationRejected, StorageFailure } from "./session-errors.js";
 import {
   branchRecords,
@@ -63,6 +64,8 @@ import {
 export interface MessagesView {
   view: "full" | "optimized";
   messages: ContextMessage[];
+  /** messages sent while the agent worked, not delivered yet, oldest first (message-queue.ts) */
+  queued: ContextMessage[];
   /** the branch's optimization records: what each summary replaced (for "show" in the UI) */
   optimizations: OptimizationView[];
 }
@@ -74,6 +77,11 @@ export class ContextSession {
   #operationAbort: AbortController | undefined;
   /** set by SessionManager.delete before it waits: no operation is accepted any more */
   #deleting = false;
+  /** a delivery found the queue's head refused or interrupted: no run starts by itself until a
+   * new message is queued (see #deliverQueuedIfIdle) */
+  #queueHeld = false;
+  /** operations started and not finished (queued or running) */
+  #active = 0;
   /** the last sequence before the running operation's first event; undefined when none runs */
   #operationFrom: number | undefined;
 
@@ -134,9 +142,17 @@ export class ContextSession {
   setDeleting(deleting: boolean): void {
     this.#deleting = deleting;
   }
-  /** resolves once every queued operation has finished */
-  idle(): Promise<void> {
-    return this.#queue.idle();
+  /** resolves once every queued operation has finished, the runs queued messages start included */
+  async idle(): Promise<void> {
+    do await this.#queue.idle();
+    while (this.#active > 0);
+  }
+  /**
+   * The agent is working: an operation runs (or waits its turn), or the run waits for a tool
+   * approval. A text message sent now is queued (sendMessage).
+   */
+  get working(): boolean {
+    return this.#active > 0 || this.#core.state.type === "AwaitingToolApproval";
   }
 
   messages(options: { branchId?: string; view?: "full" | "optimized" } = {}): MessagesView {
@@ -146,6 +162,7 @@ export class ContextSession {
       view,
       messages:
         view === "full" ? this.#core.branchMessages(branchId) : currentView(this.#core, branchId),
+      queued: queuedMessages(this.#core),
       optimizations: structuredClone(branchRecords(this.#core, branchId)),
     };
   }
@@ -173,12 +190,24 @@ export class ContextSession {
   /**
    * `clientMetadata` is stored on the user's message (the workflow's tool_request) and returned
    * with it; it is never sent to the model.
+   *
+   * While the agent works (an operation runs, or the run waits for a tool approval) a `text`
+   * message is not queued behind the operation: it is stored at once as `queued` and delivered by
+   * the run (`delivery`, default steer; see message-queue.ts). Its stream then holds the `queued`
+   * update only. Other payloads wait for the running operation to end, as before.
    */
   sendMessage(
     payload: MessagePayload,
-    options: { signal?: AbortSignal; clientMetadata?: Record<string, unknown> } = {},
+    options: {
+      signal?: AbortSignal;
+      clientMetadata?: Record<string, unknown>;
+      delivery?: MessageDelivery;
+    } = {},
   ): AsyncIterable<SessionEvent> {
     const extra = options.clientMetadata ? { client_metadata: options.clientMetadata } : {};
+    if (payload.type === "text" && this.working) {
+      return this.#queueMessage(payload, options.delivery ?? "steer", extra);
+    }
     return this.#operation(async (signal) => {
       const core = this.#core;
       if (core.state.type === "AwaitingToolApproval") {
@@ -375,21 +404,9 @@ export class ContextSession {
     callerSignal?: AbortSignal,
   ): AsyncIterable<SessionEvent> {
     const channel = new Channel<SessionEvent>();
-    if (this.#deleting) {
-      // checked when the operation is started, not when it runs: nothing is queued behind a delete
-      channel.push({
-        name: "error",
-        sequence: 0,
-        payload: {
-          context_id: this.#core.id,
-          code: "invalid_transition",
-          message: `session ${this.#core.id} is being deleted`,
-          recoverable: false,
-        },
-      });
-      channel.end();
-      return channel;
-    }
+    // checked when the operation is started, not when it runs: nothing is queued behind a delete
+    if (this.#deleting) return this.#refusedWhileDeleting(channel);
+    this.#active++;
     void this.#queue.enqueue(async () => {
       const unsubscribe = this.#core.subscribe((event) => channel.push(event));
       const abort = new AbortController();
@@ -407,10 +424,90 @@ export class ContextSession {
         this.#operationFrom = undefined;
         callerSignal?.removeEventListener("abort", onCallerAbort);
         unsubscribe();
+        // counted down before the stream ends: a client that sends right after the stream
+        // ended finds the session not working
+        this.#active--;
         channel.end();
+        this.#deliverQueuedIfIdle();
       }
     });
     return channel;
+  }
+
+  #refusedWhileDeleting(channel: Channel<SessionEvent>): Channel<SessionEvent> {
+    channel.push({
+      name: "error",
+      sequence: 0,
+      payload: {
+        context_id: this.#core.id,
+        code: "invalid_transition",
+        message: `session ${this.#core.id} is being deleted`,
+        recoverable: false,
+      },
+    });
+    channel.end();
+    return channel;
+  }
+
+  // ---- messages sent while the agent works (message-queue.ts) -------------------------------
+
+  /** Stores a text message as queued, at once (not behind the running operation). */
+  #queueMessage(
+    payload: MessagePayload,
+    delivery: MessageDelivery,
+    extra: Pick<ContextMessage, "client_metadata">,
+  ): AsyncIterable<SessionEvent> {
+    const channel = new Channel<SessionEvent>();
+    const core = this.#core;
+    if (this.#deleting) return this.#refusedWhileDeleting(channel);
+    void (async () => {
+      try {
+        const message = asQueued({ ...messageFromPayload(core, payload), ...extra }, delivery);
+        for (const event of await storeQueued(core, message)) channel.push(event);
+        this.#queueHeld = false;
+      } catch (error) {
+        const code =
+          error instanceof OperationRejected
+            ? error.code
+            : error instanceof StorageFailure
+              ? "storage"
+              : "internal";
+        const message = error instanceof Error ? error.message : String(error);
+        if (!(error instanceof OperationRejected)) {
+          core.deps.logger.error("could not queue a message", { session: core.id, error: message });
+        }
+        channel.push(withSequence(core.errorBody(code, message, true), 0));
+      } finally {
+        channel.end();
+        // the run may have ended while the message was being stored
+        this.#deliverQueuedIfIdle();
+      }
+    })();
+    return channel;
+  }
+
+  /**
+   * Once nothing runs and the session rests in Idle, the oldest queued message starts the next
+   * run (a follow-up, or a steer message that found no turn boundary). A run that rests anywhere
+   * else (Paused, Failed, waiting for an approval or an answer) keeps the queue: resume, a
+   * decision or a new message delivers it.
+   */
+  #deliverQueuedIfIdle(): void {
+    const core = this.#core;
+    if (this.#deleting || this.#queueHeld || this.#active > 0) return;
+    if (core.state.type !== "Idle" || queuedMessages(core).length === 0) return;
+    void this.#operation(async (signal) => {
+      const next = queuedMessages(core)[0];
+      if (core.state.type !== "Idle" || next === undefined) return;
+      const setup = await processMessage(core, next, { queued: true, signal });
+      if (!setup) {
+        // interrupted or refused by a processor: no new run starts by itself until the user
+        // sends another message (the queue is kept)
+        this.#queueHeld = true;
+        return;
+      }
+      await respond(core, setup, { prompt: next, signal });
+    });
   }
 
   async #onOperationError(error: unknown): Promise<void> {

@@ -2,6 +2,7 @@ import type { AgentMessage } from "../../llm/messages.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import type { ContextMessage, ToolCallRequest } from "../message-types.js";
 import type { ContextState } from "../states.js";
+import { RunSteering } from "./message-queue.js";
 import type { Change, SessionCore } from "./session-core.js";
 
 // The shared state of one run (see run-driver.ts) and its serial persistence. The loop's sink
@@ -38,6 +39,8 @@ export class RunContext {
   readonly offered: ReadonlySet<string>;
   /** the prompts this run was started with (the loop echoes them; they are stored already) */
   readonly prompts = new Set<AgentMessage>();
+  /** the run's side of the queue of messages sent while it works (message-queue.ts) */
+  readonly steering: RunSteering;
   failure: Error | undefined;
   interruptRequested = false;
   timedOut = false;
@@ -71,6 +74,7 @@ export class RunContext {
   constructor(core: SessionCore, offered: Iterable<string>, stored?: Promise<void>) {
     this.core = core;
     this.offered = new Set(offered);
+    this.steering = new RunSteering(core);
     this.#chain = (stored ?? Promise.resolve()).catch((error: unknown) => this.fail(error));
   }
 

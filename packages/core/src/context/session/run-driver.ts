@@ -126,7 +126,12 @@ export class RunDriver {
       toolExecution: { type: "sequential" },
       logger: deps.logger,
       hooks: { beforeTurn: () => beforeTurn(run) },
-      approveToolCalls: (calls) => approvalGate(run, calls),
+      approveToolCalls: (calls) => {
+        run.steering.roundStarts(calls);
+        return approvalGate(run, calls);
+      },
+      // messages sent while the run works (message-queue.ts); follow-ups wait for the run's end
+      getSteeringMessages: () => run.steering.take(),
       transformContext: (_messages, signal) => transformContext(run, input.view, signal),
     };
     if (config.model?.max_tokens !== undefined) loop.maxTokens = config.model.max_tokens;
@@ -135,6 +140,7 @@ export class RunDriver {
 
   #push(run: RunContext, event: AgentEvent): void {
     this.#core.deps.recorder?.onEvent(event);
+    run.steering.observe(event);
     if (event.type === "agentStart") run.loopId = event.loopId;
     if (event.type === "messageUpdate") {
       // group commit: chunks that arrive while a write is in flight are stored together by one
