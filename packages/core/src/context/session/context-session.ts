@@ -29,6 +29,7 @@ import {
   type SessionConfigPatch,
 } from "./config-operations.js";
 import { replayEvents } from "./event-replay.js";
+import { asQueued, queuedMessages, storeQueued } from "./message-queue.js";
 import {
   messageFromPayload,
   processMessage,
@@ -36,7 +37,6 @@ import {
   runWorkflow,
   turnSetup,
 } from "./send-message.js";
-import { asQueued, queuedMessages, storeQueued } from "./message-queue.js";
 import { RESTING_STATES, type SessionCore, withSequence } from "./session-core.js";
 import { OperationRejected, StorageFailure } from "./session-errors.js";
 import {

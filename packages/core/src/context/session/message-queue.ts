@@ -68,7 +68,8 @@ export function deliveryWrite(core: SessionCore, message: ContextMessage) {
  * round's remaining calls). After a final answer (no tool calls) it hands out nothing: the run
  * ends, and the message becomes the prompt of the next one. A message handed out is delivered
  * (stored on the branch) when the loop emits it; one the loop took but never emitted (the run
- * stopped first) simply stays queued, since only delivery changes its row.
+ * stopped first) simply stays queued, since only delivery changes its row. A run being stopped
+ * takes nothing: an interrupt keeps every queued message queued.
  */
 export class RunSteering {
   readonly #core: SessionCore;
@@ -80,8 +81,12 @@ export class RunSteering {
   /** the last answer had no tool calls: no further model request follows in this run */
   #answered = false;
 
-  constructor(core: SessionCore) {
+  readonly #stopping: () => boolean;
+
+  /** `stopping`: the run is being stopped (interrupt, failure, timeout): nothing is handed out */
+  constructor(core: SessionCore, stopping: () => boolean) {
     this.#core = core;
+    this.#stopping = stopping;
   }
 
   /** Follows the loop's events (synchronously, in order, from the sink). */
@@ -101,7 +106,7 @@ export class RunSteering {
 
   /** The loop's getSteeringMessages: synchronous, never throws. */
   take(): AgentMessage[] {
-    if (this.#answered || this.#callsLeft.size > 0) return [];
+    if (this.#answered || this.#callsLeft.size > 0 || this.#stopping()) return [];
     const out: AgentMessage[] = [];
     for (const message of queuedMessages(this.#core)) {
       if (message.meta?.delivery !== "steer" || this.#takenIds.has(message.id)) continue;

@@ -74,7 +74,7 @@ export class RunContext {
   constructor(core: SessionCore, offered: Iterable<string>, stored?: Promise<void>) {
     this.core = core;
     this.offered = new Set(offered);
-    this.steering = new RunSteering(core);
+    this.steering = new RunSteering(core, () => this.controller.signal.aborted);
     this.#chain = (stored ?? Promise.resolve()).catch((error: unknown) => this.fail(error));
   }
 

@@ -222,7 +222,11 @@ export async function processMessage(
         write: {
           // a queued message (message-queue.ts) is in the pool already: it only joins the branch
           ...(options.queued
-            ? { message_updates: [{ id: processed.id, status: "complete" as const, completed_at: now }] }
+            ? {
+                message_updates: [
+                  { id: processed.id, status: "complete" as const, completed_at: now },
+                ],
+              }
             : { messages: [processed] }),
           branch_appends: [{ branch_id: branchId, message_ids: [processed.id] }],
           ...(title === undefined ? {} : { session: { title } }),
