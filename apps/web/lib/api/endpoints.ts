@@ -118,7 +118,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "POST",
     path: "/api/sessions/{id}/messages",
     summary:
-      "Sends a message; the answer is this operation's events. `session_id` must name the session in the URL. Closing the connection does not stop the operation (a reloading client reconnects through `/events`); POST `/interrupt` does. A refusal (e.g. a message while tool calls wait for approval) is an `error` event with code `invalid_transition`.",
+      "Sends a message; the answer is this operation's events. `session_id` must name the session in the URL. Closing the connection does not stop the operation (a reloading client reconnects through `/events`); POST `/interrupt` does.\n\n" +
+      "**While the agent works** (a run is going on, or it waits for a tool approval) a `text` message is not refused: it is stored at once with status `queued` (on no branch yet) and the stream holds one `context_update` whose `message_update` is `{kind: \"queued\", message_id, message_type, role, delivery}`. `delivery` in the body chooses when the model gets it: `steer` (default) at the run's next turn boundary, after the current tool round's results (the round's calls all run) and before the next model request; `follow_up` once the run has ended, as the prompt of a new run that the server starts by itself when the session rests in Idle (one follow-up per run, oldest first). A steering message that finds no boundary (the model's answer was final) is delivered like a follow-up. Delivery is the usual `created` (with the branch it joins) and `completed` updates of the same `message_id`: the message then sits in the transcript where the model saw it. Queued messages are listed by GET `/messages` (`queued`). They are kept, never dropped: while the run waits for an approval they stay queued and are delivered when the decision continues the run (after the tool results); an interrupt (or a run that ends Paused or Failed) keeps them queued until the next run (POST `/resume` or a new message), which takes steering messages at its first request and follow-ups after it; a restart keeps them too. Other payloads (`file_reference`, `workflow`) wait for the running operation to end. A refusal (e.g. a `file_reference` while tool calls wait for approval) is an `error` event with code `invalid_transition`.",
     body: s.sendMessage,
     response: { status: 200, sse: true },
     errors: [400, 404, 409],
@@ -126,7 +127,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   {
     method: "GET",
     path: "/api/sessions/{id}/messages",
-    summary: "The messages of a branch, in order: every message, or what the model sees.",
+    summary:
+      "The messages of a branch, in order: every message, or what the model sees; and the session's `queued` messages (sent while the agent worked, not delivered yet).",
     parameters: [
       { name: "branch", in: "query", description: "a branch id; default the active branch" },
       {

@@ -40,6 +40,7 @@ export const GET = handle("GET /api/sessions/{id}/messages", async (request, con
     view: result.view,
     messages: result.messages,
     optimizations: result.optimizations,
+    queued: result.queued,
   };
   return json(body);
 });
@@ -60,7 +61,10 @@ export const POST = handle(
         badRequest([{ field: "session_id", message: "must be the session named in the URL" }]),
       );
     }
-    const options = body.client_metadata ? { clientMetadata: body.client_metadata } : {};
+    const options = {
+      ...(body.client_metadata ? { clientMetadata: body.client_metadata } : {}),
+      ...(body.delivery ? { delivery: body.delivery } : {}),
+    };
     return sseResponse(session.sendMessage(body.payload, options), { signal: request.signal });
   },
 );
