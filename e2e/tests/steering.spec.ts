@@ -19,7 +19,7 @@ import {
   scriptFakeLlm,
 } from "./fake-llm.js";
 
-// Typing while the agent works (docs/decisions/0010): the composer stays usable during a run,
+// Typing while the agent works (docs/decisions/0011): the composer stays usable during a run,
 // Enter steers the agent at its next step, Alt+Enter sends a follow-up for after the run, and the
 // composer lists each queued message until it is delivered and appears in the transcript at its
 // real place. The fake LLM streams slowly so there is time to type mid-run.

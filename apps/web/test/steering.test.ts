@@ -15,7 +15,7 @@ import {
   type TestServer,
 } from "./support";
 
-// Messages sent while the agent works, through the real routes and SSE (docs/decisions/0010):
+// Messages sent while the agent works, through the real routes and SSE (docs/decisions/0011):
 // the POST answers with the `queued` update at once, GET /messages lists the queued message, and
 // delivery shows as the usual created/completed updates. The run waits for a tool approval here,
 // so the message is sent at a known point of the run without any timing.

@@ -151,7 +151,7 @@ export type MessageRole = z.infer<typeof MessageRoleSchema>;
 /**
  * streaming: being written by the model; incomplete: cut off (crash, interrupt, error);
  * queued: a user message sent while the agent worked, stored but on no branch yet: it joins the
- * active branch (and becomes complete) when it is delivered (docs/decisions/0010)
+ * active branch (and becomes complete) when it is delivered (docs/decisions/0011)
  */
 export const MessageStatusSchema = z.enum([
   "pending",

@@ -16,7 +16,7 @@ import {
   writeTool,
 } from "./test-support.js";
 
-// Messages sent while the agent works (message-queue.ts, docs/decisions/0010): stored at once as
+// Messages sent while the agent works (message-queue.ts, docs/decisions/0011): stored at once as
 // queued, steering delivered at the next turn boundary, follow-ups after the run, kept across an
 // interrupt, an approval wait and a restart.
 

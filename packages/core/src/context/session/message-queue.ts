@@ -6,7 +6,7 @@ import { hasToolCalls } from "./agent-rows.js";
 import type { SessionCore } from "./session-core.js";
 import { toAgentMessage } from "./to-agent-messages.js";
 
-// Messages the user sends while the agent works (docs/decisions/0010). Such a message is not
+// Messages the user sends while the agent works (docs/decisions/0011). Such a message is not
 // refused and does not wait in memory: it is stored at once as a pool row with status `queued`
 // and `meta.delivery`, on no branch, with a `queued` message_update. It is delivered later by the
 // runtime's own queues:
