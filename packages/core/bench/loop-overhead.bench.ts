@@ -1,8 +1,8 @@
 // Loop overhead: driving 10,000 streamed text chunks through the Agent (consuming every event)
 // against iterating the same ScriptedProvider stream directly. Target: < 1.5× raw.
 import { Agent } from "../src/agent/agent.js";
-import { DEFAULT_CACHE_CONFIG, modelConfig } from "../src/llm/config.js";
 import type { StreamRequest } from "../src/llm/provider.js";
+import { DEFAULT_CACHE_CONFIG, modelConfig } from "../src/model/llm-config.js";
 import type { ScriptedTurn } from "../src/testing/script.js";
 import { ScriptedProvider } from "../src/testing/scripted-provider.js";
 import { type BenchFigure, median } from "./figure.js";

@@ -1,5 +1,3 @@
-import type { AssistantMessage } from "../llm/messages.js";
-import { emptyUsage } from "../llm/messages.js";
 import {
   isRetryable,
   type ProviderError,
@@ -7,10 +5,12 @@ import {
   retryAfterMs,
   type StreamRequest,
 } from "../llm/provider.js";
-import { abortableDelay } from "./cancellation.js";
+import { abortableDelay } from "../model/cancellation.js";
+import type { AssistantMessage } from "../model/llm-messages.js";
+import { emptyUsage } from "../model/llm-messages.js";
 import { EventStream } from "./event-stream.js";
 import { errorText } from "./hook-calls.js";
-import type { LoopRun } from "./loop.js";
+import type { LoopRun } from "./loop-run.js";
 import { delayForAttempt } from "./retry.js";
 import { DEFAULT_RETRY_CONFIG } from "./types.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { collect, testModel } from "../../test/agent-fixtures.js";
-import { type AgentMessage, messageText, userMessage } from "../llm/messages.js";
+import { collect, testModel } from "../../test/support/agent-fixtures.js";
+import { type AgentMessage, messageText, userMessage } from "../model/llm-messages.js";
 import { ScriptedProvider } from "../testing/scripted-provider.js";
 import { Agent } from "./agent.js";
 import { DEFAULT_CONTEXT_CONFIG } from "./types.js";

@@ -1,6 +1,6 @@
-import type { AgentMessage } from "../llm/messages.js";
+import type { AgentMessage } from "../model/llm-messages.js";
 import { compactionBudget, compactMessages } from "./compaction.js";
-import type { LoopRun } from "./loop.js";
+import type { LoopRun } from "./loop-run.js";
 import { totalTokens } from "./tokens.js";
 import type { ContextConfig } from "./types.js";
 

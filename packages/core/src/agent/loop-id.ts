@@ -1,4 +1,4 @@
-import type { ThinkingLevel } from "../llm/config.js";
+import type { ThinkingLevel } from "../model/llm-config.js";
 import type { AgentLoopConfig } from "./types.js";
 
 // Loop identity (REQ-187–189): loop ids read `{sessionId}.{configId}.{n}`, where n counts the

@@ -1,5 +1,5 @@
-import type { AgentMode } from "./session-config.js";
-import type { ContextState, ContextStateType } from "./states.js";
+import type { AgentMode } from "../model/session-config.js";
+import type { ContextState, ContextStateType } from "../model/states.js";
 
 // The session's state machine (context-manager spec "Fine-Grained State Machine", plan-act
 // "State transitions respect mode"). The state object is all there is: no flag beside it says

@@ -4,8 +4,8 @@ import type {
   ModelConfig,
   ThinkingLevel,
   ToolDefinition,
-} from "./config.js";
-import type { AssistantMessage, Message } from "./messages.js";
+} from "../model/llm-config.js";
+import type { AssistantMessage, Message } from "../model/llm-messages.js";
 
 /** REQ-015: everything one request to a model needs. */
 export interface StreamRequest {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CACHE_CONFIG, type ModelConfigInput, modelConfig } from "./config.js";
+import { DEFAULT_CACHE_CONFIG, type ModelConfigInput, modelConfig } from "../model/llm-config.js";
 import type { ProviderEvent, StreamProvider, StreamRequest } from "./provider.js";
 import { createDefaultProviderRegistry, ProviderRegistry } from "./registry.js";
 

@@ -1,5 +1,5 @@
+import type { ApiProtocol } from "../model/llm-config.js";
 import { AiSdkProvider } from "./ai-sdk-adapter.js";
-import type { ApiProtocol } from "./config.js";
 import { type AiSdkProtocol, type FetchFunction, PROVIDER_IDS } from "./model-factory.js";
 import { OfflineProvider } from "./offline/index.js";
 import type { ProviderEvent, ProviderLookup, StreamProvider, StreamRequest } from "./provider.js";

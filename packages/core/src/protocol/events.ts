@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ContextStateSchema } from "../context/states.js";
+import { ContextStateSchema } from "../model/states.js";
 import {
   MessageDeliverySchema,
   MessageRoleSchema,

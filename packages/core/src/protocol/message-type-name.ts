@@ -6,7 +6,7 @@ export {
   MessageDeliverySchema,
   MessageRoleSchema,
   MessageStatusSchema,
-} from "../context/message-types.js";
+} from "../model/message-types.js";
 
 export const MessageTypeNameSchema = z.enum([
   "text",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_PATH_CHARS } from "../tools/workspace.js";
+import { MAX_PATH_CHARS } from "../model/limits.js";
 import {
   ApprovalsRequestSchema,
   CreateBranchRequestSchema,

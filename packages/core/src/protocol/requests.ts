@@ -1,16 +1,16 @@
 import { z } from "zod";
-import { MergeStrategyNameSchema } from "../context/branch.js";
-import { ConflictResolutionSchema, type MergeDecision } from "../context/branches/merge-types.js";
-import { LineRangeSchema, MessageDeliverySchema } from "../context/message-types.js";
+import { MergeStrategyNameSchema } from "../model/branch.js";
+import { MAX_PATH_CHARS } from "../model/limits.js";
+import { ImageContentSchema, TextContentSchema } from "../model/llm-messages.js";
+import { ConflictResolutionSchema, type MergeDecision } from "../model/merge-types.js";
+import { LineRangeSchema, MessageDeliverySchema } from "../model/message-types.js";
 import {
   AgentModeSchema,
   ApprovalPolicySchema,
   OptimizationConfigSchema,
   SessionConfigSchema,
   SessionModelSchema,
-} from "../context/session-config.js";
-import { ImageContentSchema, TextContentSchema } from "../llm/messages.js";
-import { MAX_PATH_CHARS } from "../tools/workspace.js";
+} from "../model/session-config.js";
 
 // Everything clients send (context-manager "Structured Message Payload", the web issue's HTTP
 // API), as zod schemas. snake_case like the rest of the wire. Route handlers validate with

@@ -1,11 +1,8 @@
-import type { Branch } from "../context/branch.js";
-import {
-  applyLifecycleUpdate,
-  describeLifecycleUpdateError,
-} from "../context/message-lifecycle.js";
-import type { ContextMessage } from "../context/message-types.js";
-import { combineUsage, emptyUsage } from "../llm/messages.js";
-import type { LoopRecord } from "../session/index.js";
+import type { Branch } from "../model/branch.js";
+import { combineUsage, emptyUsage } from "../model/llm-messages.js";
+import type { LoopRecord } from "../model/loop-records.js";
+import { applyLifecycleUpdate, describeLifecycleUpdateError } from "../model/message-lifecycle.js";
+import type { ContextMessage } from "../model/message-types.js";
 import {
   type LoadedSession,
   type OptimizationView,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Branch } from "../context/branch.js";
-import type { ContextMessage } from "../context/message-types.js";
-import { sessionConfig } from "../context/session-config.js";
-import { emptyUsage } from "../llm/messages.js";
-import type { LoopRecord } from "../session/index.js";
+import type { Branch } from "../model/branch.js";
+import { emptyUsage } from "../model/llm-messages.js";
+import type { LoopRecord } from "../model/loop-records.js";
+import type { ContextMessage } from "../model/message-types.js";
+import { sessionConfig } from "../model/session-config.js";
 import { everyMessageType, sampleSession, textMessage } from "./contract-fixtures.js";
 import type { OptimizationView, SessionStore, SessionWrite, StoreErrorCode } from "./types.js";
 

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { seededRandom } from "../../agent/random-history.js";
-import type { ContextMessage } from "../message-types.js";
+import { randomContextHistory } from "../../../test/support/random-context-history.js";
+import { seededRandom } from "../../../test/support/random-history.js";
+import type { ContextMessage } from "../../model/message-types.js";
 import {
   type OptimizationConfig,
   OptimizationConfigSchema,
   type OptimizationStrategy,
-} from "../session-config.js";
+} from "../../model/session-config.js";
 import { isSummary } from "./model-view.js";
 import { type OptimizeBranchInput, optimizeBranch } from "./optimizer.js";
-import { randomContextHistory } from "./random-context-history.js";
 import { segmentUnits } from "./selection.js";
 import { ExtractiveSummarizer } from "./summarizer.js";
 import { contextMessageTokens, countRequestTokens } from "./token-budget.js";

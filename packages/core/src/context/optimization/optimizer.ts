@@ -1,9 +1,9 @@
 import { defaultTokenCounter } from "../../agent/tokens.js";
 import type { TokenCounter } from "../../agent/types.js";
-import type { ToolDefinition } from "../../llm/config.js";
+import type { ToolDefinition } from "../../model/llm-config.js";
+import type { ContextMessage } from "../../model/message-types.js";
+import type { OptimizationConfig, OptimizationStrategy } from "../../model/session-config.js";
 import type { OptimizationView } from "../../store/types.js";
-import type { ContextMessage } from "../message-types.js";
-import type { OptimizationConfig, OptimizationStrategy } from "../session-config.js";
 import { importanceScoringStrategy } from "./importance-scoring.js";
 import { intelligentStrategy } from "./intelligent.js";
 import { isSummary } from "./model-view.js";

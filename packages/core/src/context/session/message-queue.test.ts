@@ -1,10 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { StreamProvider, StreamRequest } from "../../llm/provider.js";
-import type { SessionEvent } from "../../protocol/events.js";
-import { InMemorySessionStore } from "../../store/memory-store.js";
-import { ScriptedProvider } from "../../testing/scripted-provider.js";
-import type { ContextMessage } from "../message-types.js";
-import type { ContextSession } from "./context-session.js";
 import {
   call,
   collect,
@@ -14,7 +8,13 @@ import {
   harness,
   say,
   writeTool,
-} from "./test-support.js";
+} from "../../../test/support/session-harness.js";
+import type { StreamProvider, StreamRequest } from "../../llm/provider.js";
+import type { ContextMessage } from "../../model/message-types.js";
+import type { SessionEvent } from "../../protocol/events.js";
+import { InMemorySessionStore } from "../../store/memory-store.js";
+import { ScriptedProvider } from "../../testing/scripted-provider.js";
+import type { ContextSession } from "./context-session.js";
 
 // Messages sent while the agent works (message-queue.ts, docs/decisions/0011): stored at once as
 // queued, steering delivered at the next turn boundary, follow-ups after the run, kept across an

@@ -1,7 +1,7 @@
 import type { AgentEvent } from "../../agent/types.js";
-import type { AgentMessage, ToolCallContent } from "../../llm/messages.js";
+import type { AgentMessage, ToolCallContent } from "../../model/llm-messages.js";
+import type { ContextMessage, MessageDelivery } from "../../model/message-types.js";
 import type { SessionEvent } from "../../protocol/events.js";
-import type { ContextMessage, MessageDelivery } from "../message-types.js";
 import { hasToolCalls } from "./agent-rows.js";
 import type { SessionCore } from "./session-core.js";
 import { toAgentMessage } from "./to-agent-messages.js";

@@ -1,7 +1,7 @@
-import type { AgentMessage } from "../../llm/messages.js";
+import type { AgentMessage } from "../../model/llm-messages.js";
+import type { ContextMessage, ToolCallRequest } from "../../model/message-types.js";
+import type { ContextState } from "../../model/states.js";
 import type { SessionEventBody } from "../../protocol/events.js";
-import type { ContextMessage, ToolCallRequest } from "../message-types.js";
-import type { ContextState } from "../states.js";
 import { RunSteering } from "./message-queue.js";
 import type { Change, SessionCore } from "./session-core.js";
 

@@ -1,8 +1,8 @@
 import { runAgentLoop, runAgentLoopContinue } from "../../agent/loop.js";
 import type { AgentEvent, AgentLoopConfig } from "../../agent/types.js";
-import type { ModelConfig } from "../../llm/config.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
-import type { AgentMessage } from "../../llm/messages.js";
+import type { ModelConfig } from "../../model/llm-config.js";
+import type { AgentMessage } from "../../model/llm-messages.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { RunContext } from "./run-context.js";
 import { handleLoopEvent, onDeltas, storesNothing } from "./run-events.js";

@@ -1,7 +1,7 @@
+import type { ContextMessage } from "../../model/message-types.js";
 import type { OptimizationView } from "../../store/types.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { toolDefinition } from "../../tools/tool.js";
-import type { ContextMessage } from "../message-types.js";
 import { type OptimizeBranchResult, optimizeBranch } from "../optimization/optimizer.js";
 import { viewFromRecords } from "../optimization/view-record.js";
 import type { SessionCore } from "./session-core.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { Branch, MergeStrategyName } from "../branch.js";
-import type { ContextMessage } from "../message-types.js";
+import type { Branch, MergeStrategyName } from "./branch.js";
+import type { ContextMessage } from "./message-types.js";
 
 // Wire shapes of a merge (warnings, conflicts, resolutions) as zod schemas, and the plain data a
 // merge passes between planMerge and resolveMerge. What a conflict IS is defined in rebase.ts and

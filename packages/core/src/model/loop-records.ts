@@ -1,26 +1,19 @@
 import { z } from "zod";
-import type { ContinuationKind } from "../agent/types.js";
-import { AgentMessageSchema, UsageSchema } from "../llm/messages.js";
+import { AgentMessageSchema, UsageSchema } from "./llm-messages.js";
 
 // Loop records (REQ-211–213): what the recorder keeps of each agent-loop run and how the runs of
-// one session link into a tree. The zod schemas are the source of truth, as in llm/messages.ts:
+// one session link into a tree. The zod schemas are the source of truth, as in llm-messages.ts:
 // types are inferred from them and restoring a saved record parses through them, so a JSON round
 // trip is lossless and checked. Records are plain data (no methods) so they can be stored, sent to
-// a browser and parsed back; the operations on them live in session-tree.ts.
+// a browser and parsed back; the operations on them live in recording/session-tree.ts.
 
-/** REQ-180, as a schema. Checked against the agent's type below so the two cannot drift. */
+/** REQ-180: how a run continues a loop; tags are RFC 3339 UTC timestamps made by the caller. */
 export const ContinuationKindSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("default") }),
   z.object({ type: z.literal("rerun"), tag: z.string() }),
   z.object({ type: z.literal("branch"), tag: z.string() }),
 ]);
-type ContinuationKindFromSchema = z.infer<typeof ContinuationKindSchema>;
-// Compile-time proof that the schema and agent/types.ts describe the same values, both ways.
-const continuationKindMatches: [
-  ContinuationKindFromSchema extends ContinuationKind ? true : false,
-  ContinuationKind extends ContinuationKindFromSchema ? true : false,
-] = [true, true];
-void continuationKindMatches;
+export type ContinuationKind = z.infer<typeof ContinuationKindSchema>;
 
 /**
  * "pending": pre-registered before its agentStart (parallel branches, REQ-213);

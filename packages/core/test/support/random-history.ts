@@ -4,7 +4,7 @@ import type {
   Content,
   ToolResultMessage,
   UserMessage,
-} from "../llm/messages.js";
+} from "../../src/model/llm-messages.js";
 
 // Seeded generator of valid agent histories for the compaction property tests (REQ-165) and the
 // compaction/heap benches. Deterministic per seed, no dependencies. Not part of the public API.

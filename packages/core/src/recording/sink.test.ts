@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import type { LoopRecord } from "./records.js";
+import type { LoopRecord } from "../model/loop-records.js";
 import { InMemoryLoopRecordSink, type LoopRecordSink, SerializedSinkWriter } from "./sink.js";
 
 function loop(loopId: string, turns = 0): LoopRecord {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { Usage } from "../llm/messages.js";
+import type { Usage } from "../model/llm-messages.js";
 import {
   type LoopRecord,
   parseLoopRecord,
   parseSessionLoopTree,
   type SessionLoopTree,
-} from "./records.js";
+} from "../model/loop-records.js";
 import {
   childrenOf,
   getLoop,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ImageContentSchema, TextContentSchema, UsageSchema } from "../llm/messages.js";
+import { ImageContentSchema, TextContentSchema, UsageSchema } from "./llm-messages.js";
 
 // The Context Manager's message model (context-manager spec "Message Type System", plan-act
 // "Message Structure"). Field names are snake_case because these objects are the wire format:

@@ -1,5 +1,5 @@
 import type { Logger } from "../agent/types.js";
-import type { LoopRecord, SessionLoopTree } from "./records.js";
+import type { LoopRecord, SessionLoopTree } from "../model/loop-records.js";
 import { loopTreesFromRecords } from "./session-tree.js";
 
 // The persistence seam of loop recording. The recorder hands every changed LoopRecord to a sink

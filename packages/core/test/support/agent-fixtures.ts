@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { AgentEvent, AgentLoopConfig, Logger } from "../src/agent/types.js";
-import { modelConfig } from "../src/llm/config.js";
-import type { StreamProvider } from "../src/llm/provider.js";
-import { defineTool } from "../src/tools/tool.js";
+import type { AgentEvent, AgentLoopConfig, Logger } from "../../src/agent/types.js";
+import type { StreamProvider } from "../../src/llm/provider.js";
+import { modelConfig } from "../../src/model/llm-config.js";
+import { defineTool } from "../../src/tools/tool.js";
 
 // Shared fixtures of the agent tests (not exported from the package).
 

@@ -1,6 +1,6 @@
-import type { Branch } from "../branch.js";
-import type { ContextMessage, MessageRole } from "../message-types.js";
-import type { IdsAndClock, MessageLookup } from "./types.js";
+import type { IdsAndClock, MessageLookup } from "../../src/context/branches/types.js";
+import type { Branch } from "../../src/model/branch.js";
+import type { ContextMessage, MessageRole } from "../../src/model/message-types.js";
 
 // A small in-memory pool and branch builder for the branch tests and the bench. Not exported
 // from the package: the Session's tests build real sessions instead.

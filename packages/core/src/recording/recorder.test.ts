@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, ContinuationKind, Logger } from "../agent/types.js";
-import type { AssistantMessage, StopReason, Usage } from "../llm/messages.js";
-import { userMessage } from "../llm/messages.js";
+import type { AssistantMessage, StopReason, Usage } from "../model/llm-messages.js";
+import { userMessage } from "../model/llm-messages.js";
+import { type LoopRecord, parseSessionLoopTree } from "../model/loop-records.js";
 import { configIdOf, LoopRecorder } from "./recorder.js";
-import { type LoopRecord, parseSessionLoopTree } from "./records.js";
 import { childrenOf, getLoop, parallelSiblings, rootLoops, totalUsage } from "./session-tree.js";
 import { InMemoryLoopRecordSink, type LoopRecordSink } from "./sink.js";
 

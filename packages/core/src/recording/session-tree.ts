@@ -1,5 +1,5 @@
-import { combineUsage, emptyUsage, type Usage } from "../llm/messages.js";
-import type { LoopRecord, SessionLoopTree } from "./records.js";
+import { combineUsage, emptyUsage, type Usage } from "../model/llm-messages.js";
+import type { LoopRecord, SessionLoopTree } from "../model/loop-records.js";
 
 // Navigation over a session's loop tree (REQ-218) and the sum of its usage (REQ-211). Free
 // functions over plain records rather than methods, so they work the same on a record the

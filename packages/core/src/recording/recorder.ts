@@ -5,7 +5,7 @@ import {
   combineUsage,
   emptyUsage,
   type StopReason,
-} from "../llm/messages.js";
+} from "../model/llm-messages.js";
 import {
   isTerminalStatus,
   type LoopConfigSnapshot,
@@ -13,7 +13,7 @@ import {
   type LoopStatus,
   type SessionLoopTree,
   type SpawnRef,
-} from "./records.js";
+} from "../model/loop-records.js";
 import { type LoopRecordSink, SerializedSinkWriter } from "./sink.js";
 
 // REQ-214 / REQ-221: turns the agent's event stream into loop records and session trees.

@@ -2,16 +2,16 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import type { Logger } from "../../agent/types.js";
-import { modelConfig } from "../../llm/config.js";
-import type { SessionEvent } from "../../protocol/events.js";
-import { InMemorySessionStore } from "../../store/memory-store.js";
-import type { Script } from "../../testing/script.js";
-import { ScriptedProvider } from "../../testing/scripted-provider.js";
-import { type AnyAgentTool, defineTool, ToolError } from "../../tools/tool.js";
-import type { ContextState } from "../states.js";
-import type { SessionDeps } from "./session-deps.js";
-import { SessionManager } from "./session-manager.js";
+import type { Logger } from "../../src/agent/types.js";
+import type { SessionDeps } from "../../src/context/session/session-deps.js";
+import { SessionManager } from "../../src/context/session/session-manager.js";
+import { modelConfig } from "../../src/model/llm-config.js";
+import type { ContextState } from "../../src/model/states.js";
+import type { SessionEvent } from "../../src/protocol/events.js";
+import { InMemorySessionStore } from "../../src/store/memory-store.js";
+import type { Script } from "../../src/testing/script.js";
+import { ScriptedProvider } from "../../src/testing/scripted-provider.js";
+import { type AnyAgentTool, defineTool, ToolError } from "../../src/tools/tool.js";
 
 // Shared fixtures of the Session tests (not exported from the package).
 

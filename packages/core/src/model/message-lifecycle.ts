@@ -1,5 +1,5 @@
-import type { MessageLifecycleUpdate } from "../store/types.js";
 import type { ContextMessage } from "./message-types.js";
+import type { MessageLifecycleUpdate } from "./session-records.js";
 
 // The one place that knows how a lifecycle update applies to a message. The message pool and
 // every store use it, so "content never changes, only status / approvals / completed_at / meta

@@ -1,4 +1,4 @@
-import type { ToolContext, ToolResult } from "../tool.js";
+import type { ToolContext, ToolResult } from "../../src/tools/tool.js";
 
 /** A ToolContext for exercising tools outside the agent loop, recording what they emit. */
 export interface RecordingToolContext extends ToolContext {

@@ -1,5 +1,5 @@
-import { seededRandom } from "../../agent/random-history.js";
-import type { ContextMessage, MessageBody, MessageRole } from "../message-types.js";
+import type { ContextMessage, MessageBody, MessageRole } from "../../src/model/message-types.js";
+import { seededRandom } from "./random-history.js";
 
 // Test support (not exported): message factories and a seeded generator of valid branch histories
 // for the optimization tests and bench. Deterministic per seed; no dependencies.
