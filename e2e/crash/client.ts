@@ -91,6 +91,36 @@ export async function sendMessage(
   return readSse(response.body);
 }
 
+/**
+ * POSTs a message to the bench's bare route (bench/bare-route): the AI SDK's UI message stream,
+ * read as it arrives (`data:` only; text arrives as `{ type: "text-delta", delta }`).
+ */
+export async function sendBare(
+  bareUrl: string,
+  text: string,
+  signal?: AbortSignal,
+): Promise<AsyncGenerator<SseEvent>> {
+  const response = await ok(
+    await fetch(`${bareUrl}/api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message: text }),
+      ...(signal ? { signal } : {}),
+    }),
+    "send to the bare route",
+  );
+  if (response.body === null) throw new Error("send to the bare route: no body");
+  return readSse(response.body);
+}
+
+/** The text of a UI message stream's text-delta event, or undefined for any other event. */
+export function bareTextDelta(event: SseEvent): string | undefined {
+  const data = event.data as { type?: unknown; delta?: unknown } | null;
+  return typeof data === "object" && data !== null && data.type === "text-delta"
+    ? String(data.delta)
+    : undefined;
+}
+
 /** Sends a message and reads its stream to the end. */
 export async function sendAndWait(
   appUrl: string,
