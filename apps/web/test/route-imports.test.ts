@@ -22,6 +22,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "ApprovePlanRequestSchema",
   "EditMessageRequestSchema",
   "FileListQuerySchema",
+  "FileContentQuerySchema",
   "CreateBranchRequestSchema",
   "MergeRequestSchema",
   "ResolveMergeRequestSchema",
@@ -36,6 +37,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "MergeResponse",
   "ErrorResponse",
   "FileListResponse",
+  "FileContentResponse",
   "SettingsResponse",
   // the session API
   "ContextSession",
