@@ -30,6 +30,7 @@ describe("Composer", () => {
       text: "line one\nline two",
       files: [],
       resources: [],
+      delivery: "steer",
     });
     expect((box as HTMLTextAreaElement).value).toBe("");
   });
@@ -53,6 +54,7 @@ describe("Composer", () => {
       text: "explain",
       files: [{ path: "src/a.ts", range: { start_line: 3, end_line: 3 } }],
       resources: [],
+      delivery: "steer",
     });
   });
 
@@ -113,6 +115,7 @@ describe("Composer", () => {
       text: "summarize",
       files: [],
       resources: [{ server: "docs", uri: "docs://faq.md", name: "faq.md" }],
+      delivery: "steer",
     });
   });
 
@@ -125,6 +128,68 @@ describe("Composer", () => {
     await user.click(screen.getByRole("button", { name: "Stop" }));
     await user.keyboard("{Escape}");
     expect(props.onStop).toHaveBeenCalledTimes(2);
+  });
+
+  it("stays usable while running: Enter steers, Alt+Enter and Follow-up send after the run", async () => {
+    const { user, props, box } = setup({ running: true });
+    expect((box as HTMLTextAreaElement).disabled).toBe(false);
+    expect(box.getAttribute("placeholder")).toMatch(/Alt\+Enter: after the run/);
+    await user.type(box, "look at b.ts instead{Enter}");
+    expect(props.onSend).toHaveBeenLastCalledWith({
+      text: "look at b.ts instead",
+      files: [],
+      resources: [],
+      delivery: "steer",
+    });
+    await user.type(box, "then run the tests{Alt>}{Enter}{/Alt}");
+    expect(props.onSend).toHaveBeenLastCalledWith({
+      text: "then run the tests",
+      files: [],
+      resources: [],
+      delivery: "follow_up",
+    });
+    expect((box as HTMLTextAreaElement).value).toBe("");
+    await user.type(box, "and commit");
+    await user.click(screen.getByRole("button", { name: "Follow-up" }));
+    expect(props.onSend).toHaveBeenLastCalledWith({
+      text: "and commit",
+      files: [],
+      resources: [],
+      delivery: "follow_up",
+    });
+    expect(props.onSend).toHaveBeenCalledTimes(3);
+    // Stop is still there
+    expect(screen.getByRole("button", { name: "Stop" })).toBeDefined();
+  });
+
+  it("offers Follow-up only while running", () => {
+    setup();
+    expect(screen.queryByRole("button", { name: "Follow-up" })).toBeNull();
+  });
+
+  it("shows the queued messages with how each is delivered, until they leave the list", () => {
+    const { props, view } = setup({
+      running: true,
+      queued: [
+        { id: "q1", text: "look at b.ts instead", delivery: "steer" },
+        { id: "q2", text: "then run the tests", delivery: "follow_up" },
+      ],
+    });
+    const list = screen.getByRole("list", { name: "Queued messages" });
+    const items = [...list.querySelectorAll("li")].map((li) => li.textContent);
+    expect(items).toEqual([
+      "Queued · steerlook at b.ts instead",
+      "Queued · follow-upthen run the tests",
+    ]);
+    view.rerender(
+      <Composer
+        {...props}
+        queued={[{ id: "q2", text: "then run the tests", delivery: "follow_up" }]}
+      />,
+    );
+    expect(screen.getByRole("list", { name: "Queued messages" }).textContent).not.toContain("b.ts");
+    view.rerender(<Composer {...props} queued={[]} />);
+    expect(screen.queryByRole("list", { name: "Queued messages" })).toBeNull();
   });
 
   it("lets Esc close an open dialog without stopping", async () => {

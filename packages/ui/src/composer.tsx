@@ -1,6 +1,6 @@
 "use client";
 
-import type { AgentMode } from "@arbor/core";
+import type { AgentMode, MessageDelivery } from "@arbor/core";
 import * as ToggleGroup from "@radix-ui/react-toggle-group";
 import { useId, useRef, useState } from "react";
 import { FilePicker, type FileSelection, type McpResourceSelection } from "./file-picker.js";
@@ -16,6 +16,18 @@ export interface ComposerSubmission {
   files: FileSelection[];
   /** MCP resources to send before the text (after the files) */
   resources: McpResourceSelection[];
+  /**
+   * while the agent works: `steer` (Enter, Send) reaches it at its next step, `follow_up`
+   * (Alt+Enter, Follow-up) after the run; the server ignores it when the agent is idle
+   */
+  delivery: MessageDelivery;
+}
+
+/** A message sent while the agent worked and not delivered yet (GET /messages `queued`). */
+export interface QueuedMessageView {
+  id: string;
+  text: string;
+  delivery: MessageDelivery;
 }
 
 export interface ComposerProps {
@@ -33,6 +45,8 @@ export interface ComposerProps {
   mcpPrompts?: readonly McpPromptOption[];
   /** a prompt's expansion (its messages as text), which replaces the message box's text */
   onExpandPrompt?: (prompt: McpPromptOption, args: Record<string, string>) => Promise<string>;
+  /** shown above the message box until each is delivered (it then appears in the transcript) */
+  queued?: readonly QueuedMessageView[];
   disabled?: boolean;
   placeholder?: string;
 }
@@ -50,8 +64,9 @@ export function Composer({
   mcpResources = [],
   mcpPrompts = [],
   onExpandPrompt,
+  queued = [],
   disabled = false,
-  placeholder = "Message Arbor…  (Enter to send, Shift+Enter for a new line)",
+  placeholder,
 }: ComposerProps) {
   const [text, setText] = useState("");
   const [files, setFiles] = useState<FileSelection[]>([]);
@@ -60,13 +75,18 @@ export function Composer({
   const inputId = useId();
   const canSend = !disabled && (text.trim() !== "" || files.length > 0 || resources.length > 0);
 
-  const send = () => {
+  const send = (delivery: MessageDelivery) => {
     if (!canSend) return;
-    onSend({ text: text.trim(), files, resources });
+    onSend({ text: text.trim(), files, resources, delivery });
     setText("");
     setFiles([]);
     setResources([]);
   };
+  const hint =
+    placeholder ??
+    (running
+      ? "Steer the agent…  (Enter: at its next step, Alt+Enter: after the run)"
+      : "Message Arbor…  (Enter to send, Shift+Enter for a new line)");
 
   // Window-level shortcuts. Radix dialogs handle Esc first and mark it defaultPrevented, so Esc
   // closes an open dialog instead of also stopping the response.
@@ -90,9 +110,29 @@ export function Composer({
       className="flex flex-col gap-2 rounded-xl border border-zinc-300 bg-white p-2 dark:border-zinc-700 dark:bg-zinc-900"
       onSubmit={(event) => {
         event.preventDefault();
-        send();
+        send("steer");
       }}
     >
+      {queued.length > 0 && (
+        <ul aria-label="Queued messages" className="flex flex-col gap-1">
+          {queued.map((message) => (
+            <li
+              key={message.id}
+              className="flex items-baseline gap-2 rounded-md bg-zinc-100 px-2 py-1 text-xs text-zinc-700 dark:bg-zinc-800 dark:text-zinc-200"
+              title={
+                message.delivery === "steer"
+                  ? "Reaches the agent at its next step"
+                  : "Sent when the run has ended"
+              }
+            >
+              <span className="shrink-0 rounded-full bg-sky-100 px-1.5 font-medium text-sky-800 dark:bg-sky-950 dark:text-sky-200">
+                {message.delivery === "steer" ? "Queued · steer" : "Queued · follow-up"}
+              </span>
+              <span className="min-w-0 truncate">{message.text}</span>
+            </li>
+          ))}
+        </ul>
+      )}
       {files.length > 0 && (
         <ul aria-label="Attached files" className="flex flex-wrap gap-1">
           {files.map((file, index) => {
@@ -156,13 +196,17 @@ export function Composer({
         rows={2}
         value={text}
         disabled={disabled}
-        placeholder={placeholder}
+        placeholder={hint}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={(event) => {
           // IME composition uses Enter to commit a candidate; that Enter must not send.
-          if (matchesShortcut("send", event) && !event.nativeEvent.isComposing) {
+          if (event.nativeEvent.isComposing) return;
+          if (matchesShortcut("send", event)) {
             event.preventDefault();
-            send();
+            send("steer");
+          } else if (matchesShortcut("send_follow_up", event)) {
+            event.preventDefault();
+            send("follow_up");
           }
         }}
         className="max-h-60 min-h-12 w-full resize-y bg-transparent px-1 text-sm text-zinc-900 placeholder:text-zinc-400 focus:outline-none dark:text-zinc-100"
@@ -204,7 +248,23 @@ export function Composer({
               Stop
             </button>
           )}
-          <button type="submit" className={buttonClass.primary} disabled={!canSend}>
+          {running && (
+            <button
+              type="button"
+              className={buttonClass.secondary}
+              disabled={!canSend}
+              onClick={() => send("follow_up")}
+              title="Send after the run (Alt+Enter)"
+            >
+              Follow-up
+            </button>
+          )}
+          <button
+            type="submit"
+            className={buttonClass.primary}
+            disabled={!canSend}
+            title={running ? "Steer: reaches the agent at its next step (Enter)" : "Enter"}
+          >
             Send
           </button>
         </div>

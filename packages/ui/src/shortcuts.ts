@@ -1,7 +1,14 @@
 // The keyboard shortcuts: one list, used by the components that handle them and by the help sheet
 // that lists them, so the two cannot disagree.
 
-export type ShortcutId = "send" | "newline" | "stop" | "toggle_mode" | "help" | "focus_composer";
+export type ShortcutId =
+  | "send"
+  | "send_follow_up"
+  | "newline"
+  | "stop"
+  | "toggle_mode"
+  | "help"
+  | "focus_composer";
 
 export interface Shortcut {
   id: ShortcutId;
@@ -11,7 +18,16 @@ export interface Shortcut {
 }
 
 export const SHORTCUTS: readonly Shortcut[] = [
-  { id: "send", keys: "Enter", description: "Send the message" },
+  {
+    id: "send",
+    keys: "Enter",
+    description: "Send the message (while the agent works: steer it at its next step)",
+  },
+  {
+    id: "send_follow_up",
+    keys: "Alt+Enter",
+    description: "While the agent works: send the message as a follow-up, after the run",
+  },
   { id: "newline", keys: "Shift+Enter", description: "New line in the message" },
   { id: "stop", keys: "Esc", description: "Stop the running response" },
   { id: "toggle_mode", keys: "Ctrl/⌘+Shift+P", description: "Switch between Plan and Act" },
@@ -33,6 +49,8 @@ export function matchesShortcut(id: ShortcutId, event: KeyLike): boolean {
   switch (id) {
     case "send":
       return event.key === "Enter" && !event.shiftKey && !mod && !event.altKey;
+    case "send_follow_up":
+      return event.key === "Enter" && event.altKey && !event.shiftKey && !mod;
     case "newline":
       return event.key === "Enter" && event.shiftKey;
     case "stop":

@@ -158,6 +158,17 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
 
   const shown = shownQuery.data?.messages ?? NO_MESSAGES;
   const full = fullQuery.data?.messages ?? NO_MESSAGES;
+  const queuedMessages = fullQuery.data?.queued ?? NO_MESSAGES;
+  // shown in the composer until delivered: the delivery's refetch moves each into the transcript
+  const queued = useMemo(
+    () =>
+      queuedMessages.flatMap((m) =>
+        m.body.message_type === "text"
+          ? [{ id: m.id, text: m.body.text, delivery: m.meta?.delivery ?? ("steer" as const) }]
+          : [],
+      ),
+    [queuedMessages],
+  );
   useEffect(() => {
     live.store.forgetAnnounced(new Set([...shown, ...full].map((m) => m.id)));
   }, [shown, full, live.store]);
@@ -373,6 +384,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
             mcpResources={mcpResources}
             mcpPrompts={mcpPrompts}
             onExpandPrompt={expandPrompt}
+            queued={queued}
             disabled={detail.data === undefined}
           />
         </div>

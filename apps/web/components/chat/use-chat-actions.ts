@@ -5,6 +5,7 @@ import type {
   ApprovalDecision,
   MergeRequest,
   MergeResponse,
+  MessageDelivery,
   PatchConfigRequest,
   ResolveMergeRequest,
 } from "@arbor/core";
@@ -69,13 +70,13 @@ export function useChatActions({
   );
 
   const sendText = useCallback(
-    (text: string) =>
-      pump(api.sendMessage(sessionId, { type: "text", text }, { signal: signal() })),
+    (text: string, delivery?: MessageDelivery) =>
+      pump(api.sendMessage(sessionId, { type: "text", text }, { signal: signal(), delivery })),
     [pump, signal, sessionId],
   );
 
   const send = useCallback(
-    ({ text, files, resources }: ComposerSubmission) =>
+    ({ text, files, resources, delivery }: ComposerSubmission) =>
       run("Sending failed", async () => {
         // Each reference is its own message and the model answers it; the text goes last.
         for (const file of files) {
@@ -101,7 +102,9 @@ export function useChatActions({
             ),
           );
         }
-        if (text !== "") await sendText(text);
+        // sent while the agent works, the text is queued (steer or follow-up) and its stream
+        // ends at once; file references and resources wait for the running operation
+        if (text !== "") await sendText(text, delivery);
       }),
     [run, pump, signal, sendText, sessionId],
   );

@@ -14,6 +14,7 @@ import type {
   McpServerView,
   MergeRequest,
   MergeResponse,
+  MessageDelivery,
   MessagePayload,
   MessagesResponse,
   PatchConfigRequest,
@@ -171,8 +172,21 @@ export const api = {
     );
   },
   /** the operation's events, as the server streams them */
-  sendMessage: (id: string, payload: MessagePayload, options?: RequestOptions) =>
-    stream(`${sessionPath(id)}/messages`, { session_id: id, payload }, options),
+  /** `delivery`: what a text sent while the agent works becomes (steer by default; see docs/api.md) */
+  sendMessage: (
+    id: string,
+    payload: MessagePayload,
+    options?: RequestOptions & { delivery?: MessageDelivery | undefined },
+  ) =>
+    stream(
+      `${sessionPath(id)}/messages`,
+      {
+        session_id: id,
+        payload,
+        ...(options?.delivery ? { delivery: options.delivery } : {}),
+      },
+      options,
+    ),
   decideToolCalls: (id: string, decisions: ApprovalDecision[], options?: RequestOptions) =>
     stream(`${sessionPath(id)}/approvals`, { decisions }, options),
   interrupt: (id: string) => json<InterruptResponse>("POST", `${sessionPath(id)}/interrupt`),

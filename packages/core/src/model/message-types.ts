@@ -148,15 +148,28 @@ export type BodyOf<T extends MessageType> = Extract<MessageBody, { message_type:
 export const MessageRoleSchema = z.enum(["user", "assistant", "system", "tool"]);
 export type MessageRole = z.infer<typeof MessageRoleSchema>;
 
-/** streaming: being written by the model; incomplete: cut off (crash, interrupt, error) */
+/**
+ * streaming: being written by the model; incomplete: cut off (crash, interrupt, error);
+ * queued: a user message sent while the agent worked, stored but on no branch yet: it joins the
+ * active branch (and becomes complete) when it is delivered (docs/decisions/0011)
+ */
 export const MessageStatusSchema = z.enum([
   "pending",
+  "queued",
   "streaming",
   "complete",
   "incomplete",
   "failed",
 ]);
 export type MessageStatus = z.infer<typeof MessageStatusSchema>;
+
+/**
+ * How a message sent while the agent works is delivered: `steer` at the run's next turn boundary
+ * (after the current tool round's results, before the next model request), `follow_up` once the
+ * run has ended (it then starts the next run).
+ */
+export const MessageDeliverySchema = z.enum(["steer", "follow_up"]);
+export type MessageDelivery = z.infer<typeof MessageDeliverySchema>;
 
 export const ContextMessageSchema = z.object({
   id: z.string().min(1),
@@ -189,6 +202,9 @@ export const ContextMessageSchema = z.object({
       stop_reason: z.string().optional(),
       loop_id: z.string().optional(),
       error_message: z.string().optional(),
+      delivery: MessageDeliverySchema.optional().describe(
+        "a user message sent while the agent worked: how it was queued (steer: at the run's next turn boundary; follow_up: after the run)",
+      ),
     })
     .optional(),
 });

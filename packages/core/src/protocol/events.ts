@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ContextStateSchema } from "../model/states.js";
 import {
+  MessageDeliverySchema,
   MessageRoleSchema,
   MessageStatusSchema,
   MessageTypeNameSchema,
@@ -25,6 +26,15 @@ export const MessageUpdateSchema = z.discriminatedUnion("kind", [
     status: MessageStatusSchema,
   }),
   z.object({ kind: z.literal("completed"), message_id: z.string() }),
+  // a user message sent while the agent works: stored on no branch yet. Its delivery is the usual
+  // `created` (with the branch it joins) and `completed` of the same message_id.
+  z.object({
+    kind: z.literal("queued"),
+    message_id: z.string(),
+    message_type: MessageTypeNameSchema,
+    role: MessageRoleSchema,
+    delivery: MessageDeliverySchema,
+  }),
 ]);
 export type MessageUpdate = z.infer<typeof MessageUpdateSchema>;
 

@@ -95,6 +95,12 @@ export const MessagesResponseSchema = z
     optimizations: z
       .array(OptimizationViewSchema)
       .describe("the branch's optimizations, to expand a summary into what it replaced"),
+    queued: z
+      .array(ContextMessageSchema)
+      .default([])
+      .describe(
+        "the session's user messages sent while the agent worked and not delivered yet (status `queued`), oldest first; each leaves this list and joins the active branch when it is delivered",
+      ),
   })
   .describe("Answer to GET /api/sessions/{id}/messages.");
 export type MessagesResponse = z.infer<typeof MessagesResponseSchema>;

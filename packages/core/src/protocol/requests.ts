@@ -3,7 +3,7 @@ import { MergeStrategyNameSchema } from "../model/branch.js";
 import { MAX_PATH_CHARS } from "../model/limits.js";
 import { ImageContentSchema, TextContentSchema } from "../model/llm-messages.js";
 import { ConflictResolutionSchema, type MergeDecision } from "../model/merge-types.js";
-import { LineRangeSchema } from "../model/message-types.js";
+import { LineRangeSchema, MessageDeliverySchema } from "../model/message-types.js";
 import {
   AgentModeSchema,
   ApprovalPolicySchema,
@@ -133,6 +133,9 @@ export const SendMessageRequestSchema = z
       .describe(
         "opaque client data, stored with the user's message and returned on it (`client_metadata`) by GET /messages; never sent to the model",
       ),
+    delivery: MessageDeliverySchema.optional().describe(
+      "what happens to a `text` message sent while the agent works (a run is going on, or it waits for a tool approval): `steer` (the default) delivers it to the model at the run's next turn boundary, after the current tool round's results and before the next model request; `follow_up` delivers it once the run has ended, as the prompt of a new run that starts by itself. Either way it is stored at once (status `queued`, a `queued` message_update) and the stream ends. Ignored when the agent is not working: the message is answered at once",
+    ),
   })
   .describe("Body of POST /api/sessions/{id}/messages. The response is an SSE stream.");
 export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>;

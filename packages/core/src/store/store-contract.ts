@@ -396,6 +396,33 @@ export function describeSessionStoreContract(
         expect(others.every((m) => m.client_metadata === undefined)).toBe(true);
       }));
 
+    it("a queued message is kept on no branch, then joins one as complete (message-queue.ts)", () =>
+      withStore(async (store) => {
+        const { branch } = await seeded(store);
+        const queued = textMessage("s1", "m-queued", "steer me", {
+          status: "queued",
+          meta: { delivery: "steer" },
+          client_metadata: { draft_id: "d-q" },
+        });
+        await store.write("s1", { messages: [queued] });
+        const waiting = await store.loadSession("s1");
+        expect(waiting!.messages.find((m) => m.id === queued.id)).toEqual(queued);
+        expect(waiting!.branches[0]!.message_ids).not.toContain(queued.id);
+        await store.write("s1", {
+          message_updates: [
+            { id: queued.id, status: "complete", completed_at: "2025-01-01T00:00:09.000Z" },
+          ],
+          branch_appends: [{ branch_id: branch.id, message_ids: [queued.id] }],
+        });
+        const delivered = await store.loadSession("s1");
+        expect(delivered!.messages.find((m) => m.id === queued.id)).toEqual({
+          ...queued,
+          status: "complete",
+          completed_at: "2025-01-01T00:00:09.000Z",
+        });
+        expect(delivered!.branches[0]!.message_ids.at(-1)).toBe(queued.id);
+      }));
+
     it("branch appends keep order across writes", () =>
       withStore(async (store) => {
         const { session, branch } = sampleSession("s1");

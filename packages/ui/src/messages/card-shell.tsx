@@ -35,6 +35,12 @@ function StatusBadge({ status, error }: { status: MessageStatus; error: string |
           Pending
         </span>
       );
+    case "queued":
+      return (
+        <span className={`${badgeClass} bg-sky-100 text-sky-800 dark:bg-sky-950 dark:text-sky-200`}>
+          Queued
+        </span>
+      );
     case "streaming":
       return (
         <span className={`${badgeClass} bg-sky-100 text-sky-800 dark:bg-sky-950 dark:text-sky-200`}>

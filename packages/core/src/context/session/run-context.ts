@@ -2,6 +2,7 @@ import type { AgentMessage } from "../../model/llm-messages.js";
 import type { ContextMessage, ToolCallRequest } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
 import { HeldMoves } from "./held-moves.js";
+import { RunSteering } from "./message-queue.js";
 import { type Change, RESTING_STATES, type StoredSession } from "./stored-session.js";
 
 // The shared state of one run (see run-driver.ts) and its writes. The agent loop awaits its sink
@@ -64,6 +65,8 @@ export class RunContext {
   readonly prompts = new Set<AgentMessage>();
   /** the moves held for the run's next write (see HeldMoves) */
   readonly held: HeldMoves;
+  /** the run's side of the queue of messages sent while it works (message-queue.ts) */
+  readonly steering: RunSteering;
   depth = 0;
   toolsExecuted = 0;
   streaming: Streaming | undefined;
@@ -89,6 +92,7 @@ export class RunContext {
     this.core = core;
     this.offered = new Set(offered);
     this.held = new HeldMoves(core);
+    this.steering = new RunSteering(core, () => this.controller.signal.aborted);
     this.#behind = (stored ?? Promise.resolve()).catch((error: unknown) => this.fail(error));
   }
 

@@ -48,9 +48,10 @@ export type RunResult =
       /**
        * rolled_back: processing the message failed or was interrupted (it is not stored);
        * awaiting_decisions: other calls still wait for a decision; finished: there was nothing
-       * left to continue (the session is Idle); workflow_denied: the user's own call was denied
+       * left to continue (the session is Idle); workflow_denied: the user's own call was denied;
+       * queued: a message sent while the agent works was stored as queued (message-queue.ts)
        */
-      reason: "rolled_back" | "awaiting_decisions" | "finished" | "workflow_denied";
+      reason: "rolled_back" | "awaiting_decisions" | "finished" | "workflow_denied" | "queued";
     };
 
 export class RunDriver {
@@ -100,6 +101,7 @@ export class RunDriver {
     const sink = {
       push: (event: AgentEvent): Promise<void> | undefined => {
         recorder?.onEvent(event);
+        run.steering.observe(event);
         if (event.type === "agentStart") run.loopId = event.loopId;
         return storeLoopEvent(run, event)?.catch((error: unknown) => run.fail(error));
       },
@@ -185,7 +187,12 @@ export class RunDriver {
       toolExecution: { type: "sequential" },
       logger: deps.logger,
       hooks: { beforeTurn: () => beforeTurn(run) },
-      approveToolCalls: (calls) => approvalGate(run, calls),
+      approveToolCalls: (calls) => {
+        run.steering.roundStarts(calls);
+        return approvalGate(run, calls);
+      },
+      // messages sent while the run works (message-queue.ts); follow-ups wait for the run's end
+      getSteeringMessages: () => run.steering.take(),
       transformContext: (_messages, signal) => transformContext(run, input.view, signal),
     };
     if (config.model?.max_tokens !== undefined) loop.maxTokens = config.model.max_tokens;

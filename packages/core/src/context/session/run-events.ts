@@ -8,6 +8,7 @@ import type { ContextState } from "../../model/states.js";
 import { isPlanTool } from "../plan-act.js";
 import { assistantRow, hasToolCalls, toolResultRow } from "./agent-rows.js";
 import { initialApproval } from "./approval-policy.js";
+import { deliveryWrite } from "./message-queue.js";
 import type { RunContext } from "./run-context.js";
 
 // The agent loop's events → states, rows and session events. The loop awaits what the sink
@@ -120,6 +121,13 @@ async function onDeltas(run: RunContext, chunks: readonly StreamChunk[]): Promis
 
 async function onMessageEnd(run: RunContext, message: AgentMessage): Promise<void> {
   const { core } = run;
+  const queued = message.role === "user" ? run.steering.taken(message) : undefined;
+  if (queued !== undefined) {
+    // a steering message reached the model: it joins the branch here, where the model saw it
+    const { delivered, branchId, write } = deliveryWrite(core, queued);
+    await run.commit({ write, events: core.messageEvents(delivered, branchId, run.state) });
+    return;
+  }
   if (message.role === "user" && !run.prompts.has(message)) {
     // the loop's own notes (an execution limit stopped it) are shown, not sent again
     const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");

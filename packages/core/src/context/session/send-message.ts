@@ -177,7 +177,7 @@ function stateFor(processor: string, message: ContextMessage): ContextState | un
 export async function processMessage(
   core: StoredSession,
   message: ContextMessage,
-  options: { stored?: boolean; signal?: AbortSignal } = {},
+  options: { stored?: boolean; queued?: boolean; signal?: AbortSignal } = {},
 ): Promise<TurnSetup | undefined> {
   const before = core.state;
   const composed = core.deps.processors.compose(core.activeBranch().pipeline);
@@ -258,7 +258,14 @@ export async function processMessage(
       .commit({
         states: moves.states,
         write: {
-          messages: [processed],
+          // a queued message (message-queue.ts) is in the pool already: it only joins the branch
+          ...(options.queued
+            ? {
+                message_updates: [
+                  { id: processed.id, status: "complete" as const, completed_at: now },
+                ],
+              }
+            : { messages: [processed] }),
           branch_appends: [{ branch_id: branchId, message_ids: [processed.id] }],
           ...(title === undefined ? {} : { session: { title } }),
         },
@@ -338,7 +345,11 @@ export async function respond(
     ...(options.signal ? { signal: options.signal } : {}),
     view: async (signal) => {
       // the prompt may still be on its way into the pool (TurnSetup.stored)
-      const pending = message !== undefined && !core.pool.get(message.id) ? message : undefined;
+      const pooled = message === undefined ? undefined : core.pool.get(message.id);
+      const pending =
+        message !== undefined && (pooled === undefined || pooled.status === "queued")
+          ? message
+          : undefined;
       const result = await optimizeActiveBranch(core, {
         systemPrompt: setup.systemPrompt,
         tools: setup.tools,

@@ -111,19 +111,23 @@ describe("Edge case testing", () => {
     const session = await h.manager.create({
       config: { approval_policy: { type: "white_list", tools: ["echo"] } },
     });
-    // nothing awaited between the calls: each is queued behind the previous one
+    // nothing awaited between the calls: each is queued behind the previous one; the texts sent
+    // while the first runs are queued follow-ups (message-queue.ts), each the prompt of one run
+    // once the operations before it have ended
+    const followUp = { delivery: "follow_up" } as const;
     const fired = [
       collect(session.sendMessage({ type: "text", text: "a" })),
       collect(session.resume()), // invalid: nothing is paused
-      collect(session.sendMessage({ type: "text", text: "b" })),
+      collect(session.sendMessage({ type: "text", text: "b" }, followUp)),
       collect(session.decideToolCalls([{ tool_call_id: "c1", decision: "approve" }])), // invalid
       collect(session.switchMode("plan")),
-      collect(session.sendMessage({ type: "text", text: "c" })),
+      collect(session.sendMessage({ type: "text", text: "c" }, followUp)),
       collect(session.switchMode("act")),
       collect(session.optimize()),
-      collect(session.sendMessage({ type: "text", text: "d" })),
+      collect(session.sendMessage({ type: "text", text: "d" }, followUp)),
     ];
     const results = await Promise.all(fired);
+    await session.idle();
     expect(results.map((events) => errors(events).map((e) => e.code))).toEqual([
       [],
       ["invalid_transition"],
@@ -138,20 +142,25 @@ describe("Edge case testing", () => {
     // the refusals changed nothing and were not stored
     expect(results[1]!.map((e) => e.sequence)).toEqual([0]);
     expect(results[3]!.map((e) => e.sequence)).toEqual([0]);
-    // one increasing sequence across the operations, in call order
-    const sequences = results.flat().flatMap((e) => (e.sequence === 0 ? [] : [e.sequence]));
+    // the three messages were queued at once, before the first operation wrote anything
+    expect([2, 5, 8].map((i) => results[i]!.map((e) => e.sequence))).toEqual([[1], [2], [3]]);
+    // one increasing sequence across the operations, in call order (the first operation's
+    // stream carries the queued updates stored while it ran)
+    const sequences = [0, 1, 3, 4, 6, 7]
+      .flatMap((i) => results[i]!)
+      .flatMap((e) => (e.sequence === 0 ? [] : [e.sequence]));
     expect(sequences).toEqual(sequences.map((_, i) => sequences[0]! + i));
     expect(texts(session)).toEqual([
       "a",
       "one",
+      "mode_change:Switched to Plan mode.",
+      "mode_change:Switched to Act mode.",
       "b",
       "tool_request",
       "tool_result",
       "two",
-      "mode_change:Switched to Plan mode.",
       "c",
       "three",
-      "mode_change:Switched to Act mode.",
       "d",
       "four",
     ]);

@@ -1,6 +1,6 @@
 import type { Branch } from "../../model/branch.js";
 import type { MergeDecision, PendingMerge } from "../../model/merge-types.js";
-import type { ContextMessage } from "../../model/message-types.js";
+import type { ContextMessage, MessageDelivery } from "../../model/message-types.js";
 import type { AgentMode, SessionConfig } from "../../model/session-config.js";
 import type { ContextState } from "../../model/states.js";
 import type { SessionEvent } from "../../protocol/events.js";
@@ -36,6 +36,7 @@ import {
   decideToolCallsOp,
   type SessionConfigPatch,
 } from "./config-operations.js";
+import { asQueued, queuedMessages, storeQueued } from "./message-queue.js";
 import type { RunResult } from "./run-driver.js";
 import {
   mcpResourceMessage,
@@ -77,6 +78,8 @@ import {
 export interface MessagesView {
   view: "full" | "optimized";
   messages: ContextMessage[];
+  /** messages sent while the agent worked, not delivered yet, oldest first (message-queue.ts) */
+  queued: ContextMessage[];
   /** the branch's optimization records: what each summary replaced (for "show" in the UI) */
   optimizations: OptimizationView[];
 }
@@ -88,6 +91,11 @@ export class Session {
   #operationAbort: AbortController | undefined;
   /** set by SessionManager.delete before it waits: no operation is accepted any more */
   #deleting = false;
+  /** a delivery found the queue's head refused or interrupted: no run starts by itself until a
+   * new message is queued (see #deliverQueuedIfIdle) */
+  #queueHeld = false;
+  /** operations started and not finished (queued or running) */
+  #active = 0;
   /** the last sequence before the running operation's first event; undefined when none runs */
   #operationFrom: number | undefined;
 
@@ -148,9 +156,17 @@ export class Session {
   setDeleting(deleting: boolean): void {
     this.#deleting = deleting;
   }
-  /** resolves once every queued operation has finished */
-  idle(): Promise<void> {
-    return this.#queue.idle();
+  /** resolves once every queued operation has finished, the runs queued messages start included */
+  async idle(): Promise<void> {
+    do await this.#queue.idle();
+    while (this.#active > 0);
+  }
+  /**
+   * The agent is working: an operation runs (or waits its turn), or the run waits for a tool
+   * approval. A text message sent now is queued (sendMessage).
+   */
+  get working(): boolean {
+    return this.#active > 0 || this.#core.state.type === "AwaitingToolApproval";
   }
 
   messages(options: { branchId?: string; view?: "full" | "optimized" } = {}): MessagesView {
@@ -160,6 +176,7 @@ export class Session {
       view,
       messages:
         view === "full" ? this.#core.branchMessages(branchId) : currentView(this.#core, branchId),
+      queued: queuedMessages(this.#core),
       optimizations: structuredClone(branchRecords(this.#core, branchId)),
     };
   }
@@ -187,12 +204,24 @@ export class Session {
   /**
    * `clientMetadata` is stored on the user's message (the workflow's tool_request) and returned
    * with it; it is never sent to the model.
+   *
+   * While the agent works (an operation runs, or the run waits for a tool approval) a `text`
+   * message is not queued behind the operation: it is stored at once as `queued` and delivered by
+   * the run (`delivery`, default steer; see message-queue.ts). Its stream then holds the `queued`
+   * update only. Other payloads wait for the running operation to end, as before.
    */
   sendMessage(
     payload: MessagePayload,
-    options: { signal?: AbortSignal; clientMetadata?: Record<string, unknown> } = {},
+    options: {
+      signal?: AbortSignal;
+      clientMetadata?: Record<string, unknown>;
+      delivery?: MessageDelivery;
+    } = {},
   ): Operation<RunResult> {
     const extra = options.clientMetadata ? { client_metadata: options.clientMetadata } : {};
+    if (payload.type === "text" && this.working) {
+      return this.#queueMessage(payload, options.delivery ?? "steer", extra);
+    }
     return this.#operation(async (signal) => {
       const core = this.#core;
       if (core.state.type === "AwaitingToolApproval") {
@@ -391,21 +420,9 @@ export class Session {
     callerSignal?: AbortSignal,
   ): Operation<R> {
     const channel = new OperationChannel<R>();
-    if (this.#deleting) {
-      // checked when the operation is started, not when it runs: nothing is queued behind a delete
-      const error: OperationError = {
-        code: "invalid_transition",
-        message: `session ${this.#core.id} is being deleted`,
-        recoverable: false,
-      };
-      channel.push({
-        name: "error",
-        sequence: 0,
-        payload: { context_id: this.#core.id, ...error },
-      });
-      channel.finish({ ok: false, error });
-      return channel;
-    }
+    // checked when the operation is started, not when it runs: nothing is queued behind a delete
+    if (this.#deleting) return this.#refusedWhileDeleting(channel);
+    this.#active++;
     void this.#queue.enqueue(async () => {
       const unsubscribe = this.#core.subscribe((event) => channel.push(event));
       const abort = new AbortController();
@@ -424,10 +441,84 @@ export class Session {
         this.#operationFrom = undefined;
         callerSignal?.removeEventListener("abort", onCallerAbort);
         unsubscribe();
+        // counted down before the stream ends: a client that sends right after the stream
+        // ended finds the session not working
+        this.#active--;
       }
       channel.finish(result);
+      this.#deliverQueuedIfIdle();
     });
     return channel;
+  }
+
+  #refusedWhileDeleting<R>(channel: OperationChannel<R>): OperationChannel<R> {
+    const error: OperationError = {
+      code: "invalid_transition",
+      message: `session ${this.#core.id} is being deleted`,
+      recoverable: false,
+    };
+    channel.push({ name: "error", sequence: 0, payload: { context_id: this.#core.id, ...error } });
+    channel.finish({ ok: false, error });
+    return channel;
+  }
+
+  // ---- messages sent while the agent works (message-queue.ts) -------------------------------
+
+  /** Stores a text message as queued, at once (not behind the running operation). */
+  #queueMessage(
+    payload: MessagePayload,
+    delivery: MessageDelivery,
+    extra: Pick<ContextMessage, "client_metadata">,
+  ): Operation<RunResult> {
+    const channel = new OperationChannel<RunResult>();
+    const core = this.#core;
+    if (this.#deleting) return this.#refusedWhileDeleting(channel);
+    void (async () => {
+      let result: OperationResult<RunResult>;
+      try {
+        const message = asQueued({ ...messageFromPayload(core, payload), ...extra }, delivery);
+        for (const event of await storeQueued(core, message)) channel.push(event);
+        this.#queueHeld = false;
+        result = { ok: true, value: { type: "not_run", reason: "queued" } };
+      } catch (error) {
+        // reported like an operation's error, but the running operation's state is left alone
+        const reported = this.#reportedError(error);
+        channel.push({
+          name: "error",
+          sequence: 0,
+          payload: { context_id: core.id, ...reported, recoverable: true },
+        });
+        result = { ok: false, error: { ...reported, recoverable: true } };
+      }
+      channel.finish(result);
+      // the run may have ended while the message was being stored
+      this.#deliverQueuedIfIdle();
+    })();
+    return channel;
+  }
+
+  /**
+   * Once nothing runs and the session rests in Idle, the oldest queued message starts the next
+   * run (a follow-up, or a steer message that found no turn boundary). A run that rests anywhere
+   * else (Paused, Failed, waiting for an approval or an answer) keeps the queue: resume, a
+   * decision or a new message delivers it.
+   */
+  #deliverQueuedIfIdle(): void {
+    const core = this.#core;
+    if (this.#deleting || this.#queueHeld || this.#active > 0) return;
+    if (core.state.type !== "Idle" || queuedMessages(core).length === 0) return;
+    void this.#operation(async (signal) => {
+      const next = queuedMessages(core)[0];
+      if (core.state.type !== "Idle" || next === undefined) return;
+      const setup = await processMessage(core, next, { queued: true, signal });
+      if (!setup) {
+        // interrupted or refused by a processor: no new run starts by itself until the user
+        // sends another message (the queue is kept)
+        this.#queueHeld = true;
+        return;
+      }
+      await respond(core, setup, { prompt: next, signal });
+    });
   }
 
   /** Reports `error` as the operation's one `error` event and rests the session; returns it. */

@@ -69,6 +69,9 @@ export class StoredSession {
   lastSequence = 0;
   /** the state a write in flight moves to (see `projectedState`) */
   #inFlight: ContextState | undefined;
+  /** settles when the last write asked for has been stored (or failed); see `commit` */
+  #writing: Promise<void> = Promise.resolve();
+  #pendingWrites = 0;
   readonly #listeners = new Set<EventListener>();
 
   constructor(loaded: LoadedSession, deps: ResolvedDeps) {
@@ -278,14 +281,25 @@ export class StoredSession {
     if (finalState !== undefined || change.write?.session !== undefined) {
       write.session = { ...change.write?.session, ...(finalState ? { state: finalState } : {}) };
     }
+    // Writes are stored and applied one at a time, in the order they were asked for: a write from
+    // outside the running operation (a message queued while the agent works, message-queue.ts)
+    // must not interleave with the run's, or listeners would see sequences out of order.
+    const previous = this.#writing;
+    let done = (): void => undefined;
+    this.#writing = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    this.#pendingWrites++;
+    if (finalState !== undefined) this.#inFlight = finalState;
     let stored: StoredEvent[];
-    this.#inFlight = finalState;
     try {
+      await previous;
       stored = (await this.deps.store.write(this.id, write)).events;
     } catch (error) {
       throw new StorageFailure(error);
     } finally {
-      this.#inFlight = undefined;
+      if (--this.#pendingWrites === 0) this.#inFlight = undefined;
+      done();
     }
     this.#apply(change);
     for (const event of stored) this.lastSequence = Math.max(this.lastSequence, event.sequence);

@@ -40,6 +40,7 @@ export const GET = handle("GET /api/sessions/{id}/messages", async (request, con
     view: result.view,
     messages: result.messages,
     optimizations: result.optimizations,
+    queued: result.queued,
   };
   return json(body);
 });
@@ -73,7 +74,10 @@ export const POST = handle(
         );
       }
     }
-    const options = body.client_metadata ? { clientMetadata: body.client_metadata } : {};
+    const options = {
+      ...(body.client_metadata ? { clientMetadata: body.client_metadata } : {}),
+      ...(body.delivery ? { delivery: body.delivery } : {}),
+    };
     return sseResponse(session.sendMessage(body.payload, options), { signal: request.signal });
   },
 );
