@@ -107,6 +107,34 @@ describe("POST /api/sessions/{id}/plan/approve", () => {
   });
 });
 
+describe("ask_question in Act mode", () => {
+  it("is offered to the model in act mode; its call becomes a Question and the next message answers it", async () => {
+    const id = await createSession({ config: { agent_mode: "act" } });
+    server.llm.enqueue(
+      {
+        blocks: [
+          {
+            type: "toolCall",
+            name: "ask_question",
+            arguments: { question: "Which file?", choices: ["a.ts", "b.ts"] },
+          },
+        ],
+      },
+      { blocks: [{ type: "text", text: "Working on a.ts." }] },
+    );
+    expect(await send(id, "fix the bug")).toBe("AwaitingUserAnswer");
+    const offered = (server.llm.requests[0]?.body as { tools?: Array<{ name: string }> }).tools;
+    const names = (offered ?? []).map((t) => t.name);
+    expect(names).toContain("ask_question");
+    expect(names).toContain("write_file");
+    expect(names).not.toContain("present_plan");
+    const question = (await messageList(id)).at(-1);
+    expect(question?.body).toMatchObject({ message_type: "question", question: "Which file?" });
+    expect(await send(id, "a.ts")).toBe("Idle");
+    expect((await detail(id)).config).toMatchObject({ agent_mode: "act" });
+  });
+});
+
 describe("POST /api/sessions/{id}/messages/{message_id}/edit", () => {
   it("forks with the edited text and streams the new answer", async () => {
     const id = await createSession();
