@@ -123,7 +123,9 @@ describe("ask_question in Act mode", () => {
       { blocks: [{ type: "text", text: "Working on a.ts." }] },
     );
     expect(await send(id, "fix the bug")).toBe("AwaitingUserAnswer");
-    const offered = (server.llm.requests[0]?.body as { tools?: Array<{ name: string }> }).tools;
+    const offered = (
+      server.llm.requests[0]?.body as { tools?: Array<{ name: string }> } | undefined
+    )?.tools;
     const names = (offered ?? []).map((t) => t.name);
     expect(names).toContain("ask_question");
     expect(names).toContain("write_file");

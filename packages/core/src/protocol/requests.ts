@@ -9,7 +9,6 @@ import {
   SessionConfigSchema,
   SessionModelSchema,
 } from "../context/session-config.js";
-import { ImageContentSchema, TextContentSchema } from "../llm/messages.js";
 import { MAX_PATH_CHARS } from "../tools/workspace.js";
 
 // Everything clients send (context-manager "Structured Message Payload", the web issue's HTTP
@@ -78,34 +77,10 @@ export const WorkflowPayloadSchema = z
     "The user's own tool call, through the same gate as the model's: a tool not offered in the current mode (bash in plan mode) or invalid arguments → an `error` event (invalid_request), nothing stored. The approval policy decides as for a model's call: a held call ends the stream in AwaitingToolApproval (decide it with POST /approvals; denied → a denied result, then Idle); an approved call runs, its result becomes a ToolResult message and the model continues from it.",
   );
 
-export const ToolResultContentSchema = z
-  .union([
-    z.string(),
-    z.array(z.discriminatedUnion("type", [TextContentSchema, ImageContentSchema])),
-  ])
-  .describe(
-    "a string, or content blocks: {type: 'text', text} | {type: 'image', data (base64), mimeType}",
-  );
-
-export const ToolResultPayloadSchema = z
-  .object({
-    type: z.literal("tool_result"),
-    tool_call_id: z.string().min(1).describe("the pending tool call this answers"),
-    content: ToolResultContentSchema,
-    is_error: z
-      .boolean()
-      .optional()
-      .describe("true when the client-side tool failed; default false"),
-  })
-  .describe(
-    "The result of a tool the client ran itself (or the answer to a question). Becomes a ToolResult message.",
-  );
-
 export const MessagePayloadSchema = z.discriminatedUnion("type", [
   TextPayloadSchema,
   FileReferencePayloadSchema,
   WorkflowPayloadSchema,
-  ToolResultPayloadSchema,
 ]);
 export type MessagePayload = z.infer<typeof MessagePayloadSchema>;
 export type MessagePayloadType = MessagePayload["type"];

@@ -195,11 +195,6 @@ export class ContextSession {
           await runWorkflow(core, payload, signal, extra);
           return;
         }
-        case "tool_result":
-          throw new OperationRejected(
-            "invalid_request",
-            "tool_result payloads answer client-side tools, which this session does not offer; use decideToolCalls",
-          );
         case "text":
         case "file_reference": {
           const message = { ...messageFromPayload(core, payload), ...extra };

@@ -73,7 +73,6 @@ export function messageFromPayload(core: SessionCore, payload: MessagePayload): 
         },
       };
     case "workflow":
-    case "tool_result":
       throw new OperationRejected("internal", `${payload.type} payloads are not plain messages`);
     default:
       return payload satisfies never;
