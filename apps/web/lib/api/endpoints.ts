@@ -10,6 +10,7 @@ import {
   EditMessageRequestSchema,
   FileListResponseSchema,
   InterruptResponseSchema,
+  LoopTreeResponseSchema,
   MergeRequestSchema,
   MergeResponseSchema,
   MessagesResponseSchema,
@@ -18,7 +19,6 @@ import {
   type renderSchemaSection,
   SendMessageRequestSchema,
   SessionDetailSchema,
-  SessionLoopTreeSchema,
   SessionSummarySchema,
   SettingsResponseSchema,
 } from "@arbor/core";
@@ -77,7 +77,7 @@ const s = {
   config: { title: "ConfigResponse", schema: ConfigResponseSchema },
   interrupt: { title: "InterruptResponse", schema: InterruptResponseSchema },
   mergeResult: { title: "MergeResponse", schema: MergeResponseSchema },
-  loops: { title: "SessionLoopTree", schema: SessionLoopTreeSchema },
+  loops: { title: "LoopTreeResponse", schema: LoopTreeResponseSchema },
   settings: { title: "SettingsResponse", schema: SettingsResponseSchema },
 } satisfies Record<string, NamedSchema>;
 

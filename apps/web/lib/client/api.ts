@@ -8,6 +8,7 @@ import type {
   ErrorResponse,
   FileListResponse,
   InterruptResponse,
+  LoopTreeResponse,
   MergeRequest,
   MergeResponse,
   MessagePayload,
@@ -15,7 +16,6 @@ import type {
   PatchConfigRequest,
   ResolveMergeRequest,
   SessionDetail,
-  SessionLoopTree,
   SessionSummary,
   SettingsResponse,
 } from "@arbor/core";
@@ -201,7 +201,7 @@ export const api = {
   adminSessions: (options?: RequestOptions) =>
     json<SessionSummary[]>("GET", "/api/admin/sessions", undefined, options),
   adminLoops: (id: string, options?: RequestOptions) =>
-    json<SessionLoopTree>("GET", `/api/admin/sessions/${enc(id)}/loops`, undefined, options),
+    json<LoopTreeResponse>("GET", `/api/admin/sessions/${enc(id)}/loops`, undefined, options),
 };
 
 /** A message for a banner from anything a request can throw. */

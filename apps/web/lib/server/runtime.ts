@@ -8,10 +8,11 @@ import {
   detectSandbox,
   endGroupsOnShutdown,
   type Logger,
+  type LoopTreeResponse,
+  loopTreeResponse,
   loopTreesFromRecords,
   type ModelConfigDescription,
   modelConfigFromEnv,
-  type SessionLoopTree,
   SessionManager,
   type SessionStore,
   type SettingsResponse,
@@ -74,7 +75,8 @@ export interface Runtime {
   /** Creates a session whose tools and file references are confined to the runtime's workspace. */
   createSession(request: CreateSessionRequest): Promise<ContextSession>;
   /** The session's loop tree from the store (empty before the first run). */
-  loopTree(sessionId: string): Promise<SessionLoopTree>;
+  /** the admin loop tree, as the wire shows it (snake_case) */
+  loopTree(sessionId: string): Promise<LoopTreeResponse>;
   close(): Promise<void>;
 }
 
@@ -157,8 +159,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       }),
     async loopTree(sessionId) {
       const trees = loopTreesFromRecords(await store.listLoops(sessionId));
-      return (
-        trees.find((tree) => tree.sessionId === sessionId) ?? { sessionId, agentId: "", loops: [] }
+      return loopTreeResponse(
+        trees.find((tree) => tree.sessionId === sessionId) ?? { sessionId, agentId: "", loops: [] },
       );
     },
     close: async () => {

@@ -5,33 +5,33 @@ import { buildLoopTree, loopDuration } from "./build-loop-tree.js";
 describe("buildLoopTree", () => {
   it("nests sub-loops and gathers parallel groups", () => {
     const tree = buildLoopTree(loops);
-    expect(tree.map((n) => (n.kind === "loop" ? n.loop.loopId : n.groupId))).toEqual([
+    expect(tree.map((n) => (n.kind === "loop" ? n.loop.loop_id : n.groupId))).toEqual([
       "root",
       "next",
     ]);
     const root = tree[0];
     if (root?.kind !== "loop") throw new Error("root is a loop");
     expect(
-      root.children.map((n) => (n.kind === "loop" ? n.loop.loopId : `group:${n.groupId}`)),
+      root.children.map((n) => (n.kind === "loop" ? n.loop.loop_id : `group:${n.groupId}`)),
     ).toEqual(["sub", "group:g1"]);
     const parallel = root.children[1];
     if (parallel?.kind !== "parallel") throw new Error("second child is the group");
-    expect(parallel.children.map((c) => c.loop.loopId)).toEqual(["p1", "p2"]);
+    expect(parallel.children.map((c) => c.loop.loop_id)).toEqual(["p1", "p2"]);
     expect(parallel.selectedLoopId).toBe("p2");
   });
 
   it("treats orphans as roots and survives self-parenting", () => {
     const tree = buildLoopTree([
-      loop("a", { parentLoopId: "gone" }),
-      loop("b", { parentLoopId: "b" }),
+      loop("a", { parent_loop_id: "gone" }),
+      loop("b", { parent_loop_id: "b" }),
     ]);
     expect(tree).toHaveLength(1);
-    expect(tree[0]?.kind === "loop" && tree[0].loop.loopId).toBe("a");
+    expect(tree[0]?.kind === "loop" && tree[0].loop.loop_id).toBe("a");
   });
 
   it("computes durations", () => {
     expect(loopDuration(loop("x"))).toBe(1500);
-    expect(loopDuration(loop("x", { durationMs: 10 }))).toBe(10);
-    expect(loopDuration(loop("x", { endedAt: undefined }))).toBeUndefined();
+    expect(loopDuration(loop("x", { duration_ms: 10 }))).toBe(10);
+    expect(loopDuration(loop("x", { ended_at: undefined }))).toBeUndefined();
   });
 });
