@@ -36,6 +36,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "MergeResponse",
   "ErrorResponse",
   "FileListResponse",
+  "WorkspaceInstructionsResponse",
   "SettingsResponse",
   // the session API
   "ContextSession",

@@ -15,6 +15,7 @@ export * from "./composer.js";
 export * from "./file-picker.js";
 export * from "./format.js";
 export * from "./help-sheet.js";
+export * from "./instructions-in-use.js";
 export * from "./line-range.js";
 export * from "./messages/card-shell.js";
 export * from "./messages/file-reference-card.js";

@@ -7,11 +7,13 @@ import type {
   SandboxSettingsView,
   SessionConfig,
   SessionModel,
+  WorkspaceInstructionsResponse,
 } from "@arbor/core";
 import * as Dialog from "@radix-ui/react-dialog";
 import * as Select from "@radix-ui/react-select";
 import { useId, useState } from "react";
 import { DialogPanel } from "./dialog.js";
+import { InstructionsInUse } from "./instructions-in-use.js";
 import { unreachable } from "./state-label.js";
 import { buttonClass, inputClass } from "./styles.js";
 
@@ -33,6 +35,10 @@ export interface SessionSettingsProps {
   onSave: (patch: SessionSettingsPatch) => void;
   /** how the server runs commands (GET /api/settings); not shown while unknown */
   sandbox?: SandboxSettingsView;
+  /** the workspace instructions in use (GET .../instructions); not shown while unknown */
+  instructions?: WorkspaceInstructionsResponse | undefined;
+  /** called each time the dialog opens, e.g. to read the instructions afresh */
+  onOpen?: () => void;
 }
 
 /** One sentence on where bash commands run. Exported for tests. */
@@ -108,7 +114,14 @@ export function policyFromDraft(type: PolicyType, tools: string, depth: string):
   }
 }
 
-export function SessionSettings({ config, models, onSave, sandbox }: SessionSettingsProps) {
+export function SessionSettings({
+  config,
+  models,
+  onSave,
+  sandbox,
+  instructions,
+  onOpen,
+}: SessionSettingsProps) {
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState<Draft>(() => draftOf(config));
   const [error, setError] = useState<string | null>(null);
@@ -140,6 +153,7 @@ export function SessionSettings({ config, models, onSave, sandbox }: SessionSett
         if (next) {
           setDraft(draftOf(config));
           setError(null);
+          onOpen?.();
         }
         setOpen(next);
       }}
@@ -270,6 +284,8 @@ export function SessionSettings({ config, models, onSave, sandbox }: SessionSett
               Act (all tools)
             </label>
           </fieldset>
+
+          {instructions !== undefined && <InstructionsInUse instructions={instructions} />}
 
           {error !== null && (
             <p role="alert" className="text-sm text-red-700 dark:text-red-400">

@@ -80,6 +80,11 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     queryFn: () => api.getSettings(),
     staleTime: Number.POSITIVE_INFINITY,
   });
+  // read afresh each time the settings open: the server re-reads the files (mtime cache)
+  const instructions = useQuery({
+    queryKey: ["instructions", sessionId],
+    queryFn: () => api.instructions(sessionId),
+  });
   const files = useQuery({
     queryKey: ["workspace-files", sessionId],
     queryFn: async () => (await api.listFiles(sessionId, { limit: PICKER_FILE_LIMIT })).files,
@@ -161,6 +166,8 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               models={models}
               onSave={actions.saveSettings}
               {...(settings.data ? { sandbox: settings.data.sandbox } : {})}
+              instructions={instructions.data}
+              onOpen={() => void instructions.refetch()}
             />
           ) : null
         }

@@ -21,6 +21,7 @@ import {
   SessionDetailSchema,
   SessionSummarySchema,
   SettingsResponseSchema,
+  WorkspaceInstructionsResponseSchema,
 } from "@arbor/core";
 
 // The HTTP API as data: every endpoint with its method, path, body, answer and error statuses.
@@ -65,6 +66,10 @@ const s = {
   approvePlan: { title: "ApprovePlanRequest", schema: ApprovePlanRequestSchema },
   editMessage: { title: "EditMessageRequest", schema: EditMessageRequestSchema },
   files: { title: "FileListResponse", schema: FileListResponseSchema },
+  instructions: {
+    title: "WorkspaceInstructionsResponse",
+    schema: WorkspaceInstructionsResponseSchema,
+  },
   createBranch: { title: "CreateBranchRequest", schema: CreateBranchRequestSchema },
   merge: { title: "MergeRequest", schema: MergeRequestSchema },
   resolveMerge: { title: "ResolveMergeRequest", schema: ResolveMergeRequestSchema },
@@ -202,6 +207,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
     ],
     response: { status: 200, json: s.files },
     errors: [400, 404],
+  },
+  {
+    method: "GET",
+    path: "/api/sessions/{id}/instructions",
+    summary:
+      "The workspace instructions the next model request gets in its system prompt: AGENTS.md in the directories of the files the conversation works on (nearest first), then AGENTS.md, CLAUDE.md and .arbor/instructions.md at the workspace root, capped in total (`max_chars`). Read afresh on every request, so an edit shows at once.",
+    response: { status: 200, json: s.instructions },
+    errors: [404],
   },
   {
     method: "POST",

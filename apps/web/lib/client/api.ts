@@ -18,6 +18,7 @@ import type {
   SessionDetail,
   SessionSummary,
   SettingsResponse,
+  WorkspaceInstructionsResponse,
 } from "@arbor/core";
 import { readSseEvents, type StreamedEvent } from "./sse";
 
@@ -180,6 +181,9 @@ export const api = {
     const suffix = params.size > 0 ? `?${params}` : "";
     return json<FileListResponse>("GET", `${sessionPath(id)}/files${suffix}`, undefined, options);
   },
+  /** the workspace instructions in use (AGENTS.md, CLAUDE.md, .arbor/instructions.md) */
+  instructions: (id: string) =>
+    json<WorkspaceInstructionsResponse>("GET", `${sessionPath(id)}/instructions`),
   resume: (id: string, options?: RequestOptions) =>
     stream(`${sessionPath(id)}/resume`, undefined, options),
   patchConfig: (id: string, patch: PatchConfigRequest) =>

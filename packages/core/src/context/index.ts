@@ -17,3 +17,4 @@ export * from "./session-config.js";
 export * from "./state-machine.js";
 export * from "./states.js";
 export * from "./system-prompt.js";
+export * from "./workspace-instructions.js";

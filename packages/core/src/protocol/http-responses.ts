@@ -5,6 +5,7 @@ import { MergeConflictSchema, MergeWarningSchema } from "../context/branches/mer
 import { ContextMessageSchema } from "../context/message-types.js";
 import { SessionConfigSchema } from "../context/session-config.js";
 import { ContextStateSchema } from "../context/states.js";
+import type { WorkspaceInstructions } from "../context/workspace-instructions.js";
 import type { OptimizationView } from "../store/types.js";
 
 // The JSON bodies of the web app's HTTP API beyond those in responses.ts: session detail,
@@ -128,3 +129,34 @@ export const FileListResponseSchema = z
   })
   .describe("Answer to GET /api/sessions/{id}/files.");
 export type FileListResponse = z.infer<typeof FileListResponseSchema>;
+
+export const WorkspaceInstructionsResponseSchema = z
+  .object({
+    text: z
+      .string()
+      .describe(
+        "what the next request's system prompt gets: each file under a `From <path>:` line; empty when none",
+      ),
+    files: z
+      .array(
+        z.object({
+          path: z.string().describe("relative to the workspace, `/`-separated"),
+          chars: z.number().int().nonnegative().describe("characters of it in the prompt"),
+          truncated: z.boolean().describe("the cap cut it, or left no room for it"),
+        }),
+      )
+      .describe(
+        "the files in use, nearest first: AGENTS.md in the directories of the files the conversation works on, then AGENTS.md, CLAUDE.md and .arbor/instructions.md at the root",
+      ),
+    max_chars: z.number().int().positive().describe("the cap on the instructions' total length"),
+  })
+  .describe(
+    "Answer to GET /api/sessions/{id}/instructions. The files are read afresh on each request (unchanged ones from an mtime cache), so an edit shows at once.",
+  );
+export type WorkspaceInstructionsResponse = z.infer<typeof WorkspaceInstructionsResponseSchema>;
+// Compile-time proof that the wire shape and the core's WorkspaceInstructions agree, both ways.
+const instructionsMatch: [
+  WorkspaceInstructionsResponse extends WorkspaceInstructions ? true : false,
+  WorkspaceInstructions extends WorkspaceInstructionsResponse ? true : false,
+] = [true, true];
+void instructionsMatch;

@@ -12,6 +12,7 @@ import type { ContextMessage } from "../message-types.js";
 import type { AgentMode, SessionConfig } from "../session-config.js";
 import type { TransitionRecord } from "../state-machine.js";
 import type { ContextState } from "../states.js";
+import { MAX_INSTRUCTION_CHARS, type WorkspaceInstructions } from "../workspace-instructions.js";
 import {
   createBranchOp,
   deleteBranchOp,
@@ -30,6 +31,7 @@ import {
 } from "./config-operations.js";
 import { replayEvents } from "./event-replay.js";
 import {
+  instructionsFor,
   messageFromPayload,
   processMessage,
   respond,
@@ -121,6 +123,13 @@ export class ContextSession {
   async listFiles(options: ListWorkspaceFilesOptions = {}): Promise<string[]> {
     const workspace = this.#core.workspace;
     return workspace ? listWorkspaceFiles(workspace.root, options) : [];
+  }
+  /**
+   * The workspace instructions the next request would use (AGENTS.md, CLAUDE.md,
+   * .arbor/instructions.md; see workspace-instructions.ts), read now; none without a workspace.
+   */
+  workspaceInstructions(): WorkspaceInstructions {
+    return instructionsFor(this.#core) ?? { text: "", files: [], max_chars: MAX_INSTRUCTION_CHARS };
   }
   /**
    * True once a delete has begun (SessionManager.delete): every operation started from then on is

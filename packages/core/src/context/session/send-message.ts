@@ -13,6 +13,11 @@ import {
 import { toolsForMode } from "../plan-act.js";
 import type { ContextState } from "../states.js";
 import { buildSystemPrompt } from "../system-prompt.js";
+import {
+  filesWorkedOn,
+  readWorkspaceInstructions,
+  type WorkspaceInstructions,
+} from "../workspace-instructions.js";
 import { RunDriver } from "./run-driver.js";
 import type { SessionCore } from "./session-core.js";
 import { OperationRejected } from "./session-errors.js";
@@ -104,9 +109,31 @@ export function turnSetup(core: SessionCore): TurnSetup {
       mode: config.agent_mode,
       role: core.deps.role,
       tools: core.tools,
-      ...(core.workspace ? { workspace: { path: core.workspace.root } } : {}),
+      ...(core.workspace
+        ? {
+            workspace: {
+              path: core.workspace.root,
+              instructions: instructionsFor(core)?.text ?? "",
+            },
+          }
+        : {}),
     }),
   };
+}
+
+/**
+ * The workspace instructions for the active branch's next request (`pending`: a message not
+ * stored yet). Read afresh each time; unchanged files come from the mtime cache.
+ */
+export function instructionsFor(
+  core: SessionCore,
+  pending?: ContextMessage,
+): WorkspaceInstructions | undefined {
+  if (!core.workspace) return undefined;
+  const messages = core.branchMessages();
+  return readWorkspaceInstructions(core.workspace.root, {
+    nearFiles: filesWorkedOn(pending ? [...messages, pending] : messages),
+  });
 }
 
 function stateFor(processor: string, message: ContextMessage): ContextState | undefined {
@@ -157,6 +184,9 @@ export async function processMessage(
     role: core.deps.role,
     tools: core.tools,
     ...(core.workspace ? { workspace: core.workspace } : {}),
+    ...(core.workspace
+      ? { workspaceInstructions: instructionsFor(core, message)?.text ?? "" }
+      : {}),
     ...(core.config.system_prompt !== undefined ? { basePrompt: core.config.system_prompt } : {}),
     ...(core.activeBranch().system_prompt !== undefined
       ? { branchPrompt: core.activeBranch().system_prompt }
