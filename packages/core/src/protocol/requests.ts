@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MergeStrategyNameSchema } from "../context/branch.js";
+import { MergeStrategyNameSchema, PipelineConfigSchema } from "../context/branch.js";
 import { ConflictResolutionSchema, type MergeDecision } from "../context/branches/merge-types.js";
 import { LineRangeSchema } from "../context/message-types.js";
 import {
@@ -241,6 +241,37 @@ export const CreateBranchRequestSchema = z
   })
   .describe("Body of POST /api/sessions/{id}/branches.");
 export type CreateBranchRequest = z.infer<typeof CreateBranchRequestSchema>;
+
+export const UpdateBranchRequestSchema = z
+  .object({
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe("the new name; unique among the session's branches"),
+    system_prompt: limitedText()
+      .nullable()
+      .optional()
+      .describe(
+        "this branch's own system prompt, replacing the session's base prompt for this branch only; null or blank: the session's prompt again",
+      ),
+    pipeline: PipelineConfigSchema.nullable()
+      .optional()
+      .describe(
+        "this branch's processors in order, e.g. {processors: ['file_reference', 'tool_enhancement', 'system_prompt', 'optimization']}; unknown names → 400 naming pipeline.processors; null: the default pipeline again",
+      ),
+  })
+  .refine(
+    (body) =>
+      body.name !== undefined || body.system_prompt !== undefined || body.pipeline !== undefined,
+    { message: "send at least one of name, system_prompt, pipeline" },
+  )
+  .describe(
+    "Body of PATCH /api/sessions/{id}/branches/{branch_id}. At least one field; the other branches are left as they are.",
+  );
+export type UpdateBranchRequest = z.infer<typeof UpdateBranchRequestSchema>;
 
 export const MergeRequestSchema = z
   .object({

@@ -14,6 +14,7 @@ import type { TransitionRecord } from "../state-machine.js";
 import type { ContextState } from "../states.js";
 import { MAX_INSTRUCTION_CHARS, type WorkspaceInstructions } from "../workspace-instructions.js";
 import {
+  type BranchPatch,
   createBranchOp,
   deleteBranchOp,
   forkForEditOp,
@@ -21,6 +22,7 @@ import {
   mergeOp,
   resolveMergeOp,
   switchBranchOp,
+  updateBranchOp,
 } from "./branch-operations.js";
 import { Channel, OperationQueue } from "./channel.js";
 import {
@@ -317,6 +319,16 @@ export class ContextSession {
 
   switchBranch(branchId: string): AsyncIterable<SessionEvent> {
     return this.#operation(() => switchBranchOp(this.#core, branchId));
+  }
+
+  /**
+   * Renames a branch or sets / clears its own system prompt and pipeline (see updateBranchOp);
+   * the other branches are untouched.
+   */
+  updateBranch(branchId: string, patch: BranchPatch): AsyncIterable<SessionEvent> {
+    return this.#operation(async () => {
+      await updateBranchOp(this.#core, branchId, patch);
+    });
   }
 
   deleteBranch(branchId: string): AsyncIterable<SessionEvent> {

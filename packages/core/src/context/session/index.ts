@@ -1,7 +1,7 @@
 // The Session: one owner of a conversation's lifecycle (ContextSession), and the SessionManager
 // that creates, loads, recovers and caches sessions over a store.
 export * from "./approval-policy.js";
-export type { MergeInput, MergeReport } from "./branch-operations.js";
+export type { BranchPatch, MergeInput, MergeReport } from "./branch-operations.js";
 export { Channel, OperationQueue } from "./channel.js";
 export { PLAN_APPROVED_TEXT, type SessionConfigPatch } from "./config-operations.js";
 export * from "./context-session.js";
