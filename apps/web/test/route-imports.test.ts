@@ -23,6 +23,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "EditMessageRequestSchema",
   "FileListQuerySchema",
   "CreateBranchRequestSchema",
+  "UpdateBranchRequestSchema",
   "MergeRequestSchema",
   "ResolveMergeRequestSchema",
   "toMergeDecision",
@@ -38,6 +39,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "FileListResponse",
   "WorkspaceInstructionsResponse",
   "SettingsResponse",
+  "Branch",
   // the session API
   "ContextSession",
   "SessionEvent",

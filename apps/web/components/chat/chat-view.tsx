@@ -149,6 +149,8 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
   const mode = config?.agent_mode ?? "act";
   const limit = config?.model?.context_window ?? defaultContextWindow;
   const error = actions.actionError ?? live.snapshot.error?.message;
+  // what a branch without its own prompt uses
+  const basePrompt = config?.system_prompt?.trim() || settings.data?.default_system_prompt || "";
   const loading = detail.isPending || (branchId !== undefined && shownQuery.isPending);
 
   return (
@@ -207,6 +209,10 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
                 onCheckout={actions.checkout}
                 onMerge={actions.merge}
                 onResolve={actions.resolve}
+                onUpdateBranch={actions.updateBranch}
+                onDeleteBranch={actions.deleteBranch}
+                basePrompt={basePrompt}
+                defaultPipeline={settings.data?.default_pipeline ?? []}
                 onClose={() => setBranchesOpen(false)}
               />
             </div>
@@ -277,6 +283,10 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               onCheckout={actions.checkout}
               onMerge={actions.merge}
               onResolve={actions.resolve}
+              onUpdateBranch={actions.updateBranch}
+              onDeleteBranch={actions.deleteBranch}
+              basePrompt={basePrompt}
+              defaultPipeline={settings.data?.default_pipeline ?? []}
               onClose={() => setBranchesOpen(false)}
             />
           </div>

@@ -7,6 +7,7 @@ import type {
   MergeResponse,
   PatchConfigRequest,
   ResolveMergeRequest,
+  UpdateBranchRequest,
 } from "@arbor/core";
 import { type ComposerSubmission, fileReferenceLabel, type MessageCallbacks } from "@arbor/ui";
 import { useCallback, useMemo, useState } from "react";
@@ -35,6 +36,9 @@ export interface ChatActions {
   checkout: (branchId: string) => void;
   merge: (request: MergeRequest) => Promise<MergeResponse>;
   resolve: (mergeId: string, request: ResolveMergeRequest) => Promise<MergeResponse>;
+  /** the branch settings dialog shows a refusal itself, so these reject with it */
+  updateBranch: (branchId: string, patch: UpdateBranchRequest) => Promise<void>;
+  deleteBranch: (branchId: string) => Promise<void>;
   callbacks: Required<MessageCallbacks>;
 }
 
@@ -146,6 +150,21 @@ export function useChatActions({
     [sessionId, refreshSession, refreshMessages],
   );
 
+  const updateBranch = useCallback(
+    async (branchId: string, patch: UpdateBranchRequest) => {
+      await api.updateBranch(sessionId, branchId, patch);
+      await refreshSession();
+    },
+    [sessionId, refreshSession],
+  );
+  const deleteBranch = useCallback(
+    async (branchId: string) => {
+      await api.deleteBranch(sessionId, branchId);
+      await refreshSession();
+    },
+    [sessionId, refreshSession],
+  );
+
   const callbacks = useMemo<Required<MessageCallbacks>>(
     () => ({
       onFork: (messageId: string) =>
@@ -183,6 +202,8 @@ export function useChatActions({
     checkout,
     merge,
     resolve,
+    updateBranch,
+    deleteBranch,
     callbacks,
   };
 }

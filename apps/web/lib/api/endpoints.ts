@@ -21,6 +21,7 @@ import {
   SessionDetailSchema,
   SessionSummarySchema,
   SettingsResponseSchema,
+  UpdateBranchRequestSchema,
   WorkspaceInstructionsResponseSchema,
 } from "@arbor/core";
 
@@ -71,6 +72,7 @@ const s = {
     schema: WorkspaceInstructionsResponseSchema,
   },
   createBranch: { title: "CreateBranchRequest", schema: CreateBranchRequestSchema },
+  updateBranch: { title: "UpdateBranchRequest", schema: UpdateBranchRequestSchema },
   merge: { title: "MergeRequest", schema: MergeRequestSchema },
   resolveMerge: { title: "ResolveMergeRequest", schema: ResolveMergeRequestSchema },
   created: { title: "CreateSessionResponse", schema: CreateSessionResponseSchema },
@@ -263,9 +265,19 @@ export const ENDPOINTS: readonly Endpoint[] = [
     errors: [400, 404, 409],
   },
   {
+    method: "PATCH",
+    path: "/api/sessions/{id}/branches/{branch_id}",
+    summary:
+      "Renames a branch, or sets / clears its own system prompt (replacing the session's base prompt for that branch only) and its own processing pipeline. Only this branch changes; answers it. A name another branch has, or an unknown processor → 400 naming `name` / `pipeline.processors`; while a run is under way → 409.",
+    body: s.updateBranch,
+    response: { status: 200, json: s.branch },
+    errors: [400, 404, 409],
+  },
+  {
     method: "DELETE",
     path: "/api/sessions/{id}/branches/{branch_id}",
-    summary: "Deletes a branch (not the active one); its messages stay in the session's pool.",
+    summary:
+      "Deletes a branch; its messages stay in the session's pool. The active branch cannot be deleted (400: switch to another branch first). A branch that was merged into others can be: they keep its messages and their `merged_from` record, which then names a branch that no longer exists (the graph draws no merge edge for it).",
     response: { status: 204 },
     errors: [400, 404, 409],
   },

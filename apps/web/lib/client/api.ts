@@ -18,6 +18,7 @@ import type {
   SessionDetail,
   SessionSummary,
   SettingsResponse,
+  UpdateBranchRequest,
   WorkspaceInstructionsResponse,
 } from "@arbor/core";
 import { readSseEvents, type StreamedEvent } from "./sse";
@@ -194,6 +195,8 @@ export const api = {
     json<Branch>("POST", `${sessionPath(id)}/branches`, body),
   checkoutBranch: (id: string, branchId: string) =>
     json<BranchListResponse>("POST", `${sessionPath(id)}/branches/${enc(branchId)}/checkout`),
+  updateBranch: (id: string, branchId: string, patch: UpdateBranchRequest) =>
+    json<Branch>("PATCH", `${sessionPath(id)}/branches/${enc(branchId)}`, patch),
   deleteBranch: async (id: string, branchId: string) => {
     await request("DELETE", `${sessionPath(id)}/branches/${enc(branchId)}`, undefined);
   },

@@ -4,6 +4,8 @@ import {
   type CreateSessionRequest,
   createDefaultProviderRegistry,
   createDefaultTools,
+  DEFAULT_BASE_PROMPT,
+  DEFAULT_PIPELINE,
   describeModelConfig,
   detectSandbox,
   endGroupsOnShutdown,
@@ -101,6 +103,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const settings: SettingsResponse = {
     sandbox: sandboxSettings(sandbox),
     tool_env: toolEnvNames({ env, workspaceRoot: workspace }),
+    default_system_prompt: DEFAULT_BASE_PROMPT,
+    default_pipeline: [...DEFAULT_PIPELINE.processors],
   };
   if (sandbox.mode !== "bubblewrap") {
     logger.warn("bash runs without a sandbox", { reason: sandbox.reason });
