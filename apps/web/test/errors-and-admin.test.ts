@@ -63,7 +63,7 @@ describe("invalid requests", () => {
     ]);
   });
 
-  it("answers 400 naming payload.type for a tool_result payload (not part of the protocol, decision 0011)", async () => {
+  it("answers 400 naming payload.type for a tool_result payload (not part of the protocol, decision 0016)", async () => {
     server = await startTestServer();
     const id = await createSession();
     const response = await postMessage(id, {

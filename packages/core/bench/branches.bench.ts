@@ -1,10 +1,11 @@
 // Branches: creating a branch from a 1,000-message branch (target < 1 ms) and merging two
 // 500-message branches by rebase (no target in the issue; we aim for < 50 ms). Both run the
 // real functions over an in-memory pool of realistic messages (text turns and tool calls).
-import type { Branch } from "../src/context/branch.js";
+
 import { createBranch } from "../src/context/branches/branch-ops.js";
 import { planMerge, resolveMerge } from "../src/context/branches/merge.js";
-import { TestConversation } from "../src/context/branches/test-conversation.js";
+import type { Branch } from "../src/model/branch.js";
+import { TestConversation } from "../test/support/test-conversation.js";
 import { type BenchFigure, median } from "./figure.js";
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});

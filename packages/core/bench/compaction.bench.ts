@@ -8,10 +8,10 @@
 // counted once when it is appended, so the per-request cost is the "warm" figure (same history
 // objects again, as before each model call).
 import { compactMessages } from "../src/agent/compaction.js";
-import { HistoryGenerator, REALISTIC_SHAPE } from "../src/agent/random-history.js";
 import { defaultTokenCounter, heuristicTokenCounter, totalTokens } from "../src/agent/tokens.js";
 import { DEFAULT_CONTEXT_CONFIG, type TokenCounter } from "../src/agent/types.js";
-import type { AgentMessage } from "../src/llm/messages.js";
+import type { AgentMessage } from "../src/model/llm-messages.js";
+import { HistoryGenerator, REALISTIC_SHAPE } from "../test/support/random-history.js";
 import { type BenchFigure, median } from "./figure.js";
 
 const TARGET_MS = 50;

@@ -12,12 +12,12 @@
 import { z } from "zod";
 import { Agent } from "../src/agent/agent.js";
 import { compactMessages } from "../src/agent/compaction.js";
-import { HistoryGenerator, REALISTIC_SHAPE } from "../src/agent/random-history.js";
 import type { ContextConfig } from "../src/agent/types.js";
-import { modelConfig } from "../src/llm/config.js";
-import type { AgentMessage } from "../src/llm/messages.js";
+import { modelConfig } from "../src/model/llm-config.js";
+import type { AgentMessage } from "../src/model/llm-messages.js";
 import { ScriptedProvider } from "../src/testing/scripted-provider.js";
 import { defineTool } from "../src/tools/tool.js";
+import { HistoryGenerator, REALISTIC_SHAPE } from "../test/support/random-history.js";
 import type { BenchFigure } from "./figure.js";
 
 const TURNS = 1_000;

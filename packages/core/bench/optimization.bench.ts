@@ -1,7 +1,7 @@
 // Context optimization: optimizeBranch over a 1,000-message branch with each strategy and the
 // extractive summarizer, the window set so the branch is 2× over it (target: half the window).
 // Target: < 50 ms (spec: 500 ms).
-import { randomContextHistory } from "../src/context/optimization/random-context-history.js";
+
 import {
   countRequestTokens,
   ExtractiveSummarizer,
@@ -9,6 +9,7 @@ import {
   type OptimizationStrategy,
   optimizeBranch,
 } from "../src/index.js";
+import { randomContextHistory } from "../test/support/random-context-history.js";
 import { type BenchFigure, median } from "./figure.js";
 
 const MESSAGES = 1_000;

@@ -3,7 +3,7 @@
 // message from the call until the message is processed and stored (its "completed" update):
 // the pipeline's states, processors and store writes, not the model's answer that follows.
 import { SessionManager } from "../src/context/session/session-manager.js";
-import { modelConfig } from "../src/llm/config.js";
+import { modelConfig } from "../src/model/llm-config.js";
 import { InMemorySessionStore } from "../src/store/memory-store.js";
 import { ScriptedProvider } from "../src/testing/scripted-provider.js";
 import { type BenchFigure, median } from "./figure.js";

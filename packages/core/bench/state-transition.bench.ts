@@ -3,7 +3,7 @@
 // (the spec allows 10 ms).
 
 import { StateMachine } from "../src/context/state-machine.js";
-import type { ContextState } from "../src/context/states.js";
+import type { ContextState } from "../src/model/states.js";
 import { type BenchFigure, median } from "./figure.js";
 
 const CYCLE: ContextState[] = [

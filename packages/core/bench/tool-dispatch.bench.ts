@@ -3,7 +3,7 @@
 // Target: < 1 ms per call.
 import { z } from "zod";
 import { Agent } from "../src/agent/agent.js";
-import { modelConfig } from "../src/llm/config.js";
+import { modelConfig } from "../src/model/llm-config.js";
 import type { ScriptedBlock } from "../src/testing/script.js";
 import { ScriptedProvider } from "../src/testing/scripted-provider.js";
 import { defineTool, type ToolContext } from "../src/tools/tool.js";

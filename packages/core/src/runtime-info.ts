@@ -1,4 +1,4 @@
-import { type ApiProtocol, ApiProtocolSchema } from "./llm/config.js";
+import { type ApiProtocol, ApiProtocolSchema } from "./model/llm-config.js";
 
 export interface RuntimeInfo {
   version: string;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { collect, echoTool, testModel } from "../../test/agent-fixtures.js";
-import { DEFAULT_CACHE_CONFIG, modelConfig } from "../llm/config.js";
-import { type AgentMessage, type AssistantMessage, messageText } from "../llm/messages.js";
+import { collect, echoTool, testModel } from "../../test/support/agent-fixtures.js";
+import { DEFAULT_CACHE_CONFIG, modelConfig } from "../model/llm-config.js";
+import { type AgentMessage, type AssistantMessage, messageText } from "../model/llm-messages.js";
 import { ScriptedProvider } from "../testing/scripted-provider.js";
 import { defineTool } from "../tools/tool.js";
 import { Agent } from "./agent.js";

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { CacheConfig, ModelConfig, ThinkingLevel } from "../llm/config.js";
-import { DEFAULT_CACHE_CONFIG } from "../llm/config.js";
-import { type AgentMessage, AgentMessageSchema, userMessage } from "../llm/messages.js";
 import type { StreamProvider } from "../llm/provider.js";
+import type { CacheConfig, ModelConfig, ThinkingLevel } from "../model/llm-config.js";
+import { DEFAULT_CACHE_CONFIG } from "../model/llm-config.js";
+import { type AgentMessage, AgentMessageSchema, userMessage } from "../model/llm-messages.js";
 import type { AnyAgentTool } from "../tools/tool.js";
 import type { AgentEventSink } from "./event-sink.js";
 import { EventStream } from "./event-stream.js";

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { collect, echoTool, loopConfig, recordingLogger } from "../../test/agent-fixtures.js";
-import { type AgentMessage, messageText, userMessage } from "../llm/messages.js";
+import {
+  collect,
+  echoTool,
+  loopConfig,
+  recordingLogger,
+} from "../../test/support/agent-fixtures.js";
+import { type AgentMessage, messageText, userMessage } from "../model/llm-messages.js";
 import { ScriptedProvider } from "../testing/scripted-provider.js";
 import { agentLoop, agentLoopContinue } from "./loop.js";
 import type { AgentContext, ApproveToolCalls, ToolCallVerdict } from "./types.js";

@@ -4,8 +4,8 @@ import type {
   AssistantMessage,
   ToolResultMessage,
   UserMessage,
-} from "../llm/messages.js";
-import { messageText, userMessage } from "../llm/messages.js";
+} from "../model/llm-messages.js";
+import { messageText, userMessage } from "../model/llm-messages.js";
 import {
   dropMiddle,
   summarizeOldTurns,

@@ -3,7 +3,7 @@ import type {
   AssistantMessage,
   ToolResultMessage,
   UserMessage,
-} from "../llm/messages.js";
+} from "../model/llm-messages.js";
 import { blockIndexOf, headEnd, segmentBlocks, tailStart } from "./message-blocks.js";
 import { noteCutMessage } from "./tokens.js";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { AgentMessage } from "../llm/messages.js";
+import { HistoryGenerator, REALISTIC_SHAPE } from "../../test/support/random-history.js";
+import type { AgentMessage } from "../model/llm-messages.js";
 import { compactionBudget, compactionTarget, compactMessages } from "./compaction.js";
 import { findPairingProblem } from "./message-blocks.js";
-import { HistoryGenerator, REALISTIC_SHAPE } from "./random-history.js";
 import { heuristicTokenCounter, totalTokens } from "./tokens.js";
 import type { ContextConfig } from "./types.js";
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { AgentMessage } from "../llm/messages.js";
-import { messageText } from "../llm/messages.js";
+import { HistoryGenerator, type HistoryShape } from "../../test/support/random-history.js";
+import type { AgentMessage } from "../model/llm-messages.js";
+import { messageText } from "../model/llm-messages.js";
 import { compactionBudget, compactMessages } from "./compaction.js";
 import { findPairingProblem } from "./message-blocks.js";
-import { HistoryGenerator, type HistoryShape } from "./random-history.js";
 import { defaultTokenCounter, heuristicTokenCounter, totalTokens } from "./tokens.js";
 import type { ContextConfig, TokenCounter } from "./types.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../llm/messages.js";
-import { messageText, userMessage } from "../llm/messages.js";
+import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../model/llm-messages.js";
+import { messageText, userMessage } from "../model/llm-messages.js";
 import {
   COMPACTION_TARGET_RATIO,
   compactionBudget,

@@ -1,4 +1,4 @@
-import type { AgentMessage } from "../llm/messages.js";
+import type { AgentMessage } from "../model/llm-messages.js";
 import {
   dropMiddle,
   firstTimestamp,

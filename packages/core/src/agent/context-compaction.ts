@@ -1,6 +1,6 @@
-import type { AgentMessage } from "../llm/messages.js";
+import type { AgentMessage } from "../model/llm-messages.js";
 import { compactionBudget, compactMessages } from "./compaction.js";
-import type { LoopRun } from "./loop.js";
+import type { LoopRun } from "./loop-run.js";
 import { totalTokens } from "./tokens.js";
 import type { ContextConfig } from "./types.js";
 
@@ -11,7 +11,7 @@ import type { ContextConfig } from "./types.js";
 // keeps the compacted working history afterwards (REQ-172).
 
 /** How much of the current estimate to aim for after the provider reported an overflow. */
-const OVERFLOW_TARGET = 0.7;
+export const OVERFLOW_TARGET = 0.7;
 
 /** Returns true when the history changed. Throws what a custom strategy throws. */
 export async function compactContext(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AgentMessage, AssistantMessage, Usage } from "../llm/messages.js";
-import { userMessage } from "../llm/messages.js";
+import type { AgentMessage, AssistantMessage, Usage } from "../model/llm-messages.js";
+import { userMessage } from "../model/llm-messages.js";
 import { ContextTracker } from "./context-tracker.js";
 import { heuristicTokenCounter, totalTokens } from "./tokens.js";
 

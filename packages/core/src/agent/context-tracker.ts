@@ -1,4 +1,4 @@
-import type { AgentMessage, Usage } from "../llm/messages.js";
+import type { AgentMessage, Usage } from "../model/llm-messages.js";
 import { defaultTokenCounter, totalTokens } from "./tokens.js";
 import type { TokenCounter } from "./types.js";
 

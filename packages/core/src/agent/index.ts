@@ -1,5 +1,4 @@
 export * from "./agent.js";
-export * from "./cancellation.js";
 export * from "./compaction.js";
 export {
   dropMiddle,
@@ -15,6 +14,7 @@ export * from "./execution-limits.js";
 export { silentLogger } from "./hook-calls.js";
 export * from "./loop.js";
 export * from "./loop-id.js";
+export type { LoopRun } from "./loop-run.js";
 export { findPairingProblem, type MessageBlock, segmentBlocks } from "./message-blocks.js";
 export * from "./retry.js";
 export * from "./tokens.js";

@@ -1,4 +1,4 @@
-import type { AgentMessage, UserMessage } from "../llm/messages.js";
+import type { AgentMessage, UserMessage } from "../model/llm-messages.js";
 import { errorText } from "./hook-calls.js";
 import type { InputFilter, Logger } from "./types.js";
 

@@ -6,13 +6,13 @@ import {
   loopConfig,
   recordingLogger,
   types,
-} from "../../test/agent-fixtures.js";
+} from "../../test/support/agent-fixtures.js";
 import {
   type AgentMessage,
   type AssistantMessage,
   messageText,
   userMessage,
-} from "../llm/messages.js";
+} from "../model/llm-messages.js";
 import { ScriptedProvider } from "../testing/scripted-provider.js";
 import { defineTool, type ToolResult } from "../tools/tool.js";
 import type { AgentEventSink } from "./event-sink.js";

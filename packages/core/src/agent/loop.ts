@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { DEFAULT_CACHE_CONFIG } from "../llm/config.js";
+import type { StreamRequest } from "../llm/provider.js";
+import { DEFAULT_CACHE_CONFIG } from "../model/llm-config.js";
 import {
   type AgentMessage,
   type AssistantMessage,
@@ -9,10 +10,8 @@ import {
   type Message,
   type ToolCallContent,
   type ToolResultMessage,
-  type Usage,
   userMessage,
-} from "../llm/messages.js";
-import type { StreamRequest } from "../llm/provider.js";
+} from "../model/llm-messages.js";
 import { toolDefinition } from "../tools/tool.js";
 import { streamAssistantResponse } from "./assistant-response.js";
 import { compactContext } from "./context-compaction.js";
@@ -22,12 +21,12 @@ import { ExecutionTracker } from "./execution-limits.js";
 import { callHook, errorText, silentLogger } from "./hook-calls.js";
 import { applyInputFilters } from "./input-filters.js";
 import { effectiveConfigId, LoopIdAllocator } from "./loop-id.js";
+import type { LoopRun } from "./loop-run.js";
 import { executeToolCalls } from "./tool-execution.js";
 import type {
   AgentContext,
   AgentEvent,
   AgentLoopConfig,
-  Logger,
   ToolCallVerdict,
   TurnTrigger,
 } from "./types.js";
@@ -122,21 +121,6 @@ export function runAgentLoopContinue(
   }
   context.loopId ||= bareLoopIds.next(context.sessionId, effectiveConfigId(config));
   return runLoop(undefined, context, config, sink, signal ?? new AbortController().signal);
-}
-
-/** Everything one run shares; `context.messages` is the working history (compaction may replace it). */
-export interface LoopRun {
-  readonly context: AgentContext;
-  readonly config: AgentLoopConfig;
-  readonly sink: AgentEventSink;
-  readonly signal: AbortSignal;
-  readonly loopId: string;
-  readonly logger: Logger;
-  /** messages this run added (prompts, responses, tool results, steering, follow-ups) */
-  readonly newMessages: AgentMessage[];
-  usage: Usage;
-  /** tool calls the approval gate deferred; set when the run ends waiting for decisions */
-  pendingToolCalls?: string[];
 }
 
 type RunOutcome = "finished" | "vetoed";

@@ -1,4 +1,4 @@
-import type { AgentMessage } from "../llm/messages.js";
+import type { AgentMessage } from "../model/llm-messages.js";
 
 // Atomic units of a history for compaction. Providers reject a tool result whose call is missing
 // and an assistant tool call without its result, so compaction only ever cuts between blocks.

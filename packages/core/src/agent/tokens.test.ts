@@ -1,7 +1,7 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
-import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../llm/messages.js";
-import { userMessage } from "../llm/messages.js";
+import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../model/llm-messages.js";
+import { userMessage } from "../model/llm-messages.js";
 import {
   defaultTokenCounter,
   estimateTextTokens,

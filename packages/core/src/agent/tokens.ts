@@ -1,5 +1,5 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import type { AgentMessage, Content } from "../llm/messages.js";
+import type { AgentMessage, Content } from "../model/llm-messages.js";
 import type { TokenCounter } from "./types.js";
 
 // Token counting (REQ-054, REQ-055, REQ-162). Counts are estimates: each provider tokenizes

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { echoTool, recordingLogger } from "../../test/agent-fixtures.js";
-import { type AgentMessage, type ToolCallContent, userMessage } from "../llm/messages.js";
+import { echoTool, recordingLogger } from "../../test/support/agent-fixtures.js";
+import { type AgentMessage, type ToolCallContent, userMessage } from "../model/llm-messages.js";
 import { type AnyAgentTool, defineTool, ToolError } from "../tools/tool.js";
 import { executeToolCalls, type ToolExecutionEnv } from "./tool-execution.js";
 import type { AgentEvent, AgentHooks, ToolExecutionStrategy } from "./types.js";

@@ -1,8 +1,8 @@
 import { setMaxListeners } from "node:events";
 import { z } from "zod";
-import type { AgentMessage, ToolCallContent, ToolResultMessage } from "../llm/messages.js";
+import { childAbortController } from "../model/cancellation.js";
+import type { AgentMessage, ToolCallContent, ToolResultMessage } from "../model/llm-messages.js";
 import { type AnyAgentTool, ToolError, type ToolResult } from "../tools/tool.js";
-import { childAbortController } from "./cancellation.js";
 import type { AgentEventSink } from "./event-sink.js";
 import { callHook, callSyncHook, errorText } from "./hook-calls.js";
 import type { AgentHooks, Logger, ToolExecutionStrategy } from "./types.js";

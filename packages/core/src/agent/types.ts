@@ -1,4 +1,5 @@
-import type { CacheConfig, ModelConfig, ThinkingLevel } from "../llm/config.js";
+import type { ProviderError, StreamProvider } from "../llm/provider.js";
+import type { CacheConfig, ModelConfig, ThinkingLevel } from "../model/llm-config.js";
 import type {
   AgentMessage,
   AssistantMessage,
@@ -6,8 +7,8 @@ import type {
   ToolCallContent,
   ToolResultMessage,
   Usage,
-} from "../llm/messages.js";
-import type { ProviderError, StreamProvider } from "../llm/provider.js";
+} from "../model/llm-messages.js";
+import type { ContinuationKind } from "../model/loop-records.js";
 import type { AnyAgentTool, ToolResult } from "../tools/tool.js";
 
 // Agent-level types: events, configuration with the spec's defaults, hooks (REQ-007–017, 029,
@@ -19,11 +20,8 @@ export type StreamDelta =
   | { type: "thinking"; delta: string }
   | { type: "toolCall"; toolCallId: string; toolName: string; delta: string };
 
-/** REQ-180: tags are RFC 3339 UTC timestamps made by the caller. */
-export type ContinuationKind =
-  | { type: "default" }
-  | { type: "rerun"; tag: string }
-  | { type: "branch"; tag: string };
+/** REQ-180; defined with the loop records it is stored in. */
+export type { ContinuationKind };
 
 /** REQ-181 */
 export type TurnTrigger = "user" | "subAgent" | "continuation" | "branch";
@@ -276,6 +274,14 @@ export interface AgentLoopConfig {
   getFollowUpMessages?: () => AgentMessage[];
   /** null disables compaction (REQ-060) */
   contextConfig?: ContextConfig | null;
+  /**
+   * The caller's own recovery from a context overflow (REQ-077), used in place of the runtime's
+   * compaction when the provider reports that a request does not fit the model's window: called
+   * at most once per response. Resolve true when the context was made smaller: the request is
+   * then rebuilt (transformContext) and sent once more; false (or a throw, logged) lets the
+   * response fail with the provider's error. A second overflow fails the response.
+   */
+  recoverContextOverflow?: (signal: AbortSignal) => Awaitable<boolean>;
   compactionStrategy?: CompactionStrategy;
   tokenCounter?: TokenCounter;
   executionLimits?: ExecutionLimits | null;

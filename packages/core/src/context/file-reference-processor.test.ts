@@ -2,9 +2,13 @@ import { link, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  type ContextMessage,
+  ContextMessageSchema,
+  type LineRange,
+} from "../model/message-types.js";
 import { Workspace } from "../tools/workspace.js";
 import { createFileReferenceProcessor } from "./file-reference-processor.js";
-import { type ContextMessage, ContextMessageSchema, type LineRange } from "./message-types.js";
 import { type PipelineContext, ProcessorError } from "./pipeline.js";
 
 let base: string;

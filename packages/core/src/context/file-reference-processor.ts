@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
+import type { BodyOf, ContextMessage } from "../model/message-types.js";
 import { ToolError } from "../tools/tool.js";
 import { fsError, refuseHardLinks } from "../tools/workspace.js";
-import type { BodyOf, ContextMessage } from "./message-types.js";
 import { type MessageProcessor, type PipelineContext, ProcessorError } from "./pipeline.js";
 
 // The `file_reference` processor (context-manager "Processing a file reference message"): it

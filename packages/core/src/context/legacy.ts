@@ -1,5 +1,9 @@
 import { z } from "zod";
-import { type ContextMessage, ContextMessageSchema, MessageRoleSchema } from "./message-types.js";
+import {
+  type ContextMessage,
+  ContextMessageSchema,
+  MessageRoleSchema,
+} from "../model/message-types.js";
 
 // Loading messages stored before the message-type system (context-manager "Backward compatibility
 // conversion"). The old shape is the InternalMessage the spec retires:

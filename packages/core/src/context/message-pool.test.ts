@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { ContextMessage } from "../model/message-types.js";
 import { everyMessageType, textMessage } from "../store/contract-fixtures.js";
 import { MessagePool, MessagePoolError } from "./message-pool.js";
-import type { ContextMessage } from "./message-types.js";
 
 const S = "s1";
 

@@ -1,6 +1,6 @@
+import { applyLifecycleUpdate, describeLifecycleUpdateError } from "../model/message-lifecycle.js";
+import type { BodyOf, ContextMessage, MessageType } from "../model/message-types.js";
 import type { MessageLifecycleUpdate } from "../store/types.js";
-import { applyLifecycleUpdate, describeLifecycleUpdateError } from "./message-lifecycle.js";
-import type { BodyOf, ContextMessage, MessageType } from "./message-types.js";
 
 // The session's immutable message pool (context-manager "Branch Management": branches share one
 // pool and are only ordered lists of ids). Contracts:

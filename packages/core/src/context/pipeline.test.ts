@@ -2,9 +2,13 @@ import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  type ContextMessage,
+  ContextMessageSchema,
+  type MessageBody,
+} from "../model/message-types.js";
 import { createDefaultTools } from "../tools/builtin/default-tools.js";
 import { Workspace } from "../tools/workspace.js";
-import { type ContextMessage, ContextMessageSchema, type MessageBody } from "./message-types.js";
 import {
   type MessageProcessor,
   type PipelineContext,

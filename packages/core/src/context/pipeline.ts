@@ -1,7 +1,7 @@
+import type { ContextMessage } from "../model/message-types.js";
+import type { AgentMode, AgentRole } from "../model/session-config.js";
 import type { AnyAgentTool } from "../tools/tool.js";
 import type { Workspace } from "../tools/workspace.js";
-import type { ContextMessage } from "./message-types.js";
-import type { AgentMode, AgentRole } from "./session-config.js";
 
 // The message processing pipeline (context-manager "Message Processing Pipeline"). A message
 // passes through an ordered list of processors before it enters the pool and before the model

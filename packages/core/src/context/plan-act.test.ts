@@ -1,8 +1,9 @@
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createRecordingContext } from "../../test/support/tool-test-context.js";
+import { SessionConfigSchema, sessionConfig } from "../model/session-config.js";
 import { createDefaultTools } from "../tools/builtin/default-tools.js";
-import { createRecordingContext } from "../tools/builtin/tool-test-context.js";
 import { defineTool } from "../tools/tool.js";
 import {
   askQuestionTool,
@@ -13,7 +14,6 @@ import {
   questionBodyFromCall,
   toolsForMode,
 } from "./plan-act.js";
-import { SessionConfigSchema, sessionConfig } from "./session-config.js";
 
 const builtins = createDefaultTools({ workspaceRoot: tmpdir() });
 const uncategorised = defineTool({

@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { type AnyAgentTool, defineTool } from "../tools/tool.js";
 import {
   type BodyOf,
   PlanBodySchema,
   PlanStepSchema,
   QuestionBodySchema,
   type ToolCallRequest,
-} from "./message-types.js";
-import type { AgentMode, AgentRole } from "./session-config.js";
+} from "../model/message-types.js";
+import type { AgentMode, AgentRole } from "../model/session-config.js";
+import { type AnyAgentTool, defineTool } from "../tools/tool.js";
 
 // Plan / Act (plan-act spec; context-manager "Role-based tool filtering"). In plan mode the model
 // investigates with read-only tools and answers through two tools of its own: present_plan and

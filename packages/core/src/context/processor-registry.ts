@@ -1,4 +1,4 @@
-import type { PipelineConfig } from "./branch.js";
+import type { PipelineConfig } from "../model/branch.js";
 import {
   createFileReferenceProcessor,
   FILE_REFERENCE_PROCESSOR,
@@ -14,7 +14,7 @@ import {
   toolEnhancementProcessor,
 } from "./pipeline-processors.js";
 
-// Processors by name, so that a branch's `pipeline.processors` (branch.ts) can pick its own
+// Processors by name, so that a branch's `pipeline.processors` (model/branch.ts) can pick its own
 // composition. A branch without one uses DEFAULT_PIPELINE.
 
 export const DEFAULT_PIPELINE: PipelineConfig = {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AgentMode } from "./session-config.js";
+import type { AgentMode } from "../model/session-config.js";
+import { type ContextState, ContextStateSchema, type ContextStateType } from "../model/states.js";
 import {
   STATE_TRANSITIONS,
   StateMachine,
@@ -7,7 +8,6 @@ import {
   stateInvariantViolation,
   type TransitionRecord,
 } from "./state-machine.js";
-import { type ContextState, ContextStateSchema, type ContextStateType } from "./states.js";
 
 const READ_TOOLS = new Set(["read_file", "search", "list_files", "present_plan", "ask_question"]);
 

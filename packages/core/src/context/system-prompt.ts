@@ -1,6 +1,6 @@
+import type { AgentMode, AgentRole } from "../model/session-config.js";
 import { type AnyAgentTool, toolDefinition } from "../tools/tool.js";
 import { ASK_QUESTION, PRESENT_PLAN, toolsForMode } from "./plan-act.js";
-import type { AgentMode, AgentRole } from "./session-config.js";
 
 // The system prompt builder (context-manager "Dynamic System Prompt Management"). Sections, in
 // order: the base prompt (a branch's own prompt replaces it for that branch), the mode's

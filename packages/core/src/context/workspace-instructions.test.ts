@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ContextMessage } from "./message-types.js";
+import type { ContextMessage } from "../model/message-types.js";
 import {
   filesWorkedOn,
   InstructionFileCache,

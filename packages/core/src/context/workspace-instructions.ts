@@ -1,7 +1,8 @@
 import { closeSync, openSync, readSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import type { ContextMessage } from "../model/message-types.js";
+import type { WorkspaceInstructionsResponse } from "../protocol/http-responses.js";
 import { isInside } from "../tools/workspace.js";
-import type { ContextMessage } from "./message-types.js";
 
 // Workspace instructions (context-manager "Workspace context injection"): the files users already
 // write for coding agents, read from the workspace and put into the system prompt's Workspace
@@ -21,22 +22,9 @@ export const MAX_INSTRUCTION_CHARS = 16_000;
 /** at most this many files of the conversation add their directories' AGENTS.md */
 const MAX_NEAR_FILES = 8;
 
-export interface InstructionFile {
-  /** workspace-relative, `/`-separated */
-  path: string;
-  /** characters of this file that went into the prompt */
-  chars: number;
-  /** the cap cut this file (or left no room for it) */
-  truncated: boolean;
-}
-
-export interface WorkspaceInstructions {
-  /** what goes into the prompt: each file under a "From <path>:" line; "" when none */
-  text: string;
-  /** the files in use, in prompt order */
-  files: InstructionFile[];
-  max_chars: number;
-}
+/** the files in use and the text they give, as GET /api/sessions/{id}/instructions answers */
+export type WorkspaceInstructions = WorkspaceInstructionsResponse;
+export type InstructionFile = WorkspaceInstructions["files"][number];
 
 /**
  * The candidate files, workspace-relative, nearest first and without repeats. `nearFiles` are

@@ -6,9 +6,9 @@ import {
 import { convertArrayToReadableStream } from "@ai-sdk/provider-utils/test";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
+import type { ModelConfigInput } from "../model/llm-config.js";
+import { DEFAULT_CACHE_CONFIG, modelConfig } from "../model/llm-config.js";
 import { AiSdkProvider, parseToolArguments, toUsage } from "./ai-sdk-adapter.js";
-import type { ModelConfigInput } from "./config.js";
-import { DEFAULT_CACHE_CONFIG, modelConfig } from "./config.js";
 import type { ProviderEvent, StreamRequest } from "./provider.js";
 
 const usage = (

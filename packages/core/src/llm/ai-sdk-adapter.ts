@@ -5,9 +5,7 @@ import type {
   LanguageModelV3Usage,
   SharedV3ProviderMetadata,
 } from "@ai-sdk/provider";
-import { toCallOptions } from "./ai-sdk-prompt.js";
-import type { ModelConfig } from "./config.js";
-import { classifyThrown } from "./errors.js";
+import type { ModelConfig } from "../model/llm-config.js";
 import type {
   AssistantMessage,
   StopReason,
@@ -15,7 +13,9 @@ import type {
   ThinkingContent,
   ToolCallContent,
   Usage,
-} from "./messages.js";
+} from "../model/llm-messages.js";
+import { toCallOptions } from "./ai-sdk-prompt.js";
+import { classifyThrown } from "./errors.js";
 import {
   type AiSdkProtocol,
   createLanguageModel,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_CACHE_CONFIG, modelConfig } from "../model/llm-config.js";
+import type { Message } from "../model/llm-messages.js";
 import { toCallOptions } from "./ai-sdk-prompt.js";
-import { DEFAULT_CACHE_CONFIG, modelConfig } from "./config.js";
-import type { Message } from "./messages.js";
 import type { StreamRequest } from "./provider.js";
 
 const base: StreamRequest = {

@@ -7,9 +7,14 @@ import type {
   LanguageModelV3ToolResultOutput,
   SharedV3ProviderOptions,
 } from "@ai-sdk/provider";
+import type { ApiProtocol, ToolDefinition } from "../model/llm-config.js";
+import type {
+  AssistantMessage,
+  Message,
+  ToolResultMessage,
+  UserMessage,
+} from "../model/llm-messages.js";
 import { cacheBreakpoints, cacheMarker, shapeCall } from "./cache-and-thinking.js";
-import type { ApiProtocol, ToolDefinition } from "./config.js";
-import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from "./messages.js";
 import type { StreamRequest } from "./provider.js";
 
 // StreamRequest → LanguageModelV3CallOptions. Pure; no I/O. Kept apart from the stream mapping so

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_CACHE_CONFIG, modelConfig } from "../model/llm-config.js";
 import {
   anthropicRequestBody,
   canCountAnthropicTokens,
   countAnthropicTokens,
 } from "./anthropic-token-count.js";
-import { DEFAULT_CACHE_CONFIG, modelConfig } from "./config.js";
 import type { StreamRequest } from "./provider.js";
 
 const request: StreamRequest = {

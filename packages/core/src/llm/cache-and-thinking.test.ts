@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
 import {
+  DEFAULT_CACHE_CONFIG,
+  type ModelConfigInput,
+  modelConfig,
+  type ThinkingLevel,
+} from "../model/llm-config.js";
+import {
   anthropicThinkingBudget,
   cacheBreakpoints,
   cacheMarker,
   openAiReasoningEffort,
   shapeCall,
 } from "./cache-and-thinking.js";
-import {
-  DEFAULT_CACHE_CONFIG,
-  type ModelConfigInput,
-  modelConfig,
-  type ThinkingLevel,
-} from "./config.js";
 import type { StreamRequest } from "./provider.js";
 
 const req = (

@@ -1,5 +1,5 @@
 import type { JSONObject, SharedV3ProviderOptions } from "@ai-sdk/provider";
-import type { ApiProtocol, CacheConfig, ThinkingLevel } from "./config.js";
+import type { ApiProtocol, CacheConfig, ThinkingLevel } from "../model/llm-config.js";
 import { usesOpenAiCompatible } from "./model-factory.js";
 import type { StreamRequest } from "./provider.js";
 

@@ -1,4 +1,4 @@
-import { type ApiProtocol, type ModelConfig, modelConfig } from "./config.js";
+import { type ApiProtocol, type ModelConfig, modelConfig } from "../model/llm-config.js";
 
 // ModelConfig from environment variables, using each vendor's official variable names (the same
 // ones the AI SDK providers and official SDKs read), so a user's existing shell setup just works.

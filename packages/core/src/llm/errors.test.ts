@@ -1,5 +1,7 @@
 import { APICallError } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
+import type { AssistantMessage } from "../model/llm-messages.js";
+import { emptyUsage } from "../model/llm-messages.js";
 import {
   CONTEXT_OVERFLOW_PHRASES,
   classifyProviderError,
@@ -8,8 +10,6 @@ import {
   isContextOverflowMessage,
   parseRetryAfterMs,
 } from "./errors.js";
-import type { AssistantMessage } from "./messages.js";
-import { emptyUsage } from "./messages.js";
 import { isRetryable } from "./provider.js";
 
 describe("REQ-076 context overflow detection", () => {

@@ -1,5 +1,5 @@
 import { APICallError } from "@ai-sdk/provider";
-import type { AssistantMessage } from "./messages.js";
+import type { AssistantMessage } from "../model/llm-messages.js";
 import type { ProviderError } from "./provider.js";
 
 // Provider failure classification (REQ-075 / REQ-076). The order matters and is the contract:

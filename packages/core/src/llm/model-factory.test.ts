@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { modelConfig } from "./config.js";
+import { modelConfig } from "../model/llm-config.js";
 import {
   compatRequestBodyTransform,
   createLanguageModel,

@@ -7,7 +7,7 @@ import { createVertex } from "@ai-sdk/google-vertex";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import type { ApiProtocol, ModelConfig } from "./config.js";
+import type { ApiProtocol, ModelConfig } from "../model/llm-config.js";
 
 // One LanguageModelV3 per ModelConfig, for every wire protocol the AI SDK adapter serves.
 // Every setting is passed explicitly: the AI SDK providers otherwise read their own environment

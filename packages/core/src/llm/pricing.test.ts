@@ -1,8 +1,8 @@
 import type { LanguageModelV3Usage } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
+import type { Usage } from "../model/llm-messages.js";
 import { toUsage } from "./ai-sdk-adapter.js";
 import { DEFAULT_MODELS } from "./env-config.js";
-import type { Usage } from "./messages.js";
 import { OFFLINE_MODEL_ID } from "./offline/answers.js";
 import { costOfUsage, MODEL_PRICES, modelPrice, normalizeModelId } from "./pricing.js";
 

@@ -1,4 +1,4 @@
-import type { Usage } from "./messages.js";
+import type { Usage } from "../model/llm-messages.js";
 
 // What a model's tokens cost, in US dollars, from a table of list prices.
 //
@@ -10,10 +10,10 @@ import type { Usage } from "./messages.js";
 // and tool fees (web search, code execution) are not modelled. Update the table, and this date,
 // when the providers change their prices.
 //
-// Usage counts (llm/messages.ts, ai-sdk-adapter.ts toUsage): `input` EXCLUDES cached tokens on
-// every protocol (it is the AI SDK's `inputTokens.noCache`), so input, cacheRead and cacheWrite
-// are disjoint and each is priced once; `output` includes reasoning/thinking tokens, which every
-// provider bills as output.
+// Usage counts (model/llm-messages.ts, ai-sdk-adapter.ts toUsage): `input` EXCLUDES cached
+// tokens on every protocol (it is the AI SDK's `inputTokens.noCache`), so input, cacheRead and
+// cacheWrite are disjoint and each is priced once; `output` includes reasoning/thinking tokens,
+// which every provider bills as output.
 //
 // Cache writes: Anthropic's price is its 5-minute cache write (1.25 × input; Arbor sets
 // `cacheControl: {type: "ephemeral"}` without a 1-hour TTL). OpenAI and Gemini publish no

@@ -4,8 +4,8 @@ import type {
   ModelConfig,
   ThinkingLevel,
   ToolDefinition,
-} from "./config.js";
-import type { AssistantMessage, Message } from "./messages.js";
+} from "../model/llm-config.js";
+import type { AssistantMessage, Message } from "../model/llm-messages.js";
 
 /** REQ-015: everything one request to a model needs. */
 export interface StreamRequest {
@@ -64,7 +64,17 @@ export type ProviderEvent =
 export interface StreamProvider {
   /** "anthropic", "openai", "openai_responses", "azure_openai", "google", "google_vertex", "bedrock", "mock", "offline" */
   readonly providerId: string;
+  /**
+   * The id of the provider that serves `model`, when this one routes to others (a registry
+   * names the provider it would use); absent: `providerId`. Read through providerIdFor().
+   */
+  providerIdFor?(model: ModelConfig): string;
   stream(request: StreamRequest, signal: AbortSignal): AsyncIterable<ProviderEvent>;
+}
+
+/** The id of the provider that really serves `model` (never a registry's own "registry"). */
+export function providerIdFor(provider: StreamProvider, model: ModelConfig): string {
+  return provider.providerIdFor?.(model) ?? provider.providerId;
 }
 
 /** Maps protocols to providers (REQ-042 / REQ-125); it is itself a StreamProvider. */

@@ -1,5 +1,5 @@
+import type { ApiProtocol, ModelConfig } from "../model/llm-config.js";
 import { AiSdkProvider } from "./ai-sdk-adapter.js";
-import type { ApiProtocol } from "./config.js";
 import { type AiSdkProtocol, type FetchFunction, PROVIDER_IDS } from "./model-factory.js";
 import { OfflineProvider } from "./offline/index.js";
 import type { ProviderEvent, ProviderLookup, StreamProvider, StreamRequest } from "./provider.js";
@@ -15,6 +15,11 @@ export class ProviderRegistry implements StreamProvider, ProviderLookup {
   register(protocol: ApiProtocol, provider: StreamProvider): this {
     this.providers.set(protocol, provider);
     return this;
+  }
+
+  providerIdFor(model: ModelConfig): string {
+    const provider = this.providers.get(model.protocol);
+    return provider ? (provider.providerIdFor?.(model) ?? provider.providerId) : this.providerId;
   }
 
   providerFor(protocol: ApiProtocol): StreamProvider | undefined {

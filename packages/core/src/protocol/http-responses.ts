@@ -1,12 +1,11 @@
 import { z } from "zod";
-import { BranchSchema, MergeStrategyNameSchema } from "../context/branch.js";
-import type { PendingMerge } from "../context/branches/merge-types.js";
-import { MergeConflictSchema, MergeWarningSchema } from "../context/branches/merge-types.js";
-import { ContextMessageSchema } from "../context/message-types.js";
-import { SessionConfigSchema } from "../context/session-config.js";
-import { ContextStateSchema } from "../context/states.js";
-import type { WorkspaceInstructions } from "../context/workspace-instructions.js";
-import type { OptimizationView } from "../store/types.js";
+import { BranchSchema, MergeStrategyNameSchema } from "../model/branch.js";
+import type { PendingMerge } from "../model/merge-types.js";
+import { MergeConflictSchema, MergeWarningSchema } from "../model/merge-types.js";
+import { ContextMessageSchema } from "../model/message-types.js";
+import { SessionConfigSchema } from "../model/session-config.js";
+import type { OptimizationView } from "../model/session-records.js";
+import { ContextStateSchema } from "../model/states.js";
 
 // The JSON bodies of the web app's HTTP API beyond those in responses.ts: session detail,
 // messages, branches, config. They live here, not in the app, so the browser can parse with the
@@ -154,9 +153,3 @@ export const WorkspaceInstructionsResponseSchema = z
     "Answer to GET /api/sessions/{id}/instructions. The files are read afresh on each request (unchanged ones from an mtime cache), so an edit shows at once.",
   );
 export type WorkspaceInstructionsResponse = z.infer<typeof WorkspaceInstructionsResponseSchema>;
-// Compile-time proof that the wire shape and the core's WorkspaceInstructions agree, both ways.
-const instructionsMatch: [
-  WorkspaceInstructionsResponse extends WorkspaceInstructions ? true : false,
-  WorkspaceInstructions extends WorkspaceInstructionsResponse ? true : false,
-] = [true, true];
-void instructionsMatch;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { emptyUsage } from "../llm/messages.js";
-import type { LoopRecord, SessionLoopTree } from "../session/records.js";
+import { emptyUsage } from "../model/llm-messages.js";
+import type { LoopRecord, SessionLoopTree } from "../model/loop-records.js";
 import { LoopTreeResponseSchema, loopTreeResponse } from "./loop-tree.js";
 
 const usage = { ...emptyUsage(), input: 10, output: 5, totalTokens: 15 };

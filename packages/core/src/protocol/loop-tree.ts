@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AgentMessageSchema, UsageSchema } from "../llm/messages.js";
+import { AgentMessageSchema, UsageSchema } from "../model/llm-messages.js";
 import {
   ContinuationKindSchema,
   type LoopRecord,
@@ -7,7 +7,7 @@ import {
   type ParallelGroupRecord,
   type SessionLoopTree,
   type SpawnRef,
-} from "../session/records.js";
+} from "../model/loop-records.js";
 
 // The admin loop tree on the wire (GET /api/admin/sessions/{id}/loops). The recorder keeps its
 // records in camelCase (session/records.ts, stored as they are); every route answers snake_case,

@@ -2,7 +2,7 @@ import { z } from "zod";
 
 // Small enums shared by the wire events and the message model, kept apart so protocol/ does not
 // need the whole message model to describe an event.
-export { MessageRoleSchema, MessageStatusSchema } from "../context/message-types.js";
+export { MessageRoleSchema, MessageStatusSchema } from "../model/message-types.js";
 
 export const MessageTypeNameSchema = z.enum([
   "text",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_PATH_CHARS } from "../tools/workspace.js";
+import { MAX_PATH_CHARS } from "../model/limits.js";
 import {
   ApprovalsRequestSchema,
   CreateBranchRequestSchema,
@@ -97,7 +97,7 @@ describe("SendMessageRequest", () => {
     expect(errors.find((e) => e.field === "payload.workflow")!.message).toMatch(/expected string/);
   });
 
-  it("a tool_result payload is refused like any unknown type (decision 0011: answers arrive as text, approvals through /approvals)", () => {
+  it("a tool_result payload is refused like any unknown type (decision 0016: answers arrive as text, approvals through /approvals)", () => {
     const errors = errorsOf(SendMessageRequestSchema, {
       session_id: "s1",
       payload: { type: "tool_result", tool_call_id: "c", content: "done" },

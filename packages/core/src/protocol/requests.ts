@@ -1,15 +1,15 @@
 import { z } from "zod";
-import { MergeStrategyNameSchema, PipelineConfigSchema } from "../context/branch.js";
-import { ConflictResolutionSchema, type MergeDecision } from "../context/branches/merge-types.js";
-import { LineRangeSchema } from "../context/message-types.js";
+import { MergeStrategyNameSchema, PipelineConfigSchema } from "../model/branch.js";
+import { MAX_PATH_CHARS } from "../model/limits.js";
+import { ConflictResolutionSchema, type MergeDecision } from "../model/merge-types.js";
+import { LineRangeSchema } from "../model/message-types.js";
 import {
   AgentModeSchema,
   ApprovalPolicySchema,
   OptimizationConfigSchema,
   SessionConfigSchema,
   SessionModelSchema,
-} from "../context/session-config.js";
-import { MAX_PATH_CHARS } from "../tools/workspace.js";
+} from "../model/session-config.js";
 
 // Everything clients send (context-manager "Structured Message Payload", the web issue's HTTP
 // API), as zod schemas. snake_case like the rest of the wire. Route handlers validate with

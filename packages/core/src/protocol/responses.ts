@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { MergeConflictSchema, MergeWarningSchema } from "../context/branches/merge-types.js";
-import { ContextStateSchema } from "../context/states.js";
-import { UsageSchema } from "../llm/messages.js";
-import type { SessionSummary } from "../store/types.js";
+import { UsageSchema } from "../model/llm-messages.js";
+import { MergeConflictSchema, MergeWarningSchema } from "../model/merge-types.js";
+import type { SessionSummary } from "../model/session-records.js";
+import { ContextStateSchema } from "../model/states.js";
 
 // JSON bodies the server answers with (streams are described by events.ts). The merge shapes are
-// the Context Manager's own (context/branches/merge-types.ts), re-used so they cannot drift.
+// the Context Manager's own (model/merge-types.ts), re-used so they cannot drift.
 
 export const CreateSessionResponseSchema = z
   .object({

@@ -1,6 +1,6 @@
-import type { Branch } from "../context/branch.js";
-import type { ContextMessage, MessageType } from "../context/message-types.js";
-import { sessionConfig } from "../context/session-config.js";
+import type { Branch } from "../model/branch.js";
+import type { ContextMessage, MessageType } from "../model/message-types.js";
+import { sessionConfig } from "../model/session-config.js";
 import type { SessionRecord } from "./types.js";
 
 // Sample data for store and pool tests: one message of every body type, with every optional field

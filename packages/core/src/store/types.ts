@@ -1,9 +1,21 @@
-import type { Branch } from "../context/branch.js";
-import type { ApprovalStatus, ContextMessage, MessageStatus } from "../context/message-types.js";
-import type { SessionConfig } from "../context/session-config.js";
-import type { ContextState } from "../context/states.js";
-import type { Usage } from "../llm/messages.js";
-import type { LoopRecord } from "../session/index.js";
+import type { Branch } from "../model/branch.js";
+import type { LoopRecord } from "../model/loop-records.js";
+import type { ContextMessage } from "../model/message-types.js";
+import type {
+  MessageLifecycleUpdate,
+  OptimizationView,
+  SessionRecord,
+  SessionSummary,
+  StoredEvent,
+} from "../model/session-records.js";
+
+export type {
+  MessageLifecycleUpdate,
+  OptimizationView,
+  SessionRecord,
+  SessionSummary,
+  StoredEvent,
+};
 
 // Storage interfaces of the Context Manager. The in-memory store (memory-store.ts) and the Prisma
 // store (packages/db) both implement them and both pass store-contract.ts.
@@ -15,62 +27,6 @@ import type { LoopRecord } from "../session/index.js";
 // - Message content is immutable: `messages` inserts; re-inserting an existing id is an error.
 //   Only lifecycle fields change, through `message_updates`.
 // - Reads never return half of a write.
-
-export interface SessionRecord {
-  id: string;
-  title: string;
-  config: SessionConfig;
-  state: ContextState;
-  active_branch_id: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface SessionSummary {
-  id: string;
-  title: string;
-  state: ContextState;
-  updated_at: string;
-  message_count: number;
-  usage: Usage;
-  /** US dollars, summed over the assistant messages with a known cost (meta.cost_usd); absent
-   * when none has one */
-  cost_usd?: number;
-}
-
-export interface StoredEvent {
-  session_id: string;
-  sequence: number;
-  name: string;
-  payload: unknown;
-  created_at: string;
-}
-
-export interface MessageLifecycleUpdate {
-  id: string;
-  status?: MessageStatus;
-  completed_at?: string;
-  /** tool_call_id → new approval status (tool_request messages only) */
-  approvals?: Record<string, { approval: ApprovalStatus; approval_note?: string }>;
-  meta?: ContextMessage["meta"];
-}
-
-/** What one summary in an optimized view stands for. */
-export interface OptimizationView {
-  id: string;
-  session_id: string;
-  branch_id: string;
-  created_at: string;
-  strategy: string;
-  tokens_before: number;
-  tokens_after: number;
-  messages_before: number;
-  messages_after: number;
-  /** summary message id → the ids of the messages it replaced */
-  summaries: Array<{ summary_message_id: string; replaces: string[] }>;
-  /** ids the optimized view dropped without a summary */
-  dropped: string[];
-}
 
 /** One unit of work on a session, applied atomically. */
 export interface SessionWrite {
@@ -116,6 +72,13 @@ export interface SessionStore {
   /** loop records (the runtime's LoopRecorder writes through this) */
   upsertLoop(record: LoopRecord): Promise<void>;
   listLoops(sessionId: string): Promise<LoopRecord[]>;
+  /**
+   * The number the next loop `{sessionId}.{configId}.{n}` gets: one more than the highest n of
+   * that session and config among the stored loop records, 1 when there is none (see
+   * loop-numbers.ts). It reserves nothing: a session runs one operation at a time (one instance
+   * at a time under its lease), and each run's record is stored before the next run asks.
+   */
+  nextLoopNumber(sessionId: string, configId: string): Promise<number>;
 }
 
 export type StoreErrorCode = "not_found" | "conflict" | "invalid" | "unavailable";

@@ -1,4 +1,4 @@
-import type { StopReason, Usage } from "../llm/messages.js";
+import type { StopReason, Usage } from "../model/llm-messages.js";
 
 // One script format drives both fakes: the in-process ScriptedProvider (unit tests) and the fake
 // LLM HTTP server (integration/e2e tests), so a test can move between them without rewriting.

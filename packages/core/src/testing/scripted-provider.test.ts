@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CACHE_CONFIG, modelConfig } from "../llm/config.js";
 import type { ProviderEvent, StreamRequest } from "../llm/provider.js";
+import { DEFAULT_CACHE_CONFIG, modelConfig } from "../model/llm-config.js";
 import { ScriptedProvider } from "./scripted-provider.js";
 
 const request: StreamRequest = {

@@ -1,13 +1,13 @@
-import { abortableDelay } from "../agent/cancellation.js";
 import { EventStream } from "../agent/event-stream.js";
 import { classifyProviderError } from "../llm/errors.js";
-import { type AssistantMessage, emptyUsage, type Usage } from "../llm/messages.js";
 import type {
   ProviderError,
   ProviderEvent,
   StreamProvider,
   StreamRequest,
 } from "../llm/provider.js";
+import { abortableDelay } from "../model/cancellation.js";
+import { type AssistantMessage, emptyUsage, type Usage } from "../model/llm-messages.js";
 import {
   defaultStopReason,
   type Script,

@@ -5,9 +5,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createRecordingContext } from "../../test/support/tool-test-context.js";
 import { createBashTool } from "./builtin/bash.js";
 import { createDefaultTools } from "./builtin/default-tools.js";
-import { createRecordingContext } from "./builtin/tool-test-context.js";
 import { detectSandbox, probeBubblewrap, type Sandbox, sandboxSettings } from "./sandbox.js";
 import { toolEnvironment } from "./tool-env.js";
 

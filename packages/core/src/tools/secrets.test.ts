@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createRecordingContext } from "./builtin/tool-test-context.js";
+import { createRecordingContext } from "../../test/support/tool-test-context.js";
 import { withRedactedOutput } from "./redacting-tool.js";
 import { redact, redactValue, secretsFromEnv } from "./secrets.js";
 import { defineTool, ToolError, type ToolResult } from "./tool.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { ToolDefinition } from "../llm/config.js";
-import type { ImageContent, TextContent } from "../llm/messages.js";
+import type { ToolDefinition } from "../model/llm-config.js";
+import type { ImageContent, TextContent } from "../model/llm-messages.js";
 
 /** REQ-010: what a tool returns. `details` is structured metadata for UIs/logs (REQ-137). */
 export interface ToolResult<TDetails = unknown> {

@@ -1,6 +1,7 @@
 import { lstat, readlink, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
+import { MAX_PATH_CHARS } from "../model/limits.js";
 import { ToolError } from "./tool.js";
 
 // Workspace confinement for the built-in tools. Every path a tool touches goes through
@@ -20,8 +21,7 @@ export interface WorkspacePath {
 /** How many symlinks may be followed while resolving one path (Linux's own limit is 40). */
 const MAX_SYMLINK_HOPS = 40;
 
-/** The longest path accepted, in characters (Linux's PATH_MAX). Longer input is refused at once. */
-export const MAX_PATH_CHARS = 4096;
+export { MAX_PATH_CHARS };
 
 export class Workspace {
   /** the workspace root as configured, made absolute */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { countAnthropicTokens } from "../../src/llm/anthropic-token-count.js";
-import { modelConfig } from "../../src/llm/config.js";
 import { createDefaultProviderRegistry } from "../../src/llm/registry.js";
+import { modelConfig } from "../../src/model/llm-config.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server/index.js";
 import {
   commonChecks,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { modelConfig } from "../../src/llm/config.js";
 import type { FetchFunction } from "../../src/llm/model-factory.js";
+import { modelConfig } from "../../src/model/llm-config.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../src/testing/fake-llm-server/index.js";
 import { commonChecks, done, lastBody, provider, request, run } from "./provider-harness.js";
 

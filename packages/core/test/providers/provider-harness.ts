@@ -1,7 +1,5 @@
 import { expect } from "vitest";
 import { AiSdkProvider } from "../../src/llm/ai-sdk-adapter.js";
-import { DEFAULT_CACHE_CONFIG, type ModelConfig } from "../../src/llm/config.js";
-import type { AssistantMessage, Message } from "../../src/llm/messages.js";
 import type { AiSdkProtocol, FetchFunction } from "../../src/llm/model-factory.js";
 import type {
   ProviderError,
@@ -9,6 +7,8 @@ import type {
   StreamProvider,
   StreamRequest,
 } from "../../src/llm/provider.js";
+import { DEFAULT_CACHE_CONFIG, type ModelConfig } from "../../src/model/llm-config.js";
+import type { AssistantMessage, Message } from "../../src/model/llm-messages.js";
 import type { FakeLlmServer } from "../../src/testing/fake-llm-server/index.js";
 import type { ScriptedTurn } from "../../src/testing/script.js";
 

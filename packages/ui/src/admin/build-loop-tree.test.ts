@@ -20,13 +20,22 @@ describe("buildLoopTree", () => {
     expect(parallel.selectedLoopId).toBe("p2");
   });
 
-  it("treats orphans as roots and survives self-parenting", () => {
+  it("treats orphans as roots, and a loop stored as its own parent too (it never vanishes)", () => {
     const tree = buildLoopTree([
       loop("a", { parent_loop_id: "gone" }),
       loop("b", { parent_loop_id: "b" }),
     ]);
-    expect(tree).toHaveLength(1);
-    expect(tree[0]?.kind === "loop" && tree[0].loop.loop_id).toBe("a");
+    expect(tree.map((n) => n.kind === "loop" && n.loop.loop_id)).toEqual(["a", "b"]);
+    expect(tree[1]?.kind === "loop" && tree[1].children).toEqual([]);
+  });
+
+  it("survives a cycle of parents without recursing forever", () => {
+    const tree = buildLoopTree([
+      loop("r"),
+      loop("x", { parent_loop_id: "y" }),
+      loop("y", { parent_loop_id: "x" }),
+    ]);
+    expect(tree.map((n) => n.kind === "loop" && n.loop.loop_id)).toEqual(["r"]);
   });
 
   it("computes durations", () => {

@@ -2,7 +2,8 @@ import type { LoopTreeLoop } from "@arbor/core";
 
 // The admin viewer's loop tree as plain data. Loops hang under their parent loop (continuations
 // and sub-agents alike); siblings that belong to one parallel evaluation group are gathered into a
-// group node where the first of them started. A loop whose parent is not in the list is a root.
+// group node where the first of them started. A loop whose parent is not in the list (or is
+// itself) is a root.
 
 export type LoopTreeNode =
   | { kind: "loop"; loop: LoopTreeLoop; children: LoopTreeNode[] }
@@ -17,8 +18,12 @@ export function buildLoopTree(loops: readonly LoopTreeLoop[]): LoopTreeNode[] {
   const byId = new Map(loops.map((loop) => [loop.loop_id, loop]));
   const childrenOf = new Map<string | undefined, LoopTreeLoop[]>();
   for (const loop of loops) {
+    // a loop stored as its own parent (records from before loop numbers came from the store) is
+    // a root: under itself it would never be reached
     const parent =
-      loop.parent_loop_id !== undefined && byId.has(loop.parent_loop_id)
+      loop.parent_loop_id !== undefined &&
+      loop.parent_loop_id !== loop.loop_id &&
+      byId.has(loop.parent_loop_id)
         ? loop.parent_loop_id
         : undefined;
     const list = childrenOf.get(parent) ?? [];

@@ -140,12 +140,11 @@ export function BranchSettings({
               <summary className="cursor-pointer text-zinc-600 dark:text-zinc-400">
                 Base prompt (used when the branch has none)
               </summary>
-              <pre
-                aria-label="Base prompt"
-                className="mt-1 max-h-40 overflow-auto rounded-md bg-zinc-100 p-2 whitespace-pre-wrap dark:bg-zinc-800"
-              >
-                {basePrompt}
-              </pre>
+              <section aria-label="Base prompt">
+                <pre className="mt-1 max-h-40 overflow-auto rounded-md bg-zinc-100 p-2 whitespace-pre-wrap dark:bg-zinc-800">
+                  {basePrompt}
+                </pre>
+              </section>
             </details>
           </div>
           <div className="flex flex-col gap-1">

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { TestConversation } from "../../../test/support/test-conversation.js";
 import { createBranch, deleteBranch, forkForEdit, switchBranch } from "./branch-ops.js";
 import { BranchOpError, type BranchOpFailureCode } from "./errors.js";
-import { TestConversation } from "./test-conversation.js";
 import { validateBranch } from "./validate.js";
 
 function failureCode(fn: () => unknown): BranchOpFailureCode | undefined {

@@ -1,5 +1,5 @@
-import type { Branch, PipelineConfig } from "../branch.js";
-import type { ContextMessage } from "../message-types.js";
+import type { Branch, PipelineConfig } from "../../model/branch.js";
+import type { ContextMessage } from "../../model/message-types.js";
 import { BranchOpError } from "./errors.js";
 import type { IdsAndClock, MessageLookup } from "./types.js";
 import { type BranchProblem, hasErrors, validateBranch } from "./validate.js";

@@ -1,8 +1,8 @@
-import type { Branch } from "../branch.js";
-import type { BodyOf, ContextMessage } from "../message-types.js";
+import type { Branch } from "../../model/branch.js";
+import type { MergeOutcome, MergeWarning, PendingCherryPick } from "../../model/merge-types.js";
+import type { BodyOf, ContextMessage } from "../../model/message-types.js";
 import { BranchOpError } from "./errors.js";
 import { finishMerge } from "./merge-result.js";
-import type { MergeOutcome, MergeWarning, PendingCherryPick } from "./merge-types.js";
 import type { IdsAndClock, MessageLookup } from "./types.js";
 
 // CherryPick: only the chosen messages, appended in SOURCE order (not the order the ids were

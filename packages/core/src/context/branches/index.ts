@@ -2,7 +2,6 @@
 export * from "./branch-ops.js";
 export * from "./errors.js";
 export * from "./merge.js";
-export * from "./merge-types.js";
 export * from "./rebase-conflicts.js";
 export * from "./types.js";
 export * from "./validate.js";

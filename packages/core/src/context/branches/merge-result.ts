@@ -1,7 +1,7 @@
-import type { Branch, MergeStrategyName } from "../branch.js";
-import type { ContextMessage } from "../message-types.js";
+import type { Branch, MergeStrategyName } from "../../model/branch.js";
+import type { MergeOutcome, MergeWarning } from "../../model/merge-types.js";
+import type { ContextMessage } from "../../model/message-types.js";
 import { BranchOpError } from "./errors.js";
-import type { MergeOutcome, MergeWarning } from "./merge-types.js";
 import type { MessageLookup } from "./types.js";
 import { hasErrors, validateBranch } from "./validate.js";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { TestConversation } from "../../../test/support/test-conversation.js";
+import type { MergeOutcome } from "../../model/merge-types.js";
 import { BranchOpError } from "./errors.js";
 import { planMerge, resolveMerge } from "./merge.js";
-import type { MergeOutcome } from "./merge-types.js";
-import { TestConversation } from "./test-conversation.js";
 
 function merged(outcome: MergeOutcome) {
   if (outcome.status !== "merged") throw new Error(`expected merged, got ${outcome.status}`);

@@ -1,13 +1,13 @@
-import type { Branch, MergeStrategyName } from "../branch.js";
-import { completeCherryPick, planCherryPick } from "./cherry-pick.js";
-import { BranchOpError } from "./errors.js";
-import { finishMerge } from "./merge-result.js";
+import type { Branch, MergeStrategyName } from "../../model/branch.js";
 import type {
   ConflictResolution,
   MergeDecision,
   MergeOutcome,
   PendingMerge,
-} from "./merge-types.js";
+} from "../../model/merge-types.js";
+import { completeCherryPick, planCherryPick } from "./cherry-pick.js";
+import { BranchOpError } from "./errors.js";
+import { finishMerge } from "./merge-result.js";
 import { completeRebase, planRebase } from "./rebase.js";
 import { defaultIsFileEdit, type FileEditPredicate } from "./rebase-conflicts.js";
 import type { IdsAndClock, MessageLookup } from "./types.js";

@@ -1,5 +1,5 @@
-import type { ContextMessage, ToolCallRequest } from "../message-types.js";
-import type { MergeConflict } from "./merge-types.js";
+import type { MergeConflict } from "../../model/merge-types.js";
+import type { ContextMessage, ToolCallRequest } from "../../model/message-types.js";
 import type { MessageLookup } from "./types.js";
 
 // What a rebase conflict is (see also docs/decisions/0004-merge-conflicts.md). The rebase replays

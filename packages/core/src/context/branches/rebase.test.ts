@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { TestConversation } from "../../../test/support/test-conversation.js";
+import type { MergeOutcome } from "../../model/merge-types.js";
 import { createBranch } from "./branch-ops.js";
 import { BranchOpError } from "./errors.js";
 import { planMerge, resolveMerge } from "./merge.js";
-import type { MergeOutcome } from "./merge-types.js";
-import { TestConversation } from "./test-conversation.js";
 import { validateBranch } from "./validate.js";
 
 function merged(outcome: MergeOutcome) {

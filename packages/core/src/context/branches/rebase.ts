@@ -1,13 +1,13 @@
-import type { Branch } from "../branch.js";
-import type { ContextMessage } from "../message-types.js";
-import { commonPrefixLength } from "./branch-ops.js";
-import { finishMerge } from "./merge-result.js";
+import type { Branch } from "../../model/branch.js";
 import type {
   ConflictResolution,
   MergeConflict,
   MergeOutcome,
   PendingRebase,
-} from "./merge-types.js";
+} from "../../model/merge-types.js";
+import type { ContextMessage } from "../../model/message-types.js";
+import { commonPrefixLength } from "./branch-ops.js";
+import { finishMerge } from "./merge-result.js";
 import { detectRebaseConflicts, type FileEditPredicate } from "./rebase-conflicts.js";
 import type { IdsAndClock, MessageLookup } from "./types.js";
 

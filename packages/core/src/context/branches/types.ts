@@ -1,4 +1,4 @@
-import type { ContextMessage } from "../message-types.js";
+import type { ContextMessage } from "../../model/message-types.js";
 
 // Shared inputs of the branch and merge functions. They are pure: the Session loads the pool and
 // the branches, calls them, and persists what they return in one store write.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TestConversation } from "./test-conversation.js";
+import { TestConversation } from "../../../test/support/test-conversation.js";
 import { hasErrors, validateBranch } from "./validate.js";
 
 function kinds(c: TestConversation, ids: string[]) {

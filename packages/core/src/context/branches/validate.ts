@@ -1,4 +1,4 @@
-import type { Branch } from "../branch.js";
+import type { Branch } from "../../model/branch.js";
 import type { MessageLookup } from "./types.js";
 
 // Branch integrity (spec "Post-merge validation"): every id is valid, every referenced message is

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ContextMessage } from "../message-types.js";
+import { message, text, toolPair } from "../../../test/support/random-context-history.js";
+import type { ContextMessage } from "../../model/message-types.js";
 import { importanceScore, importanceScoringStrategy } from "./importance-scoring.js";
-import { message, text, toolPair } from "./random-context-history.js";
 import { contextMessageTokens } from "./token-budget.js";
 
 describe("ImportanceScoring", () => {

@@ -1,4 +1,4 @@
-import type { ContextMessage } from "../message-types.js";
+import type { ContextMessage } from "../../model/message-types.js";
 import { isSummary, toModelText } from "./model-view.js";
 import {
   estimateView,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { ContextMessage } from "../message-types.js";
-import { OptimizationConfigSchema } from "../session-config.js";
+import { fileReference, text, toolPair } from "../../../test/support/random-context-history.js";
+import type { ContextMessage } from "../../model/message-types.js";
+import { OptimizationConfigSchema } from "../../model/session-config.js";
 import { intelligentStrategy } from "./intelligent.js";
 import { optimizeBranch } from "./optimizer.js";
-import { fileReference, text, toolPair } from "./random-context-history.js";
 import { ExtractiveSummarizer } from "./summarizer.js";
 import { contextMessageTokens } from "./token-budget.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { fileReference, message, toolPair } from "../../../test/support/random-context-history.js";
 import { toModelText } from "./model-view.js";
-import { fileReference, message, toolPair } from "./random-context-history.js";
 
 describe("toModelText", () => {
   it("shows each message type as the model reads it", () => {

@@ -1,4 +1,4 @@
-import type { ContextMessage } from "../message-types.js";
+import type { ContextMessage } from "../../model/message-types.js";
 
 // How a ContextMessage reads to the model, as plain text. Optimization counts tokens and builds
 // summaries from this text; it is NOT the wire conversion to the runtime's AgentMessages (the

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { seededRandom } from "../../agent/random-history.js";
-import type { ContextMessage } from "../message-types.js";
+import { randomContextHistory } from "../../../test/support/random-context-history.js";
+import { seededRandom } from "../../../test/support/random-history.js";
+import type { ContextMessage } from "../../model/message-types.js";
 import {
   type OptimizationConfig,
   OptimizationConfigSchema,
   type OptimizationStrategy,
-} from "../session-config.js";
+} from "../../model/session-config.js";
 import { isSummary } from "./model-view.js";
 import { type OptimizeBranchInput, optimizeBranch } from "./optimizer.js";
-import { randomContextHistory } from "./random-context-history.js";
 import { segmentUnits } from "./selection.js";
 import { ExtractiveSummarizer } from "./summarizer.js";
 import { contextMessageTokens, countRequestTokens } from "./token-budget.js";
@@ -184,6 +184,24 @@ describe("Configurable optimization strategies", () => {
     expect(over.record.tokens_after).toBeLessThanOrEqual(
       Math.floor(0.4 * Math.floor(total / 0.85)),
     );
+  });
+
+  it("shrinkTo (after a provider's overflow): optimizes well under the trigger, to that fraction of the request", async () => {
+    const messages = randomContextHistory(5, { turns: 20 });
+    const config = OptimizationConfigSchema.parse({});
+    const base = setup(messages, config, 1);
+    const total = countRequestTokens(base).total;
+    // our count says it fits easily; the provider said it does not
+    const input = { ...base, contextWindow: total * 10 };
+    expect((await optimizeBranch({ ...input, force: true })).changed).toBe(false);
+    const shrunk = await optimizeBranch({ ...input, shrinkTo: 0.7 });
+    expect(shrunk.changed).toBe(true);
+    expect(shrunk.target).toBe(Math.floor(total * 0.7));
+    expect(shrunk.record.tokens_after).toBeLessThanOrEqual(shrunk.target);
+    checkInvariants(messages, shrunk.view);
+    // the configured target still applies when it is lower
+    const over = await optimizeBranch({ ...base, contextWindow: total, shrinkTo: 0.9 });
+    expect(over.target).toBe(Math.floor(0.5 * total));
   });
 
   it("drops whole units from the front when summaries alone cannot reach the target", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { text, toolPair } from "./random-context-history.js";
+import { text, toolPair } from "../../../test/support/random-context-history.js";
 import { recentNStrategy } from "./recent-n.js";
 import { contextMessageTokens } from "./token-budget.js";
 

@@ -1,4 +1,4 @@
-import type { ContextMessage } from "../message-types.js";
+import type { ContextMessage } from "../../model/message-types.js";
 
 // What every strategy shares: the input it sees, the Selection it returns, the units it may not
 // split, and the cost estimate it uses to decide whether its selection fits the budget.

@@ -1,10 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { modelConfig } from "../../llm/config.js";
+import {
+  fileReference,
+  randomContextHistory,
+  text,
+  toolPair,
+} from "../../../test/support/random-context-history.js";
+import { modelConfig } from "../../model/llm-config.js";
+import type { ContextMessage } from "../../model/message-types.js";
+import { OptimizationConfigSchema } from "../../model/session-config.js";
 import { ScriptedProvider } from "../../testing/scripted-provider.js";
-import type { ContextMessage } from "../message-types.js";
-import { OptimizationConfigSchema } from "../session-config.js";
 import { optimizeBranch } from "./optimizer.js";
-import { fileReference, randomContextHistory, text, toolPair } from "./random-context-history.js";
 import {
   type ExtractiveSummarizer,
   extractiveSummary,

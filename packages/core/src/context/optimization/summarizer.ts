@@ -1,8 +1,8 @@
-import type { ModelConfig } from "../../llm/config.js";
-import { DEFAULT_CACHE_CONFIG } from "../../llm/config.js";
-import { userMessage } from "../../llm/messages.js";
 import type { StreamProvider } from "../../llm/provider.js";
-import type { ContextMessage } from "../message-types.js";
+import type { ModelConfig } from "../../model/llm-config.js";
+import { DEFAULT_CACHE_CONFIG } from "../../model/llm-config.js";
+import { userMessage } from "../../model/llm-messages.js";
+import type { ContextMessage } from "../../model/message-types.js";
 import { toModelText } from "./model-view.js";
 
 // Turning a batch of old messages into the text of one summary. Two implementations: the LLM one

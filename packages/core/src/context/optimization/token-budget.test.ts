@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { text, toolPair } from "../../../test/support/random-context-history.js";
 import {
   defaultTokenCounter,
   TOOL_RESULT_OVERHEAD,
   USER_ASSISTANT_OVERHEAD,
 } from "../../agent/tokens.js";
-import { OptimizationConfigSchema } from "../session-config.js";
+import { OptimizationConfigSchema } from "../../model/session-config.js";
 import { toModelText } from "./model-view.js";
-import { text, toolPair } from "./random-context-history.js";
 import {
   contextMessageTokens,
   countRequestTokens,

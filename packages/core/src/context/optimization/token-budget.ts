@@ -5,9 +5,9 @@ import {
   USER_ASSISTANT_OVERHEAD,
 } from "../../agent/tokens.js";
 import type { TokenCounter } from "../../agent/types.js";
-import type { ToolDefinition } from "../../llm/config.js";
-import type { ContextMessage } from "../message-types.js";
-import type { OptimizationConfig } from "../session-config.js";
+import type { ToolDefinition } from "../../model/llm-config.js";
+import type { ContextMessage } from "../../model/message-types.js";
+import type { OptimizationConfig } from "../../model/session-config.js";
 import { toModelText } from "./model-view.js";
 
 // Token accounting of one model request (context-manager spec "Token limit detection"): the system

@@ -1,5 +1,5 @@
 import { truncateText } from "../../agent/compaction-tiers.js";
-import type { ContextMessage } from "../message-types.js";
+import type { ContextMessage } from "../../model/message-types.js";
 
 // Tier 1, the cheap one: long tool result texts are cut to their head and tail around a
 // `[... N lines truncated ...]` marker (the runtime's truncateText, so both layers cut alike).

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { ContextMessage } from "../message-types.js";
-import { OptimizationConfigSchema } from "../session-config.js";
+import { randomContextHistory } from "../../../test/support/random-context-history.js";
+import type { ContextMessage } from "../../model/message-types.js";
+import { OptimizationConfigSchema } from "../../model/session-config.js";
 import { optimizeBranch } from "./optimizer.js";
-import { randomContextHistory } from "./random-context-history.js";
 import { ExtractiveSummarizer } from "./summarizer.js";
 import { countRequestTokens } from "./token-budget.js";
 import { expandSummary, viewFromRecords } from "./view-record.js";

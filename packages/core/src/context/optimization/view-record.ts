@@ -1,5 +1,5 @@
+import type { ContextMessage } from "../../model/message-types.js";
 import type { OptimizationView } from "../../store/types.js";
-import type { ContextMessage } from "../message-types.js";
 
 // Reading optimized views back: expanding one summary for the UI ("History optimized · … ·
 // show"), and rebuilding a branch's current view from its stored record so the next optimization

@@ -1,6 +1,10 @@
-import type { AssistantMessage, ToolResultMessage } from "../../llm/messages.js";
 import { costOfUsage } from "../../llm/pricing.js";
-import type { ApprovalStatus, ContextMessage, ToolResultStatus } from "../message-types.js";
+import type { AssistantMessage, ToolResultMessage } from "../../model/llm-messages.js";
+import type {
+  ApprovalStatus,
+  ContextMessage,
+  ToolResultStatus,
+} from "../../model/message-types.js";
 import {
   ASK_QUESTION,
   type PlanToolDetails,

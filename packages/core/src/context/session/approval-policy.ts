@@ -1,7 +1,7 @@
-import type { ToolCallContent } from "../../llm/messages.js";
-import type { ApprovalStatus } from "../message-types.js";
+import type { ToolCallContent } from "../../model/llm-messages.js";
+import type { ApprovalStatus } from "../../model/message-types.js";
+import type { ApprovalPolicy } from "../../model/session-config.js";
 import { isPlanTool } from "../plan-act.js";
-import type { ApprovalPolicy } from "../session-config.js";
 
 // Approval policies (context-manager "Tool Auto-Loop Execution"). A policy decides, when the model
 // asks for tool calls, which run at once (approval "auto_approved") and which wait for a person

@@ -1,12 +1,12 @@
+import type { Branch, MergeStrategyName, PipelineConfig } from "../../model/branch.js";
+import type { MergeDecision, MergeOutcome, PendingMerge } from "../../model/merge-types.js";
+import type { ContextMessage } from "../../model/message-types.js";
+import type { ContextState } from "../../model/states.js";
 import { MAX_TEXT_CHARS } from "../../protocol/requests.js";
-import type { Branch, MergeStrategyName, PipelineConfig } from "../branch.js";
 import { createBranch, deleteBranch, forkForEdit, switchBranch } from "../branches/branch-ops.js";
 import { BranchOpError } from "../branches/errors.js";
 import { planMerge, resolveMerge } from "../branches/merge.js";
-import type { MergeDecision, MergeOutcome, PendingMerge } from "../branches/merge-types.js";
 import { validateBranch } from "../branches/validate.js";
-import type { ContextMessage } from "../message-types.js";
-import type { ContextState } from "../states.js";
 import { RESTING_STATES, type SessionCore } from "./session-core.js";
 import { OperationRejected } from "./session-errors.js";
 

@@ -1,7 +1,11 @@
+import type { ContextMessage } from "../../model/message-types.js";
+import {
+  type AgentMode,
+  type SessionConfig,
+  SessionConfigSchema,
+} from "../../model/session-config.js";
+import type { ContextState } from "../../model/states.js";
 import type { ApprovalDecision } from "../../protocol/requests.js";
-import type { ContextMessage } from "../message-types.js";
-import { type AgentMode, type SessionConfig, SessionConfigSchema } from "../session-config.js";
-import type { ContextState } from "../states.js";
 import { rememberTool } from "./approval-policy.js";
 import { messageFromPayload, processMessage, respond, turnSetup } from "./send-message.js";
 import type { SessionCore } from "./session-core.js";

@@ -1,3 +1,8 @@
+import type { Branch } from "../../model/branch.js";
+import type { MergeDecision, PendingMerge } from "../../model/merge-types.js";
+import type { ContextMessage } from "../../model/message-types.js";
+import type { AgentMode, SessionConfig } from "../../model/session-config.js";
+import type { ContextState } from "../../model/states.js";
 import type { SessionEvent } from "../../protocol/events.js";
 import type { ApprovalDecision, MessagePayload } from "../../protocol/requests.js";
 import type { OptimizationView } from "../../store/types.js";
@@ -5,13 +10,8 @@ import {
   type ListWorkspaceFilesOptions,
   listWorkspaceFiles,
 } from "../../tools/builtin/workspace-files.js";
-import type { Branch } from "../branch.js";
 import { BranchOpError } from "../branches/errors.js";
-import type { MergeDecision, PendingMerge } from "../branches/merge-types.js";
-import type { ContextMessage } from "../message-types.js";
-import type { AgentMode, SessionConfig } from "../session-config.js";
 import type { TransitionRecord } from "../state-machine.js";
-import type { ContextState } from "../states.js";
 import { MAX_INSTRUCTION_CHARS, type WorkspaceInstructions } from "../workspace-instructions.js";
 import {
   type BranchPatch,

@@ -1,5 +1,5 @@
-import type { ContextMessage } from "../message-types.js";
-import type { ContextState } from "../states.js";
+import type { ContextMessage } from "../../model/message-types.js";
+import type { ContextState } from "../../model/states.js";
 import { sessionToolResultRow } from "./agent-rows.js";
 import { RESTING_STATES, type SessionCore } from "./session-core.js";
 import { parseStoredEvent } from "./stored-events.js";

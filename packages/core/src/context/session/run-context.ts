@@ -1,7 +1,7 @@
-import type { AgentMessage } from "../../llm/messages.js";
+import type { AgentMessage } from "../../model/llm-messages.js";
+import type { ContextMessage, ToolCallRequest } from "../../model/message-types.js";
+import type { ContextState } from "../../model/states.js";
 import type { SessionEventBody } from "../../protocol/events.js";
-import type { ContextMessage, ToolCallRequest } from "../message-types.js";
-import type { ContextState } from "../states.js";
 import type { Change, SessionCore } from "./session-core.js";
 
 // The shared state of one run (see run-driver.ts) and its serial persistence. The loop's sink
@@ -25,7 +25,7 @@ export interface RoundCall {
 }
 
 export type LlmError = {
-  code: "llm_connection" | "llm_stream_interrupted" | "llm_error";
+  code: "llm_connection" | "llm_stream_interrupted" | "llm_error" | "context_overflow";
   message: string;
 };
 

@@ -1,7 +1,11 @@
 import type { AgentEvent } from "../../agent/types.js";
-import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../../llm/messages.js";
+import type {
+  AgentMessage,
+  AssistantMessage,
+  ToolResultMessage,
+} from "../../model/llm-messages.js";
+import type { ContextState } from "../../model/states.js";
 import { isPlanTool } from "../plan-act.js";
-import type { ContextState } from "../states.js";
 import { assistantRow, hasToolCalls, toolResultRow } from "./agent-rows.js";
 import { initialApproval } from "./approval-policy.js";
 import type { RunContext } from "./run-context.js";

@@ -1,4 +1,4 @@
-import type { ContextState } from "../states.js";
+import type { ContextState } from "../../model/states.js";
 import type { RunContext } from "./run-context.js";
 import { type Change, RESTING_STATES } from "./session-core.js";
 import { OperationRejected, StorageFailure } from "./session-errors.js";

@@ -1,5 +1,5 @@
 import type { ToolCallVerdict } from "../../agent/types.js";
-import type { AgentMessage, ToolCallContent } from "../../llm/messages.js";
+import type { AgentMessage, ToolCallContent } from "../../model/llm-messages.js";
 import { ASK_QUESTION, isPlanTool, PRESENT_PLAN } from "../plan-act.js";
 import { DENIED_RESULT_TEXT, maxAutoLoopDepth, verdictFromApproval } from "./approval-policy.js";
 import type { RunContext } from "./run-context.js";

@@ -1,9 +1,10 @@
-import type { AgentMessage } from "../../llm/messages.js";
+import type { AgentMessage } from "../../model/llm-messages.js";
+import type { ContextMessage } from "../../model/message-types.js";
+import type { ContextState } from "../../model/states.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import { MAX_TEXT_CHARS, type MessagePayload } from "../../protocol/requests.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { FILE_REFERENCE_PROCESSOR } from "../file-reference-processor.js";
-import type { ContextMessage } from "../message-types.js";
 import { type PipelineContext, runPipeline } from "../pipeline.js";
 import {
   OPTIMIZATION_PROCESSOR,
@@ -11,7 +12,6 @@ import {
   TOOL_ENHANCEMENT_PROCESSOR,
 } from "../pipeline-processors.js";
 import { toolsForMode } from "../plan-act.js";
-import type { ContextState } from "../states.js";
 import { buildSystemPrompt } from "../system-prompt.js";
 import {
   filesWorkedOn,

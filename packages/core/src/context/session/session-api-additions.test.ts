@@ -1,9 +1,17 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import {
+  call,
+  collect,
+  echoTool,
+  gatedTool,
+  harness,
+  say,
+  tempWorkspace,
+} from "../../../test/support/session-harness.js";
 import { InMemorySessionStore } from "../../store/memory-store.js";
 import { findLastSequence } from "./stored-events.js";
-import { call, collect, echoTool, gatedTool, harness, say, tempWorkspace } from "./test-support.js";
 
 // What the web pages read from a session besides its operations: the event sequences a client
 // subscribes after, the title taken from the first message, and the workspace file listing.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { collect, errors, harness, say } from "../../../test/support/session-harness.js";
 import { DEFAULT_BASE_PROMPT } from "../system-prompt.js";
-import { collect, errors, harness, say } from "./test-support.js";
 
 // Branch-specific prompt override and pipeline configuration, set through the session (the
 // branch API's PATCH), and renaming: one branch changes, the others stay as they were.

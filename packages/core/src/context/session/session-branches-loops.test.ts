@@ -1,8 +1,15 @@
 import { describe, expect, it } from "vitest";
+import {
+  call,
+  collect,
+  errors,
+  harness,
+  say,
+  states,
+} from "../../../test/support/session-harness.js";
 import type { SessionEvent } from "../../protocol/events.js";
 import type { ContextSession } from "./context-session.js";
 import type { MergeReport } from "./index.js";
-import { call, collect, errors, harness, say, states } from "./test-support.js";
 
 // Branch merging and deletion inside a session (context-manager "Branch Merging": append,
 // cherry-pick, rebase, conflict detection, post-merge validation), approvals that are remembered,

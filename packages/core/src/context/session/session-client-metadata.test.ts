@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { collect, harness, say } from "../../../test/support/session-harness.js";
 import { InMemorySessionStore } from "../../store/memory-store.js";
-import { collect, harness, say } from "./test-support.js";
 
 // client_metadata (issue #9 finding 11): stored with the user's message, returned on it, never
 // sent to the model.

@@ -1,7 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { SessionEvent } from "../../protocol/events.js";
-import { InMemorySessionStore } from "../../store/memory-store.js";
-import { createDefaultTools } from "../../tools/builtin/default-tools.js";
 import {
   call,
   collect,
@@ -13,7 +10,10 @@ import {
   stateData,
   states,
   tempWorkspace,
-} from "./test-support.js";
+} from "../../../test/support/session-harness.js";
+import type { SessionEvent } from "../../protocol/events.js";
+import { InMemorySessionStore } from "../../store/memory-store.js";
+import { createDefaultTools } from "../../tools/builtin/default-tools.js";
 
 // Approvals (durable across a restart), limits, interrupts, timeouts, storage failures, plan/act,
 // branches, replay and recovery.

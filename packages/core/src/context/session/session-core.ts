@@ -1,3 +1,7 @@
+import type { Branch } from "../../model/branch.js";
+import type { ContextMessage, ToolCallRequest } from "../../model/message-types.js";
+import type { SessionConfig } from "../../model/session-config.js";
+import type { ContextState } from "../../model/states.js";
 import type {
   ContentDelta,
   ContentFinal,
@@ -15,13 +19,9 @@ import type {
 } from "../../store/types.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { Workspace } from "../../tools/workspace.js";
-import type { Branch } from "../branch.js";
 import { MessagePool } from "../message-pool.js";
-import type { ContextMessage, ToolCallRequest } from "../message-types.js";
 import { planModeToolPredicate } from "../plan-act.js";
-import type { SessionConfig } from "../session-config.js";
 import { StateMachine } from "../state-machine.js";
-import type { ContextState } from "../states.js";
 import type { ResolvedDeps } from "./session-deps.js";
 import { OperationRejected, StorageFailure } from "./session-errors.js";
 

@@ -1,8 +1,16 @@
 import { describe, expect, it } from "vitest";
+import {
+  call,
+  collect,
+  errors,
+  harness,
+  say,
+  stateData,
+  states,
+} from "../../../test/support/session-harness.js";
+import type { SessionConfig } from "../../model/session-config.js";
 import { InMemorySessionStore } from "../../store/memory-store.js";
 import type { LoadedSession } from "../../store/types.js";
-import type { SessionConfig } from "../session-config.js";
-import { call, collect, errors, harness, say, stateData, states } from "./test-support.js";
 
 // The remaining items of the spec's "Comprehensive Test Coverage" and the plan-act config
 // scenarios: transient-error retries, circular tool calls, and agent_mode defaults/persistence.

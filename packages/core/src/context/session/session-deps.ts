@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { ExecutionLimits, Logger, RetryConfig } from "../../agent/types.js";
 import { DEFAULT_EXECUTION_LIMITS, DEFAULT_RETRY_CONFIG } from "../../agent/types.js";
-import type { ModelConfig } from "../../llm/config.js";
 import type { StreamProvider } from "../../llm/provider.js";
-import type { LoopRecorder } from "../../session/recorder.js";
+import type { ModelConfig } from "../../model/llm-config.js";
+import type { AgentRole, SessionConfig } from "../../model/session-config.js";
+import type { LoopRecorder } from "../../recording/recorder.js";
 import type { SessionStore } from "../../store/types.js";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { ExtractiveSummarizer, type Summarizer } from "../optimization/summarizer.js";
 import { createProcessorRegistry, type ProcessorRegistry } from "../processor-registry.js";
-import type { AgentRole, SessionConfig } from "../session-config.js";
 
 // What a session needs from its host. Everything but the store, provider and model has a default.
 

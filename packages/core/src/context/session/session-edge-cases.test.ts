@@ -1,12 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { Logger } from "../../agent/types.js";
-import type { SessionEvent } from "../../protocol/events.js";
-import { InMemorySessionStore } from "../../store/memory-store.js";
-import type { LoadedSession } from "../../store/types.js";
-import type { MessageProcessor } from "../pipeline.js";
-import { createProcessorRegistry, type ProcessorRegistry } from "../processor-registry.js";
-import { STATE_TRANSITIONS } from "../state-machine.js";
-import type { ContextSession } from "./context-session.js";
 import {
   call,
   collect,
@@ -16,7 +8,15 @@ import {
   stateData,
   states,
   tempWorkspace,
-} from "./test-support.js";
+} from "../../../test/support/session-harness.js";
+import type { Logger } from "../../agent/types.js";
+import type { SessionEvent } from "../../protocol/events.js";
+import { InMemorySessionStore } from "../../store/memory-store.js";
+import type { LoadedSession } from "../../store/types.js";
+import type { MessageProcessor } from "../pipeline.js";
+import { createProcessorRegistry, type ProcessorRegistry } from "../processor-registry.js";
+import { STATE_TRANSITIONS } from "../state-machine.js";
+import type { ContextSession } from "./context-session.js";
 
 // Edge cases of the spec's "Edge case testing" list that need a whole session: many file
 // references, rapid transitions, corrupted data; and interrupts that land before the loop starts.

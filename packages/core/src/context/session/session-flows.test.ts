@@ -1,6 +1,4 @@
 import { describe, expect, it, vi } from "vitest";
-import type { ContextUpdate } from "../../protocol/events.js";
-import type { SessionWrite } from "../../store/types.js";
 import {
   call,
   collect,
@@ -10,7 +8,9 @@ import {
   stateData,
   states,
   tempWorkspace,
-} from "./test-support.js";
+} from "../../../test/support/session-harness.js";
+import type { ContextUpdate } from "../../protocol/events.js";
+import type { SessionWrite } from "../../store/types.js";
 
 // Integration flows (spec "Integration test scenarios"): the exact state sequence of each flow.
 

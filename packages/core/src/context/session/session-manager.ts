@@ -1,7 +1,7 @@
-import { LoopRecorder } from "../../session/recorder.js";
+import type { Branch } from "../../model/branch.js";
+import { type SessionConfigInput, sessionConfig } from "../../model/session-config.js";
+import { LoopRecorder } from "../../recording/recorder.js";
 import type { SessionSummary } from "../../store/types.js";
-import type { Branch } from "../branch.js";
-import { type SessionConfigInput, sessionConfig } from "../session-config.js";
 import { ContextSession } from "./context-session.js";
 import { recoverSession } from "./recovery.js";
 import { DEFAULT_SESSION_TITLE } from "./send-message.js";

@@ -1,7 +1,7 @@
+import type { ContextMessage } from "../../model/message-types.js";
 import type { OptimizationView } from "../../store/types.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { toolDefinition } from "../../tools/tool.js";
-import type { ContextMessage } from "../message-types.js";
 import { type OptimizeBranchResult, optimizeBranch } from "../optimization/optimizer.js";
 import { viewFromRecords } from "../optimization/view-record.js";
 import type { SessionCore } from "./session-core.js";
@@ -43,6 +43,8 @@ export interface OptimizeStep {
   tools: readonly AnyAgentTool[];
   signal: AbortSignal;
   force?: boolean;
+  /** after a context overflow: aim at most at this fraction of the current size (optimizer.ts) */
+  shrinkTo?: number;
   /** a message being processed, not yet in the pool (it is always among the kept recent ones) */
   pending?: ContextMessage;
 }
@@ -66,6 +68,7 @@ export async function optimizeActiveBranch(
     branchId,
     signal: step.signal,
     ...(step.force ? { force: true } : {}),
+    ...(step.shrinkTo !== undefined ? { shrinkTo: step.shrinkTo } : {}),
   });
 }
 

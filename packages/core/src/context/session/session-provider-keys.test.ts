@@ -1,12 +1,12 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collect, errors, silent } from "../../../test/support/session-harness.js";
 import { modelConfigFromEnv } from "../../llm/env-config.js";
 import { createDefaultProviderRegistry } from "../../llm/registry.js";
+import type { SessionModel } from "../../model/session-config.js";
 import { InMemorySessionStore } from "../../store/memory-store.js";
-import type { SessionModel } from "../session-config.js";
 import { SessionManager } from "./session-manager.js";
-import { collect, errors, silent } from "./test-support.js";
 
 // Provider keys are scoped to their provider (issue #9 finding 5): a session switched to another
 // protocol sends that provider's own key to that provider's own base URL, or fails naming the

@@ -1,7 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { InMemorySessionStore } from "../../store/memory-store.js";
-import type { ContextMessage } from "../message-types.js";
-import { INTERRUPTED_BY_RESTART } from "./recovery.js";
 import {
   call,
   collect,
@@ -11,7 +8,10 @@ import {
   harness,
   say,
   states,
-} from "./test-support.js";
+} from "../../../test/support/session-harness.js";
+import type { ContextMessage } from "../../model/message-types.js";
+import { InMemorySessionStore } from "../../store/memory-store.js";
+import { INTERRUPTED_BY_RESTART } from "./recovery.js";
 import { NO_RESULT_TEXT, toAgentMessages } from "./to-agent-messages.js";
 
 // Crash during a tool run (issue #9 finding 6): the store holds a tool_request whose call has no

@@ -1,11 +1,18 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import {
+  collect,
+  errors,
+  harness,
+  say,
+  states,
+  tempWorkspace,
+} from "../../../test/support/session-harness.js";
+import type { ApprovalPolicy } from "../../model/session-config.js";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
-import type { ApprovalPolicy } from "../session-config.js";
 import { DENIED_RESULT_TEXT } from "./approval-policy.js";
 import type { ContextSession } from "./context-session.js";
-import { collect, errors, harness, say, states, tempWorkspace } from "./test-support.js";
 
 // Workflows obey the gate (issue #9, contract 4): the payload's tool goes through the mode filter
 // and the approval policy exactly like a model's call; a real bash runs (or not) in a temp dir.

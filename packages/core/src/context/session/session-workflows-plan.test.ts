@@ -1,7 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { createDefaultTools } from "../../tools/builtin/default-tools.js";
-import type { ContextSession } from "./context-session.js";
-import { PLAN_APPROVED_TEXT } from "./index.js";
 import {
   call,
   collect,
@@ -11,7 +8,10 @@ import {
   stateData,
   states,
   tempWorkspace,
-} from "./test-support.js";
+} from "../../../test/support/session-harness.js";
+import { createDefaultTools } from "../../tools/builtin/default-tools.js";
+import type { ContextSession } from "./context-session.js";
+import { PLAN_APPROVED_TEXT } from "./index.js";
 
 // Workflow payloads (context-manager "Workflow payload") and plan mode (plan-act "State
 // transitions respect mode", "Mode can be updated"), each with its exact state sequence.

@@ -1,7 +1,13 @@
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { collect, errors, harness, say, tempWorkspace } from "./test-support.js";
+import {
+  collect,
+  errors,
+  harness,
+  say,
+  tempWorkspace,
+} from "../../../test/support/session-harness.js";
 
 // Workspace context injection: the instruction files reach the model's system prompt, nearest
 // first, and an edit is picked up by the next request.

@@ -1,6 +1,10 @@
-import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../../llm/messages.js";
-import { emptyUsage } from "../../llm/messages.js";
-import type { ContextMessage } from "../message-types.js";
+import type {
+  AgentMessage,
+  AssistantMessage,
+  ToolResultMessage,
+} from "../../model/llm-messages.js";
+import { emptyUsage } from "../../model/llm-messages.js";
+import type { ContextMessage } from "../../model/message-types.js";
 import { toModelText } from "../optimization/model-view.js";
 
 // ContextMessage[] (a branch, or its optimized view) → the runtime's AgentMessage[]. Rules:

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import type { ContextMessage } from "../../model/message-types.js";
 import type { MessagePayload } from "../../protocol/requests.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
-import type { ContextMessage } from "../message-types.js";
 import { sessionToolResultRow } from "./agent-rows.js";
 import { approvalNote, DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
 import type { Change, SessionCore } from "./session-core.js";

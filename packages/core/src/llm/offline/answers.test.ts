@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ToolDefinition } from "../config.js";
-import type { AssistantMessage, Message, ToolResultMessage } from "../messages.js";
-import { emptyUsage, userMessage } from "../messages.js";
+import type { ToolDefinition } from "../../model/llm-config.js";
+import type { AssistantMessage, Message, ToolResultMessage } from "../../model/llm-messages.js";
+import { emptyUsage, userMessage } from "../../model/llm-messages.js";
 import { composeAnswer, toolArguments } from "./answers.js";
 
 function tool(name: string, properties: string[]): ToolDefinition {

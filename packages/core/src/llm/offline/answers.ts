@@ -1,5 +1,10 @@
-import type { ToolDefinition } from "../config.js";
-import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from "../messages.js";
+import type { ToolDefinition } from "../../model/llm-config.js";
+import type {
+  AssistantMessage,
+  Message,
+  ToolResultMessage,
+  UserMessage,
+} from "../../model/llm-messages.js";
 import { type Intent, parseIntent } from "./intent.js";
 import { PATH_KEYS, PATTERN_KEYS, summariseOutcome, type ToolOutcome } from "./tool-summaries.js";
 

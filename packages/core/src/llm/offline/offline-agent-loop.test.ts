@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { agentLoop } from "../../agent/loop.js";
 import type { AgentContext } from "../../agent/types.js";
+import { type AgentMessage, messageText, userMessage } from "../../model/llm-messages.js";
 import { defineTool } from "../../tools/tool.js";
-import { type AgentMessage, messageText, userMessage } from "../messages.js";
 import { OfflineProvider, offlineModelConfig } from "./offline-provider.js";
 
 // The offline model driving the real agent loop: what a new user without a key sees.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CACHE_CONFIG, type ToolDefinition } from "../config.js";
-import { type Message, userMessage } from "../messages.js";
+import { DEFAULT_CACHE_CONFIG, type ToolDefinition } from "../../model/llm-config.js";
+import { type Message, userMessage } from "../../model/llm-messages.js";
 import type { ProviderEvent, StreamRequest } from "../provider.js";
 import {
   estimateTokens,

@@ -1,6 +1,11 @@
-import { abortableDelay } from "../../agent/cancellation.js";
-import { type ModelConfig, modelConfig } from "../config.js";
-import { type AssistantMessage, emptyUsage, type Message, type Usage } from "../messages.js";
+import { abortableDelay } from "../../model/cancellation.js";
+import { type ModelConfig, modelConfig } from "../../model/llm-config.js";
+import {
+  type AssistantMessage,
+  emptyUsage,
+  type Message,
+  type Usage,
+} from "../../model/llm-messages.js";
 import type { ProviderEvent, StreamProvider, StreamRequest } from "../provider.js";
 import { composeAnswer, OFFLINE_MODEL_ID, OFFLINE_MODEL_NAME } from "./answers.js";
 

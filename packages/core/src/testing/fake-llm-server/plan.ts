@@ -1,4 +1,4 @@
-import type { Usage } from "../../llm/messages.js";
+import type { Usage } from "../../model/llm-messages.js";
 import { defaultStopReason, type ScriptedTurn } from "../script.js";
 import { tokensForChars } from "./request-body.js";
 

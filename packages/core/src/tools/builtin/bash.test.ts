@@ -3,10 +3,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createRecordingContext } from "../../../test/support/tool-test-context.js";
 import { ToolError } from "../tool.js";
 import { type BashToolOptions, createBashTool } from "./bash.js";
 import { TRUNCATION_SUFFIX } from "./output-buffer.js";
-import { createRecordingContext } from "./tool-test-context.js";
 
 let root: string;
 beforeEach(async () => {

@@ -2,9 +2,9 @@ import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createRecordingContext } from "../../../test/support/tool-test-context.js";
 import { toolDefinition } from "../tool.js";
 import { createDefaultTools } from "./default-tools.js";
-import { createRecordingContext } from "./tool-test-context.js";
 
 let root: string;
 beforeEach(async () => {

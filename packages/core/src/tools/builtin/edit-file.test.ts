@@ -2,9 +2,9 @@ import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createRecordingContext } from "../../../test/support/tool-test-context.js";
 import { ToolError } from "../tool.js";
 import { countLines, createEditFileTool, locate } from "./edit-file.js";
-import { createRecordingContext } from "./tool-test-context.js";
 
 let base: string;
 let root: string;

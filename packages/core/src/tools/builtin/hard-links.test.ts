@@ -2,10 +2,10 @@ import { link, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createRecordingContext } from "../../../test/support/tool-test-context.js";
 import { ToolError } from "../tool.js";
 import { createEditFileTool } from "./edit-file.js";
 import { createReadFileTool } from "./read-file.js";
-import { createRecordingContext } from "./tool-test-context.js";
 import { createWriteFileTool } from "./write-file.js";
 
 // Issue #9: a hard link inside the workspace to a file outside it was read and edited. The file

@@ -2,10 +2,10 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createRecordingContext } from "../../../test/support/tool-test-context.js";
 import { ToolError } from "../tool.js";
 import { globToRegExp } from "./glob.js";
 import { createListFilesTool, type ListFilesToolOptions } from "./list-files.js";
-import { createRecordingContext } from "./tool-test-context.js";
 
 let base: string;
 let root: string;

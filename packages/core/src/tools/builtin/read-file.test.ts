@@ -3,9 +3,9 @@ import { chmod, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createRecordingContext } from "../../../test/support/tool-test-context.js";
 import { ToolError } from "../tool.js";
 import { createReadFileTool, type ReadFileToolOptions } from "./read-file.js";
-import { createRecordingContext } from "./tool-test-context.js";
 
 let base: string;
 let root: string;

@@ -2,7 +2,7 @@ import { open, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
-import type { ImageContent, TextContent } from "../../llm/messages.js";
+import type { ImageContent, TextContent } from "../../model/llm-messages.js";
 import {
   type AgentTool,
   defineTool,

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createRecordingContext } from "../../../test/support/tool-test-context.js";
 import { ToolError } from "../tool.js";
 import {
   buildArgs,
@@ -11,7 +12,6 @@ import {
   type SearchEngine,
   type SearchToolOptions,
 } from "./search.js";
-import { createRecordingContext } from "./tool-test-context.js";
 
 let base: string;
 let root: string;

@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createRecordingContext } from "../../../test/support/tool-test-context.js";
 import { ToolError } from "../tool.js";
-import { createRecordingContext } from "./tool-test-context.js";
 import { createWriteFileTool } from "./write-file.js";
 
 let base: string;

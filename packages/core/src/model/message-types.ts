@@ -1,0 +1,196 @@
+import { z } from "zod";
+import { ImageContentSchema, TextContentSchema, UsageSchema } from "./llm-messages.js";
+
+// The Context Manager's message model (context-manager spec "Message Type System", plan-act
+// "Message Structure"). Field names are snake_case because these objects are the wire format:
+// they go to storage and to the browser as they are (see docs/decisions/0003-wire-naming.md).
+//
+// A message's CONTENT never changes once it is in the pool. Only lifecycle fields may move on:
+// `status`, the approval of each tool call, and `completed_at`.
+
+export const LineRangeSchema = z
+  .object({ start_line: z.number().int().min(1), end_line: z.number().int().min(1) })
+  .refine((r) => r.end_line >= r.start_line, {
+    message: "end_line must be greater than or equal to start_line",
+    path: ["end_line"],
+  });
+export type LineRange = z.infer<typeof LineRangeSchema>;
+
+export const ApprovalStatusSchema = z.enum(["pending", "approved", "denied", "auto_approved"]);
+export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
+
+export const ToolCallRequestSchema = z.object({
+  /** unique per session; the provider's tool call id */
+  id: z.string().min(1),
+  name: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()),
+  approval: ApprovalStatusSchema.default("pending"),
+  /** why a call was denied or auto-approved (policy name, user) */
+  approval_note: z.string().optional(),
+});
+export type ToolCallRequest = z.infer<typeof ToolCallRequestSchema>;
+
+export const TextBodySchema = z.object({ message_type: z.literal("text"), text: z.string() });
+
+export const FileReferenceBodySchema = z.object({
+  message_type: z.literal("file_reference"),
+  /** relative to the session's workspace */
+  path: z.string().min(1),
+  range: LineRangeSchema.optional(),
+  display_text: z.string().optional(),
+  /** filled by the FileReferenceProcessor; absent until resolved */
+  resolved: z
+    .object({
+      content: z.string(),
+      start_line: z.number().int(),
+      end_line: z.number().int(),
+      total_lines: z.number().int(),
+      truncated: z.boolean(),
+    })
+    .optional(),
+});
+
+export const ToolRequestBodySchema = z.object({
+  message_type: z.literal("tool_request"),
+  /** the assistant's prose that came with the calls */
+  text: z.string().default(""),
+  /** reasoning blocks, kept so they can be sent back (Anthropic signatures) */
+  thinking: z
+    .array(z.object({ thinking: z.string(), signature: z.string().optional() }))
+    .default([]),
+  calls: z.array(ToolCallRequestSchema).min(1),
+});
+
+export const ToolResultStatusSchema = z.enum([
+  "success",
+  "error",
+  "denied",
+  "skipped",
+  "cancelled",
+]);
+export type ToolResultStatus = z.infer<typeof ToolResultStatusSchema>;
+
+export const ToolResultBodySchema = z.object({
+  message_type: z.literal("tool_result"),
+  /** id of the tool_request message this answers */
+  request_id: z.string().min(1),
+  tool_call_id: z.string().min(1),
+  tool_name: z.string(),
+  content: z.array(z.discriminatedUnion("type", [TextContentSchema, ImageContentSchema])),
+  status: ToolResultStatusSchema,
+  details: z.unknown().optional(),
+});
+
+export const McpResourceBodySchema = z.object({
+  message_type: z.literal("mcp_resource"),
+  server_name: z.string(),
+  resource_uri: z.string(),
+  content: z.string(),
+  mime_type: z.string(),
+  retrieved_at: z.string(),
+});
+
+export const SystemControlKindSchema = z.enum([
+  "summary",
+  "notice",
+  "mode_change",
+  "auto_loop_limit",
+  "interrupted",
+  "error",
+  "recovered",
+]);
+
+export const SystemControlBodySchema = z.object({
+  message_type: z.literal("system_control"),
+  kind: SystemControlKindSchema,
+  text: z.string(),
+  /** for summaries: ids of the messages this one stands for in the optimized view */
+  replaces: z.array(z.string()).optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const PlanStepSchema = z.object({
+  title: z.string().min(1),
+  detail: z.string().optional(),
+});
+
+export const PlanBodySchema = z.object({
+  message_type: z.literal("plan"),
+  summary: z.string().default(""),
+  steps: z.array(PlanStepSchema).min(1),
+  /** the present_plan tool call that produced it */
+  tool_call_id: z.string().optional(),
+});
+
+export const QuestionBodySchema = z.object({
+  message_type: z.literal("question"),
+  question: z.string().min(1),
+  choices: z.array(z.string()).default([]),
+  allow_free_text: z.boolean().default(true),
+  /** the ask_question tool call that produced it */
+  tool_call_id: z.string().optional(),
+});
+
+export const MessageBodySchema = z.discriminatedUnion("message_type", [
+  TextBodySchema,
+  FileReferenceBodySchema,
+  ToolRequestBodySchema,
+  ToolResultBodySchema,
+  McpResourceBodySchema,
+  SystemControlBodySchema,
+  PlanBodySchema,
+  QuestionBodySchema,
+]);
+export type MessageBody = z.infer<typeof MessageBodySchema>;
+export type MessageType = MessageBody["message_type"];
+export type BodyOf<T extends MessageType> = Extract<MessageBody, { message_type: T }>;
+
+export const MessageRoleSchema = z.enum(["user", "assistant", "system", "tool"]);
+export type MessageRole = z.infer<typeof MessageRoleSchema>;
+
+/** streaming: being written by the model; incomplete: cut off (crash, interrupt, error) */
+export const MessageStatusSchema = z.enum([
+  "pending",
+  "streaming",
+  "complete",
+  "incomplete",
+  "failed",
+]);
+export type MessageStatus = z.infer<typeof MessageStatusSchema>;
+
+export const ContextMessageSchema = z.object({
+  id: z.string().min(1),
+  session_id: z.string().min(1),
+  role: MessageRoleSchema,
+  body: MessageBodySchema,
+  status: MessageStatusSchema,
+  created_at: z.string(),
+  completed_at: z.string().optional(),
+  /** the client's own data sent with a user message (SendMessageRequest); never sent to the model */
+  client_metadata: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      "the SendMessageRequest's client_metadata, on the user message it came with; never sent to the model",
+    ),
+  /** for assistant messages: which model answered, with what usage, in which loop */
+  meta: z
+    .object({
+      model: z.string().optional(),
+      provider: z.string().optional(),
+      usage: UsageSchema.optional(),
+      cost_usd: z
+        .number()
+        .nonnegative()
+        .optional()
+        .describe(
+          "US dollars of `usage` at list prices; absent when the model's prices are unknown",
+        ),
+      stop_reason: z.string().optional(),
+      loop_id: z.string().optional(),
+      error_message: z.string().optional(),
+    })
+    .optional(),
+});
+export type ContextMessage = z.infer<typeof ContextMessageSchema>;
+export type ContextMessageInput = z.input<typeof ContextMessageSchema>;

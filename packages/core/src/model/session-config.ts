@@ -1,0 +1,82 @@
+import { z } from "zod";
+import { ApiProtocolSchema, ThinkingLevelSchema } from "./llm-config.js";
+
+// A session's configuration (the spec's ChatConfig). Every field has a default so that a stored
+// config written before a field existed still loads (plan-act: a config without agent_mode is Act).
+
+export const AgentModeSchema = z.enum(["plan", "act"]);
+export type AgentMode = z.infer<typeof AgentModeSchema>;
+
+/** Planner sees read-only tools; Actor sees all (context-manager "Role-based tool filtering"). */
+export const AgentRoleSchema = z.enum(["planner", "actor"]);
+export type AgentRole = z.infer<typeof AgentRoleSchema>;
+
+export const ApprovalPolicySchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("auto_approve_all") }),
+  z.object({ type: z.literal("manual") }),
+  z.object({ type: z.literal("white_list"), tools: z.array(z.string()) }),
+  z.object({ type: z.literal("limited_auto"), max_depth: z.number().int().min(1) }),
+]);
+export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
+
+export const OptimizationStrategySchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("recent_n"), n: z.number().int().min(1).default(20) }),
+  z.object({
+    type: z.literal("intelligent"),
+    keep_recent: z.number().int().min(1).default(10),
+    /** file references touched within this many recent messages are kept */
+    file_reference_window: z.number().int().min(0).default(30),
+    summarize: z.boolean().default(true),
+  }),
+  z.object({
+    type: z.literal("importance_scoring"),
+    keep_recent: z.number().int().min(1).default(6),
+    /** messages scoring at or above this are kept whole */
+    min_score: z.number().min(0).max(1).default(0.5),
+    summarize: z.boolean().default(true),
+  }),
+]);
+export type OptimizationStrategy = z.infer<typeof OptimizationStrategySchema>;
+
+export const OptimizationConfigSchema = z.object({
+  strategy: OptimizationStrategySchema.default({
+    type: "intelligent",
+    keep_recent: 10,
+    file_reference_window: 30,
+    summarize: true,
+  }),
+  /** optimize when the request would use more than this share of the context window */
+  trigger_ratio: z.number().gt(0).max(1).default(0.8),
+  /** and shrink it to at most this share, well below the trigger */
+  target_ratio: z.number().gt(0).max(1).default(0.5),
+});
+export type OptimizationConfig = z.infer<typeof OptimizationConfigSchema>;
+
+export const SessionModelSchema = z.object({
+  protocol: ApiProtocolSchema,
+  model: z.string().min(1),
+  thinking_level: ThinkingLevelSchema.default("off"),
+  max_tokens: z.number().int().positive().optional(),
+  context_window: z.number().int().positive().default(100_000),
+});
+export type SessionModel = z.infer<typeof SessionModelSchema>;
+
+export const SessionConfigSchema = z.object({
+  agent_mode: AgentModeSchema.default("act"),
+  approval_policy: ApprovalPolicySchema.default({ type: "manual" }),
+  optimization: OptimizationConfigSchema.default(OptimizationConfigSchema.parse({})),
+  /** the workspace the file tools and file references are confined to */
+  workspace: z.string().optional(),
+  /** the base system prompt; a branch may override it */
+  system_prompt: z.string().optional(),
+  /** the model; absent → the app's configured default */
+  model: SessionModelSchema.optional(),
+  /** a single auto-loop iteration (one model call plus its tools) is cut off after this */
+  auto_loop_iteration_timeout_ms: z.number().int().positive().default(30_000),
+});
+export type SessionConfig = z.infer<typeof SessionConfigSchema>;
+export type SessionConfigInput = z.input<typeof SessionConfigSchema>;
+
+export function sessionConfig(input: SessionConfigInput = {}): SessionConfig {
+  return SessionConfigSchema.parse(input);
+}
