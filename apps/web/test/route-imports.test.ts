@@ -22,6 +22,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "ApprovePlanRequestSchema",
   "EditMessageRequestSchema",
   "FileListQuerySchema",
+  "FileContentQuerySchema",
   "CreateBranchRequestSchema",
   "UpdateBranchRequestSchema",
   "MergeRequestSchema",
@@ -38,6 +39,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "ErrorResponse",
   "FileListResponse",
   "WorkspaceInstructionsResponse",
+  "FileContentResponse",
   "SettingsResponse",
   "Branch",
   // the session API

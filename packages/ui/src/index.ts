@@ -14,6 +14,7 @@ export * from "./branches/layout-branches.js";
 export * from "./branches/merge-dialog.js";
 export * from "./composer.js";
 export * from "./file-picker.js";
+export * from "./file-view.js";
 export * from "./format.js";
 export * from "./help-sheet.js";
 export * from "./instructions-in-use.js";

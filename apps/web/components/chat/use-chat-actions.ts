@@ -23,6 +23,8 @@ export interface ChatActionsDeps {
   live: LiveSession;
   refreshSession: () => Promise<void>;
   refreshMessages: () => Promise<void>;
+  /** a codebase result's `file:line` was clicked: open the file view there */
+  openFile: (path: string, line: number) => void;
 }
 
 export interface ChatActions {
@@ -47,6 +49,7 @@ export function useChatActions({
   live,
   refreshSession,
   refreshMessages,
+  openFile,
 }: ChatActionsDeps): ChatActions {
   const [actionError, setActionError] = useState<string | undefined>();
   const { pump, store, signal } = live;
@@ -184,8 +187,9 @@ export function useChatActions({
         ),
       onAnswer: (_messageId: string, answer: string) =>
         run("Answering failed", () => sendText(answer)),
+      onOpenFile: openFile,
     }),
-    [run, pump, signal, sendText, sessionId],
+    [run, pump, signal, sendText, sessionId, openFile],
   );
 
   return {

@@ -8,6 +8,7 @@ import {
   CreateSessionRequestSchema,
   CreateSessionResponseSchema,
   EditMessageRequestSchema,
+  FileContentResponseSchema,
   FileListResponseSchema,
   InterruptResponseSchema,
   LoopTreeResponseSchema,
@@ -71,6 +72,7 @@ const s = {
     title: "WorkspaceInstructionsResponse",
     schema: WorkspaceInstructionsResponseSchema,
   },
+  fileContent: { title: "FileContentResponse", schema: FileContentResponseSchema },
   createBranch: { title: "CreateBranchRequest", schema: CreateBranchRequestSchema },
   updateBranch: { title: "UpdateBranchRequest", schema: UpdateBranchRequestSchema },
   merge: { title: "MergeRequest", schema: MergeRequestSchema },
@@ -217,6 +219,17 @@ export const ENDPOINTS: readonly Endpoint[] = [
       "The workspace instructions the next model request gets in its system prompt: AGENTS.md in the directories of the files the conversation works on (nearest first), then AGENTS.md, CLAUDE.md and .arbor/instructions.md at the workspace root, capped in total (`max_chars`). Read afresh on every request, so an edit shows at once.",
     response: { status: 200, json: s.instructions },
     errors: [404],
+  },
+  {
+    method: "GET",
+    path: "/api/sessions/{id}/files/content",
+    summary:
+      "A workspace file's text for the chat's file view (opened from a codebase tool's `file:line`): confined to the workspace like the file tools, at most 512 KiB. 400 names `path` when it lies outside the workspace or is binary; 404 when it does not exist or is not a file.",
+    parameters: [
+      { name: "path", in: "query", description: "the file, relative to the workspace (required)" },
+    ],
+    response: { status: 200, json: s.fileContent },
+    errors: [400, 404],
   },
   {
     method: "POST",

@@ -6,6 +6,7 @@ import type {
   CreateSessionRequest,
   CreateSessionResponse,
   ErrorResponse,
+  FileContentResponse,
   FileListResponse,
   InterruptResponse,
   LoopTreeResponse,
@@ -185,6 +186,14 @@ export const api = {
   /** the workspace instructions in use (AGENTS.md, CLAUDE.md, .arbor/instructions.md) */
   instructions: (id: string) =>
     json<WorkspaceInstructionsResponse>("GET", `${sessionPath(id)}/instructions`),
+  /** a workspace file for the file view */
+  readFile: (id: string, path: string, options?: RequestOptions) =>
+    json<FileContentResponse>(
+      "GET",
+      `${sessionPath(id)}/files/content?${new URLSearchParams({ path })}`,
+      undefined,
+      options,
+    ),
   resume: (id: string, options?: RequestOptions) =>
     stream(`${sessionPath(id)}/resume`, undefined, options),
   patchConfig: (id: string, patch: PatchConfigRequest) =>

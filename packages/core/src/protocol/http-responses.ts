@@ -153,3 +153,12 @@ export const WorkspaceInstructionsResponseSchema = z
     "Answer to GET /api/sessions/{id}/instructions. The files are read afresh on each request (unchanged ones from an mtime cache), so an edit shows at once.",
   );
 export type WorkspaceInstructionsResponse = z.infer<typeof WorkspaceInstructionsResponseSchema>;
+export const FileContentResponseSchema = z
+  .object({
+    path: z.string().describe("the file, relative to the workspace, `/`-separated"),
+    content: z.string().describe("its text (UTF-8), at most the first 512 KiB"),
+    total_lines: z.number().int().min(0).describe("lines in `content`"),
+    truncated: z.boolean().describe("the file is longer than what `content` holds"),
+  })
+  .describe("Answer to GET /api/sessions/{id}/files/content: a workspace file for the file view.");
+export type FileContentResponse = z.infer<typeof FileContentResponseSchema>;
