@@ -7,10 +7,10 @@ test.beforeEach(async ({ request }) => {
 });
 
 interface LoopSummary {
-  loopId: string;
+  loop_id: string;
   status: string;
   turns: number;
-  parentLoopId?: string;
+  parent_loop_id?: string;
   usage: { totalTokens: number };
 }
 
@@ -49,8 +49,8 @@ test("the admin viewer lists the session and shows its loop tree with status and
   const tree = (await (await request.get(`/api/admin/sessions/${session_id}/loops`)).json()) as {
     loops: LoopSummary[];
   };
-  const root = tree.loops.find((l) => l.parentLoopId === undefined);
-  const child = tree.loops.find((l) => l.parentLoopId !== undefined);
+  const root = tree.loops.find((l) => l.parent_loop_id === undefined);
+  const child = tree.loops.find((l) => l.parent_loop_id !== undefined);
   if (!root || !child)
     throw new Error(`expected a loop and its continuation: ${JSON.stringify(tree)}`);
 
@@ -66,8 +66,8 @@ test("the admin viewer lists the session and shows its loop tree with status and
   await expect(page).toHaveURL(new RegExp(`/admin/sessions/${session_id}$`));
   await expect(page.getByRole("heading", { name: `Loop tree · ${title}` })).toBeVisible();
   const loops = page.getByRole("list", { name: "Loop tree" });
-  const rootItem = loops.getByRole("listitem", { name: `Loop ${root.loopId}`, exact: true });
-  const childItem = rootItem.getByRole("listitem", { name: `Loop ${child.loopId}`, exact: true });
+  const rootItem = loops.getByRole("listitem", { name: `Loop ${root.loop_id}`, exact: true });
+  const childItem = rootItem.getByRole("listitem", { name: `Loop ${child.loop_id}`, exact: true });
   await expect(rootItem).toHaveAttribute("data-status", "completed");
   await expect(childItem).toHaveAttribute("data-status", "completed");
   // status, turns and usage per node; the approved run is a continuation under the first
@@ -76,8 +76,8 @@ test("the admin viewer lists the session and shows its loop tree with status and
   await keepScreenshot(page, testInfo, "admin-loop-tree");
 
   // Each loop links to the messages it produced.
-  await childItem.getByRole("button", { name: `Messages of loop ${child.loopId}` }).click();
-  const produced = page.getByRole("region", { name: `Messages of loop ${child.loopId}` });
+  await childItem.getByRole("button", { name: `Messages of loop ${child.loop_id}` }).click();
+  const produced = page.getByRole("region", { name: `Messages of loop ${child.loop_id}` });
   const answer = produced.getByRole("link", { name: /The notes hold three lines\./ });
   await expect(answer).toBeVisible();
   await answer.click();

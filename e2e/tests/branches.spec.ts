@@ -11,7 +11,7 @@ import {
   stateLine,
   transcript,
 } from "./app.js";
-import { resetFakeLlm, scriptFakeLlm } from "./fake-llm.js";
+import { fakeLlmRequests, resetFakeLlm, scriptFakeLlm } from "./fake-llm.js";
 
 test.beforeEach(async ({ request }) => {
   await resetFakeLlm(request);
@@ -180,4 +180,62 @@ test("a rebase with a conflict is resolved side by side in the merge dialog", as
     "Take the scenic route.",
   ]);
   await keepScreenshot(page, testInfo, "rebase-resolved");
+});
+
+test("branch settings: rename a branch, give it its own prompt (the model gets it there only), then delete it", async ({
+  page,
+  request,
+}, testInfo) => {
+  const { session_id } = await createSession(request);
+  await scriptFakeLlm(request, [
+    { blocks: [{ type: "text", text: "Answer one." }] },
+    { blocks: [{ type: "text", text: "Arr, answer on the fork." }] },
+  ]);
+  await sendViaApi(request, session_id, "Question one");
+  const { branches: [main] = [] } = await listBranches(request, session_id);
+  const [first] = await branchMessages(request, session_id);
+  if (!main || !first) throw new Error("a session with one exchange");
+  const forked = await request.post(`/api/sessions/${session_id}/branches`, {
+    data: { from_message_id: first.id, name: "idea" },
+  });
+  expect(forked.status()).toBe(201);
+  const fork = (await forked.json()) as { id: string };
+
+  await openSession(page, session_id);
+  const explorer = await openBranchExplorer(page);
+  // the active branch (the fork) cannot be deleted; its settings show the base prompt
+  await explorer.getByRole("button", { name: "Settings of branch idea" }).click();
+  const dialog = page.getByRole("dialog", { name: "Branch idea" });
+  await expect(dialog).toContainText("switch to another branch first");
+  await expect(dialog.getByLabel("Base prompt")).toContainText("You are Arbor");
+  await dialog.getByLabel("Name").fill("pirate");
+  await dialog.getByLabel("System prompt of this branch").fill("Talk like a pirate.");
+  await keepScreenshot(page, testInfo, "branch-settings");
+  await dialog.getByRole("button", { name: "Save" }).click();
+  await expect(dialog).toBeHidden();
+  const pirate = explorer.getByRole("listitem", { name: "Branch pirate" });
+  await expect(pirate).toContainText("own prompt");
+  const listed = await listBranches(request, session_id);
+  expect(listed.branches.find((b) => b.id === fork.id)?.name).toBe("pirate");
+  expect(listed.branches.find((b) => b.id === main.id)?.name).toBe(main.name);
+
+  await sendFromComposer(page, "Question on the fork");
+  await expect(assistantMessages(page).last()).toContainText("Arr, answer on the fork.");
+  const requests = await fakeLlmRequests(request);
+  expect(JSON.stringify(requests.at(-1)?.body)).toContain("Talk like a pirate.");
+  expect(JSON.stringify(requests[0]?.body)).not.toContain("Talk like a pirate.");
+
+  // switch to main, then delete the pirate branch from its settings
+  await explorer.getByRole("button", { name: `Branch ${main.name}`, exact: true }).click();
+  await expect(
+    explorer.getByRole("button", { name: `Branch ${main.name} (current)` }),
+  ).toBeVisible();
+  await pirate.getByRole("button", { name: "Settings of branch pirate" }).click();
+  const pirateDialog = page.getByRole("dialog", { name: "Branch pirate" });
+  await pirateDialog.getByRole("button", { name: "Delete branch" }).click();
+  await pirateDialog.getByRole("button", { name: "Delete pirate for good" }).click();
+  await expect(pirateDialog).toBeHidden();
+  await expect(explorer.getByRole("listitem", { name: "Branch pirate" })).toBeHidden();
+  await expect(page.getByRole("button", { name: /^Branches · 1/ })).toBeVisible();
+  expect((await listBranches(request, session_id)).branches.map((b) => b.id)).toEqual([main.id]);
 });

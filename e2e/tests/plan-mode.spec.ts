@@ -96,3 +96,45 @@ test("Plan mode: the model presents a plan, approving it switches to Act and the
   expect(offeredTools(requests[1])).toContain("write_file");
   expect(JSON.stringify(requests[1]?.body)).toContain("Plan approved");
 });
+
+test("Act mode: the model asks a question, the user picks a choice and the model carries on", async ({
+  page,
+  request,
+}, testInfo) => {
+  const { session_id } = await createSession(request);
+  await scriptFakeLlm(request, [
+    {
+      blocks: [
+        {
+          type: "toolCall",
+          id: "toolu_question_1",
+          name: "ask_question",
+          arguments: { question: "Greet in which language?", choices: ["English", "French"] },
+        },
+      ],
+    },
+    { blocks: [{ type: "text", text: "Greeting in French: bonjour." }] },
+  ]);
+
+  await openSession(page, session_id);
+  const modes = page.getByRole("radiogroup", { name: "Agent mode" });
+  await expect(modes.getByRole("radio", { name: "Act" })).toBeChecked();
+  await sendFromComposer(page, "Greet the user.");
+
+  const question = transcript(page).getByRole("region", { name: "Question" });
+  await expect(question).toContainText("Greet in which language?");
+  await keepScreenshot(page, testInfo, "act-question");
+  await question.getByRole("button", { name: "French" }).click();
+
+  await expect(assistantMessages(page).last()).toContainText("Greeting in French: bonjour.");
+  await expect(stateLine(page)).toHaveText("Ready");
+  await expect(modes.getByRole("radio", { name: "Act" })).toBeChecked();
+
+  // act mode offered ask_question beside the file-changing tools, and never present_plan
+  const requests = await fakeLlmRequests(request);
+  expect(requests).toHaveLength(2);
+  expect(offeredTools(requests[0])).toContain("ask_question");
+  expect(offeredTools(requests[0])).toContain("write_file");
+  expect(offeredTools(requests[0])).not.toContain("present_plan");
+  expect(JSON.stringify(requests[1]?.body)).toContain("French");
+});

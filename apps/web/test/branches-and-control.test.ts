@@ -109,6 +109,13 @@ describe("branches and merges", () => {
       params({ id, branch_id: fork.id }),
     );
     expect(deleted.status).toBe(204);
+    // the merge's target keeps the merged messages and its record of the merge
+    const after = (await (
+      await branches.GET(jsonRequest("GET", `/api/sessions/${id}/branches`), params({ id }))
+    ).json()) as { branches: Array<{ id: string; merged_from: Array<{ branch_id: string }> }> };
+    expect(after.branches.map((b) => b.id)).toEqual([main]);
+    expect(after.branches[0]?.merged_from.map((m) => m.branch_id)).toEqual([fork.id]);
+    expect(await messageIds(id, main)).toHaveLength(4);
     const missing = await branch.DELETE(
       jsonRequest("DELETE", `/api/sessions/${id}/branches/${fork.id}`),
       params({ id, branch_id: fork.id }),
@@ -154,6 +161,103 @@ describe("branches and merges", () => {
     );
     expect(refused.status).toBe(409);
     expect(await refused.json()).toMatchObject({ error: "conflict" });
+  });
+});
+
+describe("PATCH /api/sessions/{id}/branches/{branch_id}", () => {
+  async function forked(id: string): Promise<string> {
+    server.llm.enqueue({ blocks: [{ type: "text", text: "first answer" }] });
+    await readSse(await send(id, "first question"));
+    const [first] = await messageIds(id);
+    const response = await branches.POST(
+      jsonRequest("POST", `/api/sessions/${id}/branches`, { from_message_id: first, name: "alt" }),
+      params({ id }),
+    );
+    return ((await response.json()) as { id: string }).id;
+  }
+  function patch(id: string, branchId: string, body: unknown): Promise<Response> {
+    return branch.PATCH(
+      jsonRequest("PATCH", `/api/sessions/${id}/branches/${branchId}`, body),
+      params({ id, branch_id: branchId }),
+    );
+  }
+  function systemOf(request: { body?: unknown } | undefined): string {
+    return JSON.stringify((request?.body as { system?: unknown } | undefined)?.system ?? "");
+  }
+
+  it("renames a branch and gives it its own prompt and pipeline; the other branch is left alone and the model gets the prompt on that branch only", async () => {
+    const { id, main } = await createSession({ config: { system_prompt: "Session prompt." } });
+    const alt = await forked(id);
+    const mainBefore = (
+      (await (await branches.GET(jsonRequest("GET", "/x"), params({ id }))).json()) as {
+        branches: Array<{ id: string }>;
+      }
+    ).branches.find((b) => b.id === main);
+
+    const renamed = await patch(id, alt, {
+      name: "pirate",
+      system_prompt: "Talk like a pirate.",
+      pipeline: { processors: ["file_reference", "tool_enhancement", "system_prompt"] },
+    });
+    expect(renamed.status).toBe(200);
+    expect(await renamed.json()).toMatchObject({
+      id: alt,
+      name: "pirate",
+      system_prompt: "Talk like a pirate.",
+      pipeline: { processors: ["file_reference", "tool_enhancement", "system_prompt"] },
+    });
+    const list = (await (await branches.GET(jsonRequest("GET", "/x"), params({ id }))).json()) as {
+      branches: Array<{ id: string }>;
+    };
+    expect(list.branches.find((b) => b.id === main)).toEqual(mainBefore);
+
+    server.llm.enqueue(
+      { blocks: [{ type: "text", text: "Arr." }] },
+      { blocks: [{ type: "text", text: "Plain." }] },
+    );
+    await readSse(await send(id, "on the pirate branch"));
+    expect(systemOf(server.llm.requests.at(-1))).toContain("Talk like a pirate.");
+    await checkout.POST(jsonRequest("POST", "/x"), params({ id, branch_id: main }));
+    await readSse(await send(id, "on main"));
+    expect(systemOf(server.llm.requests.at(-1))).toContain("Session prompt.");
+    expect(systemOf(server.llm.requests.at(-1))).not.toContain("pirate");
+
+    // null clears both overrides
+    const cleared = await patch(id, alt, { system_prompt: null, pipeline: null });
+    const body = (await cleared.json()) as Record<string, unknown>;
+    expect(body).not.toHaveProperty("system_prompt");
+    expect(body).not.toHaveProperty("pipeline");
+  });
+
+  it("answers 400 naming the field: a taken name, an unknown processor, an empty body; 404 for an unknown branch", async () => {
+    const { id, main } = await createSession();
+    const alt = await forked(id);
+    const mainName = (
+      (await (await branches.GET(jsonRequest("GET", "/x"), params({ id }))).json()) as {
+        branches: Array<{ id: string; name: string }>;
+      }
+    ).branches.find((b) => b.id === main)!.name;
+    const fields = async (response: Response) => {
+      expect(response.status).toBe(400);
+      return ((await response.json()) as { fields: Array<{ field: string }> }).fields.map(
+        (f) => f.field,
+      );
+    };
+    expect(await fields(await patch(id, alt, { name: mainName }))).toEqual(["name"]);
+    expect(
+      await fields(await patch(id, alt, { pipeline: { processors: ["file_reference", "nope"] } })),
+    ).toEqual(["pipeline.processors"]);
+    expect(await fields(await patch(id, alt, { pipeline: { processors: [] } }))).toEqual([
+      "pipeline.processors",
+    ]);
+    expect(await fields(await patch(id, alt, {}))).toEqual(["(root)"]);
+    expect((await patch(id, "nope", { name: "x" })).status).toBe(404);
+    // deleting the active branch is refused: switch first
+    const active = await branch.DELETE(
+      jsonRequest("DELETE", `/api/sessions/${id}/branches/${alt}`),
+      params({ id, branch_id: alt }),
+    );
+    expect(active.status).toBe(400);
   });
 });
 

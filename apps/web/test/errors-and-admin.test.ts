@@ -63,6 +63,20 @@ describe("invalid requests", () => {
     ]);
   });
 
+  it("answers 400 naming payload.type for a tool_result payload (not part of the protocol, decision 0016)", async () => {
+    server = await startTestServer();
+    const id = await createSession();
+    const response = await postMessage(id, {
+      session_id: id,
+      payload: { type: "tool_result", tool_call_id: "c1", content: "done" },
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { fields: Array<{ field: string; message: string }> };
+    expect(body.fields).toEqual([
+      { field: "payload.type", message: expect.stringContaining('Unknown type "tool_result"') },
+    ]);
+  });
+
   it("answers 400 for malformed JSON, a mismatched session_id, and an empty config patch", async () => {
     server = await startTestServer();
     const id = await createSession();
@@ -158,12 +172,22 @@ describe("admin API", () => {
     );
     expect(tree.status).toBe(200);
     const body = (await tree.json()) as {
-      sessionId: string;
-      loops: Array<{ status: string; durationMs?: number }>;
+      session_id: string;
+      loops: Array<Record<string, unknown>>;
     };
-    expect(body.sessionId).toBe(id);
+    expect(body.session_id).toBe(id);
     expect(body.loops.length).toBeGreaterThan(0);
-    expect(body.loops[0]?.status).toBe("completed");
+    // snake_case like every other route: loop_id, session_id, started_at, …
+    expect(body.loops[0]).toMatchObject({
+      loop_id: expect.any(String),
+      session_id: id,
+      status: "completed",
+      started_at: expect.any(Number),
+      child_loop_ids: [],
+    });
+    for (const key of [...Object.keys(body), ...Object.keys(body.loops[0]!)]) {
+      expect(key).toMatch(/^[a-z_]+$/);
+    }
   });
 });
 

@@ -24,6 +24,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "FileListQuerySchema",
   "FileContentQuerySchema",
   "CreateBranchRequestSchema",
+  "UpdateBranchRequestSchema",
   "MergeRequestSchema",
   "ResolveMergeRequestSchema",
   "toMergeDecision",
@@ -37,6 +38,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "MergeResponse",
   "ErrorResponse",
   "FileListResponse",
+  "WorkspaceInstructionsResponse",
   "FileContentResponse",
   "SettingsResponse",
   "McpServersResponse",
@@ -44,6 +46,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "McpPromptRequestSchema",
   "McpPromptResponse",
   "McpLookupError",
+  "Branch",
   // the session API
   "Session",
   "SessionEvent",

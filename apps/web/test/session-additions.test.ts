@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import * as files from "@/app/api/sessions/[id]/files/route";
+import * as instructions from "@/app/api/sessions/[id]/instructions/route";
 import * as edit from "@/app/api/sessions/[id]/messages/[message_id]/edit/route";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as approve from "@/app/api/sessions/[id]/plan/approve/route";
@@ -107,6 +108,36 @@ describe("POST /api/sessions/{id}/plan/approve", () => {
   });
 });
 
+describe("ask_question in Act mode", () => {
+  it("is offered to the model in act mode; its call becomes a Question and the next message answers it", async () => {
+    const id = await createSession({ config: { agent_mode: "act" } });
+    server.llm.enqueue(
+      {
+        blocks: [
+          {
+            type: "toolCall",
+            name: "ask_question",
+            arguments: { question: "Which file?", choices: ["a.ts", "b.ts"] },
+          },
+        ],
+      },
+      { blocks: [{ type: "text", text: "Working on a.ts." }] },
+    );
+    expect(await send(id, "fix the bug")).toBe("AwaitingUserAnswer");
+    const offered = (
+      server.llm.requests[0]?.body as { tools?: Array<{ name: string }> } | undefined
+    )?.tools;
+    const names = (offered ?? []).map((t) => t.name);
+    expect(names).toContain("ask_question");
+    expect(names).toContain("write_file");
+    expect(names).not.toContain("present_plan");
+    const question = (await messageList(id)).at(-1);
+    expect(question?.body).toMatchObject({ message_type: "question", question: "Which file?" });
+    expect(await send(id, "a.ts")).toBe("Idle");
+    expect((await detail(id)).config).toMatchObject({ agent_mode: "act" });
+  });
+});
+
 describe("POST /api/sessions/{id}/messages/{message_id}/edit", () => {
   it("forks with the edited text and streams the new answer", async () => {
     const id = await createSession();
@@ -188,5 +219,49 @@ describe("GET /api/sessions/{id} sequences and title", () => {
     expect(after.last_sequence).toEqual(expect.any(Number));
     expect(after.last_sequence).toBeGreaterThan(0);
     expect(after.resume_from_sequence).toBe(after.last_sequence);
+  });
+});
+
+describe("GET /api/sessions/{id}/instructions", () => {
+  async function inUse(id: string) {
+    const response = await instructions.GET(
+      jsonRequest("GET", `/api/sessions/${id}/instructions`),
+      params({ id }),
+    );
+    expect(response.status).toBe(200);
+    return (await response.json()) as {
+      text: string;
+      files: Array<{ path: string; chars: number; truncated: boolean }>;
+      max_chars: number;
+    };
+  }
+
+  it("lists the instruction files in use, reads edits at once, and the model's prompt carries them", async () => {
+    const id = await createSession();
+    expect(await inUse(id)).toEqual({ text: "", files: [], max_chars: 16_000 });
+    writeFileSync(join(server.workspace, "AGENTS.md"), "Answer in English.");
+    mkdirSync(join(server.workspace, ".arbor"), { recursive: true });
+    writeFileSync(join(server.workspace, ".arbor", "instructions.md"), "Cite files by path.");
+    const listed = await inUse(id);
+    expect(listed.files).toEqual([
+      { path: "AGENTS.md", chars: 18, truncated: false },
+      { path: ".arbor/instructions.md", chars: 19, truncated: false },
+    ]);
+    expect(listed.text).toBe(
+      "From AGENTS.md:\nAnswer in English.\n\nFrom .arbor/instructions.md:\nCite files by path.",
+    );
+    server.llm.enqueue({ blocks: [{ type: "text", text: "ok" }] });
+    expect(await send(id, "hello")).toBe("Idle");
+    expect(JSON.stringify(server.llm.requests[0]?.body)).toContain(
+      "From AGENTS.md:\\nAnswer in English.",
+    );
+  });
+
+  it("answers 404 for an unknown session", async () => {
+    const response = await instructions.GET(
+      jsonRequest("GET", "/api/sessions/nope/instructions"),
+      params({ id: "nope" }),
+    );
+    expect(response.status).toBe(404);
   });
 });

@@ -51,6 +51,14 @@ describe("GET /api/settings", () => {
     expect(answer.tool_env).toContain("MY_SETTING");
     expect(answer.tool_env).not.toContain("ANTHROPIC_API_KEY");
     expect(JSON.stringify(answer)).not.toContain(KEY);
+    // what a branch falls back to: the branch settings show them
+    expect(answer.default_system_prompt).toContain("You are Arbor");
+    expect(answer.default_pipeline).toEqual([
+      "file_reference",
+      "tool_enhancement",
+      "system_prompt",
+      "optimization",
+    ]);
   });
 
   it("says when commands run without a sandbox, and why", async () => {

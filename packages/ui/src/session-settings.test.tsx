@@ -125,3 +125,51 @@ describe("SessionSettings", () => {
     expect(policyFromDraft("limited_auto", "", "x").ok).toBe(false);
   });
 });
+
+describe("Instructions in use", () => {
+  it("lists the files with their sizes, marks a cut one, shows the text, and asks for a fresh read on open", async () => {
+    const user = userEvent.setup();
+    const onOpen = vi.fn();
+    render(
+      <SessionSettings
+        config={{ agent_mode: "act", approval_policy: { type: "manual" } }}
+        models={models}
+        onSave={vi.fn()}
+        onOpen={onOpen}
+        instructions={{
+          text: "From src/AGENTS.md:\nThin routes.\n\nFrom AGENTS.md:\nRun the tests.",
+          files: [
+            { path: "src/AGENTS.md", chars: 12, truncated: false },
+            { path: "AGENTS.md", chars: 14, truncated: true },
+          ],
+          max_chars: 16_000,
+        }}
+      />,
+    );
+    await user.click(screen.getByRole("button", { name: "Session settings" }));
+    expect(onOpen).toHaveBeenCalledTimes(1);
+    const section = screen.getByRole("region", { name: "Instructions in use" });
+    const items = screen.getByRole("list", { name: "Instruction files" }).querySelectorAll("li");
+    expect([...items].map((li) => li.textContent)).toEqual([
+      "src/AGENTS.md12 characters",
+      "AGENTS.md14 characters · cut at the cap",
+    ]);
+    expect(section.textContent).toContain("Thin routes.");
+  });
+
+  it("says how to add instructions when there are none", async () => {
+    const user = userEvent.setup();
+    render(
+      <SessionSettings
+        config={{ agent_mode: "act", approval_policy: { type: "manual" } }}
+        models={models}
+        onSave={vi.fn()}
+        instructions={{ text: "", files: [], max_chars: 16_000 }}
+      />,
+    );
+    await user.click(screen.getByRole("button", { name: "Session settings" }));
+    expect(screen.getByRole("region", { name: "Instructions in use" }).textContent).toContain(
+      "add AGENTS.md, CLAUDE.md or .arbor/instructions.md",
+    );
+  });
+});

@@ -7,11 +7,13 @@ import type {
   SandboxSettingsView,
   SessionConfig,
   SessionModel,
+  WorkspaceInstructionsResponse,
 } from "@arbor/core";
 import * as Dialog from "@radix-ui/react-dialog";
 import * as Select from "@radix-ui/react-select";
 import { type ReactNode, useId, useState } from "react";
 import { DialogPanel } from "./dialog.js";
+import { InstructionsInUse } from "./instructions-in-use.js";
 import { unreachable } from "./state-label.js";
 import { buttonClass, inputClass } from "./styles.js";
 
@@ -35,6 +37,10 @@ export interface SessionSettingsProps {
   sandbox?: SandboxSettingsView;
   /** the MCP servers' section (McpServerList), shown under its own heading */
   mcpServers?: ReactNode;
+  /** the workspace instructions in use (GET .../instructions); not shown while unknown */
+  instructions?: WorkspaceInstructionsResponse | undefined;
+  /** called each time the dialog opens, e.g. to read the instructions afresh */
+  onOpen?: () => void;
 }
 
 /** One sentence on where bash commands run. Exported for tests. */
@@ -116,6 +122,8 @@ export function SessionSettings({
   onSave,
   sandbox,
   mcpServers,
+  instructions,
+  onOpen,
 }: SessionSettingsProps) {
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState<Draft>(() => draftOf(config));
@@ -148,6 +156,7 @@ export function SessionSettings({
         if (next) {
           setDraft(draftOf(config));
           setError(null);
+          onOpen?.();
         }
         setOpen(next);
       }}
@@ -285,6 +294,7 @@ export function SessionSettings({
               {mcpServers}
             </section>
           )}
+          {instructions !== undefined && <InstructionsInUse instructions={instructions} />}
 
           {error !== null && (
             <p role="alert" className="text-sm text-red-700 dark:text-red-400">

@@ -1,6 +1,6 @@
 "use client";
 
-import type { ContextMessage, LoopRecord } from "@arbor/core";
+import type { ContextMessage, LoopTreeLoop } from "@arbor/core";
 import { LoopTree, messagePreview } from "@arbor/ui";
 import { useQueries, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -19,17 +19,17 @@ function LoopMessages({
   messages,
 }: {
   sessionId: string;
-  loop: LoopRecord;
+  loop: LoopTreeLoop;
   messages: readonly ContextMessage[];
 }) {
-  const produced = messages.filter((m) => m.meta?.loop_id === loop.loopId);
+  const produced = messages.filter((m) => m.meta?.loop_id === loop.loop_id);
   return (
     <section
-      aria-label={`Messages of loop ${loop.loopId}`}
+      aria-label={`Messages of loop ${loop.loop_id}`}
       className="flex flex-col gap-2 rounded-xl border border-zinc-200 bg-white p-3 dark:border-zinc-800 dark:bg-zinc-900"
     >
       <h2 className="text-sm font-semibold">
-        Messages of <code className="font-mono text-xs">{loop.loopId}</code>
+        Messages of <code className="font-mono text-xs">{loop.loop_id}</code>
       </h2>
       {produced.length === 0 ? (
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
@@ -87,7 +87,7 @@ export function AdminLoopsView({ sessionId }: { sessionId: string }) {
 
   const unauthorized = tree.error instanceof ApiError && tree.error.code === "unauthorized";
   const loops = tree.data?.loops ?? [];
-  const selectedLoop = loops.find((loop) => loop.loopId === selected);
+  const selectedLoop = loops.find((loop) => loop.loop_id === selected);
 
   return (
     <>

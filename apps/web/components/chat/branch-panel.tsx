@@ -6,8 +6,9 @@ import type {
   MergeResponse,
   ResolveMergeRequest,
   SessionDetail,
+  UpdateBranchRequest,
 } from "@arbor/core";
-import { BranchGraph } from "@arbor/ui";
+import { BranchGraph, BranchSettings } from "@arbor/ui";
 import { useQueries } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { api } from "@/lib/client/api";
@@ -19,6 +20,11 @@ export interface BranchPanelProps {
   onCheckout: (branchId: string) => void;
   onMerge: (request: MergeRequest) => Promise<MergeResponse>;
   onResolve: (mergeId: string, request: ResolveMergeRequest) => Promise<MergeResponse>;
+  onUpdateBranch: (branchId: string, patch: UpdateBranchRequest) => Promise<void>;
+  onDeleteBranch: (branchId: string) => Promise<void>;
+  /** what a branch without its own prompt uses: the session's base prompt or the default */
+  basePrompt: string;
+  defaultPipeline: readonly string[];
   onClose: () => void;
 }
 
@@ -35,13 +41,17 @@ function pendingMergeOf(detail: SessionDetail): MergeResponse | undefined {
       };
 }
 
-/** The branch explorer: the graph (click to switch) and the merge flow. */
+/** The branch explorer: the graph (click to switch), the merge flow, and each branch's settings. */
 export function BranchPanel({
   sessionId,
   detail,
   onCheckout,
   onMerge,
   onResolve,
+  onUpdateBranch,
+  onDeleteBranch,
+  basePrompt,
+  defaultPipeline,
   onClose,
 }: BranchPanelProps) {
   // The merge dialog names messages of every branch; the API lists messages per branch.
@@ -84,6 +94,41 @@ export function BranchPanel({
         pendingMerge={pendingMergeOf(detail)}
         className="h-72 lg:h-[28rem]"
       />
+      <ul aria-label="Branches" className="flex flex-col gap-1">
+        {detail.branches.map((branch) => {
+          const active = branch.id === detail.active_branch_id;
+          return (
+            <li
+              key={branch.id}
+              aria-label={`Branch ${branch.name}`}
+              className="flex items-center gap-2 text-sm"
+            >
+              <span className="min-w-0 flex-1 truncate">
+                {branch.name}
+                {active && <span className="ml-1 text-xs text-zinc-500">(active)</span>}
+                {branch.system_prompt !== undefined && (
+                  <span className="ml-1 text-xs text-violet-700 dark:text-violet-300">
+                    own prompt
+                  </span>
+                )}
+                {branch.pipeline !== undefined && (
+                  <span className="ml-1 text-xs text-violet-700 dark:text-violet-300">
+                    own pipeline
+                  </span>
+                )}
+              </span>
+              <BranchSettings
+                branch={branch}
+                active={active}
+                basePrompt={basePrompt}
+                defaultPipeline={defaultPipeline}
+                onSave={(patch) => onUpdateBranch(branch.id, patch)}
+                onDelete={() => onDeleteBranch(branch.id)}
+              />
+            </li>
+          );
+        })}
+      </ul>
     </aside>
   );
 }

@@ -127,6 +127,11 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     },
     [queryClient],
   );
+  // read afresh each time the settings open: the server re-reads the files (mtime cache)
+  const instructions = useQuery({
+    queryKey: ["instructions", sessionId],
+    queryFn: () => api.instructions(sessionId),
+  });
   const files = useQuery({
     queryKey: ["workspace-files", sessionId],
     queryFn: async () => (await api.listFiles(sessionId, { limit: PICKER_FILE_LIMIT })).files,
@@ -213,6 +218,8 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
   const mode = config?.agent_mode ?? "act";
   const limit = config?.model?.context_window ?? defaultContextWindow;
   const error = actions.actionError ?? live.snapshot.error?.message;
+  // what a branch without its own prompt uses
+  const basePrompt = config?.system_prompt?.trim() || settings.data?.default_system_prompt || "";
   const loading = detail.isPending || (branchId !== undefined && shownQuery.isPending);
 
   return (
@@ -237,6 +244,8 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
                   reconnecting={reconnecting}
                 />
               }
+              instructions={instructions.data}
+              onOpen={() => void instructions.refetch()}
             />
           ) : null
         }
@@ -276,6 +285,10 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
                 onCheckout={actions.checkout}
                 onMerge={actions.merge}
                 onResolve={actions.resolve}
+                onUpdateBranch={actions.updateBranch}
+                onDeleteBranch={actions.deleteBranch}
+                basePrompt={basePrompt}
+                defaultPipeline={settings.data?.default_pipeline ?? []}
                 onClose={() => setBranchesOpen(false)}
               />
             </div>
@@ -346,6 +359,10 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               onCheckout={actions.checkout}
               onMerge={actions.merge}
               onResolve={actions.resolve}
+              onUpdateBranch={actions.updateBranch}
+              onDeleteBranch={actions.deleteBranch}
+              basePrompt={basePrompt}
+              defaultPipeline={settings.data?.default_pipeline ?? []}
               onClose={() => setBranchesOpen(false)}
             />
           </div>

@@ -8,6 +8,7 @@ import type {
   MessageDelivery,
   PatchConfigRequest,
   ResolveMergeRequest,
+  UpdateBranchRequest,
 } from "@arbor/core";
 import { type ComposerSubmission, fileReferenceLabel, type MessageCallbacks } from "@arbor/ui";
 import { useCallback, useMemo, useState } from "react";
@@ -38,6 +39,9 @@ export interface ChatActions {
   checkout: (branchId: string) => void;
   merge: (request: MergeRequest) => Promise<MergeResponse>;
   resolve: (mergeId: string, request: ResolveMergeRequest) => Promise<MergeResponse>;
+  /** the branch settings dialog shows a refusal itself, so these reject with it */
+  updateBranch: (branchId: string, patch: UpdateBranchRequest) => Promise<void>;
+  deleteBranch: (branchId: string) => Promise<void>;
   callbacks: Required<MessageCallbacks>;
 }
 
@@ -161,6 +165,21 @@ export function useChatActions({
     [sessionId, refreshSession, refreshMessages],
   );
 
+  const updateBranch = useCallback(
+    async (branchId: string, patch: UpdateBranchRequest) => {
+      await api.updateBranch(sessionId, branchId, patch);
+      await refreshSession();
+    },
+    [sessionId, refreshSession],
+  );
+  const deleteBranch = useCallback(
+    async (branchId: string) => {
+      await api.deleteBranch(sessionId, branchId);
+      await refreshSession();
+    },
+    [sessionId, refreshSession],
+  );
+
   const callbacks = useMemo<Required<MessageCallbacks>>(
     () => ({
       onFork: (messageId: string) =>
@@ -199,6 +218,8 @@ export function useChatActions({
     checkout,
     merge,
     resolve,
+    updateBranch,
+    deleteBranch,
     callbacks,
   };
 }

@@ -11,6 +11,7 @@ import {
   FileContentResponseSchema,
   FileListResponseSchema,
   InterruptResponseSchema,
+  LoopTreeResponseSchema,
   McpPromptRequestSchema,
   McpPromptResponseSchema,
   McpServersResponseSchema,
@@ -23,9 +24,10 @@ import {
   type renderSchemaSection,
   SendMessageRequestSchema,
   SessionDetailSchema,
-  SessionLoopTreeSchema,
   SessionSummarySchema,
   SettingsResponseSchema,
+  UpdateBranchRequestSchema,
+  WorkspaceInstructionsResponseSchema,
 } from "@arbor/core";
 
 // The HTTP API as data: every endpoint with its method, path, body, answer and error statuses.
@@ -70,8 +72,13 @@ const s = {
   approvePlan: { title: "ApprovePlanRequest", schema: ApprovePlanRequestSchema },
   editMessage: { title: "EditMessageRequest", schema: EditMessageRequestSchema },
   files: { title: "FileListResponse", schema: FileListResponseSchema },
+  instructions: {
+    title: "WorkspaceInstructionsResponse",
+    schema: WorkspaceInstructionsResponseSchema,
+  },
   fileContent: { title: "FileContentResponse", schema: FileContentResponseSchema },
   createBranch: { title: "CreateBranchRequest", schema: CreateBranchRequestSchema },
+  updateBranch: { title: "UpdateBranchRequest", schema: UpdateBranchRequestSchema },
   merge: { title: "MergeRequest", schema: MergeRequestSchema },
   resolveMerge: { title: "ResolveMergeRequest", schema: ResolveMergeRequestSchema },
   created: { title: "CreateSessionResponse", schema: CreateSessionResponseSchema },
@@ -83,7 +90,7 @@ const s = {
   config: { title: "ConfigResponse", schema: ConfigResponseSchema },
   interrupt: { title: "InterruptResponse", schema: InterruptResponseSchema },
   mergeResult: { title: "MergeResponse", schema: MergeResponseSchema },
-  loops: { title: "SessionLoopTree", schema: SessionLoopTreeSchema },
+  loops: { title: "LoopTreeResponse", schema: LoopTreeResponseSchema },
   settings: { title: "SettingsResponse", schema: SettingsResponseSchema },
   mcpServers: { title: "McpServersResponse", schema: McpServersResponseSchema },
   mcpServer: { title: "McpServerView", schema: McpServerViewSchema },
@@ -217,6 +224,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   {
     method: "GET",
+    path: "/api/sessions/{id}/instructions",
+    summary:
+      "The workspace instructions the next model request gets in its system prompt: AGENTS.md in the directories of the files the conversation works on (nearest first), then AGENTS.md, CLAUDE.md and .arbor/instructions.md at the workspace root, capped in total (`max_chars`). Read afresh on every request, so an edit shows at once.",
+    response: { status: 200, json: s.instructions },
+    errors: [404],
+  },
+  {
+    method: "GET",
     path: "/api/sessions/{id}/files/content",
     summary:
       "A workspace file's text for the chat's file view (opened from a codebase tool's `file:line`): confined to the workspace like the file tools, at most 512 KiB. 400 names `path` when it lies outside the workspace or is binary; 404 when it does not exist or is not a file.",
@@ -273,9 +288,19 @@ export const ENDPOINTS: readonly Endpoint[] = [
     errors: [400, 404, 409],
   },
   {
+    method: "PATCH",
+    path: "/api/sessions/{id}/branches/{branch_id}",
+    summary:
+      "Renames a branch, or sets / clears its own system prompt (replacing the session's base prompt for that branch only) and its own processing pipeline. Only this branch changes; answers it. A name another branch has, or an unknown processor → 400 naming `name` / `pipeline.processors`; while a run is under way → 409.",
+    body: s.updateBranch,
+    response: { status: 200, json: s.branch },
+    errors: [400, 404, 409],
+  },
+  {
     method: "DELETE",
     path: "/api/sessions/{id}/branches/{branch_id}",
-    summary: "Deletes a branch (not the active one); its messages stay in the session's pool.",
+    summary:
+      "Deletes a branch; its messages stay in the session's pool. The active branch cannot be deleted (400: switch to another branch first). A branch that was merged into others can be: they keep its messages and their `merged_from` record, which then names a branch that no longer exists (the graph draws no merge edge for it).",
     response: { status: 204 },
     errors: [400, 404, 409],
   },

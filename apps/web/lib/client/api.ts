@@ -9,6 +9,7 @@ import type {
   FileContentResponse,
   FileListResponse,
   InterruptResponse,
+  LoopTreeResponse,
   McpPromptResponse,
   McpServersResponse,
   McpServerView,
@@ -20,9 +21,10 @@ import type {
   PatchConfigRequest,
   ResolveMergeRequest,
   SessionDetail,
-  SessionLoopTree,
   SessionSummary,
   SettingsResponse,
+  UpdateBranchRequest,
+  WorkspaceInstructionsResponse,
 } from "@arbor/core";
 import { readSseEvents, type StreamedEvent } from "./sse";
 
@@ -207,6 +209,9 @@ export const api = {
     const suffix = params.size > 0 ? `?${params}` : "";
     return json<FileListResponse>("GET", `${sessionPath(id)}/files${suffix}`, undefined, options);
   },
+  /** the workspace instructions in use (AGENTS.md, CLAUDE.md, .arbor/instructions.md) */
+  instructions: (id: string) =>
+    json<WorkspaceInstructionsResponse>("GET", `${sessionPath(id)}/instructions`),
   /** a workspace file for the file view */
   readFile: (id: string, path: string, options?: RequestOptions) =>
     json<FileContentResponse>(
@@ -225,6 +230,8 @@ export const api = {
     json<Branch>("POST", `${sessionPath(id)}/branches`, body),
   checkoutBranch: (id: string, branchId: string) =>
     json<BranchListResponse>("POST", `${sessionPath(id)}/branches/${enc(branchId)}/checkout`),
+  updateBranch: (id: string, branchId: string, patch: UpdateBranchRequest) =>
+    json<Branch>("PATCH", `${sessionPath(id)}/branches/${enc(branchId)}`, patch),
   deleteBranch: async (id: string, branchId: string) => {
     await request("DELETE", `${sessionPath(id)}/branches/${enc(branchId)}`, undefined);
   },
@@ -236,7 +243,7 @@ export const api = {
   adminSessions: (options?: RequestOptions) =>
     json<SessionSummary[]>("GET", "/api/admin/sessions", undefined, options),
   adminLoops: (id: string, options?: RequestOptions) =>
-    json<SessionLoopTree>("GET", `/api/admin/sessions/${enc(id)}/loops`, undefined, options),
+    json<LoopTreeResponse>("GET", `/api/admin/sessions/${enc(id)}/loops`, undefined, options),
 };
 
 /** A message for a banner from anything a request can throw. */

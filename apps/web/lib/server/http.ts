@@ -171,6 +171,11 @@ export async function resultOf<R>(
 
 /** The top-level body fields whose (string) value the message quotes; the root when none. */
 function fieldsNamedIn(message: string, body: Record<string, unknown> | undefined): FieldError[] {
+  // "pipeline.processors: …": a message that starts with a path into the body names that field
+  const path = /^([a-z_]+(?:\.[a-z_]+)*): /.exec(message)?.[1];
+  if (path !== undefined && body !== undefined && (path.split(".")[0] as string) in body) {
+    return [{ field: path, message }];
+  }
   const named = Object.entries(body ?? {})
     .filter(([, value]) => typeof value === "string" && value !== "" && message.includes(value))
     .map(([field]) => ({ field, message }));

@@ -4,11 +4,15 @@ import {
   type CreateSessionRequest,
   createDefaultProviderRegistry,
   createDefaultTools,
+  DEFAULT_BASE_PROMPT,
+  DEFAULT_PIPELINE,
   describeModelConfig,
   detectSandbox,
   endGroupsOnShutdown,
   type FileViewResult,
   type Logger,
+  type LoopTreeResponse,
+  loopTreeResponse,
   loopTreesFromRecords,
   McpManager,
   type ModelConfigDescription,
@@ -16,7 +20,6 @@ import {
   modelConfigFromEnv,
   readWorkspaceFile,
   type Session,
-  type SessionLoopTree,
   SessionManager,
   type SessionStore,
   type SettingsResponse,
@@ -90,7 +93,8 @@ export interface Runtime {
   /** A workspace file for the chat's file view (confined to the workspace like the file tools). */
   readFile(path: string): Promise<FileViewResult>;
   /** The session's loop tree from the store (empty before the first run). */
-  loopTree(sessionId: string): Promise<SessionLoopTree>;
+  /** the admin loop tree, as the wire shows it (snake_case) */
+  loopTree(sessionId: string): Promise<LoopTreeResponse>;
   close(): Promise<void>;
 }
 
@@ -115,6 +119,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const settings: SettingsResponse = {
     sandbox: sandboxSettings(sandbox),
     tool_env: toolEnvNames({ env, workspaceRoot: workspace }),
+    default_system_prompt: DEFAULT_BASE_PROMPT,
+    default_pipeline: [...DEFAULT_PIPELINE.processors],
   };
   if (sandbox.mode !== "bubblewrap") {
     logger.warn("bash runs without a sandbox", { reason: sandbox.reason });
@@ -204,8 +210,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     readFile: (path) => readWorkspaceFile(workspace, path),
     async loopTree(sessionId) {
       const trees = loopTreesFromRecords(await store.listLoops(sessionId));
-      return (
-        trees.find((tree) => tree.sessionId === sessionId) ?? { sessionId, agentId: "", loops: [] }
+      return loopTreeResponse(
+        trees.find((tree) => tree.sessionId === sessionId) ?? { sessionId, agentId: "", loops: [] },
       );
     },
     close: async () => {

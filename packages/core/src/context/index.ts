@@ -12,3 +12,4 @@ export * from "./processor-registry.js";
 export * from "./session/index.js";
 export * from "./state-machine.js";
 export * from "./system-prompt.js";
+export * from "./workspace-instructions.js";

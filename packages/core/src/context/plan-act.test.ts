@@ -39,15 +39,16 @@ describe("toolsForMode", () => {
     }
   });
 
-  it("Role-based tool filtering: a Planner in act mode gets only read-only tools", () => {
+  it("Role-based tool filtering: a Planner in act mode gets only read-only tools (and ask_question)", () => {
     expect(names(toolsForMode(tools, "act", "planner"))).toEqual([
       "read_file",
       "list_files",
       "search",
+      "ask_question",
     ]);
   });
 
-  it("an Actor in act mode gets every tool but the plan tools", () => {
+  it("an Actor in act mode gets every tool, then ask_question; never present_plan", () => {
     expect(names(toolsForMode([...tools, presentPlanTool], "act", "actor"))).toEqual([
       "bash",
       "read_file",
@@ -56,6 +57,7 @@ describe("toolsForMode", () => {
       "list_files",
       "search",
       "mystery",
+      "ask_question",
     ]);
   });
 

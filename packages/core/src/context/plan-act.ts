@@ -11,7 +11,8 @@ import { type AnyAgentTool, defineTool } from "../tools/tool.js";
 
 // Plan / Act (plan-act spec; context-manager "Role-based tool filtering"). In plan mode the model
 // investigates with read-only tools and answers through two tools of its own: present_plan and
-// ask_question. Their calls are not really "executed": the Session turns them into Plan and
+// ask_question. Act mode offers ask_question too ("question handling states SHALL be available"),
+// so a model that meets an ambiguity while acting asks instead of guessing. Their calls are not really "executed": the Session turns them into Plan and
 // Question messages (planBodyFromCall / questionBodyFromCall). Their execute only validates and
 // acknowledges, so the agent loop can treat them like any other tool.
 
@@ -106,13 +107,16 @@ export function isReadOnlyTool(tool: AnyAgentTool): boolean {
   return tool.category === "read";
 }
 
+/** The tools act mode adds after the session's own (whatever the role). */
+export const ACT_MODE_TOOLS: readonly AnyAgentTool[] = [askQuestionTool];
+
 /**
  * The tools the model gets for a turn:
  * - plan mode: the read-only tools, then present_plan and ask_question (whatever the role);
- * - act mode, Planner role: the read-only tools;
- * - act mode, Actor role: every tool.
- * present_plan / ask_question are never passed through from `tools`: they exist only in plan
- * mode. The input order is kept, so the result is deterministic.
+ * - act mode, Planner role: the read-only tools, then ask_question;
+ * - act mode, Actor role: every tool, then ask_question.
+ * present_plan / ask_question are never passed through from `tools`: this function adds its own
+ * (present_plan only in plan mode). The input order is kept, so the result is deterministic.
  */
 export function toolsForMode(
   tools: readonly AnyAgentTool[],
@@ -126,9 +130,9 @@ export function toolsForMode(
     case "act":
       switch (role) {
         case "planner":
-          return own.filter(isReadOnlyTool);
+          return [...own.filter(isReadOnlyTool), ...ACT_MODE_TOOLS];
         case "actor":
-          return own;
+          return [...own, ...ACT_MODE_TOOLS];
         default:
           return role satisfies never;
       }

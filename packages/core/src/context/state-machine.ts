@@ -91,7 +91,8 @@ export const STATE_TRANSITIONS: Readonly<Record<ContextStateType, readonly Conte
     "Interrupting",
     "Failed",
   ],
-  CollectingToolResults: ["ProcessingToolResults", "Interrupting", "Failed"],
+  // → AwaitingUserAnswer: the round also held an ask_question call
+  CollectingToolResults: ["ProcessingToolResults", "AwaitingUserAnswer", "Interrupting", "Failed"],
   ProcessingToolResults: ["ToolAutoLoop", "Paused", "Interrupting", "Failed"],
   // → Paused: the depth limit was reached (Paused{auto_loop_limit})
   ToolAutoLoop: ["OptimizingContext", "PreparingLLMRequest", "Paused", "Interrupting", "Failed"],

@@ -37,10 +37,12 @@ describe("Mode-specific prompt injection", () => {
     ]);
   });
 
-  it("act mode: execution instructions and every tool, no planning instructions", () => {
+  it("act mode: execution instructions and every tool plus ask_question, no planning instructions", () => {
     const prompt = buildSystemPrompt(base);
     expect(prompt).toContain(ACT_MODE_INSTRUCTIONS);
+    expect(prompt).toContain("call ask_question");
     expect(prompt).not.toContain("Mode: Plan");
+    expect(prompt).not.toContain("present_plan");
     expect(listedTools(prompt)).toEqual([
       "bash",
       "read_file",
@@ -48,6 +50,7 @@ describe("Mode-specific prompt injection", () => {
       "edit_file",
       "list_files",
       "search",
+      "ask_question",
     ]);
   });
 });
@@ -55,14 +58,14 @@ describe("Mode-specific prompt injection", () => {
 describe("Tool availability in prompt", () => {
   it("a Planner sees only read-permission tools", () => {
     const prompt = buildSystemPrompt({ ...base, role: "planner" });
-    expect(listedTools(prompt)).toEqual(["read_file", "list_files", "search"]);
+    expect(listedTools(prompt)).toEqual(["read_file", "list_files", "search", "ask_question"]);
     expect(prompt).toContain("## Role: Planner");
   });
 
   it("tool descriptions are formatted consistently: name, description, parameters", () => {
     const prompt = buildSystemPrompt({ ...base, role: "planner" });
     const blocks = prompt.split("\n\n").filter((b) => b.startsWith("### "));
-    expect(blocks).toHaveLength(3);
+    expect(blocks).toHaveLength(4);
     for (const block of blocks) {
       const lines = block.split("\n");
       expect(lines[0]).toMatch(/^### \w+$/);

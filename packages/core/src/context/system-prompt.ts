@@ -25,6 +25,7 @@ export const ACT_MODE_INSTRUCTIONS = [
   "## Mode: Act",
   "Carry out the user's task. Use the tools to inspect, change and verify; do not stop at describing what you would do.",
   "Be careful with writes: read a file before changing it, keep changes focused, avoid destructive commands, and check the result.",
+  `If the task is ambiguous in a way you cannot resolve by reading, call ${ASK_QUESTION} rather than guessing.`,
 ].join("\n");
 
 const ROLE_INSTRUCTIONS: Readonly<Record<AgentRole, string>> = {

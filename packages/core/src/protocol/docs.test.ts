@@ -27,7 +27,8 @@ describe("protocol docs", () => {
     expect(docs).toMatch(/\| `path` \| string \(non-empty, length ≤ 4096\) \| yes \|/);
     expect(docs).toMatch(/\| `range` \| object \| no \|/);
     expect(docs).toMatch(/\| `parameters` \| record<string, any> \| no \|/);
-    expect(docs).toMatch(/\| `tool_call_id` \| string \(non-empty\) \| yes \|/);
+    expect(docs).toContain("Supported payload types: `text`, `file_reference`, `workflow`.");
+    expect(docs).not.toContain('payload `type: "tool_result"`');
   });
 
   it("documents every request/response body and every SSE event", () => {

@@ -135,6 +135,30 @@ export const FileListResponseSchema = z
   .describe("Answer to GET /api/sessions/{id}/files.");
 export type FileListResponse = z.infer<typeof FileListResponseSchema>;
 
+export const WorkspaceInstructionsResponseSchema = z
+  .object({
+    text: z
+      .string()
+      .describe(
+        "what the next request's system prompt gets: each file under a `From <path>:` line; empty when none",
+      ),
+    files: z
+      .array(
+        z.object({
+          path: z.string().describe("relative to the workspace, `/`-separated"),
+          chars: z.number().int().nonnegative().describe("characters of it in the prompt"),
+          truncated: z.boolean().describe("the cap cut it, or left no room for it"),
+        }),
+      )
+      .describe(
+        "the files in use, nearest first: AGENTS.md in the directories of the files the conversation works on, then AGENTS.md, CLAUDE.md and .arbor/instructions.md at the root",
+      ),
+    max_chars: z.number().int().positive().describe("the cap on the instructions' total length"),
+  })
+  .describe(
+    "Answer to GET /api/sessions/{id}/instructions. The files are read afresh on each request (unchanged ones from an mtime cache), so an edit shows at once.",
+  );
+export type WorkspaceInstructionsResponse = z.infer<typeof WorkspaceInstructionsResponseSchema>;
 export const FileContentResponseSchema = z
   .object({
     path: z.string().describe("the file, relative to the workspace, `/`-separated"),

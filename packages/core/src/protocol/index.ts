@@ -3,6 +3,7 @@
 export * from "./docs.js";
 export * from "./events.js";
 export * from "./http-responses.js";
+export * from "./loop-tree.js";
 export * from "./mcp.js";
 export * from "./message-type-name.js";
 export * from "./requests.js";

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { MergeStrategyNameSchema } from "../model/branch.js";
+import { MergeStrategyNameSchema, PipelineConfigSchema } from "../model/branch.js";
 import { MAX_PATH_CHARS } from "../model/limits.js";
-import { ImageContentSchema, TextContentSchema } from "../model/llm-messages.js";
 import { ConflictResolutionSchema, type MergeDecision } from "../model/merge-types.js";
 import { LineRangeSchema, MessageDeliverySchema } from "../model/message-types.js";
 import {
@@ -90,35 +89,11 @@ export const WorkflowPayloadSchema = z
     "The user's own tool call, through the same gate as the model's: a tool not offered in the current mode (bash in plan mode) or invalid arguments → an `error` event (invalid_request), nothing stored. The approval policy decides as for a model's call: a held call ends the stream in AwaitingToolApproval (decide it with POST /approvals; denied → a denied result, then Idle); an approved call runs, its result becomes a ToolResult message and the model continues from it.",
   );
 
-export const ToolResultContentSchema = z
-  .union([
-    z.string(),
-    z.array(z.discriminatedUnion("type", [TextContentSchema, ImageContentSchema])),
-  ])
-  .describe(
-    "a string, or content blocks: {type: 'text', text} | {type: 'image', data (base64), mimeType}",
-  );
-
-export const ToolResultPayloadSchema = z
-  .object({
-    type: z.literal("tool_result"),
-    tool_call_id: z.string().min(1).describe("the pending tool call this answers"),
-    content: ToolResultContentSchema,
-    is_error: z
-      .boolean()
-      .optional()
-      .describe("true when the client-side tool failed; default false"),
-  })
-  .describe(
-    "The result of a tool the client ran itself (or the answer to a question). Becomes a ToolResult message.",
-  );
-
 export const MessagePayloadSchema = z.discriminatedUnion("type", [
   TextPayloadSchema,
   FileReferencePayloadSchema,
   McpResourcePayloadSchema,
   WorkflowPayloadSchema,
-  ToolResultPayloadSchema,
 ]);
 export type MessagePayload = z.infer<typeof MessagePayloadSchema>;
 export type MessagePayloadType = MessagePayload["type"];
@@ -293,6 +268,37 @@ export const CreateBranchRequestSchema = z
   })
   .describe("Body of POST /api/sessions/{id}/branches.");
 export type CreateBranchRequest = z.infer<typeof CreateBranchRequestSchema>;
+
+export const UpdateBranchRequestSchema = z
+  .object({
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe("the new name; unique among the session's branches"),
+    system_prompt: limitedText()
+      .nullable()
+      .optional()
+      .describe(
+        "this branch's own system prompt, replacing the session's base prompt for this branch only; null or blank: the session's prompt again",
+      ),
+    pipeline: PipelineConfigSchema.nullable()
+      .optional()
+      .describe(
+        "this branch's processors in order, e.g. {processors: ['file_reference', 'tool_enhancement', 'system_prompt', 'optimization']}; unknown names → 400 naming pipeline.processors; null: the default pipeline again",
+      ),
+  })
+  .refine(
+    (body) =>
+      body.name !== undefined || body.system_prompt !== undefined || body.pipeline !== undefined,
+    { message: "send at least one of name, system_prompt, pipeline" },
+  )
+  .describe(
+    "Body of PATCH /api/sessions/{id}/branches/{branch_id}. At least one field; the other branches are left as they are.",
+  );
+export type UpdateBranchRequest = z.infer<typeof UpdateBranchRequestSchema>;
 
 export const MergeRequestSchema = z
   .object({

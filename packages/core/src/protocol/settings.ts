@@ -27,6 +27,14 @@ export const SettingsResponseSchema = z
       .describe(
         "names of the environment variables tool processes get (the allow-list, WORKSPACE_DIR and ARBOR_TOOL_ENV's names); values are never shown",
       ),
+    default_system_prompt: z
+      .string()
+      .describe(
+        "the base system prompt of a session without its own `system_prompt` (a branch's own prompt replaces either)",
+      ),
+    default_pipeline: z
+      .array(z.string())
+      .describe("the processors of a branch without its own pipeline, in order"),
   })
   .describe("Answer to GET /api/settings.");
 export type SettingsResponse = z.infer<typeof SettingsResponseSchema>;

@@ -5,42 +5,42 @@ import { buildLoopTree, loopDuration } from "./build-loop-tree.js";
 describe("buildLoopTree", () => {
   it("nests sub-loops and gathers parallel groups", () => {
     const tree = buildLoopTree(loops);
-    expect(tree.map((n) => (n.kind === "loop" ? n.loop.loopId : n.groupId))).toEqual([
+    expect(tree.map((n) => (n.kind === "loop" ? n.loop.loop_id : n.groupId))).toEqual([
       "root",
       "next",
     ]);
     const root = tree[0];
     if (root?.kind !== "loop") throw new Error("root is a loop");
     expect(
-      root.children.map((n) => (n.kind === "loop" ? n.loop.loopId : `group:${n.groupId}`)),
+      root.children.map((n) => (n.kind === "loop" ? n.loop.loop_id : `group:${n.groupId}`)),
     ).toEqual(["sub", "group:g1"]);
     const parallel = root.children[1];
     if (parallel?.kind !== "parallel") throw new Error("second child is the group");
-    expect(parallel.children.map((c) => c.loop.loopId)).toEqual(["p1", "p2"]);
+    expect(parallel.children.map((c) => c.loop.loop_id)).toEqual(["p1", "p2"]);
     expect(parallel.selectedLoopId).toBe("p2");
   });
 
   it("treats orphans as roots, and a loop stored as its own parent too (it never vanishes)", () => {
     const tree = buildLoopTree([
-      loop("a", { parentLoopId: "gone" }),
-      loop("b", { parentLoopId: "b" }),
+      loop("a", { parent_loop_id: "gone" }),
+      loop("b", { parent_loop_id: "b" }),
     ]);
-    expect(tree.map((n) => n.kind === "loop" && n.loop.loopId)).toEqual(["a", "b"]);
+    expect(tree.map((n) => n.kind === "loop" && n.loop.loop_id)).toEqual(["a", "b"]);
     expect(tree[1]?.kind === "loop" && tree[1].children).toEqual([]);
   });
 
   it("survives a cycle of parents without recursing forever", () => {
     const tree = buildLoopTree([
       loop("r"),
-      loop("x", { parentLoopId: "y" }),
-      loop("y", { parentLoopId: "x" }),
+      loop("x", { parent_loop_id: "y" }),
+      loop("y", { parent_loop_id: "x" }),
     ]);
-    expect(tree.map((n) => n.kind === "loop" && n.loop.loopId)).toEqual(["r"]);
+    expect(tree.map((n) => n.kind === "loop" && n.loop.loop_id)).toEqual(["r"]);
   });
 
   it("computes durations", () => {
     expect(loopDuration(loop("x"))).toBe(1500);
-    expect(loopDuration(loop("x", { durationMs: 10 }))).toBe(10);
-    expect(loopDuration(loop("x", { endedAt: undefined }))).toBeUndefined();
+    expect(loopDuration(loop("x", { duration_ms: 10 }))).toBe(10);
+    expect(loopDuration(loop("x", { ended_at: undefined }))).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import type { LoopRecord } from "@arbor/core";
+import type { LoopTreeLoop } from "@arbor/core";
 
 // The admin viewer's loop tree as plain data. Loops hang under their parent loop (continuations
 // and sub-agents alike); siblings that belong to one parallel evaluation group are gathered into a
@@ -6,7 +6,7 @@ import type { LoopRecord } from "@arbor/core";
 // itself) is a root.
 
 export type LoopTreeNode =
-  | { kind: "loop"; loop: LoopRecord; children: LoopTreeNode[] }
+  | { kind: "loop"; loop: LoopTreeLoop; children: LoopTreeNode[] }
   | {
       kind: "parallel";
       groupId: string;
@@ -14,17 +14,17 @@ export type LoopTreeNode =
       children: Array<Extract<LoopTreeNode, { kind: "loop" }>>;
     };
 
-export function buildLoopTree(loops: readonly LoopRecord[]): LoopTreeNode[] {
-  const byId = new Map(loops.map((loop) => [loop.loopId, loop]));
-  const childrenOf = new Map<string | undefined, LoopRecord[]>();
+export function buildLoopTree(loops: readonly LoopTreeLoop[]): LoopTreeNode[] {
+  const byId = new Map(loops.map((loop) => [loop.loop_id, loop]));
+  const childrenOf = new Map<string | undefined, LoopTreeLoop[]>();
   for (const loop of loops) {
     // a loop stored as its own parent (records from before loop numbers came from the store) is
     // a root: under itself it would never be reached
     const parent =
-      loop.parentLoopId !== undefined &&
-      loop.parentLoopId !== loop.loopId &&
-      byId.has(loop.parentLoopId)
-        ? loop.parentLoopId
+      loop.parent_loop_id !== undefined &&
+      loop.parent_loop_id !== loop.loop_id &&
+      byId.has(loop.parent_loop_id)
+        ? loop.parent_loop_id
         : undefined;
     const list = childrenOf.get(parent) ?? [];
     list.push(loop);
@@ -32,37 +32,37 @@ export function buildLoopTree(loops: readonly LoopRecord[]): LoopTreeNode[] {
   }
   const visited = new Set<string>();
 
-  const loopNode = (loop: LoopRecord): Extract<LoopTreeNode, { kind: "loop" }> => {
-    visited.add(loop.loopId);
-    return { kind: "loop", loop, children: level(loop.loopId) };
+  const loopNode = (loop: LoopTreeLoop): Extract<LoopTreeNode, { kind: "loop" }> => {
+    visited.add(loop.loop_id);
+    return { kind: "loop", loop, children: level(loop.loop_id) };
   };
 
   const level = (parent: string | undefined): LoopTreeNode[] => {
     const siblings = (childrenOf.get(parent) ?? [])
       // a record that names itself (or a cycle) as parent must not recurse forever
-      .filter((loop) => !visited.has(loop.loopId))
-      .sort((a, b) => a.startedAt - b.startedAt);
+      .filter((loop) => !visited.has(loop.loop_id))
+      .sort((a, b) => a.started_at - b.started_at);
     const out: LoopTreeNode[] = [];
     const groups = new Map<string, Extract<LoopTreeNode, { kind: "parallel" }>>();
     for (const loop of siblings) {
-      if (visited.has(loop.loopId)) continue;
-      const group = loop.parallelGroup;
+      if (visited.has(loop.loop_id)) continue;
+      const group = loop.parallel_group;
       if (!group) {
         out.push(loopNode(loop));
         continue;
       }
-      let node = groups.get(group.groupId);
+      let node = groups.get(group.group_id);
       if (!node) {
         node = {
           kind: "parallel",
-          groupId: group.groupId,
-          selectedLoopId: group.selectedLoopId,
+          groupId: group.group_id,
+          selectedLoopId: group.selected_loop_id,
           children: [],
         };
-        groups.set(group.groupId, node);
+        groups.set(group.group_id, node);
         out.push(node);
       }
-      node.selectedLoopId ??= group.selectedLoopId;
+      node.selectedLoopId ??= group.selected_loop_id;
       node.children.push(loopNode(loop));
     }
     return out;
@@ -72,8 +72,8 @@ export function buildLoopTree(loops: readonly LoopRecord[]): LoopTreeNode[] {
 }
 
 /** Elapsed time of a loop: its recorded duration, or end − start, or undefined while it runs. */
-export function loopDuration(loop: LoopRecord): number | undefined {
-  if (loop.durationMs !== undefined) return loop.durationMs;
-  if (loop.endedAt !== undefined) return loop.endedAt - loop.startedAt;
+export function loopDuration(loop: LoopTreeLoop): number | undefined {
+  if (loop.duration_ms !== undefined) return loop.duration_ms;
+  if (loop.ended_at !== undefined) return loop.ended_at - loop.started_at;
   return undefined;
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import type { LoopRecord, LoopStatus } from "@arbor/core";
+import type { LoopStatus, LoopTreeLoop } from "@arbor/core";
 import { formatDuration, formatTokens, plural } from "../format.js";
 import { unreachable } from "../state-label.js";
 import { badgeClass, buttonClass } from "../styles.js";
@@ -14,8 +14,8 @@ const statusClass: Record<LoopStatus, string> = {
   aborted: "bg-amber-100 text-amber-800 dark:bg-amber-950 dark:text-amber-200",
 };
 
-function continuationLabel(loop: LoopRecord): string | undefined {
-  const kind = loop.continuationKind;
+function continuationLabel(loop: LoopTreeLoop): string | undefined {
+  const kind = loop.continuation_kind;
   if (!kind) return undefined;
   switch (kind.type) {
     case "default":
@@ -43,10 +43,10 @@ function LoopItem({ node, selectedLoopId, onSelectLoop, groupWinner }: NodeProps
       const { loop } = node;
       const duration = loopDuration(loop);
       const continuation = continuationLabel(loop);
-      const selected = loop.loopId === selectedLoopId;
+      const selected = loop.loop_id === selectedLoopId;
       return (
         <li
-          aria-label={`Loop ${loop.loopId}`}
+          aria-label={`Loop ${loop.loop_id}`}
           data-status={loop.status}
           className="flex flex-col gap-1"
         >
@@ -54,7 +54,7 @@ function LoopItem({ node, selectedLoopId, onSelectLoop, groupWinner }: NodeProps
             className={`flex flex-wrap items-center gap-x-2 gap-y-1 rounded-md border px-2 py-1.5 text-sm ${selected ? "border-sky-500 bg-sky-50 dark:border-sky-400 dark:bg-sky-950" : "border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900"}`}
           >
             <span className={`${badgeClass} ${statusClass[loop.status]}`}>{loop.status}</span>
-            <code className="font-mono text-xs break-all">{loop.loopId}</code>
+            <code className="font-mono text-xs break-all">{loop.loop_id}</code>
             {groupWinner === true && (
               <span
                 className={`${badgeClass} bg-violet-100 text-violet-800 dark:bg-violet-950 dark:text-violet-200`}
@@ -64,7 +64,7 @@ function LoopItem({ node, selectedLoopId, onSelectLoop, groupWinner }: NodeProps
             )}
             {continuation && <span className="text-xs text-zinc-500">{continuation}</span>}
             <span className="text-xs text-zinc-600 dark:text-zinc-400">
-              {loop.agentId}
+              {loop.agent_id}
               {loop.config ? ` · ${loop.config.model}` : ""}
             </span>
             <span className="text-xs text-zinc-600 dark:text-zinc-400">
@@ -77,8 +77,8 @@ function LoopItem({ node, selectedLoopId, onSelectLoop, groupWinner }: NodeProps
             <button
               type="button"
               className={`${buttonClass.ghost} ml-auto`}
-              aria-label={`Messages of loop ${loop.loopId}`}
-              onClick={() => onSelectLoop(loop.loopId)}
+              aria-label={`Messages of loop ${loop.loop_id}`}
+              onClick={() => onSelectLoop(loop.loop_id)}
             >
               Messages
             </button>
@@ -87,7 +87,7 @@ function LoopItem({ node, selectedLoopId, onSelectLoop, groupWinner }: NodeProps
             <ul className="ml-3 flex flex-col gap-1 border-l border-zinc-300 pl-3 dark:border-zinc-700">
               {node.children.map((child) => (
                 <LoopItem
-                  key={child.kind === "loop" ? child.loop.loopId : child.groupId}
+                  key={child.kind === "loop" ? child.loop.loop_id : child.groupId}
                   node={child}
                   selectedLoopId={selectedLoopId}
                   onSelectLoop={onSelectLoop}
@@ -107,11 +107,11 @@ function LoopItem({ node, selectedLoopId, onSelectLoop, groupWinner }: NodeProps
           <ul className="ml-3 flex flex-col gap-1 border-l-2 border-dashed border-violet-300 pl-3 dark:border-violet-800">
             {node.children.map((child) => (
               <LoopItem
-                key={child.loop.loopId}
+                key={child.loop.loop_id}
                 node={child}
                 selectedLoopId={selectedLoopId}
                 onSelectLoop={onSelectLoop}
-                groupWinner={child.loop.loopId === node.selectedLoopId}
+                groupWinner={child.loop.loop_id === node.selectedLoopId}
               />
             ))}
           </ul>
@@ -123,7 +123,7 @@ function LoopItem({ node, selectedLoopId, onSelectLoop, groupWinner }: NodeProps
 }
 
 export interface LoopTreeProps {
-  loops: readonly LoopRecord[];
+  loops: readonly LoopTreeLoop[];
   /** shows the messages a loop produced */
   onSelectLoop: (loopId: string) => void;
   selectedLoopId?: string | undefined;
@@ -138,7 +138,7 @@ export function LoopTree({ loops, onSelectLoop, selectedLoopId }: LoopTreeProps)
     <ul aria-label="Loop tree" className="flex flex-col gap-1">
       {tree.map((node) => (
         <LoopItem
-          key={node.kind === "loop" ? node.loop.loopId : node.groupId}
+          key={node.kind === "loop" ? node.loop.loop_id : node.groupId}
           node={node}
           selectedLoopId={selectedLoopId}
           onSelectLoop={onSelectLoop}

@@ -1,44 +1,44 @@
-import type { LoopRecord } from "@arbor/core";
+import type { LoopTreeLoop } from "@arbor/core";
 
-export function loop(loopId: string, overrides: Partial<LoopRecord> = {}): LoopRecord {
+export function loop(loop_id: string, overrides: Partial<LoopTreeLoop> = {}): LoopTreeLoop {
   return {
-    loopId,
-    sessionId: "s1",
-    agentId: "main",
+    loop_id,
+    session_id: "s1",
+    agent_id: "main",
     status: "completed",
-    startedAt: 1000,
-    endedAt: 2500,
+    started_at: 1000,
+    ended_at: 2500,
     usage: { input: 100, output: 50, cacheRead: 0, cacheWrite: 0, totalTokens: 150 },
     turns: 2,
     messages: [],
-    childLoopIds: [],
-    childLoopRefs: [],
+    child_loop_ids: [],
+    child_loop_refs: [],
     ...overrides,
   };
 }
 
 export const group = (selected: boolean) => ({
-  groupId: "g1",
-  loopIds: ["p1", "p2"],
-  selectedLoopId: "p2",
-  isSelected: selected,
+  group_id: "g1",
+  loop_ids: ["p1", "p2"],
+  selected_loop_id: "p2",
+  is_selected: selected,
 });
 
-export const loops: LoopRecord[] = [
-  loop("root", { childLoopIds: ["sub", "p1", "p2"], config: { model: "m-1", provider: "x" } }),
+export const loops: LoopTreeLoop[] = [
+  loop("root", { child_loop_ids: ["sub", "p1", "p2"], config: { model: "m-1", provider: "x" } }),
   loop("sub", {
-    parentLoopId: "root",
-    agentId: "researcher",
-    startedAt: 1100,
+    parent_loop_id: "root",
+    agent_id: "researcher",
+    started_at: 1100,
     status: "error",
     error: "boom",
   }),
-  loop("p1", { parentLoopId: "root", startedAt: 1200, parallelGroup: group(false) }),
+  loop("p1", { parent_loop_id: "root", started_at: 1200, parallel_group: group(false) }),
   loop("p2", {
-    parentLoopId: "root",
-    startedAt: 1201,
-    parallelGroup: group(true),
-    durationMs: 900,
+    parent_loop_id: "root",
+    started_at: 1201,
+    parallel_group: group(true),
+    duration_ms: 900,
   }),
-  loop("next", { startedAt: 3000, status: "running", endedAt: undefined }),
+  loop("next", { started_at: 3000, status: "running", ended_at: undefined }),
 ];

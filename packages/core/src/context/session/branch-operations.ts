@@ -1,4 +1,4 @@
-import type { Branch, MergeStrategyName } from "../../model/branch.js";
+import type { Branch, MergeStrategyName, PipelineConfig } from "../../model/branch.js";
 import type {
   MergeConflict,
   MergeDecision,
@@ -10,10 +10,10 @@ import type { ContextMessage } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
 import { MAX_TEXT_CHARS } from "../../protocol/requests.js";
 import { createBranch, deleteBranch, forkForEdit, switchBranch } from "../branches/branch-ops.js";
+import { BranchOpError } from "../branches/errors.js";
 import { planMerge, resolveMerge } from "../branches/merge.js";
 import { type BranchProblem, validateBranch } from "../branches/validate.js";
-import type { StoredSession } from "./stored-session.js";
-import { OperationRejected } from "./stored-session.js";
+import { OperationRejected, RESTING_STATES, type StoredSession } from "./stored-session.js";
 
 // Branch operations over the pure functions of context/branches: each is ONE store write with
 // its states (Idle → SwitchingBranch → Idle, Idle → Merging → Idle). Merges that stop for the
@@ -108,6 +108,67 @@ export async function deleteBranchOp(core: StoredSession, branchId: string): Pro
       core.contextUpdateEvent(core.state, undefined, undefined, { branch_deleted: branchId }),
     ],
   });
+}
+
+/** What updateBranchOp changes; null clears an override (back to the session's / the default). */
+export interface BranchPatch {
+  name?: string;
+  system_prompt?: string | null;
+  pipeline?: PipelineConfig | null;
+}
+
+/**
+ * Renames a branch or sets its own system prompt / pipeline: one store write of that branch
+ * only, so every other branch stays as it was. The pipeline is checked against the processor
+ * registry first (an unknown name would fail the branch's next message). Allowed in any resting
+ * state; the change applies from the branch's next request.
+ */
+export async function updateBranchOp(
+  core: StoredSession,
+  branchId: string,
+  patch: BranchPatch,
+): Promise<Branch> {
+  if (!RESTING_STATES.has(core.state.type)) {
+    throw new OperationRejected(
+      "invalid_transition",
+      `changing a branch needs the session to be at rest (it is ${core.state.type})`,
+    );
+  }
+  const branch = core.branches.get(branchId);
+  if (!branch) throw new BranchOpError({ code: "unknown_branch", branch_id: branchId });
+  const next: Branch = structuredClone(branch);
+  if (patch.name !== undefined) {
+    const name = patch.name.trim();
+    if (name === "") throw new OperationRejected("invalid_request", "name: the name is empty");
+    const taken = [...core.branches.values()].some((b) => b.id !== branchId && b.name === name);
+    if (taken) {
+      throw new OperationRejected("invalid_request", `name: a branch is already called ${name}`);
+    }
+    next.name = name;
+  }
+  if (patch.system_prompt !== undefined) {
+    if (patch.system_prompt === null || patch.system_prompt.trim() === "")
+      delete next.system_prompt;
+    else next.system_prompt = patch.system_prompt;
+  }
+  if (patch.pipeline !== undefined) {
+    if (patch.pipeline === null) delete next.pipeline;
+    else {
+      const composed = core.deps.processors.compose(patch.pipeline);
+      if (!composed.ok) {
+        throw new OperationRejected("invalid_request", `pipeline.processors: ${composed.error}`);
+      }
+      next.pipeline = { processors: [...patch.pipeline.processors] };
+    }
+  }
+  next.updated_at = core.nowIso();
+  await core.commit({
+    write: { branches: [next] },
+    events: [
+      core.contextUpdateEvent(core.state, undefined, undefined, { branch_updated: branchId }),
+    ],
+  });
+  return next;
 }
 
 /** The fork of an edit: a new branch ending in the edited message (stored), made active. */

@@ -1,7 +1,7 @@
 // The Session: one owner of a conversation's lifecycle (Session), and the SessionManager
 // that creates, loads, recovers and caches sessions over a store.
 export * from "./approval-policy.js";
-export type { MergeInput, MergeReport } from "./branch-operations.js";
+export type { BranchPatch, MergeInput, MergeReport } from "./branch-operations.js";
 export {
   Channel,
   type Operation,

@@ -198,8 +198,11 @@ async function onTurnEnd(
   const question = rows.find((r) => r.body.message_type === "question");
   if (run.stop?.type === "awaiting_user") {
     // a plan / question round: its rows are the Plan / Question messages; the run stops here
+    // other calls of the same round ran first (act mode offers ask_question beside every tool)
+    const collected: ContextState[] =
+      core.state.type === "ExecutingTool" ? [{ type: "CollectingToolResults" }] : [];
     const states: ContextState[] = question
-      ? [{ type: "AwaitingUserAnswer", question_message_id: question.id }]
+      ? [...collected, { type: "AwaitingUserAnswer", question_message_id: question.id }]
       : [];
     await run.store(rows, states);
     return;

@@ -18,6 +18,11 @@ import {
 } from "../pipeline-processors.js";
 import { toolsForMode } from "../plan-act.js";
 import { buildSystemPrompt } from "../system-prompt.js";
+import {
+  filesWorkedOn,
+  readWorkspaceInstructions,
+  type WorkspaceInstructions,
+} from "../workspace-instructions.js";
 import { HeldMoves } from "./held-moves.js";
 import { RunDriver, type RunResult } from "./run-driver.js";
 import {
@@ -80,7 +85,6 @@ export function messageFromPayload(core: StoredSession, payload: MessagePayload)
       };
     case "mcp_resource":
     case "workflow":
-    case "tool_result":
       throw new OperationRejected("internal", `${payload.type} payloads are not plain messages`);
     default:
       return payload satisfies never;
@@ -141,9 +145,31 @@ export function turnSetup(core: StoredSession): TurnSetup {
       mode: config.agent_mode,
       role: core.deps.role,
       tools: core.tools,
-      ...(core.workspace ? { workspace: { path: core.workspace.root } } : {}),
+      ...(core.workspace
+        ? {
+            workspace: {
+              path: core.workspace.root,
+              instructions: instructionsFor(core)?.text ?? "",
+            },
+          }
+        : {}),
     }),
   };
+}
+
+/**
+ * The workspace instructions for the active branch's next request (`pending`: a message not
+ * stored yet). Read afresh each time; unchanged files come from the mtime cache.
+ */
+export function instructionsFor(
+  core: StoredSession,
+  pending?: ContextMessage,
+): WorkspaceInstructions | undefined {
+  if (!core.workspace) return undefined;
+  const messages = core.branchMessages();
+  return readWorkspaceInstructions(core.workspace.root, {
+    nearFiles: filesWorkedOn(pending ? [...messages, pending] : messages),
+  });
 }
 
 function stateFor(processor: string, message: ContextMessage): ContextState | undefined {
@@ -194,6 +220,9 @@ export async function processMessage(
     role: core.deps.role,
     tools: core.tools,
     ...(core.workspace ? { workspace: core.workspace } : {}),
+    ...(core.workspace
+      ? { workspaceInstructions: instructionsFor(core, message)?.text ?? "" }
+      : {}),
     ...(core.config.system_prompt !== undefined ? { basePrompt: core.config.system_prompt } : {}),
     ...(core.activeBranch().system_prompt !== undefined
       ? { branchPrompt: core.activeBranch().system_prompt }

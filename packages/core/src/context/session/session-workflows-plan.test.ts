@@ -119,6 +119,69 @@ describe("Workflow payload", () => {
   });
 });
 
+describe("Act mode: question handling", () => {
+  it("ask_question is offered in act mode and works as in plan mode: a Question message, AwaitingUserAnswer, then the answer continues the loop", async () => {
+    const h = harness([
+      call(
+        "ask_question",
+        { question: "Overwrite or append?", choices: ["overwrite", "append"] },
+        "q1",
+      ),
+      answer("Appending."),
+    ]);
+    // the default policy holds unlisted tools; ask_question is never held
+    const session = await h.manager.create({ config: { agent_mode: "act" } });
+    const asked = await collect(session.sendMessage({ type: "text", text: "update the notes" }));
+    expect(errors(asked)).toEqual([]);
+    expect(h.provider.requests[0]!.tools.map((t) => t.name)).toContain("ask_question");
+    expect(h.provider.requests[0]!.tools.map((t) => t.name)).not.toContain("present_plan");
+    expect(states(asked)).toEqual([...PIPELINE, ...TO_CALL, "AwaitingUserAnswer"]);
+    const question = session.messages().messages.at(-1)!;
+    expect(question.body).toMatchObject({ message_type: "question", tool_call_id: "q1" });
+    expect(session.state).toEqual({ type: "AwaitingUserAnswer", question_message_id: question.id });
+    const answered = await collect(session.sendMessage({ type: "text", text: "append" }));
+    expect(states(answered)).toEqual([...PIPELINE, ...TO_ANSWER, "Idle"]);
+    expect(session.config.agent_mode).toBe("act");
+    expect(kinds(session)).toEqual([
+      "user:text",
+      "assistant:tool_request",
+      "assistant:question",
+      "user:text",
+      "assistant:text",
+    ]);
+  });
+  it("a round with a tool call beside ask_question runs the tool, then waits for the answer", async () => {
+    const h = harness([
+      {
+        blocks: [
+          { type: "toolCall", id: "e1", name: "echo", arguments: { text: "x" } },
+          { type: "toolCall", id: "q1", name: "ask_question", arguments: { question: "Which?" } },
+        ],
+      },
+      answer("Done."),
+    ]);
+    const session = await h.manager.create({
+      config: { agent_mode: "act", approval_policy: { type: "auto_approve_all" } },
+    });
+    const asked = await collect(session.sendMessage({ type: "text", text: "go" }));
+    expect(errors(asked)).toEqual([]);
+    expect(states(asked).slice(-3)).toEqual([
+      "ExecutingTool",
+      "CollectingToolResults",
+      "AwaitingUserAnswer",
+    ]);
+    expect(kinds(session)).toEqual([
+      "user:text",
+      "assistant:tool_request",
+      "tool:tool_result",
+      "assistant:question",
+    ]);
+    const answered = await collect(session.sendMessage({ type: "text", text: "that one" }));
+    expect(errors(answered)).toEqual([]);
+    expect(session.state).toEqual({ type: "Idle" });
+  });
+});
+
 describe("Plan mode", () => {
   it("ask_question: a Question message and AwaitingUserAnswer; the next message answers it and the loop continues", async () => {
     const h = harness([
@@ -188,7 +251,12 @@ describe("Plan mode", () => {
     ]);
     // the act request continues from the plan: the plan is in its history, the tools are act's
     const request = h.provider.requests[1]!;
-    expect(request.tools.map((t) => t.name)).toEqual(["echo", "write_note", "explode"]);
+    expect(request.tools.map((t) => t.name)).toEqual([
+      "echo",
+      "write_note",
+      "explode",
+      "ask_question",
+    ]);
     expect(request.messages.map((m) => m.role)).toEqual([
       "user",
       "assistant",

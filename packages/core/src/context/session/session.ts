@@ -12,7 +12,9 @@ import {
 } from "../../tools/builtin/workspace-files.js";
 import { BranchOpError } from "../branches/errors.js";
 import type { TransitionRecord } from "../state-machine.js";
+import { MAX_INSTRUCTION_CHARS, type WorkspaceInstructions } from "../workspace-instructions.js";
 import {
+  type BranchPatch,
   createBranchOp,
   deleteBranchOp,
   forkForEditOp,
@@ -21,6 +23,7 @@ import {
   mergeOp,
   resolveMergeOp,
   switchBranchOp,
+  updateBranchOp,
 } from "./branch-operations.js";
 import {
   Channel,
@@ -39,6 +42,7 @@ import {
 import { asQueued, queuedMessages, storeQueued } from "./message-queue.js";
 import type { RunResult } from "./run-driver.js";
 import {
+  instructionsFor,
   mcpResourceMessage,
   messageFromPayload,
   processMessage,
@@ -145,6 +149,13 @@ export class Session {
     return workspace ? listWorkspaceFiles(workspace.root, options) : [];
   }
   /**
+   * The workspace instructions the next request would use (AGENTS.md, CLAUDE.md,
+   * .arbor/instructions.md; see workspace-instructions.ts), read now; none without a workspace.
+   */
+  workspaceInstructions(): WorkspaceInstructions {
+    return instructionsFor(this.#core) ?? { text: "", files: [], max_chars: MAX_INSTRUCTION_CHARS };
+  }
+  /**
    * True once a delete has begun (SessionManager.delete): every operation started from then on is
    * refused before it is queued, and the web layer answers 409 (issue #9: a message posted during
    * a DELETE was answered 200 and then lost).
@@ -236,11 +247,6 @@ export class Session {
       switch (payload.type) {
         case "workflow":
           return runWorkflow(core, payload, signal, extra);
-        case "tool_result":
-          throw new OperationRejected(
-            "invalid_request",
-            "tool_result payloads answer client-side tools, which this session does not offer; use decideToolCalls",
-          );
         case "text":
         case "file_reference":
         case "mcp_resource": {
@@ -356,6 +362,14 @@ export class Session {
 
   switchBranch(branchId: string): Operation<void> {
     return this.#operation(() => switchBranchOp(this.#core, branchId));
+  }
+
+  /**
+   * Renames a branch or sets / clears its own system prompt and pipeline (see updateBranchOp);
+   * the other branches are untouched.
+   */
+  updateBranch(branchId: string, patch: BranchPatch): Operation<Branch> {
+    return this.#operation(() => updateBranchOp(this.#core, branchId, patch));
   }
 
   deleteBranch(branchId: string): Operation<void> {

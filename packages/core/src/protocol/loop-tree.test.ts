@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { emptyUsage } from "../model/llm-messages.js";
+import type { LoopRecord, SessionLoopTree } from "../model/loop-records.js";
+import { LoopTreeResponseSchema, loopTreeResponse } from "./loop-tree.js";
+
+const usage = { ...emptyUsage(), input: 10, output: 5, totalTokens: 15 };
+
+const full: LoopRecord = {
+  loopId: "s.cfg.2",
+  sessionId: "s",
+  agentId: "main",
+  parentLoopId: "s.cfg.1",
+  continuationKind: { type: "default" },
+  status: "completed",
+  startedAt: 1000,
+  endedAt: 2000,
+  durationMs: 1000,
+  usage,
+  turns: 2,
+  messages: [],
+  childLoopIds: ["c.1"],
+  childLoopRefs: [{ toolCallId: "t1", toolName: "agent", childSessionId: "c", childLoopId: "c.1" }],
+  spawnRef: { parentSessionId: "p", parentLoopId: "p.1", parentAgentId: "pa", toolCallId: "t0" },
+  config: { model: "m", provider: "anthropic", configId: "cfg" },
+  error: "late",
+  parallelGroup: {
+    groupId: "g",
+    loopIds: ["s.cfg.2"],
+    selectedLoopId: "s.cfg.2",
+    selectedConfigIndex: 0,
+    isSelected: true,
+    evaluationUsage: usage,
+  },
+};
+
+/** Every key of an object tree outside `usage`/`messages`, dotted. */
+function keys(value: unknown, path = ""): string[] {
+  if (Array.isArray(value)) return value.flatMap((v) => keys(v, path));
+  if (typeof value !== "object" || value === null) return [];
+  return Object.entries(value).flatMap(([key, inner]) =>
+    /usage$/.test(key) || key === "messages" || key === "continuation_kind"
+      ? [`${path}${key}`]
+      : [`${path}${key}`, ...keys(inner, `${path}${key}.`)],
+  );
+}
+
+describe("loopTreeResponse", () => {
+  it("answers snake_case: loop_id, parent_loop_id and every other field name", () => {
+    const tree: SessionLoopTree = {
+      sessionId: "s",
+      agentId: "main",
+      loops: [full, { ...full, loopId: "s.cfg.1", parentLoopId: undefined }],
+      parentSpawnRef: { parentSessionId: "p", parentLoopId: "p.1", parentAgentId: "pa" },
+    };
+    const wire = loopTreeResponse(tree);
+    expect(LoopTreeResponseSchema.parse(wire)).toEqual(wire);
+    for (const key of keys(wire)) expect(key).toMatch(/^[a-z_.]+$/);
+    expect(wire.loops[0]).toMatchObject({
+      loop_id: "s.cfg.2",
+      parent_loop_id: "s.cfg.1",
+      started_at: 1000,
+      duration_ms: 1000,
+      child_loop_refs: [{ tool_call_id: "t1", child_loop_id: "c.1" }],
+      spawn_ref: { parent_loop_id: "p.1", tool_call_id: "t0" },
+      config: { config_id: "cfg" },
+      parallel_group: { group_id: "g", selected_loop_id: "s.cfg.2", is_selected: true },
+    });
+    expect(wire.parent_spawn_ref).toEqual({
+      parent_session_id: "p",
+      parent_loop_id: "p.1",
+      parent_agent_id: "pa",
+    });
+  });
+
+  it("leaves absent optional fields absent (no undefined keys in the JSON)", () => {
+    const bare: LoopRecord = {
+      loopId: "s.1",
+      sessionId: "s",
+      agentId: "main",
+      status: "running",
+      startedAt: 5,
+      usage: emptyUsage(),
+      turns: 0,
+      messages: [],
+      childLoopIds: [],
+      childLoopRefs: [],
+    };
+    const wire = loopTreeResponse({ sessionId: "s", agentId: "main", loops: [bare] });
+    expect(Object.keys(wire.loops[0]!).sort()).toEqual(
+      [
+        "agent_id",
+        "child_loop_ids",
+        "child_loop_refs",
+        "loop_id",
+        "messages",
+        "session_id",
+        "started_at",
+        "status",
+        "turns",
+        "usage",
+      ].sort(),
+    );
+    expect(Object.keys(wire)).toEqual(["session_id", "agent_id", "loops"]);
+  });
+});

@@ -1,0 +1,157 @@
+import { z } from "zod";
+import { AgentMessageSchema, UsageSchema } from "../model/llm-messages.js";
+import {
+  ContinuationKindSchema,
+  type LoopRecord,
+  LoopStatusSchema,
+  type ParallelGroupRecord,
+  type SessionLoopTree,
+  type SpawnRef,
+} from "../model/loop-records.js";
+
+// The admin loop tree on the wire (GET /api/admin/sessions/{id}/loops). The recorder keeps its
+// records in camelCase (session/records.ts, stored as they are); every route answers snake_case,
+// so this is the one place that renames the fields. Usage and the run's messages keep the shapes
+// the other routes already use (a session summary's `usage`, the agent's message format).
+
+const SpawnRefWireSchema = z.object({
+  parent_session_id: z.string(),
+  parent_loop_id: z.string(),
+  parent_agent_id: z.string(),
+  tool_call_id: z.string().optional(),
+  tool_name: z.string().optional(),
+});
+
+export const LoopTreeLoopSchema = z.object({
+  loop_id: z.string(),
+  session_id: z.string(),
+  agent_id: z.string(),
+  parent_loop_id: z
+    .string()
+    .optional()
+    .describe("the loop this one continues (same session) or was spawned from (sub-agent)"),
+  continuation_kind: ContinuationKindSchema.optional(),
+  status: LoopStatusSchema,
+  started_at: z.number().describe("epoch milliseconds"),
+  ended_at: z.number().optional().describe("epoch milliseconds"),
+  duration_ms: z.number().nonnegative().optional(),
+  usage: UsageSchema,
+  turns: z.number().int().nonnegative().describe("turns started"),
+  messages: z
+    .array(AgentMessageSchema)
+    .describe("the messages this run added, in the agent's message format; empty until it ends"),
+  child_loop_ids: z.array(z.string()).describe("continuations and sub-agents, in start order"),
+  child_loop_refs: z
+    .array(
+      z.object({
+        tool_call_id: z.string(),
+        tool_name: z.string(),
+        child_session_id: z.string(),
+        child_loop_id: z.string(),
+      }),
+    )
+    .describe("sub-agent children with the tool call that ran them"),
+  spawn_ref: SpawnRefWireSchema.optional().describe(
+    "a sub-agent loop whose parent lives in another session",
+  ),
+  config: z
+    .object({ model: z.string(), provider: z.string(), config_id: z.string().optional() })
+    .optional()
+    .describe("the model that ran the loop"),
+  error: z.string().optional(),
+  parallel_group: z
+    .object({
+      group_id: z.string(),
+      loop_ids: z.array(z.string()),
+      selected_loop_id: z.string().optional(),
+      selected_config_index: z.number().int().nonnegative().optional(),
+      is_selected: z.boolean(),
+      evaluation_usage: UsageSchema.optional(),
+    })
+    .optional(),
+});
+export type LoopTreeLoop = z.infer<typeof LoopTreeLoopSchema>;
+
+export const LoopTreeResponseSchema = z
+  .object({
+    session_id: z.string(),
+    agent_id: z.string(),
+    loops: z.array(LoopTreeLoopSchema).describe("every agent-loop run, in start order"),
+    parent_spawn_ref: SpawnRefWireSchema.optional(),
+  })
+  .describe("Answer to GET /api/admin/sessions/{id}/loops.");
+export type LoopTreeResponse = z.infer<typeof LoopTreeResponseSchema>;
+
+function spawnRefWire(ref: SpawnRef): z.infer<typeof SpawnRefWireSchema> {
+  return {
+    parent_session_id: ref.parentSessionId,
+    parent_loop_id: ref.parentLoopId,
+    parent_agent_id: ref.parentAgentId,
+    ...(ref.toolCallId !== undefined ? { tool_call_id: ref.toolCallId } : {}),
+    ...(ref.toolName !== undefined ? { tool_name: ref.toolName } : {}),
+  };
+}
+
+function parallelGroupWire(group: ParallelGroupRecord): LoopTreeLoop["parallel_group"] {
+  return {
+    group_id: group.groupId,
+    loop_ids: group.loopIds,
+    ...(group.selectedLoopId !== undefined ? { selected_loop_id: group.selectedLoopId } : {}),
+    ...(group.selectedConfigIndex !== undefined
+      ? { selected_config_index: group.selectedConfigIndex }
+      : {}),
+    is_selected: group.isSelected,
+    ...(group.evaluationUsage !== undefined ? { evaluation_usage: group.evaluationUsage } : {}),
+  };
+}
+
+/** One loop record as the wire shows it; optional fields absent stay absent. */
+export function loopTreeLoop(loop: LoopRecord): LoopTreeLoop {
+  return {
+    loop_id: loop.loopId,
+    session_id: loop.sessionId,
+    agent_id: loop.agentId,
+    ...(loop.parentLoopId !== undefined ? { parent_loop_id: loop.parentLoopId } : {}),
+    ...(loop.continuationKind !== undefined ? { continuation_kind: loop.continuationKind } : {}),
+    status: loop.status,
+    started_at: loop.startedAt,
+    ...(loop.endedAt !== undefined ? { ended_at: loop.endedAt } : {}),
+    ...(loop.durationMs !== undefined ? { duration_ms: loop.durationMs } : {}),
+    usage: loop.usage,
+    turns: loop.turns,
+    messages: loop.messages,
+    child_loop_ids: loop.childLoopIds,
+    child_loop_refs: loop.childLoopRefs.map((ref) => ({
+      tool_call_id: ref.toolCallId,
+      tool_name: ref.toolName,
+      child_session_id: ref.childSessionId,
+      child_loop_id: ref.childLoopId,
+    })),
+    ...(loop.spawnRef !== undefined ? { spawn_ref: spawnRefWire(loop.spawnRef) } : {}),
+    ...(loop.config !== undefined
+      ? {
+          config: {
+            model: loop.config.model,
+            provider: loop.config.provider,
+            ...(loop.config.configId !== undefined ? { config_id: loop.config.configId } : {}),
+          },
+        }
+      : {}),
+    ...(loop.error !== undefined ? { error: loop.error } : {}),
+    ...(loop.parallelGroup !== undefined
+      ? { parallel_group: parallelGroupWire(loop.parallelGroup) }
+      : {}),
+  };
+}
+
+/** The answer of GET /api/admin/sessions/{id}/loops for a session's loop tree. */
+export function loopTreeResponse(tree: SessionLoopTree): LoopTreeResponse {
+  return {
+    session_id: tree.sessionId,
+    agent_id: tree.agentId,
+    loops: tree.loops.map(loopTreeLoop),
+    ...(tree.parentSpawnRef !== undefined
+      ? { parent_spawn_ref: spawnRefWire(tree.parentSpawnRef) }
+      : {}),
+  };
+}
