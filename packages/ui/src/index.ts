@@ -20,6 +20,7 @@ export * from "./messages/card-shell.js";
 export * from "./messages/file-reference-card.js";
 export * from "./messages/markdown.js";
 export * from "./messages/message-card.js";
+export * from "./messages/outgoing-card.js";
 export * from "./messages/preview.js";
 export * from "./messages/system-control-card.js";
 export * from "./optimization-divider.js";

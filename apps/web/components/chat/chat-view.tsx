@@ -139,6 +139,15 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
   }
 
   const state = live.snapshot.state ?? detail.data?.state ?? IDLE;
+  const knownIds = new Set(shown.map((m) => m.id));
+  const outgoing = actions.outgoing.filter(
+    (m) => m.acceptedId === undefined || !knownIds.has(m.acceptedId),
+  );
+  // From the click until the first event, the session still rests; the line says what the cards
+  // show (a message on its way), not "Ready".
+  const sending = outgoing.some((m) => m.status === "sending");
+  const shownState: ContextState =
+    sending && !isRunning(state) ? { type: "ProcessingUserMessage" } : state;
   const autoLoop = live.snapshot.autoLoop;
   const config = detail.data?.config;
   const mode = config?.agent_mode ?? "act";
@@ -166,7 +175,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         }
       >
         <StateLine
-          state={state}
+          state={shownState}
           {...(autoLoop ? { context: stateLabel({ type: "ToolAutoLoop", ...autoLoop }) } : {})}
           className="min-w-0 flex-1"
         />
@@ -230,7 +239,9 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
           </div>
           {loading ? (
             <p className="text-sm text-zinc-500">Loading the conversation…</p>
-          ) : shown.length === 0 && live.snapshot.announced.length === 0 ? (
+          ) : shown.length === 0 &&
+            live.snapshot.announced.length === 0 &&
+            outgoing.length === 0 ? (
             <section
               aria-label="Empty session"
               className="rounded-xl border border-dashed border-zinc-300 p-6 text-sm text-zinc-600 dark:border-zinc-700 dark:text-zinc-300"
@@ -258,6 +269,9 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               agentMode={mode}
               highlight={highlight}
               callbacks={actions.callbacks}
+              outgoing={outgoing}
+              onRetryOutgoing={actions.retryOutgoing}
+              onDiscardOutgoing={actions.discardOutgoing}
             />
           )}
         </main>

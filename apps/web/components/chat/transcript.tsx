@@ -1,7 +1,14 @@
 "use client";
 
 import type { ContextMessage, ContextState, OptimizationView } from "@arbor/core";
-import { type MessageCallbacks, MessageCard, OptimizationDivider } from "@arbor/ui";
+import {
+  isRunning,
+  type MessageCallbacks,
+  MessageCard,
+  OptimizationDivider,
+  OutgoingCard,
+  type OutgoingMessage,
+} from "@arbor/ui";
 import { Fragment, memo, type ReactNode, useEffect, useMemo, useRef } from "react";
 import type { AnnouncedMessage, StreamBuffer } from "@/lib/client/session-store";
 
@@ -21,6 +28,10 @@ export interface TranscriptProps {
   /** the message a link pointed at (admin viewer → ?message=ID) */
   highlight?: string | undefined;
   callbacks: Required<MessageCallbacks>;
+  /** the user's texts not stored yet: shown after the stored messages at once */
+  outgoing?: readonly OutgoingMessage[];
+  onRetryOutgoing?: (key: string) => void;
+  onDiscardOutgoing?: (key: string) => void;
 }
 
 /** A stand-in card for a message the events announced before the list was refetched. */
@@ -99,6 +110,9 @@ export function Transcript({
   agentMode,
   highlight,
   callbacks,
+  outgoing = [],
+  onRetryOutgoing,
+  onDiscardOutgoing,
 }: TranscriptProps) {
   const shown = useMemo(() => {
     const known = new Set(messages.map((m) => m.id));
@@ -132,6 +146,7 @@ export function Transcript({
   // render with messages and each message of the user's own jump to the end regardless (a reload
   // restores an old scroll position, which must not switch following off).
   const lastMessage = shown.at(-1);
+  const outgoingCount = outgoing.length;
   const lastText = lastMessage ? (streams[lastMessage.id]?.text.length ?? 0) : 0;
   const followRef = useRef(true);
   const placedRef = useRef(false);
@@ -145,14 +160,14 @@ export function Transcript({
     return () => window.removeEventListener("scroll", onScroll);
   }, []);
   useEffect(() => {
-    if (highlight || shown.length === 0) return;
-    const mine = lastMessage?.role === "user";
+    if (highlight || shown.length + outgoingCount === 0) return;
+    const mine = lastMessage?.role === "user" || outgoingCount > 0;
     if (!placedRef.current || mine) followRef.current = true;
     placedRef.current = true;
     if (followRef.current) {
       window.scrollTo({ top: document.documentElement.scrollHeight });
     }
-  }, [shown.length, lastMessage?.role, lastText, highlight]);
+  }, [shown.length, lastMessage?.role, lastText, highlight, outgoingCount]);
   useEffect(() => {
     if (!highlight) return;
     document
@@ -161,7 +176,12 @@ export function Transcript({
   }, [highlight]);
 
   const latestPlanId = [...shown].reverse().find((m) => m.body.message_type === "plan")?.id;
-  const cardFor = (message: ContextMessage): ReactNode => {
+  // A card says "Streaming" only while the state line says the session works: once it rests, a
+  // row fetched mid-stream is only waiting for its refetch, and must not contradict it.
+  const running = isRunning(state);
+  const cardFor = (stored: ContextMessage): ReactNode => {
+    const message: ContextMessage =
+      stored.status === "streaming" && !running ? { ...stored, status: "complete" } : stored;
     const stream = streams[message.id];
     const streaming = message.status === "streaming";
     const waitingQuestion =
@@ -211,6 +231,14 @@ export function Transcript({
           ))}
           {cardFor(message)}
         </Fragment>
+      ))}
+      {outgoing.map((message) => (
+        <OutgoingCard
+          key={message.key}
+          message={message}
+          onRetry={onRetryOutgoing}
+          onDiscard={onDiscardOutgoing}
+        />
       ))}
     </section>
   );
