@@ -12,6 +12,7 @@ export * from "./branches/conflict-resolver.js";
 export * from "./branches/layout-branches.js";
 export * from "./branches/merge-dialog.js";
 export * from "./composer.js";
+export * from "./connection-indicator.js";
 export * from "./file-picker.js";
 export * from "./format.js";
 export * from "./help-sheet.js";

@@ -3,6 +3,8 @@
 import type { ContextMessage, ContextState } from "@arbor/core";
 import {
   Composer,
+  ConnectionIndicator,
+  type ConnectionState,
   isRunning,
   type ModelOption,
   SessionList,
@@ -17,7 +19,9 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useState } from "react";
+import { toast } from "sonner";
 import { ApiError, api, errorText } from "@/lib/client/api";
+import type { SubscriptionStatus } from "@/lib/client/sse";
 import { throttle } from "@/lib/client/throttle";
 import { useLiveSession } from "@/lib/client/use-live-session";
 import { buttonClass } from "../styles";
@@ -48,6 +52,40 @@ function contextTokens(messages: readonly ContextMessage[]): number {
       return usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
   }
   return 0;
+}
+
+/** The subscription's status as the header says it; the browser knowing it is offline wins. */
+function connectionState(status: SubscriptionStatus, online: boolean): ConnectionState {
+  if (!online) return "offline";
+  switch (status) {
+    case "connecting":
+      return "connecting";
+    case "open":
+      return "connected";
+    case "reconnecting":
+      return "reconnecting";
+    case "offline":
+    case "closed":
+      return "offline";
+    default:
+      return status satisfies never;
+  }
+}
+
+/** navigator.onLine, kept current. */
+function useOnline(): boolean {
+  const [online, setOnline] = useState(true);
+  useEffect(() => {
+    const read = () => setOnline(navigator.onLine);
+    read();
+    window.addEventListener("online", read);
+    window.addEventListener("offline", read);
+    return () => {
+      window.removeEventListener("online", read);
+      window.removeEventListener("offline", read);
+    };
+  }, []);
+  return online;
 }
 
 export function ChatView({ sessionId, highlight, models, defaultContextWindow }: ChatViewProps) {
@@ -108,6 +146,12 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     [refreshMessages, refreshSession, queryClient, sessionId],
   );
   const live = useLiveSession(sessionId, effects, detail.data?.resume_from_sequence);
+  const online = useOnline();
+  // an error the session reports (a failed run, a refused request) is a toast as well as the banner
+  const liveError = live.snapshot.error;
+  useEffect(() => {
+    if (liveError) toast.error(liveError.message, { id: `session-error-${sessionId}` });
+  }, [liveError, sessionId]);
 
   const shown = shownQuery.data?.messages ?? NO_MESSAGES;
   const full = fullQuery.data?.messages ?? NO_MESSAGES;
@@ -179,9 +223,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
           {...(autoLoop ? { context: stateLabel({ type: "ToolAutoLoop", ...autoLoop }) } : {})}
           className="min-w-0 flex-1"
         />
-        {live.connection === "reconnecting" && (
-          <span className="text-xs text-amber-700 dark:text-amber-300">Reconnecting…</span>
-        )}
+        <ConnectionIndicator state={connectionState(live.connection, online)} />
         {/* at phone width the bar alone; its numbers stay in the meter's aria-valuetext */}
         <div className="max-sm:[&_span]:hidden">
           <UsageMeter used={contextTokens(shown)} limit={limit} />
