@@ -75,6 +75,21 @@ describe("message actions", () => {
     expect(onEditResend).toHaveBeenCalledWith("u1", "second try");
   });
 
+  it("copies a finished message and each code block to the clipboard", async () => {
+    const user = userEvent.setup();
+    render(<MessageCard message={text("Run:\n\n```sh\nnpm test\n```")} />);
+    await user.click(screen.getByRole("button", { name: "Copy code" }));
+    expect(await navigator.clipboard.readText()).toBe("npm test\n");
+    await user.click(screen.getByRole("button", { name: "Copy message" }));
+    expect(await navigator.clipboard.readText()).toBe("Run:\n\n```sh\nnpm test\n```");
+    expect(screen.getByRole("button", { name: "Copy message" }).textContent).toBe("Copied");
+  });
+
+  it("offers no message copy while the message streams", () => {
+    render(<MessageCard message={text("", { status: "streaming" })} streamingText="par" />);
+    expect(screen.queryByRole("button", { name: "Copy message" })).toBeNull();
+  });
+
   it("offers no edit on assistant messages and no actions without callbacks", () => {
     render(<MessageCard message={text("hi")} onEditResend={vi.fn()} />);
     expect(screen.queryByRole("button", { name: "Edit & resend" })).toBeNull();

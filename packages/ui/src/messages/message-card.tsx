@@ -70,6 +70,11 @@ export function MessageCard(props: MessageCardProps) {
       onFork={onFork}
       onEditResend={onEditResend}
       editableText={editableText}
+      copyText={
+        message.body.message_type === "text" && message.status !== "streaming"
+          ? message.body.text
+          : undefined
+      }
     >
       <CardBody {...props} />
     </CardShell>
