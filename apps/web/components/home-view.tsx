@@ -1,6 +1,6 @@
 "use client";
 
-import { SessionList } from "@arbor/ui";
+import { SessionList, Skeleton } from "@arbor/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { api, errorText } from "@/lib/client/api";
@@ -48,7 +48,7 @@ export function HomeView({ model }: { model: ModelSummary }) {
           </p>
         )}
         {sessions.isPending ? (
-          <p className="text-sm text-zinc-500">Loading sessions…</p>
+          <Skeleton label="Loading sessions" shape="lines" rows={3} />
         ) : list.length === 0 && !sessions.isError ? (
           <section
             aria-label="Getting started"

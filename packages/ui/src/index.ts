@@ -28,6 +28,7 @@ export * from "./optimization-divider.js";
 export * from "./session-list.js";
 export * from "./session-settings.js";
 export * from "./shortcuts.js";
+export * from "./skeleton.js";
 export * from "./state-label.js";
 export * from "./state-line.js";
 export * from "./theme-toggle.js";

@@ -9,6 +9,7 @@ import {
   type ModelOption,
   SessionList,
   SessionSettings,
+  Skeleton,
   StateLine,
   stateLabel,
   type TranscriptView,
@@ -97,6 +98,9 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
   const detail = useQuery({
     queryKey: ["session", sessionId],
     queryFn: () => api.getSession(sessionId),
+    // an unknown session is known at once: a 404 is an answer, not a hiccup to retry
+    retry: (failures, error) =>
+      !(error instanceof ApiError && error.code === "not_found") && failures < 1,
   });
   const branchId = detail.data?.active_branch_id;
   const shownQuery = useQuery({
@@ -280,7 +284,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
             <ViewSwitch value={view} onChange={setView} />
           </div>
           {loading ? (
-            <p className="text-sm text-zinc-500">Loading the conversation…</p>
+            <Skeleton label="Loading the conversation" rows={4} />
           ) : shown.length === 0 &&
             live.snapshot.announced.length === 0 &&
             outgoing.length === 0 ? (
