@@ -13,6 +13,7 @@ export * from "./branches/layout-branches.js";
 export * from "./branches/merge-dialog.js";
 export * from "./composer.js";
 export * from "./connection-indicator.js";
+export { Drawer, type DrawerProps } from "./dialog.js";
 export * from "./file-picker.js";
 export * from "./format.js";
 export * from "./help-sheet.js";

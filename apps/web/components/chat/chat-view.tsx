@@ -5,6 +5,7 @@ import {
   Composer,
   ConnectionIndicator,
   type ConnectionState,
+  Drawer,
   isRunning,
   type ModelOption,
   SessionList,
@@ -94,6 +95,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
   const queryClient = useQueryClient();
   const [view, setView] = useState<TranscriptView>("optimized");
   const [branchesOpen, setBranchesOpen] = useState(false);
+  const [sessionsOpen, setSessionsOpen] = useState(false);
 
   const detail = useQuery({
     queryKey: ["session", sessionId],
@@ -210,6 +212,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         branchesOpen={branchesOpen}
         onToggleBranches={() => setBranchesOpen((open) => !open)}
         branchCount={detail.data?.branches.length ?? 1}
+        onOpenSessions={() => setSessionsOpen(true)}
         activeBranchName={detail.data?.branches.find((b) => b.id === branchId)?.name}
         settings={
           config ? (
@@ -234,6 +237,17 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         </div>
       </ChatHeader>
 
+      <Drawer title="Sessions" open={sessionsOpen} onOpenChange={setSessionsOpen}>
+        <SessionList
+          sessions={sessions.data ?? []}
+          activeSessionId={sessionId}
+          onSelect={(id) => {
+            setSessionsOpen(false);
+            router.push(`/sessions/${encodeURIComponent(id)}`);
+          }}
+        />
+      </Drawer>
+
       <div className="mx-auto flex w-full max-w-7xl flex-1 gap-4 px-3 sm:px-4">
         <aside
           aria-label="Other sessions"
@@ -248,8 +262,18 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
 
         <main className="mx-auto flex w-full min-w-0 max-w-3xl flex-1 flex-col gap-3 py-4">
           {branchesOpen && detail.data && (
-            <div className="lg:hidden">
+            // below 1024 px: a full-height sheet over the page, in view wherever it is scrolled
+            <div
+              role="dialog"
+              aria-modal="true"
+              aria-label="Branches"
+              className="fixed inset-0 z-30 flex flex-col overflow-y-auto bg-zinc-50/95 p-2 backdrop-blur sm:p-4 lg:hidden dark:bg-zinc-950/95"
+              onKeyDown={(event) => {
+                if (event.key === "Escape") setBranchesOpen(false);
+              }}
+            >
               <BranchPanel
+                sheet
                 sessionId={sessionId}
                 detail={detail.data}
                 onCheckout={actions.checkout}
