@@ -25,6 +25,7 @@ export * from "./messages/message-card.js";
 export * from "./messages/outgoing-card.js";
 export * from "./messages/preview.js";
 export * from "./messages/system-control-card.js";
+export type { ToolResults } from "./messages/tool-request-card.js";
 export * from "./optimization-divider.js";
 export * from "./session-list.js";
 export * from "./session-settings.js";

@@ -1,6 +1,6 @@
 "use client";
 
-import type { ContextMessage, ContextState, OptimizationView } from "@arbor/core";
+import type { BodyOf, ContextMessage, ContextState, OptimizationView } from "@arbor/core";
 import {
   isRunning,
   type MessageCallbacks,
@@ -8,6 +8,7 @@ import {
   OptimizationDivider,
   OutgoingCard,
   type OutgoingMessage,
+  type ToolResults,
 } from "@arbor/ui";
 import { Fragment, memo, type ReactNode, useEffect, useMemo, useRef } from "react";
 import type { AnnouncedMessage, StreamBuffer } from "@/lib/client/session-store";
@@ -46,6 +47,34 @@ function placeholder(sessionId: string, announced: AnnouncedMessage): ContextMes
   };
 }
 
+/**
+ * One card per tool call: each tool request gets the results of its calls, and a result whose
+ * request is shown is not shown again on its own. Results stay stable objects between renders
+ * (same messages → same maps), so the memoized cards do not re-render for nothing.
+ */
+function pairToolResults(messages: readonly ContextMessage[]): {
+  byRequest: Map<string, ToolResults>;
+  folded: Set<string>;
+} {
+  const requestOf = new Map<string, string>();
+  for (const m of messages) {
+    if (m.body.message_type === "tool_request")
+      for (const call of m.body.calls) requestOf.set(call.id, m.id);
+  }
+  const byRequest = new Map<string, Map<string, BodyOf<"tool_result">>>();
+  const folded = new Set<string>();
+  for (const m of messages) {
+    if (m.body.message_type !== "tool_result") continue;
+    const requestId = requestOf.get(m.body.tool_call_id);
+    if (requestId === undefined) continue;
+    const results = byRequest.get(requestId) ?? new Map();
+    results.set(m.body.tool_call_id, m.body);
+    byRequest.set(requestId, results);
+    folded.add(m.id);
+  }
+  return { byRequest, folded };
+}
+
 /** Where each optimization's divider goes: before its first summary in the view, else on top. */
 function dividerPlacement(
   messages: readonly ContextMessage[],
@@ -70,6 +99,8 @@ function dividerPlacement(
 
 interface TranscriptCardProps extends MessageCallbacks {
   message: ContextMessage;
+  toolResults: ToolResults | undefined;
+  running: boolean;
   highlighted: boolean;
   streamText: string | undefined;
   /** the reasoning streamed so far, while the message streams */
@@ -82,6 +113,8 @@ const TranscriptCard = memo(function TranscriptCard({
   highlighted,
   streamText,
   streamThinking,
+  toolResults,
+  running,
   ...callbacks
 }: TranscriptCardProps) {
   return (
@@ -92,7 +125,13 @@ const TranscriptCard = memo(function TranscriptCard({
           <p className="mt-1 whitespace-pre-wrap">{streamThinking}</p>
         </details>
       )}
-      <MessageCard message={message} streamingText={streamText} {...callbacks} />
+      <MessageCard
+        message={message}
+        streamingText={streamText}
+        toolResults={toolResults}
+        running={message.body.message_type === "tool_request" ? running : false}
+        {...callbacks}
+      />
     </div>
   );
 });
@@ -127,6 +166,7 @@ export function Transcript({
     return [...messages, ...extra];
   }, [messages, announced, activeBranchId, sessionId]);
 
+  const tools = useMemo(() => pairToolResults(shown), [shown]);
   const placement = useMemo(
     () =>
       view === "optimized"
@@ -194,6 +234,8 @@ export function Transcript({
       <TranscriptCard
         message={message}
         highlighted={message.id === highlight}
+        toolResults={tools.byRequest.get(message.id)}
+        running={running}
         streamText={stream?.text}
         streamThinking={streaming ? stream?.thinking : undefined}
         onFork={streaming ? undefined : callbacks.onFork}
@@ -229,7 +271,7 @@ export function Transcript({
               originalMessages={originals(optimization)}
             />
           ))}
-          {cardFor(message)}
+          {tools.folded.has(message.id) ? null : cardFor(message)}
         </Fragment>
       ))}
       {outgoing.map((message) => (

@@ -134,6 +134,37 @@ describe("ToolRequest cards", () => {
     ]);
   });
 
+  it("shows each call from request to result in one row: running, then its result", async () => {
+    const user = userEvent.setup();
+    const request = toolRequest();
+    const { rerender } = render(<MessageCard message={request} running />);
+    const listDir = screen.getByRole("listitem", { name: "Tool call list_dir" });
+    expect(listDir.dataset.result).toBe("running");
+    expect(within(listDir).getByText("Running…")).toBeDefined();
+    const results = new Map([
+      [
+        "call-c",
+        {
+          message_type: "tool_result" as const,
+          request_id: request.id,
+          tool_call_id: "call-c",
+          tool_name: "list_dir",
+          content: [{ type: "text" as const, text: "a.ts\nb.ts" }],
+          status: "success" as const,
+        },
+      ],
+    ]);
+    rerender(<MessageCard message={request} running toolResults={results} />);
+    const done = screen.getByRole("listitem", { name: "Tool call list_dir" });
+    expect(done.dataset.result).toBe("success");
+    expect(within(done).queryByText("Running…")).toBeNull();
+    await user.click(within(done).getByRole("button", { name: "list_dir result" }));
+    expect(done.textContent).toContain("a.ts");
+    // the pending calls are not running: they wait for a decision
+    const read = screen.getByRole("listitem", { name: "Tool call read_file" });
+    expect(read.dataset.result).toBe("none");
+  });
+
   it("is read-only without a decision callback", () => {
     render(<MessageCard message={toolRequest()} />);
     expect(screen.queryByRole("button", { name: "Approve" })).toBeNull();

@@ -9,7 +9,7 @@ import { PlanCard } from "./plan-card.js";
 import { QuestionCard } from "./question-card.js";
 import { SystemControlCard } from "./system-control-card.js";
 import { TextCard } from "./text-card.js";
-import { ToolRequestCard } from "./tool-request-card.js";
+import { ToolRequestCard, type ToolResults } from "./tool-request-card.js";
 import { ToolResultCard } from "./tool-result-card.js";
 
 /** What a transcript may offer on its messages. Each action is shown only when its callback is set. */
@@ -27,6 +27,10 @@ export interface MessageCardProps extends MessageCallbacks {
   message: ContextMessage;
   /** the text streamed so far, while `message.status` is "streaming" */
   streamingText?: string | undefined;
+  /** tool requests: the results of their calls, shown in the same card */
+  toolResults?: ToolResults | undefined;
+  /** tool requests: the session is working, so approved calls without a result are running */
+  running?: boolean | undefined;
 }
 
 function CardBody({
@@ -35,6 +39,8 @@ function CardBody({
   onToolDecisions,
   onApprovePlan,
   onAnswer,
+  toolResults,
+  running,
 }: MessageCardProps) {
   const { body } = message;
   switch (body.message_type) {
@@ -43,7 +49,14 @@ function CardBody({
     case "file_reference":
       return <FileReferenceCard body={body} />;
     case "tool_request":
-      return <ToolRequestCard body={body} onToolDecisions={onToolDecisions} />;
+      return (
+        <ToolRequestCard
+          body={body}
+          onToolDecisions={onToolDecisions}
+          results={toolResults}
+          running={running}
+        />
+      );
     case "tool_result":
       return <ToolResultCard body={body} />;
     case "mcp_resource":
