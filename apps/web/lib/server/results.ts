@@ -7,8 +7,10 @@ import {
   type MergeWarning,
   MergeWarningSchema,
   pendingMergeSummary,
+  type SearchResponse,
   type SessionDetail,
   type SessionEvent,
+  type SessionSearchHit,
 } from "@arbor/core";
 
 // The JSON answers built from a session after an operation. Operations report through their
@@ -92,4 +94,20 @@ export function mergeResponse(events: readonly SessionEvent[]): MergeResponse | 
     return response;
   }
   return undefined;
+}
+
+/** GET /api/search's answer from the manager's hits. */
+export function searchResponse(query: string, hits: readonly SessionSearchHit[]): SearchResponse {
+  return {
+    query,
+    results: hits.map((hit) => ({
+      session_id: hit.session_id,
+      session_title: hit.session_title,
+      message_id: hit.message.id,
+      role: hit.message.role,
+      message_type: hit.message.body.message_type,
+      created_at: hit.message.created_at,
+      snippet: hit.snippet,
+    })),
+  };
 }

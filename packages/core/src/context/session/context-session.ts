@@ -26,9 +26,11 @@ import {
   applyConfig,
   approvePlanOp,
   decideToolCallsOp,
+  renameSession,
   type SessionConfigPatch,
 } from "./config-operations.js";
 import { replayEvents } from "./event-replay.js";
+import { type MessageMatch, searchMessages } from "./message-search.js";
 import {
   messageFromPayload,
   processMessage,
@@ -292,6 +294,16 @@ export class ContextSession {
 
   switchMode(mode: AgentMode): AsyncIterable<SessionEvent> {
     return this.updateConfig({ agent_mode: mode });
+  }
+
+  /** Gives the session a new title (stored; the session list and the header show it). */
+  rename(title: string): AsyncIterable<SessionEvent> {
+    return this.#operation(() => renameSession(this.#core, title));
+  }
+
+  /** The messages of every branch holding every word of `words` (searchWords), oldest first. */
+  search(words: readonly string[]): MessageMatch[] {
+    return searchMessages(this.#core.pool.values(), words);
   }
 
   /** Changes the config at once and stores it; a mode change adds a mode_change notice. */
