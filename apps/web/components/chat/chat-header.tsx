@@ -17,6 +17,8 @@ export interface ChatHeaderProps {
   activeBranchName: string | undefined;
   /** the settings dialog's trigger, once the config is loaded */
   settings: ReactNode;
+  /** the session's actions (rename, export, delete), once it is loaded */
+  menu?: ReactNode;
   /** the status row: state line, usage meter, view switch */
   children: ReactNode;
 }
@@ -30,6 +32,7 @@ export function ChatHeader({
   onOpenSessions,
   activeBranchName,
   settings,
+  menu,
   children,
 }: ChatHeaderProps) {
   return (
@@ -68,6 +71,7 @@ export function ChatHeader({
           </span>
         </button>
         {settings}
+        {menu}
         <HelpSheet />
         <ThemeControl />
       </div>

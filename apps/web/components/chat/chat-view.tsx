@@ -9,6 +9,7 @@ import {
   isRunning,
   type ModelOption,
   SessionList,
+  SessionMenu,
   SessionSettings,
   Skeleton,
   StateLine,
@@ -23,6 +24,7 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { toast } from "sonner";
 import { ApiError, api, errorText } from "@/lib/client/api";
+import { deleteWithUndo, downloadSession, useMessageSearch } from "@/lib/client/session-actions";
 import type { SubscriptionStatus } from "@/lib/client/sse";
 import { throttle } from "@/lib/client/throttle";
 import { useLiveSession } from "@/lib/client/use-live-session";
@@ -153,6 +155,11 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
   );
   const live = useLiveSession(sessionId, effects, detail.data?.resume_from_sequence);
   const online = useOnline();
+  const search = useMessageSearch();
+  const openMessage = (id: string, messageId: string) => {
+    setSessionsOpen(false);
+    router.push(`/sessions/${encodeURIComponent(id)}?message=${encodeURIComponent(messageId)}`);
+  };
   // an error the session reports (a failed run, a refused request) is a toast as well as the banner
   const liveError = live.snapshot.error;
   useEffect(() => {
@@ -214,6 +221,27 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         branchCount={detail.data?.branches.length ?? 1}
         onOpenSessions={() => setSessionsOpen(true)}
         activeBranchName={detail.data?.branches.find((b) => b.id === branchId)?.name}
+        menu={
+          detail.data ? (
+            <SessionMenu
+              title={detail.data.title}
+              onRename={(next) => {
+                api.renameSession(sessionId, next).then(
+                  () => void refreshSession(),
+                  (error: unknown) =>
+                    toast.error("Renaming failed", { description: errorText(error) }),
+                );
+              }}
+              onExport={(format) =>
+                downloadSession(format, detail.data?.title ?? "session", detail.data, full)
+              }
+              onDelete={() => {
+                deleteWithUndo(queryClient, sessionId, detail.data?.title ?? "session");
+                router.push("/");
+              }}
+            />
+          ) : null
+        }
         settings={
           config ? (
             <SessionSettings
@@ -245,6 +273,9 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
             setSessionsOpen(false);
             router.push(`/sessions/${encodeURIComponent(id)}`);
           }}
+          onQueryChange={search.onQueryChange}
+          messageHits={search.hits}
+          onOpenMessage={openMessage}
         />
       </Drawer>
 
@@ -257,6 +288,9 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
             sessions={sessions.data ?? []}
             activeSessionId={sessionId}
             onSelect={(id) => router.push(`/sessions/${encodeURIComponent(id)}`)}
+            onQueryChange={search.onQueryChange}
+            messageHits={search.hits}
+            onOpenMessage={openMessage}
           />
         </aside>
 
