@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
 import {
@@ -30,23 +30,26 @@ async function offlineSession(request: APIRequestContext, title?: string) {
   });
 }
 
+// The e2e typecheck has no DOM library, so code run in the page is passed as source text.
+
 async function shoot(page: Page, name: string): Promise<void> {
   for (const theme of ["light", "dark"] as const) {
-    await page.evaluate((dark) => {
-      document.documentElement.classList.toggle("dark", dark);
-    }, theme === "dark");
+    await page.evaluate(
+      `document.documentElement.classList.toggle("dark", ${theme === "dark" ? "true" : "false"})`,
+    );
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${theme}.png`) });
   }
-  await page.evaluate(() => document.documentElement.classList.remove("dark"));
+  await page.evaluate(`document.documentElement.classList.remove("dark")`);
 }
 
 /** True when the element's box lies inside the viewport. */
 async function inView(page: Page, selector: string): Promise<boolean> {
-  return page.evaluate((s) => {
-    const box = document.querySelector(s)?.getBoundingClientRect();
+  const result = await page.evaluate(`(() => {
+    const box = document.querySelector(${JSON.stringify(selector)})?.getBoundingClientRect();
     if (!box) return false;
     return box.top >= 0 && box.bottom <= window.innerHeight + 1 && box.height > 0;
-  }, selector);
+  })()`);
+  return result === true;
 }
 
 test("a sent message shows at once on a slow network, and the state line agrees with it", async ({
@@ -165,6 +168,69 @@ test("two branches that both used the offline model's tools append-merge", async
   expect(answer.status).not.toBe("conflicts");
 });
 
+test("sessions: rename, export as Markdown and JSON, find by message text, delete with Undo", async ({
+  page,
+  request,
+}) => {
+  const { session_id } = await offlineSession(request, "Before rename");
+  const word = `zebra${Date.now()}`;
+  await sendViaApi(request, session_id, `hello ${word}`);
+  await openSession(page, session_id);
+
+  await page.getByRole("button", { name: "Session actions" }).click();
+  await page.getByRole("menuitem", { name: "Rename…" }).click();
+  const titleBox = page.getByRole("textbox", { name: "Title" });
+  await titleBox.fill("Renamed session");
+  await page.getByRole("button", { name: "Rename", exact: true }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Renamed session");
+
+  for (const [item, file] of [
+    ["Export as Markdown", "renamed-session.md"],
+    ["Export as JSON", "renamed-session.json"],
+  ] as const) {
+    await page.getByRole("button", { name: "Session actions" }).click();
+    const download = page.waitForEvent("download");
+    await page.getByRole("menuitem", { name: item }).click();
+    const saved = await download;
+    expect(saved.suggestedFilename()).toBe(file);
+    const path = await saved.path();
+    const text = readFileSync(path, "utf8");
+    expect(text).toContain(word);
+    if (file.endsWith(".md")) expect(text.startsWith("# Renamed session")).toBe(true);
+    else expect(JSON.parse(text).session.title).toBe("Renamed session");
+  }
+
+  // full-text search finds the message, not only titles
+  await page.goto("/");
+  await page.getByRole("searchbox", { name: "Search sessions" }).fill(word);
+  const found = page.getByRole("region", { name: "Messages found" });
+  await expect(found).toContainText(`hello ${word}`);
+  await found.getByRole("button").first().click();
+  await expect(page).toHaveURL(new RegExp(`/sessions/${session_id}\\?message=`));
+
+  // delete, then Undo: the session stays
+  await page.getByRole("button", { name: "Session actions" }).click();
+  await page.getByRole("menuitem", { name: "Delete session" }).click();
+  await expect(page).toHaveURL(/\/$/);
+  await page.getByRole("button", { name: "Undo" }).click();
+  await expect(page.getByText("Kept “Renamed session”")).toBeVisible();
+  // past the undo window, the session is still there
+  await page.waitForTimeout(7_000);
+  expect((await request.get(`/api/sessions/${session_id}`)).status()).toBe(200);
+  // delete for good
+  await page.goto(`/sessions/${session_id}`);
+  await page.getByRole("button", { name: "Session actions" }).click();
+  await page.getByRole("menuitem", { name: "Delete session" }).click();
+  await expect(page.getByRole("navigation", { name: "Sessions" })).not.toContainText(
+    "Renamed session",
+  );
+  await expect
+    .poll(async () => (await request.get(`/api/sessions/${session_id}`)).status(), {
+      timeout: 15_000,
+    })
+    .toBe(404);
+});
+
 test("an unknown session says not found at once", async ({ page }) => {
   await page.goto("/sessions/no-such-session");
   await expect(page.getByRole("heading", { name: "Session not found" })).toBeVisible({
@@ -182,7 +248,7 @@ test("desktop: copy a code block; screenshots of the chat", async ({ page, reque
   await answer.hover();
   await answer.getByRole("button", { name: "Copy message" }).click();
   await expect(answer.getByRole("button", { name: "Copy message" })).toHaveText("Copied");
-  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  const copied = String(await page.evaluate("navigator.clipboard.readText()"));
   expect(copied).toContain("I listed the workspace root");
   await shoot(page, "chat-desktop");
 });
@@ -200,7 +266,7 @@ test.describe("phone", () => {
     await openSession(page, session_id);
     await shoot(page, "chat-phone");
     // scrolled to the end of the chat, the Branches button still opens the panel in view
-    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)");
     await page.getByRole("button", { name: /^Branches/ }).click();
     const sheet = page.getByRole("dialog", { name: "Branches" });
     await expect(sheet.getByRole("region", { name: "Branch graph" })).toBeVisible();
