@@ -19,7 +19,6 @@ import {
   ViewSwitch,
 } from "@arbor/ui";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { toast } from "sonner";
@@ -31,6 +30,7 @@ import { useLiveSession } from "@/lib/client/use-live-session";
 import { buttonClass } from "../styles";
 import { BranchPanel } from "./branch-panel";
 import { ChatHeader } from "./chat-header";
+import { SessionNotFound } from "./session-not-found";
 import { Transcript } from "./transcript";
 import { useChatActions } from "./use-chat-actions";
 
@@ -185,14 +185,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
   }, [title]);
 
   if (detail.error instanceof ApiError && detail.error.code === "not_found") {
-    return (
-      <main className="mx-auto flex max-w-xl flex-col gap-3 p-6">
-        <h1 className="text-lg font-semibold">Session not found</h1>
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">
-          It may have been deleted. <Link href="/">Back to the sessions</Link>
-        </p>
-      </main>
-    );
+    return <SessionNotFound />;
   }
 
   const state = live.snapshot.state ?? detail.data?.state ?? IDLE;
