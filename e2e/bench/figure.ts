@@ -18,6 +18,14 @@ export interface BenchContext {
   appUrl: string;
   /** the runtime's fake LLM server the app streams from */
   fakeUrl: string;
+  /**
+   * the baseline: a bare Next route streaming the same fake LLM through the AI SDK's streamText,
+   * no persistence (bare-route/README.md)
+   */
+  bareUrl: string;
+  /** the process groups of the app and the bare route, for their CPU time (cpu.ts) */
+  appPid: number;
+  barePid: number;
 }
 
 /** A bench file (`bench/*.bench.ts`) exports `run`. */

@@ -1,6 +1,7 @@
-// The web benches: starts the runtime's fake LLM server and the app's production build (`next
-// start`, built beforehand by `pnpm --filter @arbor/web build`) on free loopback ports with a fresh
-// SQLite file, runs every *.bench.ts, prints a table of figures against their targets, writes them
+// The web benches: starts the runtime's fake LLM server, the app's production build (`next
+// start`, built beforehand by `pnpm --filter @arbor/web build`) with a fresh SQLite file, and the
+// bare baseline route (bare-route/, built here when needed) on free loopback ports, runs every
+// *.bench.ts, prints a table of figures against their targets, writes them
 // to <repo>/bench-results/web.json, and stops both servers. `pnpm bench` (turbo) runs it; a name
 // filter runs some only: `pnpm --filter @arbor/e2e bench first`.
 import {
@@ -15,7 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { freePort, repoRoot, startApp, startFakeLlm } from "../crash/app-server.js";
+import { freePort, repoRoot, startApp, startBareRoute, startFakeLlm } from "../crash/app-server.js";
 import type { BenchFigure, BenchRun } from "./figure.js";
 
 // compiled to bench/dist/bench/: the bench files sit next to this one, as .js
@@ -30,21 +31,32 @@ const sourceName = (file: string) => file.replace(/\.js$/, ".ts");
 const dataDir = mkdtempSync(join(tmpdir(), "arbor-web-bench-"));
 const fake = await startFakeLlm();
 const app = await startApp({ port: await freePort(), dataDir, fakeLlmUrl: fake.url });
-process.stdout.write(`app ${app.url} (next start), fake LLM ${fake.url}\n`);
+const bare = await startBareRoute({ port: await freePort(), fakeLlmUrl: fake.url });
+process.stdout.write(
+  `app ${app.url} (next start), bare route ${bare.url} (next start), fake LLM ${fake.url}\n`,
+);
 
 const figures: Array<BenchFigure & { bench: string }> = [];
 try {
   for (const file of files) {
     const mod = (await import(pathToFileURL(join(here, file)).href)) as { run: BenchRun };
     process.stdout.write(`running ${sourceName(file)} …\n`);
-    const ran = await mod.run({ appUrl: app.url, fakeUrl: fake.url });
+    const ran = await mod.run({
+      appUrl: app.url,
+      fakeUrl: fake.url,
+      bareUrl: bare.url,
+      appPid: app.pid,
+      barePid: bare.pid,
+    });
     for (const figure of ran) figures.push({ bench: sourceName(file), ...figure });
   }
 } catch (error) {
   process.stderr.write(`app output (tail):\n${app.output().slice(-4_000)}\n`);
+  process.stderr.write(`bare route output (tail):\n${bare.output().slice(-2_000)}\n`);
   throw error;
 } finally {
   await app.kill("SIGTERM");
+  await bare.kill("SIGTERM");
   await fake.kill("SIGTERM");
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -1,6 +1,14 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { createSession, resetFake, scriptFake, sendMessage } from "../crash/client.js";
+import {
+  bareTextDelta,
+  createSession,
+  resetFake,
+  scriptFake,
+  sendBare,
+  sendMessage,
+} from "../crash/client.js";
 import { isContentDelta, readSse, type SseEvent } from "../crash/sse.js";
+import { groupCpuMs } from "./cpu.js";
 import type { BenchContext, BenchFigure } from "./figure.js";
 import { percentile } from "./figure.js";
 
@@ -16,11 +24,15 @@ import { percentile } from "./figure.js";
 //   fake's own timer drift and this client's share are in it too, so the same figure is measured
 //   straight against the fake server under the same load, beside it. Inter-arrival excess (gap − cadence) is printed as
 //   well, but under queueing late chunks arrive bunched and it hides the delay.
+// The baseline, under the same load: the bare Next route (bare-route/: the AI SDK's streamText,
+// no persistence) streaming the same answers to 50 concurrent clients for BARE_MS, measured the
+// same way; the Arbor / bare ratio of the p99 is the issue #10 figure (goal: within 2×).
 // Streams cut GRACE_MS after the deadline count as failed, so the bench ends by itself.
 
 const SESSIONS = 50;
 const DURATION_MS = 30_000;
 const BASELINE_MS = 5_000;
+const BARE_MS = 20_000;
 const GRACE_MS = 10_000;
 const CHUNKS = 40;
 const CHUNK_DELAY_MS = 20;
@@ -88,6 +100,40 @@ function describeError(error: unknown): string {
   return `${error.name}: ${error.message}${code ? ` (${code})` : ""}`;
 }
 
+function cpuSince(pgid: number, before: number | undefined): number | undefined {
+  const after = groupCpuMs(pgid);
+  return before === undefined || after === undefined ? undefined : after - before;
+}
+
+/**
+ * The servers' CPU per delivered chunk: unlike the latencies, it hardly moves with the load other
+ * processes put on the machine. None where /proc cannot be read.
+ */
+function cpuFigure(
+  appCpu: number | undefined,
+  app: Tally,
+  appS: number,
+  bareCpu: number | undefined,
+  bare: Tally,
+  bareS: number,
+): BenchFigure[] {
+  if (appCpu === undefined || bareCpu === undefined || app.deltas === 0 || bare.deltas === 0)
+    return [];
+  const appPer = appCpu / app.deltas;
+  const barePer = bareCpu / bare.deltas;
+  return [
+    {
+      name: "50 streaming sessions: server CPU per delivered chunk, Arbor / bare route",
+      value: appPer / barePer,
+      unit: "×",
+      target: "-",
+      pass: true,
+      informational: true,
+      notes: `Arbor ${appPer.toFixed(2)} ms CPU per chunk (${(appCpu / 1000).toFixed(1)} s CPU in ${appS.toFixed(1)} s, ${Math.round((100 * appCpu) / 1000 / appS)}% of a core); bare route ${barePer.toFixed(2)} ms (${(bareCpu / 1000).toFixed(1)} s CPU in ${bareS.toFixed(1)} s, ${Math.round((100 * bareCpu) / 1000 / bareS)}% of a core); user + system time of each server's process group`,
+    },
+  ];
+}
+
 /** One session's loop: send, read to the end, check, repeat until the deadline. */
 async function sessionLoop(
   context: BenchContext,
@@ -142,6 +188,41 @@ async function sessionLoop(
   }
 }
 
+/** The same load through the bare route: send, read to the end, check, repeat. */
+async function bareLoop(
+  context: BenchContext,
+  deadline: number,
+  end: AbortSignal,
+  tally: Tally,
+): Promise<void> {
+  for (let round = 0; performance.now() < deadline; round++) {
+    const signal = AbortSignal.any([AbortSignal.timeout(30_000), end]);
+    const arrivals: number[] = [];
+    let text = "";
+    let finished = false;
+    try {
+      for await (const event of await sendBare(context.bareUrl, `round ${round}`, signal)) {
+        const delta = bareTextDelta(event);
+        if (delta !== undefined) {
+          text += delta;
+          arrivals.push(event.at);
+        }
+        if ((event.data as { type?: unknown } | null)?.type === "finish") finished = true;
+      }
+    } catch (error) {
+      tally.failed++;
+      tally.failures.add(describeError(error));
+      await sleep(100);
+      continue;
+    }
+    tally.streams++;
+    tally.deltas += arrivals.length;
+    if (text !== ANSWER) tally.wrongText++;
+    if (!finished) tally.noFinal++;
+    addExcess(tally, arrivals);
+  }
+}
+
 /** The same load straight against the fake server (Anthropic SSE), for its own share. */
 async function directLoop(
   context: BenchContext,
@@ -188,12 +269,31 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     ),
   );
 
+  // the bare route, under the same concurrency and cadence
+  await resetFake(context.fakeUrl);
+  await scriptFake(
+    context.fakeUrl,
+    Array.from({ length: turnsFor(BARE_MS) }, () => turn),
+  );
+  const bare = newTally();
+  const bareCpuBefore = groupCpuMs(context.barePid);
+  const bareStarted = performance.now();
+  const bareStop = AbortSignal.timeout(BARE_MS + GRACE_MS);
+  await Promise.all(
+    Array.from({ length: SESSIONS }, () =>
+      bareLoop(context, bareStarted + BARE_MS, bareStop, bare),
+    ),
+  );
+  const bareElapsedS = (performance.now() - bareStarted) / 1000;
+  const bareCpu = cpuSince(context.barePid, bareCpuBefore);
+
   await resetFake(context.fakeUrl);
   await scriptFake(
     context.fakeUrl,
     Array.from({ length: turnsFor(DURATION_MS) }, () => turn),
   );
   const tally = newTally();
+  const appCpuBefore = groupCpuMs(context.appPid);
   const started = performance.now();
   const deadline = started + DURATION_MS;
   // answers still running GRACE_MS after the deadline are cut and counted as failed
@@ -202,9 +302,13 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     Array.from({ length: SESSIONS }, () => sessionLoop(context, deadline, stop, tally)),
   );
   const elapsedS = (performance.now() - started) / 1000;
+  const appCpu = cpuSince(context.appPid, appCpuBefore);
   // the turns left unused must not answer the next bench's requests
   await resetFake(context.fakeUrl);
 
+  const p99 = percentile(tally.lateness, 99);
+  const bareP99 = percentile(bare.lateness, 99);
+  const bareBroken = bare.failed + bare.noFinal + bare.wrongText;
   const lost = tally.gaps + tally.wrongText;
   const broken = tally.failed + tally.errors + tally.noFinal;
   const load = `${SESSIONS} sessions × ${DURATION_MS / 1000} s, ${CHUNKS} chunks ${CHUNK_DELAY_MS} ms apart per answer`;
@@ -234,13 +338,31 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     },
     {
       name: "50 streaming sessions: added latency per chunk (p99)",
-      value: percentile(tally.lateness, 99),
+      value: p99,
       unit: "ms",
       target: "-",
       pass: true,
       informational: true,
-      notes: `arrival − (anchor + k × ${CHUNK_DELAY_MS} ms), anchor: the answer's least delayed chunk, ${tally.lateness.length} chunks; p50 ${percentile(tally.lateness, 50).toFixed(1)} ms; the fake alone under the same load: p99 ${percentile(baseline.lateness, 99).toFixed(1)} ms (its timer drift)`,
+      notes: `arrival − (anchor + k × ${CHUNK_DELAY_MS} ms), anchor: the answer's least delayed chunk, ${tally.lateness.length} chunks; p50 ${percentile(tally.lateness, 50).toFixed(1)} ms; the fake alone under the same load: p50 ${percentile(baseline.lateness, 50).toFixed(1)}, p99 ${percentile(baseline.lateness, 99).toFixed(1)} ms (its timer drift). A p50 near 390 ms (half of 40 × 20 ms) means most answers reached the client in one burst`,
     },
+    {
+      name: "50 streaming sessions, bare Next route: added latency per chunk (p99)",
+      value: bareP99,
+      unit: "ms",
+      target: "-",
+      pass: bareBroken === 0,
+      informational: bareBroken === 0,
+      notes: `the baseline (bare-route/: streamText, no persistence), ${SESSIONS} clients × ${BARE_MS / 1000} s before the app's run, same cadence; ${bare.lateness.length} chunks, p50 ${percentile(bare.lateness, 50).toFixed(1)} ms; ${bare.streams} answers, ${Math.round(bare.deltas / bareElapsedS)} deltas/s; ${bare.failed} failed, ${bare.wrongText} wrong text, ${bare.noFinal} without finish${bare.failures.size > 0 ? `: ${[...bare.failures].join("; ")}` : ""}`,
+    },
+    {
+      name: "50 streaming sessions: added latency per chunk p99, Arbor / bare route",
+      value: p99 / bareP99,
+      unit: "×",
+      target: "< 2× (issue #10 goal)",
+      pass: p99 / bareP99 < 2,
+      notes: `${p99.toFixed(1)} / ${bareP99.toFixed(1)} ms; p50 ${percentile(tally.lateness, 50).toFixed(1)} / ${percentile(bare.lateness, 50).toFixed(1)} ms`,
+    },
+    ...cpuFigure(appCpu, tally, elapsedS, bareCpu, bare, bareElapsedS),
     {
       name: "50 streaming sessions: inter-arrival beyond the cadence (p99)",
       value: percentile(tally.excess, 99),

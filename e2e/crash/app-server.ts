@@ -1,6 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
@@ -36,6 +36,15 @@ const workspace = join(e2eDir, "fixtures", "workspace");
 // next's own CLI entry, resolved from the app so the app's version of next runs
 const nextBin = join(
   dirname(createRequire(join(webDir, "package.json")).resolve("next/package.json")),
+  "dist",
+  "bin",
+  "next",
+);
+
+// the web bench's bare route (bench/bare-route) runs e2e's own next
+const bareRouteDir = join(e2eDir, "bench", "bare-route");
+const bareNextBin = join(
+  dirname(createRequire(join(e2eDir, "package.json")).resolve("next/package.json")),
   "dist",
   "bin",
   "next",
@@ -207,6 +216,47 @@ export async function startApp(options: AppOptions): Promise<ServerProcess> {
     },
     120_000,
   );
+}
+
+/**
+ * The web bench's baseline (bench/bare-route/README.md): a bare Next app whose one route streams
+ * the fake LLM through the AI SDK's streamText, with no persistence. `next build` runs first when
+ * the build is missing or older than a source file; then `next start` on the given port.
+ */
+export async function startBareRoute(options: {
+  port: number;
+  fakeLlmUrl: string;
+}): Promise<ServerProcess> {
+  buildBareRoute();
+  return startGroup(
+    process.execPath,
+    [bareNextBin, "start", "--hostname", "127.0.0.1", "--port", String(options.port)],
+    {
+      cwd: bareRouteDir,
+      env: baseEnv({ PORT: String(options.port), BARE_FAKE_LLM_URL: options.fakeLlmUrl }),
+      port: options.port,
+      readyPath: "/api/chat",
+    },
+    120_000,
+  );
+}
+
+function buildBareRoute(): void {
+  const buildId = join(bareRouteDir, ".next", "BUILD_ID");
+  const sources = ["next.config.mjs", "tsconfig.json", join("app", "api", "chat", "route.ts")];
+  if (existsSync(buildId)) {
+    const builtAt = statSync(buildId).mtimeMs;
+    if (sources.every((f) => statSync(join(bareRouteDir, f)).mtimeMs < builtAt)) return;
+  }
+  process.stdout.write("building the bare route (next build) …\n");
+  const result = spawnSync(process.execPath, [bareNextBin, "build"], {
+    cwd: bareRouteDir,
+    env: baseEnv({}),
+    encoding: "utf8",
+  });
+  if (result.status !== 0) {
+    throw new Error(`next build of the bare route failed:\n${result.stdout}${result.stderr}`);
+  }
 }
 
 /** Only what the servers need: no provider keys or DATABASE_URL leak in from the shell. */

@@ -58,12 +58,16 @@ export async function resetFake(fakeUrl: string): Promise<void> {
   await ok(await fetch(`${fakeUrl}/__fake/reset`, { method: "POST" }), "reset the fake LLM");
 }
 
-export async function createSession(appUrl: string, title: string): Promise<string> {
+export async function createSession(
+  appUrl: string,
+  title: string,
+  config?: Record<string, unknown>,
+): Promise<string> {
   const response = await ok(
     await appFetch(`${appUrl}/api/sessions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ title }),
+      body: JSON.stringify(config === undefined ? { title } : { title, config }),
     }),
     "create a session",
   );
@@ -89,6 +93,36 @@ export async function sendMessage(
   );
   if (response.body === null) throw new Error("send a message: no body");
   return readSse(response.body);
+}
+
+/**
+ * POSTs a message to the bench's bare route (bench/bare-route): the AI SDK's UI message stream,
+ * read as it arrives (`data:` only; text arrives as `{ type: "text-delta", delta }`).
+ */
+export async function sendBare(
+  bareUrl: string,
+  text: string,
+  signal?: AbortSignal,
+): Promise<AsyncGenerator<SseEvent>> {
+  const response = await ok(
+    await fetch(`${bareUrl}/api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message: text }),
+      ...(signal ? { signal } : {}),
+    }),
+    "send to the bare route",
+  );
+  if (response.body === null) throw new Error("send to the bare route: no body");
+  return readSse(response.body);
+}
+
+/** The text of a UI message stream's text-delta event, or undefined for any other event. */
+export function bareTextDelta(event: SseEvent): string | undefined {
+  const data = event.data as { type?: unknown; delta?: unknown } | null;
+  return typeof data === "object" && data !== null && data.type === "text-delta"
+    ? String(data.delta)
+    : undefined;
 }
 
 /** Sends a message and reads its stream to the end. */
@@ -172,6 +206,44 @@ export async function resume(appUrl: string, sessionId: string): Promise<SseEven
   const events: SseEvent[] = [];
   for await (const event of readSse(response.body)) events.push(event);
   return events;
+}
+
+/** POST /approvals with the given decisions, read to the end. */
+export async function decideToolCalls(
+  appUrl: string,
+  sessionId: string,
+  decisions: Array<{ tool_call_id: string; decision: "approve" | "deny" }>,
+): Promise<SseEvent[]> {
+  const response = await ok(
+    await appFetch(`${appUrl}/api/sessions/${sessionId}/approvals`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ decisions }),
+    }),
+    "decide tool calls",
+  );
+  if (response.body === null) throw new Error("decide tool calls: no body");
+  const events: SseEvent[] = [];
+  for await (const event of readSse(response.body)) events.push(event);
+  return events;
+}
+
+export interface LoopSummary {
+  loopId: string;
+  status: string;
+  turns: number;
+  parentLoopId?: string;
+  childLoopIds: string[];
+  config?: { provider: string; model: string; configId?: string };
+}
+
+/** GET /api/admin/sessions/{id}/loops: the session's loop tree (the admin token is not set). */
+export async function getLoopTree(appUrl: string, sessionId: string): Promise<LoopSummary[]> {
+  const response = await ok(
+    await appFetch(`${appUrl}/api/admin/sessions/${sessionId}/loops`),
+    "get the loop tree",
+  );
+  return ((await response.json()) as { loops: LoopSummary[] }).loops;
 }
 
 /** The request bodies the fake LLM has received, oldest first. */

@@ -48,7 +48,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
         if (line === "") {
           // a blank line dispatches the event gathered so far (none after a comment alone)
           if (data.length > 0) {
-            yield { id, event: name, data: JSON.parse(data.join("\n")) as unknown, at };
+            yield { id, event: name, data: parseData(data.join("\n")), at };
           }
           id = undefined;
           name = "message";
@@ -68,5 +68,14 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
   } finally {
     // stops the download when the consumer leaves early (break / return / throw)
     await reader.cancel().catch(() => undefined);
+  }
+}
+
+/** JSON data as its value; anything else (the AI SDK's closing `[DONE]`) as the text itself. */
+function parseData(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
   }
 }

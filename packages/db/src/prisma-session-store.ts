@@ -5,6 +5,7 @@ import {
   type LoadedSession,
   type LoopRecord,
   LoopRecordSchema,
+  nextLoopNumberOf,
   type SessionRecord,
   type SessionStore,
   type SessionSummary,
@@ -232,6 +233,21 @@ export class PrismaSessionStore implements SessionStore {
         update,
       });
     });
+  }
+
+  async nextLoopNumber(sessionId: string, configId: string): Promise<number> {
+    const rows = await this.#read((tx) =>
+      tx.loopRecord.findMany({
+        // the prefix narrows the rows; nextLoopNumberOf checks each id exactly
+        where: { sessionId, loopId: { startsWith: `${sessionId}.${configId}.` } },
+        select: { loopId: true },
+      }),
+    );
+    return nextLoopNumberOf(
+      rows.map((row) => row.loopId),
+      sessionId,
+      configId,
+    );
   }
 
   async listLoops(sessionId: string): Promise<LoopRecord[]> {

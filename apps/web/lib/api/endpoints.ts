@@ -143,7 +143,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "POST",
     path: "/api/sessions/{id}/messages",
     summary:
-      "Sends a message; the answer is this operation's events. `session_id` must name the session in the URL. Closing the connection does not stop the operation (a reloading client reconnects through `/events`); POST `/interrupt` does. A refusal (e.g. a message while tool calls wait for approval) is an `error` event with code `invalid_transition`.",
+      'Sends a message; the answer is this operation\'s events. `session_id` must name the session in the URL. Closing the connection does not stop the operation (a reloading client reconnects through `/events`); POST `/interrupt` does. A refusal (e.g. a message while tool calls wait for approval) is an `error` event with code `invalid_transition`. When the provider refuses a request as too long for its context window, the session optimizes the branch (an `OptimizingContext` `context_update` with `metadata.reason: "context_overflow"`, stored like a manual optimization) and sends the request once more; a second refusal ends the run `Failed` with an `error` of code `context_overflow`.',
     body: s.sendMessage,
     response: { status: 200, sse: true },
     errors: [400, 404, 409],
@@ -318,7 +318,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "GET",
     path: "/api/admin/sessions/{id}/loops",
     summary:
-      "Admin: the session's loop tree, each agent-loop run with status, timing, usage and the messages it produced. Needs the admin token like the above.",
+      "Admin: the session's loop tree, each agent-loop run with status, timing, usage and the messages it produced. Needs the admin token like the above. Loop ids read `{session_id}.{provider}.{model}[.thinking].{n}`, with n numbered from the store, so every run keeps its own record across server restarts; a continuation (after an approval, a resume) is a child of the loop that stopped.",
     response: { status: 200, json: s.loops },
     errors: [401, 404],
   },

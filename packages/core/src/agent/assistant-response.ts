@@ -2,6 +2,7 @@ import {
   isRetryable,
   type ProviderError,
   type ProviderEvent,
+  providerIdFor,
   retryAfterMs,
   type StreamRequest,
 } from "../llm/provider.js";
@@ -70,19 +71,14 @@ export async function streamAssistantResponse(
       return close(run, result, abortedMessage(run, result.partial));
     }
     // REQ-077: compact harder and retry once; pointless when compaction cannot change anything
-    if (error.kind === "context_overflow" && !overflowRetried && run.config.contextConfig) {
+    const recovers = run.config.recoverContextOverflow !== undefined || run.config.contextConfig;
+    if (error.kind === "context_overflow" && !overflowRetried && recovers) {
       overflowRetried = true;
-      try {
-        const next = await prepare(run, "overflow");
-        if (next.compacted) {
-          closeRetried(run, result);
-          request = next.request;
-          continue;
-        }
-      } catch (prepareError) {
-        run.logger.warn("compaction after context overflow failed", {
-          error: errorText(prepareError),
-        });
+      const next = await requestAfterOverflow(run, prepare);
+      if (next !== undefined) {
+        closeRetried(run, result);
+        request = next;
+        continue;
       }
     }
     if (isRetryable(error) && attempt < retry.maxRetries) {
@@ -110,6 +106,31 @@ export async function streamAssistantResponse(
       continue;
     }
     return close(run, result, errorMessage(run, error.message, result.partial));
+  }
+}
+
+/**
+ * The request to send again after a context overflow, made smaller by the caller's recovery
+ * (recoverContextOverflow) or else by the runtime's compaction; undefined when nothing changed or
+ * the recovery failed (logged), and the response then fails.
+ */
+async function requestAfterOverflow(
+  run: LoopRun,
+  prepare: PrepareRequest,
+): Promise<StreamRequest | undefined> {
+  try {
+    const recover = run.config.recoverContextOverflow;
+    if (recover === undefined) {
+      const next = await prepare(run, "overflow");
+      return next.compacted ? next.request : undefined;
+    }
+    if (!(await recover(run.signal)) || run.signal.aborted) return undefined;
+    // the caller's recovery replaces the runtime's overflow compaction: the request is rebuilt as
+    // for any other model call
+    return (await prepare(run, "budget")).request;
+  } catch (error) {
+    run.logger.warn("recovering from a context overflow failed", { error: errorText(error) });
+    return undefined;
   }
 }
 
@@ -266,7 +287,7 @@ function errorMessage(
     content: [],
     stopReason: "error",
     model: partial?.model ?? run.config.model.model,
-    provider: run.config.provider.providerId,
+    provider: providerIdFor(run.config.provider, run.config.model),
     usage: partial ? { ...partial.usage } : emptyUsage(),
     timestamp: Date.now(),
     errorMessage: text,
@@ -283,7 +304,7 @@ function abortedMessage(run: LoopRun, partial: AssistantMessage | undefined): As
     content: partial ? partial.content.filter((block) => block.type !== "toolCall") : [],
     stopReason: "aborted",
     model: partial?.model ?? run.config.model.model,
-    provider: run.config.provider.providerId,
+    provider: providerIdFor(run.config.provider, run.config.model),
     usage: partial ? { ...partial.usage } : emptyUsage(),
     timestamp: Date.now(),
   };

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { collect, testModel } from "../../test/support/agent-fixtures.js";
+import { collect, loopConfig, testModel } from "../../test/support/agent-fixtures.js";
 import { type AgentMessage, messageText, userMessage } from "../model/llm-messages.js";
 import { ScriptedProvider } from "../testing/scripted-provider.js";
 import { Agent } from "./agent.js";
+import { agentLoop } from "./loop.js";
 import { DEFAULT_CONTEXT_CONFIG } from "./types.js";
 
 // The loop's compaction step, driven through the Agent: budget compaction before every request,
@@ -116,6 +117,84 @@ describe("compactContext", () => {
     expect(a.messages.at(-1)).toMatchObject({
       stopReason: "error",
       errorMessage: "prompt is too long",
+    });
+  });
+
+  describe("recoverContextOverflow: the caller's own recovery in place of compaction", () => {
+    const overflow = { error: { status: 400, message: "prompt is too long" } };
+    const context = () => ({
+      systemPrompt: "",
+      messages: [userMessage("old question"), userMessage("another")],
+      tools: [],
+    });
+
+    it("is called once on an overflow; the request is rebuilt through transformContext and sent again", async () => {
+      const provider = new ScriptedProvider([overflow, { blocks: [{ type: "text", text: "ok" }] }]);
+      let shrunk = false;
+      const calls: string[] = [];
+      const config = loopConfig(provider, {
+        recoverContextOverflow: () => {
+          calls.push("recover");
+          shrunk = true;
+          return true;
+        },
+        transformContext: (messages) => {
+          calls.push("transform");
+          return shrunk ? messages.slice(-1) : messages;
+        },
+      });
+      const events = await collect(agentLoop([userMessage("q")], context(), config));
+      expect(calls).toEqual(["transform", "recover", "transform"]);
+      expect(provider.requests.map((r) => r.messages.length)).toEqual([3, 1]);
+      // no runtime compaction ran: the caller's recovery replaced it
+      expect(events.some((e) => e.type === "compaction")).toBe(false);
+      const end = events.at(-1);
+      expect(end?.type === "agentEnd" && text(end.messages.at(-1))).toBe("ok");
+    });
+
+    it("false: the response fails with the provider's error, nothing is sent again", async () => {
+      const provider = new ScriptedProvider([overflow, { blocks: [{ type: "text", text: "no" }] }]);
+      const config = loopConfig(provider, { recoverContextOverflow: () => false });
+      const events = await collect(agentLoop([userMessage("q")], context(), config));
+      expect(provider.requests).toHaveLength(1);
+      const end = events.at(-1);
+      expect(end?.type === "agentEnd" && end.messages.at(-1)).toMatchObject({
+        stopReason: "error",
+        errorMessage: "prompt is too long",
+      });
+    });
+
+    it("a second overflow is not recovered again", async () => {
+      const provider = new ScriptedProvider([overflow, overflow, { blocks: [] }]);
+      let recovered = 0;
+      const config = loopConfig(provider, {
+        recoverContextOverflow: () => {
+          recovered++;
+          return true;
+        },
+      });
+      const events = await collect(agentLoop([userMessage("q")], context(), config));
+      expect(recovered).toBe(1);
+      expect(provider.requests).toHaveLength(2);
+      const end = events.at(-1);
+      expect(end?.type === "agentEnd" && end.messages.at(-1)).toMatchObject({
+        stopReason: "error",
+      });
+    });
+
+    it("a throwing recovery is logged and the response fails", async () => {
+      const provider = new ScriptedProvider([overflow, { blocks: [] }]);
+      const config = loopConfig(provider, {
+        recoverContextOverflow: () => {
+          throw new Error("store down");
+        },
+      });
+      const events = await collect(agentLoop([userMessage("q")], context(), config));
+      expect(provider.requests).toHaveLength(1);
+      const end = events.at(-1);
+      expect(end?.type === "agentEnd" && end.messages.at(-1)).toMatchObject({
+        stopReason: "error",
+      });
     });
   });
 });

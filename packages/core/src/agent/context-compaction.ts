@@ -11,7 +11,7 @@ import type { ContextConfig } from "./types.js";
 // keeps the compacted working history afterwards (REQ-172).
 
 /** How much of the current estimate to aim for after the provider reported an overflow. */
-const OVERFLOW_TARGET = 0.7;
+export const OVERFLOW_TARGET = 0.7;
 
 /** Returns true when the history changed. Throws what a custom strategy throws. */
 export async function compactContext(

@@ -1,15 +1,23 @@
+import { providerIdFor } from "../llm/provider.js";
 import type { ThinkingLevel } from "../model/llm-config.js";
 import type { AgentLoopConfig } from "./types.js";
 
 // Loop identity (REQ-187–189): loop ids read `{sessionId}.{configId}.{n}`, where n counts the
 // loops of one session run with one config, starting at 1.
 
-/** REQ-187: `config.configId` verbatim, else `{providerId}.{modelSlug}[.thinking]`. */
+/**
+ * REQ-187: `config.configId` verbatim, else `{providerId}.{modelSlug}[.thinking]`, naming the
+ * provider that serves the model (through a registry: the one it routes to).
+ */
 export function effectiveConfigId(
   config: Pick<AgentLoopConfig, "provider" | "model" | "thinkingLevel" | "configId">,
 ): string {
   if (config.configId !== undefined && config.configId !== "") return config.configId;
-  return deriveConfigId(config.provider.providerId, config.model.model, config.thinkingLevel);
+  return deriveConfigId(
+    providerIdFor(config.provider, config.model),
+    config.model.model,
+    config.thinkingLevel,
+  );
 }
 
 export function deriveConfigId(
@@ -27,7 +35,16 @@ export function deriveConfigId(
   return `${providerId}.${slug}${thinkingSuffix}`;
 }
 
-/** Per-`{sessionId}.{configId}` counters. One per Agent; one module-wide for bare loop calls. */
+/** `{sessionId}.{configId}.{n}` */
+export function loopIdOf(sessionId: string, configId: string, n: number): string {
+  return `${sessionId}.${configId}.${n}`;
+}
+
+/**
+ * Per-`{sessionId}.{configId}` counters, in memory: they start again at 1 in a new process. A
+ * caller that keeps loop records across restarts (a session) takes n from its store instead
+ * (SessionStore.nextLoopNumber). One per Agent; one module-wide for bare loop calls.
+ */
 export class LoopIdAllocator {
   private readonly counters = new Map<string, number>();
 
@@ -35,7 +52,7 @@ export class LoopIdAllocator {
     const key = `${sessionId}.${configId}`;
     const n = (this.counters.get(key) ?? 0) + 1;
     this.counters.set(key, n);
-    return `${key}.${n}`;
+    return loopIdOf(sessionId, configId, n);
   }
 
   clear(): void {

@@ -274,6 +274,14 @@ export interface AgentLoopConfig {
   getFollowUpMessages?: () => AgentMessage[];
   /** null disables compaction (REQ-060) */
   contextConfig?: ContextConfig | null;
+  /**
+   * The caller's own recovery from a context overflow (REQ-077), used in place of the runtime's
+   * compaction when the provider reports that a request does not fit the model's window: called
+   * at most once per response. Resolve true when the context was made smaller: the request is
+   * then rebuilt (transformContext) and sent once more; false (or a throw, logged) lets the
+   * response fail with the provider's error. A second overflow fails the response.
+   */
+  recoverContextOverflow?: (signal: AbortSignal) => Awaitable<boolean>;
   compactionStrategy?: CompactionStrategy;
   tokenCounter?: TokenCounter;
   executionLimits?: ExecutionLimits | null;

@@ -42,10 +42,13 @@ export const STATE_TRANSITIONS: Readonly<Record<ContextStateType, readonly Conte
   // → Idle: a manual optimize finished, or a pipeline rolled back
   OptimizingContext: ["PreparingLLMRequest", "Idle", "Interrupting", "Failed"],
   PreparingLLMRequest: ["ConnectingToLLM", "Interrupting", "Failed"],
-  ConnectingToLLM: ["AwaitingLLMFirstChunk", "Interrupting", "Failed"],
+  // → OptimizingContext: the provider refused the request as too long; the session optimizes
+  // the branch and sends it once more (run-overflow.ts)
+  ConnectingToLLM: ["AwaitingLLMFirstChunk", "OptimizingContext", "Interrupting", "Failed"],
   // → ProcessingLLMResponse: the stream ended without any content chunk
   AwaitingLLMFirstChunk: [
     "StreamingLLMResponse",
+    "OptimizingContext",
     "ProcessingLLMResponse",
     "Interrupting",
     "Failed",

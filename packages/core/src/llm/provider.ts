@@ -64,7 +64,17 @@ export type ProviderEvent =
 export interface StreamProvider {
   /** "anthropic", "openai", "openai_responses", "azure_openai", "google", "google_vertex", "bedrock", "mock", "offline" */
   readonly providerId: string;
+  /**
+   * The id of the provider that serves `model`, when this one routes to others (a registry
+   * names the provider it would use); absent: `providerId`. Read through providerIdFor().
+   */
+  providerIdFor?(model: ModelConfig): string;
   stream(request: StreamRequest, signal: AbortSignal): AsyncIterable<ProviderEvent>;
+}
+
+/** The id of the provider that really serves `model` (never a registry's own "registry"). */
+export function providerIdFor(provider: StreamProvider, model: ModelConfig): string {
+  return provider.providerIdFor?.(model) ?? provider.providerId;
 }
 
 /** Maps protocols to providers (REQ-042 / REQ-125); it is itself a StreamProvider. */

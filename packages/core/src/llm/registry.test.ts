@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CACHE_CONFIG, type ModelConfigInput, modelConfig } from "../model/llm-config.js";
-import type { ProviderEvent, StreamProvider, StreamRequest } from "./provider.js";
+import {
+  type ProviderEvent,
+  providerIdFor,
+  type StreamProvider,
+  type StreamRequest,
+} from "./provider.js";
 import { createDefaultProviderRegistry, ProviderRegistry } from "./registry.js";
 
 const request = (input: ModelConfigInput): StreamRequest => ({
@@ -88,5 +93,19 @@ describe("ProviderRegistry (REQ-042, REQ-125)", () => {
     expect(registry.providerFor("google-vertex")?.providerId).toBe("google_vertex");
     expect(registry.providerFor("azure-openai-responses")?.providerId).toBe("azure_openai");
     expect(registry.providerFor("offline")?.providerId).toBe("offline");
+  });
+
+  it("providerIdFor names the provider a model is routed to, (not 'registry')", () => {
+    const registry = createDefaultProviderRegistry();
+    const anthropic = modelConfig({ protocol: "anthropic-messages", model: "claude-sonnet-4-5" });
+    expect(providerIdFor(registry, anthropic)).toBe("anthropic");
+    expect(providerIdFor(registry, modelConfig({ protocol: "openai-chat", model: "x" }))).toBe(
+      "openai",
+    );
+    // an unregistered protocol: the registry itself answers (with an error event)
+    expect(providerIdFor(new ProviderRegistry(), anthropic)).toBe("registry");
+    // a plain provider is its own
+    const offline = registry.providerFor("offline");
+    expect(offline && providerIdFor(offline, anthropic)).toBe("offline");
   });
 });

@@ -1,4 +1,4 @@
-import type { ApiProtocol } from "../model/llm-config.js";
+import type { ApiProtocol, ModelConfig } from "../model/llm-config.js";
 import { AiSdkProvider } from "./ai-sdk-adapter.js";
 import { type AiSdkProtocol, type FetchFunction, PROVIDER_IDS } from "./model-factory.js";
 import { OfflineProvider } from "./offline/index.js";
@@ -15,6 +15,11 @@ export class ProviderRegistry implements StreamProvider, ProviderLookup {
   register(protocol: ApiProtocol, provider: StreamProvider): this {
     this.providers.set(protocol, provider);
     return this;
+  }
+
+  providerIdFor(model: ModelConfig): string {
+    const provider = this.providers.get(model.protocol);
+    return provider ? (provider.providerIdFor?.(model) ?? provider.providerId) : this.providerId;
   }
 
   providerFor(protocol: ApiProtocol): StreamProvider | undefined {

@@ -34,7 +34,12 @@ export const ContextUpdateSchema = z.object({
   previous_state: ContextStateSchema.optional(),
   message_update: MessageUpdateSchema.optional(),
   timestamp: z.string(),
-  metadata: z.record(z.string(), z.unknown()).default({}),
+  metadata: z
+    .record(z.string(), z.unknown())
+    .default({})
+    .describe(
+      "an optimization's update carries optimization_id, tokens_before/after, messages_before/after and tiers; after a provider refused the request as too long it also has reason: context_overflow and retrying: true (the request is sent once more)",
+    ),
 });
 export type ContextUpdate = z.infer<typeof ContextUpdateSchema>;
 
@@ -59,18 +64,23 @@ export type ContentFinal = z.infer<typeof ContentFinalSchema>;
 
 export const ErrorEventSchema = z.object({
   context_id: z.string(),
-  code: z.enum([
-    "llm_connection",
-    "llm_stream_interrupted",
-    "llm_error",
-    "tool_failed",
-    "file_read",
-    "storage",
-    "invalid_request",
-    "invalid_transition",
-    "timeout",
-    "internal",
-  ]),
+  code: z
+    .enum([
+      "llm_connection",
+      "llm_stream_interrupted",
+      "llm_error",
+      "context_overflow",
+      "tool_failed",
+      "file_read",
+      "storage",
+      "invalid_request",
+      "invalid_transition",
+      "timeout",
+      "internal",
+    ])
+    .describe(
+      "context_overflow: the conversation does not fit the model's context window even after the session optimized it once",
+    ),
   message: z.string(),
   recoverable: z.boolean(),
 });

@@ -143,6 +143,26 @@ describe("LoopRecorder", () => {
     expect(totalUsage(session)).toEqual(usage(30, 12));
   });
 
+  it("a loop is never recorded as its own parent (the parent link is dropped, with a warning)", () => {
+    const warnings: string[] = [];
+    const logger: Logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (message) => warnings.push(message),
+      error: () => undefined,
+    };
+    const recorder = new LoopRecorder({ logger });
+    const a = assistant("a");
+    record(recorder, [start(L1, S), ...turn(L1, 0, a), end(L1, a)]);
+    record(recorder, [start(L2, S, { parentLoopId: L2, continuationKind: { type: "default" } })]);
+    const session = recorder.getSession(S);
+    if (!session) throw new Error("no session");
+    expect(getLoop(session, L2)?.parentLoopId).toBeUndefined();
+    expect(getLoop(session, L2)?.childLoopIds).toEqual([]);
+    expect(rootLoops(session).map((l) => l.loopId)).toEqual([L1, L2]);
+    expect(warnings).toEqual(["a loop named itself as its parent; recorded without a parent"]);
+  });
+
   it("test_session_recorder_continuation_kind: rerun and branch tags are kept and survive JSON", () => {
     const recorder = new LoopRecorder();
     const a = assistant("a");

@@ -196,13 +196,19 @@ export class LoopRecorder {
       childLoopIds: [],
       childLoopRefs: [],
     };
-    if (event.parentLoopId !== undefined) record.parentLoopId = event.parentLoopId;
+    if (event.parentLoopId === event.loopId) {
+      // a loop is never its own parent: such a record would vanish from the tree (no root, and
+      // only its own child)
+      this.#log("warn", "a loop named itself as its parent; recorded without a parent", {
+        loopId: event.loopId,
+      });
+    } else if (event.parentLoopId !== undefined) record.parentLoopId = event.parentLoopId;
     if (event.continuationKind !== undefined) record.continuationKind = event.continuationKind;
     session.loops.push(record);
     this.#loops.set(record.loopId, record);
 
     const parent =
-      event.parentLoopId === undefined ? undefined : this.#loops.get(event.parentLoopId);
+      record.parentLoopId === undefined ? undefined : this.#loops.get(record.parentLoopId);
     if (parent) {
       pushUnique(parent.childLoopIds, record.loopId);
       if (parent.sessionId !== record.sessionId) this.#setSpawnRef(parent, record, undefined);

@@ -152,6 +152,16 @@ describe("session tree navigation", () => {
     expect(childrenOf(session, "b1")).toEqual([]);
   });
 
+  it("a loop stored as its own parent is a root, never its own child (it stays in the tree)", () => {
+    const selfish: SessionLoopTree = {
+      sessionId: "s",
+      agentId: "agent",
+      loops: [loop("s.c.1"), loop("s.c.2", { parentLoopId: "s.c.2" })],
+    };
+    expect(rootLoops(selfish).map((l) => l.loopId)).toEqual(["s.c.1", "s.c.2"]);
+    expect(childrenOf(selfish, "s.c.2")).toEqual([]);
+  });
+
   it("getLoop finds by id", () => {
     expect(getLoop(session, "b2")?.parallelGroup?.isSelected).toBe(true);
     expect(getLoop(session, "missing")).toBeUndefined();

@@ -16,12 +16,16 @@ export function getLoop(session: SessionLoopTree, loopId: string): LoopRecord | 
 
 /**
  * Loops with no parent in this session: origin runs, and a sub-agent session's first loop (its
- * parent lives in the spawning session). In start order.
+ * parent lives in the spawning session). In start order. A loop stored as its own parent (older
+ * records, before loop numbers came from the store) counts as a root, so it is never lost.
  */
 export function rootLoops(session: SessionLoopTree): LoopRecord[] {
   const ids = new Set(session.loops.map((loop) => loop.loopId));
   return session.loops.filter(
-    (loop) => loop.parentLoopId === undefined || !ids.has(loop.parentLoopId),
+    (loop) =>
+      loop.parentLoopId === undefined ||
+      loop.parentLoopId === loop.loopId ||
+      !ids.has(loop.parentLoopId),
   );
 }
 
@@ -30,7 +34,7 @@ export function rootLoops(session: SessionLoopTree): LoopRecord[] {
  * other sessions (sub-agents) are not here: follow the parent's `childLoopRefs` to load them.
  */
 export function childrenOf(session: SessionLoopTree, loopId: string): LoopRecord[] {
-  return session.loops.filter((loop) => loop.parentLoopId === loopId);
+  return session.loops.filter((loop) => loop.parentLoopId === loopId && loop.loopId !== loopId);
 }
 
 /** The other branches of the parallel group `loopId` belongs to; empty when it has none. */

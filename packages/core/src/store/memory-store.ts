@@ -3,6 +3,7 @@ import { combineUsage, emptyUsage } from "../model/llm-messages.js";
 import type { LoopRecord } from "../model/loop-records.js";
 import { applyLifecycleUpdate, describeLifecycleUpdateError } from "../model/message-lifecycle.js";
 import type { ContextMessage } from "../model/message-types.js";
+import { nextLoopNumberOf } from "./loop-numbers.js";
 import {
   type LoadedSession,
   type OptimizationView,
@@ -179,6 +180,11 @@ export class InMemorySessionStore implements SessionStore {
     }
     // Map.set keeps the first insertion's position: listLoops stays in first-write order.
     loops.set(record.loopId, structuredClone(record));
+  }
+
+  async nextLoopNumber(sessionId: string, configId: string): Promise<number> {
+    this.#checkFault({ kind: "listLoops", session_id: sessionId });
+    return nextLoopNumberOf(this.#loops.get(sessionId)?.keys() ?? [], sessionId, configId);
   }
 
   async listLoops(sessionId: string): Promise<LoopRecord[]> {

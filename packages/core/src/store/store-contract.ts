@@ -490,6 +490,39 @@ export function describeSessionStoreContract(
         ]);
       }));
 
+    it("nextLoopNumber: one more than the highest stored n of that session and config", () =>
+      withStore(async (store) => {
+        await seeded(store);
+        const config = "anthropic.claude-sonnet-4";
+        expect(await store.nextLoopNumber("s1", config)).toBe(1);
+        await store.upsertLoop(sampleLoop("s1", `s1.${config}.1`, 1));
+        await store.upsertLoop(sampleLoop("s1", `s1.${config}.2`, 1));
+        expect(await store.nextLoopNumber("s1", config)).toBe(3);
+        // numbers compare as numbers, and gaps are not filled
+        await store.upsertLoop(sampleLoop("s1", `s1.${config}.10`, 1));
+        expect(await store.nextLoopNumber("s1", config)).toBe(11);
+        // an update in place changes nothing
+        await store.upsertLoop(sampleLoop("s1", `s1.${config}.10`, 3));
+        expect(await store.nextLoopNumber("s1", config)).toBe(11);
+        // other configs, other sessions, longer config ids and other shapes do not count
+        await store.upsertLoop(sampleLoop("s1", "s1.openai.gpt-5.40", 1));
+        await store.upsertLoop(sampleLoop("s1", `s1.${config}.thinking.50`, 1));
+        await store.upsertLoop(sampleLoop("s1", `s1.${config}.x`, 1));
+        await store.upsertLoop(sampleLoop("s1", "loop-99", 1));
+        await store.upsertLoop(sampleLoop("s2", `s2.${config}.70`, 1));
+        // LIKE wildcards in an id are plain characters
+        await store.upsertLoop(sampleLoop("s1", "s1.a_c.5", 1));
+        expect(await store.nextLoopNumber("s1", config)).toBe(11);
+        expect(await store.nextLoopNumber("s1", `${config}.thinking`)).toBe(51);
+        expect(await store.nextLoopNumber("s1", "abc")).toBe(1);
+        expect(await store.nextLoopNumber("s1", "a_c")).toBe(6);
+        expect(await store.nextLoopNumber("s2", config)).toBe(71);
+        // a sub-agent's runtime session has no session record: its loops count all the same
+        expect(await store.nextLoopNumber("ghost", config)).toBe(1);
+        await store.deleteSession("s1");
+        expect(await store.nextLoopNumber("s1", config)).toBe(1);
+      }));
+
     it("deleting a session removes everything: record, messages, branches, events, views and loops", () =>
       withStore(async (store) => {
         const { branch } = await seeded(store);

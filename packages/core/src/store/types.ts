@@ -72,6 +72,13 @@ export interface SessionStore {
   /** loop records (the runtime's LoopRecorder writes through this) */
   upsertLoop(record: LoopRecord): Promise<void>;
   listLoops(sessionId: string): Promise<LoopRecord[]>;
+  /**
+   * The number the next loop `{sessionId}.{configId}.{n}` gets: one more than the highest n of
+   * that session and config among the stored loop records, 1 when there is none (see
+   * loop-numbers.ts). It reserves nothing: a session runs one operation at a time (one instance
+   * at a time under its lease), and each run's record is stored before the next run asks.
+   */
+  nextLoopNumber(sessionId: string, configId: string): Promise<number>;
 }
 
 export type StoreErrorCode = "not_found" | "conflict" | "invalid" | "unavailable";

@@ -20,13 +20,22 @@ describe("buildLoopTree", () => {
     expect(parallel.selectedLoopId).toBe("p2");
   });
 
-  it("treats orphans as roots and survives self-parenting", () => {
+  it("treats orphans as roots, and a loop stored as its own parent too (it never vanishes)", () => {
     const tree = buildLoopTree([
       loop("a", { parentLoopId: "gone" }),
       loop("b", { parentLoopId: "b" }),
     ]);
-    expect(tree).toHaveLength(1);
-    expect(tree[0]?.kind === "loop" && tree[0].loop.loopId).toBe("a");
+    expect(tree.map((n) => n.kind === "loop" && n.loop.loopId)).toEqual(["a", "b"]);
+    expect(tree[1]?.kind === "loop" && tree[1].children).toEqual([]);
+  });
+
+  it("survives a cycle of parents without recursing forever", () => {
+    const tree = buildLoopTree([
+      loop("r"),
+      loop("x", { parentLoopId: "y" }),
+      loop("y", { parentLoopId: "x" }),
+    ]);
+    expect(tree.map((n) => n.kind === "loop" && n.loop.loopId)).toEqual(["r"]);
   });
 
   it("computes durations", () => {

@@ -2,7 +2,8 @@ import type { LoopRecord } from "@arbor/core";
 
 // The admin viewer's loop tree as plain data. Loops hang under their parent loop (continuations
 // and sub-agents alike); siblings that belong to one parallel evaluation group are gathered into a
-// group node where the first of them started. A loop whose parent is not in the list is a root.
+// group node where the first of them started. A loop whose parent is not in the list (or is
+// itself) is a root.
 
 export type LoopTreeNode =
   | { kind: "loop"; loop: LoopRecord; children: LoopTreeNode[] }
@@ -17,8 +18,12 @@ export function buildLoopTree(loops: readonly LoopRecord[]): LoopTreeNode[] {
   const byId = new Map(loops.map((loop) => [loop.loopId, loop]));
   const childrenOf = new Map<string | undefined, LoopRecord[]>();
   for (const loop of loops) {
+    // a loop stored as its own parent (records from before loop numbers came from the store) is
+    // a root: under itself it would never be reached
     const parent =
-      loop.parentLoopId !== undefined && byId.has(loop.parentLoopId)
+      loop.parentLoopId !== undefined &&
+      loop.parentLoopId !== loop.loopId &&
+      byId.has(loop.parentLoopId)
         ? loop.parentLoopId
         : undefined;
     const list = childrenOf.get(parent) ?? [];

@@ -186,6 +186,24 @@ describe("Configurable optimization strategies", () => {
     );
   });
 
+  it("shrinkTo (after a provider's overflow): optimizes well under the trigger, to that fraction of the request", async () => {
+    const messages = randomContextHistory(5, { turns: 20 });
+    const config = OptimizationConfigSchema.parse({});
+    const base = setup(messages, config, 1);
+    const total = countRequestTokens(base).total;
+    // our count says it fits easily; the provider said it does not
+    const input = { ...base, contextWindow: total * 10 };
+    expect((await optimizeBranch({ ...input, force: true })).changed).toBe(false);
+    const shrunk = await optimizeBranch({ ...input, shrinkTo: 0.7 });
+    expect(shrunk.changed).toBe(true);
+    expect(shrunk.target).toBe(Math.floor(total * 0.7));
+    expect(shrunk.record.tokens_after).toBeLessThanOrEqual(shrunk.target);
+    checkInvariants(messages, shrunk.view);
+    // the configured target still applies when it is lower
+    const over = await optimizeBranch({ ...base, contextWindow: total, shrinkTo: 0.9 });
+    expect(over.target).toBe(Math.floor(0.5 * total));
+  });
+
   it("drops whole units from the front when summaries alone cannot reach the target", async () => {
     const messages = randomContextHistory(11, { turns: 12, maxOutputLines: 60 });
     // keep_recent covers everything: only the last tier can reach the target

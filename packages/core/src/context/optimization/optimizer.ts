@@ -51,6 +51,12 @@ export interface OptimizeBranchInput {
   counter?: TokenCounter;
   /** optimize even below the trigger (the user's "optimize now"); still a no-op within target */
   force?: boolean;
+  /**
+   * After the provider refused the request as too long (its count differs from ours): aim at
+   * most at this fraction of the request's current size, below the configured target when that
+   * is lower still. Implies `force`.
+   */
+  shrinkTo?: number;
   /** summary batches summarized at once; default 3 */
   concurrency?: number;
 }
@@ -121,7 +127,11 @@ export async function optimizeBranch(input: OptimizeBranchInput): Promise<Optimi
   const { messages, config, contextWindow, signal } = input;
   const before = countRequestTokens(input, counter);
   const overhead = before.systemPrompt + before.tools;
-  const target = optimizationTarget(config, contextWindow);
+  const configured = optimizationTarget(config, contextWindow);
+  const target =
+    input.shrinkTo === undefined
+      ? configured
+      : Math.min(configured, Math.floor(before.total * input.shrinkTo));
   const record = (view: readonly ContextMessage[], tokensAfter: number): OptimizationView => ({
     id: input.newId(),
     session_id: input.sessionId,
@@ -143,9 +153,10 @@ export async function optimizeBranch(input: OptimizeBranchInput): Promise<Optimi
     tiers: [],
     target,
   });
-  const triggered = input.force
-    ? before.total > target
-    : needsOptimization(before.total, config, contextWindow);
+  const triggered =
+    input.force || input.shrinkTo !== undefined
+      ? before.total > target
+      : needsOptimization(before.total, config, contextWindow);
   if (!triggered) return unchanged();
   signal.throwIfAborted();
 

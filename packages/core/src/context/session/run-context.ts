@@ -25,7 +25,7 @@ export interface RoundCall {
 }
 
 export type LlmError = {
-  code: "llm_connection" | "llm_stream_interrupted" | "llm_error";
+  code: "llm_connection" | "llm_stream_interrupted" | "llm_error" | "context_overflow";
   message: string;
 };
 

@@ -1,4 +1,5 @@
 import { runAgentLoop, runAgentLoopContinue } from "../../agent/loop.js";
+import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
 import type { AgentEvent, AgentLoopConfig } from "../../agent/types.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import type { ModelConfig } from "../../model/llm-config.js";
@@ -8,7 +9,9 @@ import { RunContext } from "./run-context.js";
 import { handleLoopEvent, onDeltas, storesNothing } from "./run-events.js";
 import { finishRun } from "./run-finish.js";
 import { approvalGate, beforeTurn, transformContext } from "./run-hooks.js";
+import { OverflowRecovery } from "./run-overflow.js";
 import type { SessionCore } from "./session-core.js";
+import { StorageFailure } from "./session-errors.js";
 
 // One run of the runtime's agent loop inside a session operation. The driver is the loop's sink
 // and hooks: it maps the loop's events to states, rows and session events (run-events.ts),
@@ -75,11 +78,15 @@ export class RunDriver {
         ? { parentLoopId: input.parentLoopId, continuationKind: { type: "default" as const } }
         : {}),
     };
-    const config = this.#loopConfig(run, input);
+    const overflow = new OverflowRecovery(run, input);
+    const config = this.#loopConfig(run, input, overflow);
     const sink = { push: (event: AgentEvent) => this.#push(run, event) };
     try {
+      if (config !== undefined) await this.#nameLoop(run, context, config);
       if (config === undefined) {
         // no model to call (a missing key): the run fails as a model call would (llmError)
+      } else if (run.failure) {
+        // the loop could not be numbered (a storage failure): nothing runs
       } else if (input.prompts !== undefined) {
         await runAgentLoop(input.prompts, context, config, sink, run.controller.signal);
       } else {
@@ -87,6 +94,7 @@ export class RunDriver {
       }
       await run.serial(() => run.storeHeld());
       await run.settle();
+      overflow.explain();
       await finishRun(run);
     } finally {
       clearTimeout(run.timer);
@@ -97,8 +105,31 @@ export class RunDriver {
     if (run.failure) throw run.failure;
   }
 
+  /**
+   * The loop's id, numbered from the store so it survives restarts: a new run never reuses (and
+   * overwrites) an earlier run's loop record, and never becomes its own parent. A store that
+   * cannot answer fails the run as a storage failure.
+   */
+  async #nameLoop(
+    run: RunContext,
+    context: { loopId?: string; parentLoopId?: string },
+    config: AgentLoopConfig,
+  ): Promise<void> {
+    const configId = effectiveConfigId(config);
+    try {
+      const n = await this.#core.deps.store.nextLoopNumber(this.#core.id, configId);
+      context.loopId = loopIdOf(this.#core.id, configId, n);
+    } catch (error) {
+      run.fail(new StorageFailure(error));
+    }
+  }
+
   /** The loop's config; undefined (with run.llmError set) when the session's model has no key. */
-  #loopConfig(run: RunContext, input: RunInput): AgentLoopConfig | undefined {
+  #loopConfig(
+    run: RunContext,
+    input: RunInput,
+    overflow: OverflowRecovery,
+  ): AgentLoopConfig | undefined {
     const { deps, config } = this.#core;
     let model: ModelConfig;
     try {
@@ -119,8 +150,10 @@ export class RunDriver {
       provider: deps.provider,
       model,
       thinkingLevel: config.model?.thinking_level ?? "off",
-      // the session's optimization (transformContext) replaces the runtime's compaction
+      // the session's optimization (transformContext) replaces the runtime's compaction, and on
+      // a context overflow too (run-overflow.ts)
       contextConfig: null,
+      recoverContextOverflow: (signal) => overflow.recover(signal),
       executionLimits: deps.executionLimits,
       retryConfig: deps.retryConfig,
       toolExecution: { type: "sequential" },

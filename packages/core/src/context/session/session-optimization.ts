@@ -43,6 +43,8 @@ export interface OptimizeStep {
   tools: readonly AnyAgentTool[];
   signal: AbortSignal;
   force?: boolean;
+  /** after a context overflow: aim at most at this fraction of the current size (optimizer.ts) */
+  shrinkTo?: number;
   /** a message being processed, not yet in the pool (it is always among the kept recent ones) */
   pending?: ContextMessage;
 }
@@ -66,6 +68,7 @@ export async function optimizeActiveBranch(
     branchId,
     signal: step.signal,
     ...(step.force ? { force: true } : {}),
+    ...(step.shrinkTo !== undefined ? { shrinkTo: step.shrinkTo } : {}),
   });
 }
 

@@ -1,0 +1,105 @@
+import { OVERFLOW_TARGET } from "../../agent/context-compaction.js";
+import { isContextOverflow } from "../../llm/errors.js";
+import type { ContextState } from "../../model/states.js";
+import type { AnyAgentTool } from "../../tools/tool.js";
+import type { OptimizeBranchResult } from "../optimization/optimizer.js";
+import type { RunContext } from "./run-context.js";
+import {
+  optimizationMetadata,
+  optimizationWrite,
+  optimizeActiveBranch,
+} from "./session-optimization.js";
+
+// Recovery from a context overflow inside a session's run. The runtime's loop detects the
+// provider's "prompt is too long" (llm/errors.ts classifies it) and calls `recover` once per
+// response (AgentLoopConfig.recoverContextOverflow); the session answers with its own
+// optimization (one system: the branch's strategies, summaries and records, as a manual
+// optimize stores them, so the transcript shows the same divider), aimed below what the provider
+// refused, and the loop sends the request once more. A second overflow, or one the optimization
+// cannot shrink, ends the run as Failed with an error that says what was tried (`explain`).
+
+/** The context_update metadata `reason` of an optimization made after a context overflow. */
+export const CONTEXT_OVERFLOW_REASON = "context_overflow";
+
+type Outcome =
+  | { type: "none" }
+  | { type: "unchanged" }
+  | { type: "optimized"; result: OptimizeBranchResult };
+
+export class OverflowRecovery {
+  readonly #run: RunContext;
+  readonly #setup: { systemPrompt: string; tools: readonly AnyAgentTool[] };
+  #outcome: Outcome = { type: "none" };
+
+  constructor(run: RunContext, setup: { systemPrompt: string; tools: readonly AnyAgentTool[] }) {
+    this.#run = run;
+    this.#setup = setup;
+  }
+
+  /**
+   * Optimizes the active branch after the provider refused the request as too long: stores the
+   * OptimizingContext move, the new summaries and the optimization record with a context_update
+   * whose metadata says why (`reason: "context_overflow"`, `retrying: true`), and holds
+   * PreparingLLMRequest for the request sent again. Resolves false when nothing could be made
+   * smaller or the run is stopping; a storage failure fails the run.
+   */
+  async recover(signal: AbortSignal): Promise<boolean> {
+    const run = this.#run;
+    const core = run.core;
+    try {
+      // every step so far is stored (the prompt's write too), so the optimization sees it
+      await run.settle();
+      if (run.failure || run.interruptRequested || signal.aborted) return false;
+      const optimizing: ContextState = { type: "OptimizingContext" };
+      await run.move(optimizing);
+      if (core.state.type !== "OptimizingContext") return false;
+      const result = await optimizeActiveBranch(core, {
+        ...this.#setup,
+        signal,
+        // the provider counts differently from us: aim below what it refused, as the runtime's
+        // own overflow compaction does
+        shrinkTo: OVERFLOW_TARGET,
+      });
+      if (!result.changed) {
+        this.#outcome = { type: "unchanged" };
+        return false;
+      }
+      await run.commit({
+        write: optimizationWrite(result),
+        events: [
+          core.update(core.state, undefined, undefined, {
+            changed: true,
+            ...optimizationMetadata(result),
+            reason: CONTEXT_OVERFLOW_REASON,
+            retrying: true,
+          }),
+        ],
+      });
+      this.#outcome = { type: "optimized", result };
+      run.hold({ type: "PreparingLLMRequest" });
+      return !run.failure;
+    } catch (error) {
+      if (!signal.aborted) run.fail(error);
+      return false;
+    }
+  }
+
+  /**
+   * Once the run's steps are stored: a model error that is a context overflow the session could
+   * not recover from becomes a `context_overflow` error saying what was tried.
+   */
+  explain(): void {
+    const run = this.#run;
+    const error = run.llmError;
+    const outcome = this.#outcome;
+    if (error === undefined || outcome.type === "none") return;
+    // after an optimization the retried request may fail for another reason: keep that one
+    if (outcome.type === "optimized" && !isContextOverflow(undefined, error.message)) return;
+    const said = `the provider said: ${error.message}`;
+    const message =
+      outcome.type === "optimized"
+        ? `The conversation is still too long for the model after optimizing it from ${outcome.result.record.tokens_before} to ${outcome.result.record.tokens_after} tokens (${said}). Shorten it (fork from an earlier message) or use a model with a larger context window.`
+        : `The conversation is too long for the model and optimizing it cannot make it smaller (${said}). Shorten it (fork from an earlier message) or use a model with a larger context window.`;
+    run.llmError = { code: "context_overflow", message };
+  }
+}
