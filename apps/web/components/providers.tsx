@@ -24,7 +24,7 @@ export function Providers({ children }: { children: ReactNode }) {
 }
 
 /**
- * Errors and notices as toasts, in view wherever the page is scrolled (docs/decisions/0015-toasts-and-outgoing-messages.md).
+ * Errors and notices as toasts, in view wherever the page is scrolled (docs/decisions/0018-toasts-and-outgoing-messages.md).
  * At the top, where they cover neither the composer nor the newest message.
  */
 function Toasts() {
