@@ -14,6 +14,10 @@ const config: NextConfig = {
     "@prisma/adapter-pg",
     "better-sqlite3",
     "pg",
+    // the codebase index: a native watcher, and a WebAssembly runtime that loads its .wasm files
+    // from its own package directory
+    "@parcel/watcher",
+    "@vscode/tree-sitter-wasm",
   ],
 };
 

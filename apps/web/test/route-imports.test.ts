@@ -24,6 +24,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "FileListQuerySchema",
   "PatchSessionRequestSchema",
   "SearchQuerySchema",
+  "FileContentQuerySchema",
   "CreateBranchRequestSchema",
   "MergeRequestSchema",
   "ResolveMergeRequestSchema",
@@ -38,6 +39,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "MergeResponse",
   "ErrorResponse",
   "FileListResponse",
+  "FileContentResponse",
   "SettingsResponse",
   // the session API
   "ContextSession",

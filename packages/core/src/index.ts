@@ -1,5 +1,6 @@
 // @arbor/core public API. Each folder's index.ts re-exports its own public parts.
 export * from "./agent/index.js";
+export * from "./codebase/index.js";
 export * from "./context/index.js";
 export * from "./llm/index.js";
 export * from "./model/index.js";

@@ -12,6 +12,7 @@ const CORE_LAYERS = [
   "store",
   "llm",
   "tools",
+  "codebase",
   "agent",
   "recording",
   "context",

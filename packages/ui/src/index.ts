@@ -15,6 +15,7 @@ export * from "./composer.js";
 export * from "./connection-indicator.js";
 export { Drawer, type DrawerProps } from "./dialog.js";
 export * from "./file-picker.js";
+export * from "./file-view.js";
 export * from "./format.js";
 export * from "./help-sheet.js";
 export * from "./line-range.js";

@@ -1,6 +1,6 @@
 "use client";
 
-import type { SearchHit, SessionSummary } from "@arbor/core";
+import type { MessageSearchHit, SessionSummary } from "@arbor/core";
 import { useId, useState } from "react";
 import { formatRelativeTime, formatTokens, plural } from "./format.js";
 import { stateLabel, stateTone } from "./state-label.js";
@@ -16,7 +16,7 @@ export interface SessionListProps {
   /** told the query as it is typed, so the app can search the messages too */
   onQueryChange?: ((query: string) => void) | undefined;
   /** messages matching the query (full-text), shown under the title matches */
-  messageHits?: readonly SearchHit[] | undefined;
+  messageHits?: readonly MessageSearchHit[] | undefined;
   onOpenMessage?: ((sessionId: string, messageId: string) => void) | undefined;
 }
 

@@ -6,6 +6,7 @@ import {
   ConnectionIndicator,
   type ConnectionState,
   Drawer,
+  FileView,
   isRunning,
   type ModelOption,
   SessionList,
@@ -172,11 +173,22 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     live.store.forgetAnnounced(new Set([...shown, ...full].map((m) => m.id)));
   }, [shown, full, live.store]);
 
+  // the file view, opened from a codebase tool result's file:line
+  const [opened, setOpened] = useState<{ path: string; line: number } | undefined>();
+  const openFile = useCallback((path: string, line: number) => setOpened({ path, line }), []);
+  const openedFile = useQuery({
+    queryKey: ["workspace-file", sessionId, opened?.path],
+    queryFn: () => api.readFile(sessionId, opened?.path ?? ""),
+    enabled: opened !== undefined,
+    retry: false,
+  });
+
   const actions = useChatActions({
     sessionId,
     live,
     refreshSession,
     refreshMessages,
+    openFile,
   });
 
   const title = detail.data?.title;
@@ -420,6 +432,12 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
           />
         </div>
       </footer>
+      <FileView
+        target={opened}
+        file={openedFile.data}
+        error={openedFile.error ? errorText(openedFile.error) : undefined}
+        onClose={() => setOpened(undefined)}
+      />
     </div>
   );
 }

@@ -35,6 +35,8 @@ export interface ChatActionsDeps {
   live: LiveSession;
   refreshSession: () => Promise<void>;
   refreshMessages: () => Promise<void>;
+  /** a codebase result's `file:line` was clicked: open the file view there */
+  openFile: (path: string, line: number) => void;
 }
 
 export interface ChatActions {
@@ -60,6 +62,7 @@ export function useChatActions({
   live,
   refreshSession,
   refreshMessages,
+  openFile,
 }: ChatActionsDeps): ChatActions {
   const [actionError, setActionError] = useState<string | undefined>();
   const { pump, store, signal } = live;
@@ -261,8 +264,9 @@ export function useChatActions({
           pump(api.approvePlan(sessionId, messageId, { signal: signal() })),
         ),
       onAnswer: (_messageId: string, answer: string) => void sendText(answer),
+      onOpenFile: openFile,
     }),
-    [run, pump, signal, sendText, sessionId],
+    [run, pump, signal, sendText, sessionId, openFile],
   );
 
   return {

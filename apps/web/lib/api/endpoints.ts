@@ -8,6 +8,7 @@ import {
   CreateSessionRequestSchema,
   CreateSessionResponseSchema,
   EditMessageRequestSchema,
+  FileContentResponseSchema,
   FileListResponseSchema,
   InterruptResponseSchema,
   MergeRequestSchema,
@@ -67,6 +68,7 @@ const s = {
   approvePlan: { title: "ApprovePlanRequest", schema: ApprovePlanRequestSchema },
   editMessage: { title: "EditMessageRequest", schema: EditMessageRequestSchema },
   files: { title: "FileListResponse", schema: FileListResponseSchema },
+  fileContent: { title: "FileContentResponse", schema: FileContentResponseSchema },
   createBranch: { title: "CreateBranchRequest", schema: CreateBranchRequestSchema },
   merge: { title: "MergeRequest", schema: MergeRequestSchema },
   resolveMerge: { title: "ResolveMergeRequest", schema: ResolveMergeRequestSchema },
@@ -226,6 +228,17 @@ export const ENDPOINTS: readonly Endpoint[] = [
       { name: "limit", in: "query", description: "files at most, 1–5000; default 200" },
     ],
     response: { status: 200, json: s.files },
+    errors: [400, 404],
+  },
+  {
+    method: "GET",
+    path: "/api/sessions/{id}/files/content",
+    summary:
+      "A workspace file's text for the chat's file view (opened from a codebase tool's `file:line`): confined to the workspace like the file tools, at most 512 KiB. 400 names `path` when it lies outside the workspace or is binary; 404 when it does not exist or is not a file.",
+    parameters: [
+      { name: "path", in: "query", description: "the file, relative to the workspace (required)" },
+    ],
+    response: { status: 200, json: s.fileContent },
     errors: [400, 404],
   },
   {

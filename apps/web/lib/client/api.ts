@@ -6,6 +6,7 @@ import type {
   CreateSessionRequest,
   CreateSessionResponse,
   ErrorResponse,
+  FileContentResponse,
   FileListResponse,
   InterruptResponse,
   MergeRequest,
@@ -190,6 +191,14 @@ export const api = {
     const suffix = params.size > 0 ? `?${params}` : "";
     return json<FileListResponse>("GET", `${sessionPath(id)}/files${suffix}`, undefined, options);
   },
+  /** a workspace file for the file view */
+  readFile: (id: string, path: string, options?: RequestOptions) =>
+    json<FileContentResponse>(
+      "GET",
+      `${sessionPath(id)}/files/content?${new URLSearchParams({ path })}`,
+      undefined,
+      options,
+    ),
   resume: (id: string, options?: RequestOptions) =>
     stream(`${sessionPath(id)}/resume`, undefined, options),
   patchConfig: (id: string, patch: PatchConfigRequest) =>

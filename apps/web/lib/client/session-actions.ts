@@ -1,6 +1,6 @@
 "use client";
 
-import type { ContextMessage, SearchHit, SessionSummary } from "@arbor/core";
+import type { ContextMessage, MessageSearchHit, SessionSummary } from "@arbor/core";
 import { type ExportFormat, exportFileName, sessionJson, sessionMarkdown } from "@arbor/ui";
 import { type QueryClient, useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
@@ -83,7 +83,7 @@ export function downloadSession(
 /** Full-text hits for the query the user is typing (from two characters, 250 ms after typing). */
 export function useMessageSearch(): {
   onQueryChange: (query: string) => void;
-  hits: readonly SearchHit[] | undefined;
+  hits: readonly MessageSearchHit[] | undefined;
 } {
   const [typed, setTyped] = useState("");
   const [query, setQuery] = useState("");

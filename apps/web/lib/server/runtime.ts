@@ -1,5 +1,6 @@
 import { join, resolve } from "node:path";
 import {
+  CodebaseIndex,
   type ContextSession,
   type CreateSessionRequest,
   createDefaultProviderRegistry,
@@ -7,10 +8,12 @@ import {
   describeModelConfig,
   detectSandbox,
   endGroupsOnShutdown,
+  type FileViewResult,
   type Logger,
   loopTreesFromRecords,
   type ModelConfigDescription,
   modelConfigFromEnv,
+  readWorkspaceFile,
   type SessionLoopTree,
   SessionManager,
   type SessionStore,
@@ -20,6 +23,7 @@ import {
   secretsFromEnv,
   ToolProcesses,
   toolEnvNames,
+  withCodebaseTools,
 } from "@arbor/core";
 import { dataDirOf } from "./data-dir";
 import { installToken } from "./install-token";
@@ -73,6 +77,8 @@ export interface Runtime {
   readonly settings: SettingsResponse;
   /** Creates a session whose tools and file references are confined to the runtime's workspace. */
   createSession(request: CreateSessionRequest): Promise<ContextSession>;
+  /** A workspace file for the chat's file view (confined to the workspace like the file tools). */
+  readFile(path: string): Promise<FileViewResult>;
   /** The session's loop tree from the store (empty before the first run). */
   loopTree(sessionId: string): Promise<SessionLoopTree>;
   close(): Promise<void>;
@@ -103,6 +109,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   if (sandbox.mode !== "bubblewrap") {
     logger.warn("bash runs without a sandbox", { reason: sandbox.reason });
   }
+  // the workspace's symbol index for the codebase tools: indexed in a worker thread on first use,
+  // persisted under the data directory so a restart re-reads only changed files
+  const codebase = new CodebaseIndex({
+    workspaceRoot: workspace,
+    storeDir: join(dataDir, "codebase-index"),
+    onError: (err) => logger.warn("codebase index update failed", { error: err.message }),
+  });
   const toolSecrets = secretsFromEnv(env, [token]);
   const secrets = (): readonly string[] => toolSecrets;
 
@@ -124,14 +137,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     modelEnv: env,
     logger,
     // a session without a workspace of its own (older rows) still gets the runtime's
-    tools: (config) =>
-      createDefaultTools({
+    tools: (config) => {
+      const tools = createDefaultTools({
         workspaceRoot: config.workspace ?? workspace,
         env,
         secrets,
         sandbox,
         processes,
-      }),
+      });
+      // an older session's own workspace has no index here: it keeps the six file tools
+      return (config.workspace ?? workspace) === workspace
+        ? withCodebaseTools(tools, { index: codebase, secrets })
+        : tools;
+    },
   });
   const described = describeModelConfig(model);
   logger.info("runtime started", {
@@ -155,6 +173,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         ...(request.title !== undefined ? { title: request.title } : {}),
         config: { ...request.config, workspace },
       }),
+    readFile: (path) => readWorkspaceFile(workspace, path),
     async loopTree(sessionId) {
       const trees = loopTreesFromRecords(await store.listLoops(sessionId));
       return (
@@ -164,6 +183,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     close: async () => {
       stopEndingGroups();
       processes.shutdown();
+      await codebase.close();
       await opened.close();
     },
   };

@@ -129,7 +129,7 @@ export const FileListResponseSchema = z
   .describe("Answer to GET /api/sessions/{id}/files.");
 export type FileListResponse = z.infer<typeof FileListResponseSchema>;
 
-export const SearchHitSchema = z
+export const MessageSearchHitSchema = z
   .object({
     session_id: z.string(),
     session_title: z.string(),
@@ -140,12 +140,21 @@ export const SearchHitSchema = z
     snippet: z.string().describe("the matching text around the first match, on one line"),
   })
   .describe("One message that holds every word searched for.");
-export type SearchHit = z.infer<typeof SearchHitSchema>;
+export type MessageSearchHit = z.infer<typeof MessageSearchHitSchema>;
 
 export const SearchResponseSchema = z
   .object({
     query: z.string(),
-    results: z.array(SearchHitSchema).describe("newest message first"),
+    results: z.array(MessageSearchHitSchema).describe("newest message first"),
   })
   .describe("Full-text search over the messages of every session.");
 export type SearchResponse = z.infer<typeof SearchResponseSchema>;
+export const FileContentResponseSchema = z
+  .object({
+    path: z.string().describe("the file, relative to the workspace, `/`-separated"),
+    content: z.string().describe("its text (UTF-8), at most the first 512 KiB"),
+    total_lines: z.number().int().min(0).describe("lines in `content`"),
+    truncated: z.boolean().describe("the file is longer than what `content` holds"),
+  })
+  .describe("Answer to GET /api/sessions/{id}/files/content: a workspace file for the file view.");
+export type FileContentResponse = z.infer<typeof FileContentResponseSchema>;

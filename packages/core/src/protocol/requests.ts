@@ -288,6 +288,17 @@ export const FileListQuerySchema = z
   .describe("Query parameters of GET /api/sessions/{id}/files.");
 export type FileListQuery = z.infer<typeof FileListQuerySchema>;
 
+export const FileContentQuerySchema = z
+  .object({
+    path: z
+      .string()
+      .min(1)
+      .max(4096)
+      .describe("the file, relative to the session's workspace (as codebase tool results name it)"),
+  })
+  .describe("Query parameters of GET /api/sessions/{id}/files/content.");
+export type FileContentQuery = z.infer<typeof FileContentQuerySchema>;
+
 // ---- Branches and merge -----------------------------------------------------------------------
 
 export const CreateBranchRequestSchema = z

@@ -21,6 +21,8 @@ export interface MessageCallbacks {
   onToolDecisions?: ((decisions: ApprovalDecision[]) => void) | undefined;
   onApprovePlan?: ((messageId: string) => void) | undefined;
   onAnswer?: ((messageId: string, answer: string) => void) | undefined;
+  /** a `file:line` link in a codebase tool's result: open the file view at that line */
+  onOpenFile?: ((path: string, line: number) => void) | undefined;
 }
 
 export interface MessageCardProps extends MessageCallbacks {
@@ -41,6 +43,7 @@ function CardBody({
   onAnswer,
   toolResults,
   running,
+  onOpenFile,
 }: MessageCardProps) {
   const { body } = message;
   switch (body.message_type) {
@@ -55,10 +58,11 @@ function CardBody({
           onToolDecisions={onToolDecisions}
           results={toolResults}
           running={running}
+          onOpenFile={onOpenFile}
         />
       );
     case "tool_result":
-      return <ToolResultCard body={body} />;
+      return <ToolResultCard body={body} onOpenFile={onOpenFile} />;
     case "mcp_resource":
       return <McpResourceCard body={body} />;
     case "system_control":

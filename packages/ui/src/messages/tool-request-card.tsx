@@ -62,9 +62,10 @@ interface ToolCallRowProps {
   result: BodyOf<"tool_result"> | undefined;
   /** the session is still working: an approved call without a result is running */
   running: boolean;
+  onOpenFile: ((path: string, line: number) => void) | undefined;
 }
 
-function ToolCallRow({ call, decided, onDecide, result, running }: ToolCallRowProps) {
+function ToolCallRow({ call, decided, onDecide, result, running, onOpenFile }: ToolCallRowProps) {
   const pending = call.approval === "pending";
   const approved = call.approval === "approved" || call.approval === "auto_approved";
   const args = (
@@ -132,7 +133,7 @@ function ToolCallRow({ call, decided, onDecide, result, running }: ToolCallRowPr
       )}
       {result && (
         <div className="mt-2">
-          <ToolResultCard body={result} />
+          <ToolResultCard body={result} onOpenFile={onOpenFile} />
         </div>
       )}
     </li>
@@ -146,6 +147,8 @@ export interface ToolRequestCardProps {
   /** the calls' results, shown inside each call's row */
   results?: ToolResults | undefined;
   running?: boolean;
+  /** a codebase tool's result links its files here */
+  onOpenFile?: ((path: string, line: number) => void) | undefined;
 }
 
 export function ToolRequestCard({
@@ -153,6 +156,7 @@ export function ToolRequestCard({
   onToolDecisions,
   results,
   running = false,
+  onOpenFile,
 }: ToolRequestCardProps) {
   const [decided, setDecided] = useState<ReadonlySet<string>>(new Set());
   const send = (decisions: ApprovalDecision[]) => {
@@ -184,6 +188,7 @@ export function ToolRequestCard({
             onDecide={onToolDecisions ? (decision) => send([decision]) : undefined}
             result={results?.get(call.id)}
             running={running}
+            onOpenFile={onOpenFile}
           />
         ))}
       </ul>

@@ -3,6 +3,7 @@
 import type { BodyOf, ToolResultStatus } from "@arbor/core";
 import { unreachable } from "../state-label.js";
 import { badgeClass } from "../styles.js";
+import { codebaseResultView, type OpenFile } from "./codebase-result.js";
 import { Disclosure, preClass } from "./disclosure.js";
 
 function ResultBadge({ status }: { status: ToolResultStatus }) {
@@ -51,8 +52,17 @@ function ResultBadge({ status }: { status: ToolResultStatus }) {
 }
 
 /** A tool's output, collapsed to one line until expanded; failures are marked in the header. */
-export function ToolResultCard({ body }: { body: BodyOf<"tool_result"> }) {
+export function ToolResultCard({
+  body,
+  onOpenFile,
+}: {
+  body: BodyOf<"tool_result">;
+  /** codebase tools' `file:line` links open the file view at that line */
+  onOpenFile?: OpenFile | undefined;
+}) {
   const failed = body.status === "error";
+  const structured =
+    body.status === "success" ? codebaseResultView(body.tool_name, body.details, onOpenFile) : null;
   return (
     <div
       data-result-status={body.status}
@@ -68,22 +78,24 @@ export function ToolResultCard({ body }: { body: BodyOf<"tool_result"> }) {
         }
       >
         <div className="flex flex-col gap-2">
-          {body.content.map((block, index) =>
-            block.type === "text" ? (
-              // biome-ignore lint/suspicious/noArrayIndexKey: content blocks have no ids and never reorder
-              <pre key={index} className={preClass}>
-                {block.text}
-              </pre>
-            ) : (
-              <img
+          {structured}
+          {structured === null &&
+            body.content.map((block, index) =>
+              block.type === "text" ? (
                 // biome-ignore lint/suspicious/noArrayIndexKey: content blocks have no ids and never reorder
-                key={index}
-                alt={`${body.tool_name} output ${index + 1}`}
-                src={`data:${block.mimeType};base64,${block.data}`}
-                className="max-h-96 max-w-full rounded"
-              />
-            ),
-          )}
+                <pre key={index} className={preClass}>
+                  {block.text}
+                </pre>
+              ) : (
+                <img
+                  // biome-ignore lint/suspicious/noArrayIndexKey: content blocks have no ids and never reorder
+                  key={index}
+                  alt={`${body.tool_name} output ${index + 1}`}
+                  src={`data:${block.mimeType};base64,${block.data}`}
+                  className="max-h-96 max-w-full rounded"
+                />
+              ),
+            )}
         </div>
       </Disclosure>
     </div>

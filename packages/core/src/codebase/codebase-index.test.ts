@@ -1,0 +1,113 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type FixtureWorkspace, polyglotWorkspace } from "../../test/support/codebase-workspace.js";
+import { createWriteFileTool } from "../tools/builtin/write-file.js";
+import { CodebaseIndex } from "./codebase-index.js";
+import { withIndexUpdates } from "./codebase-tools.js";
+
+// The index as the server runs it: indexing in a worker thread, the watcher, the store on disk.
+
+const open: Array<{ index: CodebaseIndex; ws?: FixtureWorkspace }> = [];
+
+function indexOf(ws: FixtureWorkspace, watch = true): CodebaseIndex {
+  const index = new CodebaseIndex({ workspaceRoot: ws.root, storeDir: ws.dataDir, watch });
+  open.push({ index });
+  return index;
+}
+
+function workspace(): FixtureWorkspace {
+  const ws = polyglotWorkspace();
+  open.push({ index: new CodebaseIndex({ workspaceRoot: ws.root, watch: false }), ws });
+  return ws;
+}
+
+afterEach(async () => {
+  for (const { index, ws } of open.splice(0)) {
+    await index.close();
+    ws?.dispose();
+  }
+});
+
+// each index starts a worker thread that loads tsx and eleven grammars: seconds on a loaded machine
+describe("CodebaseIndex", { timeout: 90_000 }, () => {
+  it("sees a file written on disk a moment before the call, and forgets a deleted one", async () => {
+    const ws = workspace();
+    const index = indexOf(ws);
+    await index.ready();
+    ws.write("src/fresh.ts", "export function freshlyWrittenHelper(): number {\n  return 1;\n}\n");
+    let symbols = await index.ready();
+    expect(symbols.definitions("freshlyWrittenHelper")).toMatchObject([
+      { path: "src/fresh.ts", line: 1, kind: "function" },
+    ]);
+
+    ws.write("src/fresh.ts", "export const renamedHelper = 2;\n");
+    symbols = await index.ready();
+    expect(symbols.definitions("freshlyWrittenHelper")).toEqual([]);
+    expect(symbols.definitions("renamedHelper")).toHaveLength(1);
+
+    ws.remove("src/users.ts");
+    symbols = await index.ready();
+    expect(symbols.definitions("UserRepository")).toEqual([]);
+    expect(symbols.references("UserRepository").map((r) => r.path)).toEqual([
+      "src/index.ts",
+      "src/server/http-server.ts",
+    ]);
+  });
+
+  it("picks up a new directory and a changed .gitignore", async () => {
+    const ws = workspace();
+    const index = indexOf(ws);
+    await index.ready();
+    ws.write("lib/deep/nested/tool.py", "def nested_tool_function():\n    pass\n");
+    expect((await index.ready()).definitions("nested_tool_function")).toHaveLength(1);
+    ws.write(".gitignore", "generated/\n*.secret.ts\nlib/\n");
+    expect((await index.ready()).definitions("nested_tool_function")).toEqual([]);
+  });
+
+  it("updates at once for Arbor's own writes, without the watcher", async () => {
+    const ws = workspace();
+    const index = indexOf(ws, false);
+    await index.ready();
+    const write = withIndexUpdates(createWriteFileTool({ workspaceRoot: ws.root }), index);
+    await write.execute(
+      { path: "src/added.ts", content: "export class AddedByTheAgent {}\n" },
+      {
+        toolCallId: "c",
+        toolName: "write_file",
+        signal: new AbortController().signal,
+        onUpdate: () => undefined,
+        onProgress: () => undefined,
+      },
+    );
+    expect((await index.ready()).definitions("AddedByTheAgent")).toMatchObject([
+      { path: "src/added.ts", kind: "class" },
+    ]);
+  });
+
+  it("persists the index: a restart re-reads only changed files", async () => {
+    const ws = workspace();
+    const first = indexOf(ws, false);
+    await first.ready();
+    expect(first.status).toMatchObject({ files: 17, reread: 17, reused: 0 });
+    await first.close();
+    expect(readdirSync(ws.dataDir).filter((f) => f.endsWith(".json"))).toHaveLength(1);
+
+    const second = indexOf(ws, false);
+    await second.ready();
+    expect(second.status).toMatchObject({ files: 17, reread: 0, reused: 17 });
+    expect(second.symbols.definitions("ShoppingCart")).toHaveLength(1);
+    await second.close();
+
+    ws.write("py/shop/cart.py", "class RenamedCart:\n    pass\n");
+    // same content, new mtime: hashed, not parsed again (and not counted as re-read)
+    ws.write("src/cli.ts", 'import { main } from "./index.js";\n\nmain();\n');
+    const third = indexOf(ws, false);
+    const symbols = await third.ready();
+    expect(third.status).toMatchObject({ files: 17, reread: 1, reused: 16 });
+    expect(symbols.definitions("ShoppingCart")).toEqual([]);
+    expect(symbols.definitions("RenamedCart")[0]?.path).toBe(
+      path.posix.join("py", "shop", "cart.py"),
+    );
+  });
+});

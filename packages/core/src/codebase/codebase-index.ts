@@ -1,0 +1,230 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { AsyncSubscription } from "@parcel/watcher";
+import type { OpenResult } from "./index-state.js";
+import type { IndexerOptions } from "./indexer.js";
+import { SymbolIndex } from "./symbol-index.js";
+import { INDEX_EXCLUDED_DIRS } from "./walk.js";
+import { type IndexRunner, WorkerRunner } from "./worker-client.js";
+
+// One workspace's symbol index, kept fresh:
+// - start(): the indexing worker loads the persisted index and re-reads only files whose size or
+//   mtime moved (and whose content hash then differs), then the watcher is subscribed;
+// - the watcher's events and Arbor's own writes (changed()) queue paths, which the worker
+//   re-reads in the background;
+// - ready() — what every codebase tool awaits — first makes sure the watcher has reported every
+//   change made before the call (a barrier file in a private directory: watcher events arrive in
+//   order, so once the barrier's event is in, earlier workspace events are too), then waits until
+//   every queued path is applied. No tool answers from an index older than its call.
+
+export interface CodebaseIndexOptions {
+  workspaceRoot: string;
+  /** directory of persisted indexes (one file per workspace); undefined = in memory only */
+  storeDir?: string;
+  /** watch the workspace for outside changes (default true) */
+  watch?: boolean;
+  /** default: a worker thread */
+  runner?: IndexRunner;
+  indexer?: IndexerOptions;
+  /** called when background indexing fails (the index keeps its last good state) */
+  onError?: (err: Error) => void;
+}
+
+export interface IndexStatus {
+  files: number;
+  /** of the last start: files re-read, stored records reused */
+  reread: number;
+  reused: number;
+  startMs: number;
+}
+
+type Watcher = typeof import("@parcel/watcher");
+
+const BARRIER_TIMEOUT_MS = 5_000;
+
+export class CodebaseIndex {
+  readonly root: string;
+  readonly symbols = new SymbolIndex();
+  private readonly runner: IndexRunner;
+  private started: Promise<void> | undefined;
+  private dirty = new Set<string>();
+  private rescanWanted = false;
+  private draining: Promise<void> | undefined;
+  private subscriptions: AsyncSubscription[] = [];
+  private barrierDir: string | undefined;
+  private barrierSeq = 0;
+  private readonly barrierWaiters = new Map<number, () => void>();
+  private closed = false;
+  private lastStart: IndexStatus | undefined;
+
+  constructor(private readonly options: CodebaseIndexOptions) {
+    this.root = path.resolve(options.workspaceRoot);
+    this.runner = options.runner ?? new WorkerRunner();
+  }
+
+  get status(): IndexStatus | undefined {
+    return this.lastStart;
+  }
+
+  /** Loads or builds the index and starts watching. Idempotent; ready() calls it. */
+  start(): Promise<void> {
+    this.started ??= this.open().catch((err: unknown) => {
+      this.started = undefined;
+      throw err;
+    });
+    return this.started;
+  }
+
+  private async open(): Promise<void> {
+    const began = performance.now();
+    // subscribe before the scan: a change made during the scan is queued, not lost
+    if (this.options.watch !== false) await this.subscribe();
+    const result: OpenResult = await this.runner.run({
+      type: "open",
+      root: this.root,
+      ...(this.options.storeDir !== undefined ? { storeDir: this.options.storeDir } : {}),
+      ...(this.options.indexer !== undefined ? { options: this.options.indexer } : {}),
+    });
+    this.symbols.apply({ records: result.records, touched: [], removed: [], skipped: 0 });
+    this.lastStart = {
+      files: this.symbols.fileCount,
+      reread: result.reread,
+      reused: result.reused,
+      startMs: performance.now() - began,
+    };
+  }
+
+  private async subscribe(): Promise<void> {
+    const watcher: Watcher = await import("@parcel/watcher");
+    const base = this.options.storeDir ?? tmpdir();
+    mkdirSync(base, { recursive: true });
+    // the barrier directory is subscribed first: its callback then runs before the workspace's in
+    // the same batch, and ready() yields once more after it (see barrier())
+    this.barrierDir = mkdtempSync(path.join(base, "barrier-"));
+    this.subscriptions.push(
+      await watcher.subscribe(this.barrierDir, (_err, events) => {
+        for (const event of events) {
+          if (event.type !== "create") continue;
+          rmSync(event.path, { force: true });
+          const seq = Number(path.basename(event.path));
+          for (const [waiting, resolve] of this.barrierWaiters) {
+            if (waiting <= seq) {
+              this.barrierWaiters.delete(waiting);
+              resolve();
+            }
+          }
+        }
+      }),
+    );
+    this.subscriptions.push(
+      await watcher.subscribe(
+        this.root,
+        (err, events) => {
+          if (err !== null) {
+            this.options.onError?.(err);
+            return;
+          }
+          for (const event of events) {
+            const rel = path.relative(this.root, event.path).split(path.sep).join("/");
+            if (rel === "" || rel.startsWith("..")) continue;
+            if (rel === ".gitignore" || rel.endsWith("/.gitignore")) this.rescanWanted = true;
+            // a directory created, moved in or deleted: its files are found by a rescan
+            else if (event.type !== "update" && !/\.[A-Za-z0-9]+$/.test(rel))
+              this.rescanWanted = true;
+            else this.dirty.add(rel);
+            if (event.type === "delete") {
+              for (const record of this.symbols.allFiles()) {
+                if (record.path.startsWith(`${rel}/`)) this.dirty.add(record.path);
+              }
+            }
+          }
+          void this.drain();
+        },
+        { ignore: INDEX_EXCLUDED_DIRS.map((dir) => `**/${dir}/**`) },
+      ),
+    );
+  }
+
+  /** Arbor's own file tools report the files they wrote: re-read at once, before the next call. */
+  changed(paths: readonly string[]): void {
+    for (const p of paths) {
+      const rel = path.isAbsolute(p) ? path.relative(this.root, p) : p;
+      this.dirty.add(rel.split(path.sep).join("/"));
+    }
+    if (this.started !== undefined) void this.drain();
+  }
+
+  private drain(): Promise<void> {
+    this.draining ??= (async () => {
+      try {
+        await this.start();
+        while (!this.closed && (this.dirty.size > 0 || this.rescanWanted)) {
+          if (this.rescanWanted) {
+            this.rescanWanted = false;
+            this.dirty.clear();
+            this.symbols.apply(await this.runner.run({ type: "rescan" }));
+            continue;
+          }
+          const paths = [...this.dirty];
+          this.dirty = new Set();
+          this.symbols.apply(await this.runner.run({ type: "update", paths }));
+        }
+      } catch (err) {
+        this.options.onError?.(err instanceof Error ? err : new Error(String(err)));
+      } finally {
+        this.draining = undefined;
+      }
+    })();
+    return this.draining;
+  }
+
+  /**
+   * Resolves once the watcher has reported every change made before this call. A watcher that
+   * stops reporting must not hang every tool call: after BARRIER_TIMEOUT_MS the call goes on with
+   * what is indexed, and onError says so.
+   */
+  private barrier(): Promise<void> {
+    const dir = this.barrierDir;
+    if (dir === undefined || this.subscriptions.length === 0) return Promise.resolve();
+    const seq = ++this.barrierSeq;
+    const reached = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.barrierWaiters.delete(seq);
+        this.options.onError?.(new Error("the file watcher did not report within 5 s"));
+        resolve();
+      }, BARRIER_TIMEOUT_MS);
+      timer.unref();
+      this.barrierWaiters.set(seq, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    writeFileSync(path.join(dir, String(seq)), "");
+    return reached.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+  }
+
+  /**
+   * The index with every change made before this call applied: what each codebase tool awaits.
+   * Throws when the first indexing fails (the tool then reports the error).
+   */
+  async ready(): Promise<SymbolIndex> {
+    await this.start();
+    await this.barrier();
+    while (this.draining !== undefined || this.dirty.size > 0 || this.rescanWanted) {
+      await this.drain();
+    }
+    return this.symbols;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const resolve of this.barrierWaiters.values()) resolve();
+    this.barrierWaiters.clear();
+    await Promise.all(this.subscriptions.map((s) => s.unsubscribe().catch(() => undefined)));
+    this.subscriptions = [];
+    if (this.barrierDir !== undefined) rmSync(this.barrierDir, { recursive: true, force: true });
+    await this.draining?.catch(() => undefined);
+    await this.runner.close();
+  }
+}

@@ -1,0 +1,222 @@
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type * as TreeSitter from "@vscode/tree-sitter-wasm";
+import type { Definition, FileRecord } from "./file-record.js";
+import { SIGNATURE_MAX } from "./file-record.js";
+import { type DefinitionKind, type LanguageId, languageSpec } from "./languages.js";
+import { termFrequencies } from "./tokens.js";
+
+// Reads one file's definitions and identifier occurrences with tree-sitter (WebAssembly, no
+// native build). Runs inside the indexing worker; nothing here touches the index itself.
+
+type TreeSitterModule = typeof TreeSitter;
+
+interface LoadedLanguage {
+  parser: TreeSitter.Parser;
+  definitions: TreeSitter.Query;
+  identifiers: TreeSitter.Query;
+}
+
+const require = createRequire(import.meta.url);
+
+/** Parsers and compiled queries, loaded once per language on first use. */
+export class Grammars {
+  private runtime: Promise<{ ts: TreeSitterModule; dir: string }> | undefined;
+  private readonly loaded = new Map<string, Promise<LoadedLanguage>>();
+
+  private init(): Promise<{ ts: TreeSitterModule; dir: string }> {
+    this.runtime ??= (async () => {
+      const ts = require("@vscode/tree-sitter-wasm") as TreeSitterModule;
+      const dir = path.dirname(require.resolve("@vscode/tree-sitter-wasm")) + path.sep;
+      await ts.Parser.init({ locateFile: (file: string) => dir + file });
+      return { ts, dir };
+    })();
+    return this.runtime;
+  }
+
+  /** undefined for languages the index searches as text only */
+  async forLanguage(id: LanguageId): Promise<LoadedLanguage | undefined> {
+    const spec = languageSpec(id);
+    if (spec.grammar === undefined) return undefined;
+    let loaded = this.loaded.get(id);
+    if (loaded === undefined) {
+      const grammar = spec.grammar;
+      loaded = this.init().then(async ({ ts, dir }) => {
+        const language = await ts.Language.load(dir + grammar);
+        const parser = new ts.Parser();
+        parser.setLanguage(language);
+        const idTypes = (spec.identifiers ?? ["identifier"]).map((type) => `(${type})`).join(" ");
+        return {
+          parser,
+          definitions: new ts.Query(language, spec.definitions ?? ""),
+          identifiers: new ts.Query(language, `[${idTypes}] @id`),
+        };
+      });
+      this.loaded.set(id, loaded);
+    }
+    return loaded;
+  }
+}
+
+export function contentHash(content: Buffer | string): string {
+  return createHash("sha1").update(content).digest("hex");
+}
+
+function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  let lines = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines++;
+  return text.endsWith("\n") ? lines - 1 : lines;
+}
+
+function signatureOf(node: TreeSitter.Node, text: string): string {
+  // `const X = …`: the declaration keyword belongs to the signature
+  const parent = node.parent;
+  const start =
+    parent !== null && /declaration$/.test(parent.type) && parent.namedChildCount === 1
+      ? parent.startIndex
+      : node.startIndex;
+  const body =
+    node.childForFieldName("body") ??
+    node.childForFieldName("value")?.childForFieldName("body") ??
+    null;
+  const end = body !== null && body.startIndex > start ? body.startIndex : node.endIndex;
+  let raw = text.slice(start, end);
+  if (body === null) {
+    const newline = raw.indexOf("\n");
+    if (newline !== -1) raw = raw.slice(0, newline);
+  }
+  const collapsed = raw.replace(/\s+/g, " ").trim();
+  return collapsed.length > SIGNATURE_MAX ? `${collapsed.slice(0, SIGNATURE_MAX - 1)}…` : collapsed;
+}
+
+interface Found {
+  name: string;
+  /** a container the definition names itself (Go receivers, C++ `A::f`) */
+  container?: string;
+  kind: DefinitionKind | "scope";
+  node: TreeSitter.Node;
+}
+
+const CONTAINER_KINDS = new Set(["class", "interface", "enum", "scope", "function", "method"]);
+
+function definitionsOf(loaded: LoadedLanguage, root: TreeSitter.Node, text: string): Definition[] {
+  const byNode = new Map<number, Found>();
+  for (const match of loaded.definitions.matches(root)) {
+    let name: string | undefined;
+    let container: string | undefined;
+    let def: { node: TreeSitter.Node; kind: Found["kind"] } | undefined;
+    for (const capture of match.captures) {
+      if (capture.name === "name") name = capture.node.text;
+      else if (capture.name === "container") container = capture.node.text.replace(/[^\w$]/g, "");
+      else if (capture.name === "scope") def = { node: capture.node, kind: "scope" };
+      else if (capture.name.startsWith("def.")) {
+        def = { node: capture.node, kind: capture.name.slice(4) as DefinitionKind };
+      }
+    }
+    if (name === undefined || def === undefined) continue;
+    const earlier = byNode.get(def.node.id);
+    // `const f = () => …` matches as constant and as function: the function wins
+    if (earlier !== undefined && !(earlier.kind === "constant" && def.kind !== "constant"))
+      continue;
+    byNode.set(def.node.id, {
+      name,
+      kind: def.kind,
+      node: def.node,
+      ...(container !== undefined ? { container } : {}),
+    });
+  }
+  const found = [...byNode.values()];
+  found.sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
+  const defs: Definition[] = [];
+  const open: Found[] = [];
+  for (const item of found) {
+    while (
+      open.length > 0 &&
+      (open[open.length - 1] as Found).node.endIndex <= item.node.startIndex
+    ) {
+      open.pop();
+    }
+    const parent = open[open.length - 1];
+    if (item.kind !== "scope") {
+      let kind = item.kind;
+      // a function inside a class, interface or impl is a method (Python, Rust, C++)
+      if (
+        kind === "function" &&
+        (item.container !== undefined ||
+          (parent !== undefined &&
+            (parent.kind === "class" || parent.kind === "interface" || parent.kind === "scope")))
+      ) {
+        kind = "method";
+      }
+      const def: Definition = {
+        name: item.name,
+        kind,
+        signature: signatureOf(item.node, text),
+        line: item.node.startPosition.row + 1,
+        endLine: item.node.endPosition.row + 1,
+      };
+      const container = item.container ?? parent?.name;
+      if (container !== undefined) def.container = container;
+      defs.push(def);
+    }
+    if (CONTAINER_KINDS.has(item.kind)) open.push(item);
+  }
+  return defs;
+}
+
+function identifiersOf(loaded: LoadedLanguage, root: TreeSitter.Node): Array<[string, number[]]> {
+  const lines = new Map<string, number[]>();
+  for (const capture of loaded.identifiers.captures(root)) {
+    const name = capture.node.text;
+    const line = capture.node.startPosition.row + 1;
+    const list = lines.get(name);
+    if (list === undefined) lines.set(name, [line]);
+    else if (list[list.length - 1] !== line) list.push(line);
+  }
+  return [...lines];
+}
+
+export interface AnalyseInput {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  language: LanguageId;
+  content: string;
+  hash: string;
+}
+
+/** The file's record: definitions and identifiers for parsed languages, terms for all. */
+export async function analyseFile(grammars: Grammars, input: AnalyseInput): Promise<FileRecord> {
+  const { content } = input;
+  const terms = termFrequencies(content);
+  let termCount = 0;
+  for (const count of terms.values()) termCount += count;
+  let defs: Definition[] = [];
+  let idents: Array<[string, number[]]> = [];
+  const loaded = await grammars.forLanguage(input.language);
+  if (loaded !== undefined) {
+    const tree = loaded.parser.parse(content);
+    if (tree !== null) {
+      try {
+        defs = definitionsOf(loaded, tree.rootNode, content);
+        idents = identifiersOf(loaded, tree.rootNode);
+      } finally {
+        tree.delete();
+      }
+    }
+  }
+  return {
+    path: input.path,
+    size: input.size,
+    mtimeMs: input.mtimeMs,
+    hash: input.hash,
+    language: input.language,
+    lines: countLines(content),
+    defs,
+    idents,
+    terms: [...terms],
+    termCount,
+  };
+}

@@ -1,0 +1,118 @@
+import type { Grammars } from "./file-analysis.js";
+import type { FileRecord } from "./file-record.js";
+import { IndexStore } from "./index-store.js";
+import {
+  type IndexChanges,
+  type IndexerOptions,
+  type KnownFile,
+  scanWorkspace,
+  updatePaths,
+} from "./indexer.js";
+
+// The indexing side's own copy of the records: it decides what changed, and persists. Lives in
+// the worker thread, so the large JSON read and write never run on the server's event loop.
+
+const SAVE_DELAY_MS = 1_000;
+
+export interface OpenRequest {
+  root: string;
+  /** directory of persisted indexes; undefined = not persisted */
+  storeDir?: string;
+  options?: IndexerOptions;
+}
+
+export interface OpenResult {
+  records: FileRecord[];
+  /** files re-read because they were new or changed since the stored index */
+  reread: number;
+  /** stored records still valid */
+  reused: number;
+  skipped: number;
+}
+
+export class IndexState {
+  private readonly records = new Map<string, FileRecord>();
+  private store: IndexStore | undefined;
+  private root = "";
+  private options: IndexerOptions = {};
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly grammars: Grammars) {}
+
+  private known(paths?: Iterable<string>): KnownFile[] {
+    const out: KnownFile[] = [];
+    const pick = (r: FileRecord | undefined): void => {
+      if (r !== undefined) out.push([r.path, r.size, r.mtimeMs, r.hash]);
+    };
+    if (paths === undefined) for (const r of this.records.values()) pick(r);
+    else for (const p of paths) pick(this.records.get(p));
+    return out;
+  }
+
+  private apply(changes: IndexChanges): void {
+    for (const p of changes.removed) this.records.delete(p);
+    for (const [p, size, mtimeMs] of changes.touched) {
+      const r = this.records.get(p);
+      if (r !== undefined) {
+        r.size = size;
+        r.mtimeMs = mtimeMs;
+      }
+    }
+    for (const r of changes.records) this.records.set(r.path, r);
+    if (
+      changes.removed.length + changes.touched.length + changes.records.length > 0 &&
+      this.store !== undefined
+    ) {
+      this.scheduleSave();
+    }
+  }
+
+  private scheduleSave(): void {
+    if (this.saveTimer !== undefined) return;
+    this.saveTimer = setTimeout(() => this.flush(), SAVE_DELAY_MS);
+  }
+
+  /** Writes a pending save now. */
+  flush(): void {
+    if (this.saveTimer !== undefined) clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    this.store?.save(this.records.values());
+  }
+
+  async open(request: OpenRequest): Promise<OpenResult> {
+    this.root = request.root;
+    this.options = request.options ?? {};
+    this.records.clear();
+    this.store =
+      request.storeDir !== undefined ? new IndexStore(request.storeDir, request.root) : undefined;
+    for (const r of this.store?.load() ?? []) this.records.set(r.path, r);
+    const changes = await scanWorkspace(this.grammars, this.root, this.known(), this.options);
+    const reread = changes.records.length;
+    this.apply(changes);
+    this.flush();
+    return {
+      records: [...this.records.values()],
+      reread,
+      reused: this.records.size - reread,
+      skipped: changes.skipped,
+    };
+  }
+
+  async update(paths: readonly string[]): Promise<IndexChanges> {
+    const changes = await updatePaths(
+      this.grammars,
+      this.root,
+      paths,
+      this.known(paths),
+      this.options,
+    );
+    this.apply(changes);
+    return changes;
+  }
+
+  async rescan(): Promise<IndexChanges> {
+    const changes = await scanWorkspace(this.grammars, this.root, this.known(), this.options);
+    this.apply(changes);
+    return changes;
+  }
+}

@@ -1,0 +1,143 @@
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { analyseFile, contentHash, type Grammars } from "./file-analysis.js";
+import type { FileRecord, FileStat } from "./file-record.js";
+import { languageOf } from "./languages.js";
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  IgnoreRules,
+  looksBinary,
+  looksGenerated,
+  walkWorkspace,
+} from "./walk.js";
+
+// The indexing work proper: walk, compare with what the index knows (size + mtime, then content
+// hash), read and parse what changed. Runs in the worker thread (index-worker.ts); plain
+// functions so a test can run them in-process too.
+
+/** What the index knows of a file: enough to tell whether it changed. */
+export type KnownFile = [path: string, size: number, mtimeMs: number, hash: string];
+
+export interface IndexChanges {
+  /** new or changed files, parsed */
+  records: FileRecord[];
+  /** files whose content is unchanged but whose size/mtime moved: [path, size, mtimeMs] */
+  touched: Array<[string, number, number]>;
+  /** files gone (deleted, now ignored, grown too large, turned binary) */
+  removed: string[];
+  /** files skipped as too large, binary or generated (scan only) */
+  skipped: number;
+}
+
+export interface IndexerOptions {
+  maxFileBytes?: number;
+}
+
+type Outcome =
+  | { kind: "record"; record: FileRecord }
+  | { kind: "touched"; size: number; mtimeMs: number }
+  | { kind: "skipped" };
+
+async function readOne(
+  grammars: Grammars,
+  root: string,
+  stat: FileStat,
+  known: KnownFile | undefined,
+): Promise<Outcome> {
+  const language = languageOf(stat.path);
+  if (language === undefined) return { kind: "skipped" };
+  let buffer: Buffer;
+  try {
+    buffer = readFileSync(path.join(root, stat.path));
+  } catch {
+    return { kind: "skipped" };
+  }
+  const hash = contentHash(buffer);
+  if (known !== undefined && known[3] === hash) {
+    return { kind: "touched", size: stat.size, mtimeMs: stat.mtimeMs };
+  }
+  if (looksBinary(buffer)) return { kind: "skipped" };
+  const content = buffer.toString("utf8");
+  if (looksGenerated(content)) return { kind: "skipped" };
+  const record = await analyseFile(grammars, {
+    path: stat.path,
+    size: stat.size,
+    mtimeMs: stat.mtimeMs,
+    language,
+    content,
+    hash,
+  });
+  return { kind: "record", record };
+}
+
+function unchanged(stat: FileStat, known: KnownFile | undefined): boolean {
+  return known !== undefined && known[1] === stat.size && known[2] === stat.mtimeMs;
+}
+
+/** The whole workspace against what is known. */
+export async function scanWorkspace(
+  grammars: Grammars,
+  root: string,
+  known: readonly KnownFile[],
+  options: IndexerOptions = {},
+): Promise<IndexChanges> {
+  const byPath = new Map(known.map((file) => [file[0], file]));
+  const walked = walkWorkspace(root, options);
+  const changes: IndexChanges = { records: [], touched: [], removed: [], skipped: walked.tooLarge };
+  const seen = new Set<string>();
+  for (const stat of walked.files) {
+    const previous = byPath.get(stat.path);
+    if (unchanged(stat, previous)) {
+      seen.add(stat.path);
+      continue;
+    }
+    const outcome = await readOne(grammars, root, stat, previous);
+    if (outcome.kind === "skipped") {
+      changes.skipped++;
+      continue;
+    }
+    seen.add(stat.path);
+    if (outcome.kind === "record") changes.records.push(outcome.record);
+    else changes.touched.push([stat.path, outcome.size, outcome.mtimeMs]);
+  }
+  for (const file of known) if (!seen.has(file[0])) changes.removed.push(file[0]);
+  return changes;
+}
+
+/** Only the given paths (from the watcher or Arbor's own writes) against what is known. */
+export async function updatePaths(
+  grammars: Grammars,
+  root: string,
+  paths: readonly string[],
+  known: readonly KnownFile[],
+  options: IndexerOptions = {},
+): Promise<IndexChanges> {
+  const byPath = new Map(known.map((file) => [file[0], file]));
+  const rules = new IgnoreRules(root);
+  const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const changes: IndexChanges = { records: [], touched: [], removed: [], skipped: 0 };
+  for (const rel of new Set(paths)) {
+    const previous = byPath.get(rel);
+    let stat: FileStat | undefined;
+    if (languageOf(rel) !== undefined && !rules.ignores(rel)) {
+      try {
+        const st = statSync(path.join(root, rel));
+        if (st.isFile() && st.size <= maxBytes) {
+          stat = { path: rel, size: st.size, mtimeMs: st.mtimeMs };
+        }
+      } catch {
+        stat = undefined;
+      }
+    }
+    if (stat === undefined) {
+      if (previous !== undefined) changes.removed.push(rel);
+      continue;
+    }
+    if (unchanged(stat, previous)) continue;
+    const outcome = await readOne(grammars, root, stat, previous);
+    if (outcome.kind === "record") changes.records.push(outcome.record);
+    else if (outcome.kind === "touched") changes.touched.push([rel, outcome.size, outcome.mtimeMs]);
+    else if (previous !== undefined) changes.removed.push(rel);
+  }
+  return changes;
+}
