@@ -1,9 +1,10 @@
 "use client";
 
-import { SessionList } from "@arbor/ui";
+import { SessionList, Skeleton } from "@arbor/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { api, errorText } from "@/lib/client/api";
+import { useMessageSearch } from "@/lib/client/session-actions";
 import { AppHeader } from "./app-header";
 import { ModelBadge, type ModelSummary } from "./model-badge";
 import { buttonClass } from "./styles";
@@ -20,6 +21,7 @@ export function HomeView({ model }: { model: ModelSummary }) {
     },
   });
   const list = sessions.data ?? [];
+  const search = useMessageSearch();
 
   return (
     <>
@@ -48,7 +50,7 @@ export function HomeView({ model }: { model: ModelSummary }) {
           </p>
         )}
         {sessions.isPending ? (
-          <p className="text-sm text-zinc-500">Loading sessions…</p>
+          <Skeleton label="Loading sessions" shape="lines" rows={3} />
         ) : list.length === 0 && !sessions.isError ? (
           <section
             aria-label="Getting started"
@@ -81,6 +83,13 @@ export function HomeView({ model }: { model: ModelSummary }) {
           <SessionList
             sessions={list}
             onSelect={(id) => router.push(`/sessions/${encodeURIComponent(id)}`)}
+            onQueryChange={search.onQueryChange}
+            messageHits={search.hits}
+            onOpenMessage={(id, messageId) =>
+              router.push(
+                `/sessions/${encodeURIComponent(id)}?message=${encodeURIComponent(messageId)}`,
+              )
+            }
           />
         )}
       </main>

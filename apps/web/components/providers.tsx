@@ -2,6 +2,8 @@
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
+import { Toaster } from "sonner";
+import { useDocumentTheme } from "./theme";
 
 /** One QueryClient per browser tab; the session's events say when to refetch, not a timer. */
 export function Providers({ children }: { children: ReactNode }) {
@@ -13,5 +15,28 @@ export function Providers({ children }: { children: ReactNode }) {
         },
       }),
   );
-  return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+  return (
+    <QueryClientProvider client={client}>
+      {children}
+      <Toasts />
+    </QueryClientProvider>
+  );
+}
+
+/**
+ * Errors and notices as toasts, in view wherever the page is scrolled (docs/decisions/0018-toasts-and-outgoing-messages.md).
+ * At the top, where they cover neither the composer nor the newest message.
+ */
+function Toasts() {
+  const theme = useDocumentTheme();
+  return (
+    <Toaster
+      theme={theme}
+      position="top-center"
+      closeButton
+      richColors
+      toastOptions={{ duration: 6_000 }}
+      containerAriaLabel="Notifications"
+    />
+  );
 }

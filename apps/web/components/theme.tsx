@@ -24,3 +24,17 @@ export function ThemeControl() {
     />
   );
 }
+
+/** The theme <html> carries (THEME_BOOT and the toggle set its "dark" class), kept current. */
+export function useDocumentTheme(): Theme {
+  const [theme, setTheme] = useState<Theme>("light");
+  useEffect(() => {
+    const root = document.documentElement;
+    const read = () => setTheme(root.classList.contains("dark") ? "dark" : "light");
+    read();
+    const observer = new MutationObserver(read);
+    observer.observe(root, { attributes: true, attributeFilter: ["class"] });
+    return () => observer.disconnect();
+  }, []);
+  return theme;
+}

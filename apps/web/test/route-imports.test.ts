@@ -22,6 +22,8 @@ const ALLOWED_CORE_NAMES = new Set([
   "ApprovePlanRequestSchema",
   "EditMessageRequestSchema",
   "FileListQuerySchema",
+  "PatchSessionRequestSchema",
+  "SearchQuerySchema",
   "FileContentQuerySchema",
   "CreateBranchRequestSchema",
   "UpdateBranchRequestSchema",

@@ -42,3 +42,41 @@ export function DialogPanel({ title, description, children, wide = false }: Dial
     </Dialog.Portal>
   );
 }
+
+export interface DrawerProps {
+  title: string;
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  children: ReactNode;
+  /** the edge it slides from */
+  side?: "left" | "right";
+}
+
+/**
+ * A full-height panel at the screen's edge (navigation on tablets and phones): always in view,
+ * whatever the page's scroll; Radix traps focus and closes it on Esc or a click outside.
+ */
+export function Drawer({ title, open, onOpenChange, children, side = "left" }: DrawerProps) {
+  return (
+    <Dialog.Root open={open} onOpenChange={onOpenChange}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="fixed inset-0 z-40 bg-black/40 dark:bg-black/60" />
+        <Dialog.Content
+          aria-describedby={undefined}
+          className={`fixed inset-y-0 z-50 flex h-dvh w-80 max-w-[88vw] flex-col gap-3 overflow-y-auto bg-white p-4 text-zinc-900 shadow-xl dark:bg-zinc-900 dark:text-zinc-100 ${side === "left" ? "left-0" : "right-0"}`}
+        >
+          <div className="flex items-center justify-between gap-2">
+            <Dialog.Title className="text-base font-semibold">{title}</Dialog.Title>
+            <Dialog.Close
+              aria-label={`Close ${title.toLowerCase()}`}
+              className="rounded p-1 text-zinc-500 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-sky-500 dark:hover:bg-zinc-800"
+            >
+              ✕
+            </Dialog.Close>
+          </div>
+          {children}
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}

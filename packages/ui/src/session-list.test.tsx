@@ -46,3 +46,46 @@ describe("SessionList", () => {
     expect(screen.getByText("No session matches “readmezzz”.")).toBeDefined();
   });
 });
+
+describe("SessionList message search", () => {
+  it("reports the query and lists the messages found, which open at the message", async () => {
+    const user = userEvent.setup();
+    const onQueryChange = vi.fn();
+    const onOpenMessage = vi.fn();
+    const { rerender } = render(
+      <SessionList
+        sessions={sessions}
+        onSelect={vi.fn()}
+        onQueryChange={onQueryChange}
+        now={now}
+      />,
+    );
+    await user.type(screen.getByRole("searchbox", { name: "Search sessions" }), "lexer");
+    expect(onQueryChange).toHaveBeenLastCalledWith("lexer");
+    rerender(
+      <SessionList
+        sessions={sessions}
+        onSelect={vi.fn()}
+        onQueryChange={onQueryChange}
+        now={now}
+        messageHits={[
+          {
+            session_id: "s2",
+            session_title: "Write the README",
+            message_id: "m9",
+            role: "assistant",
+            message_type: "text",
+            created_at: "2025-06-10T11:00:00.000Z",
+            snippet: "the lexer splits tokens",
+          },
+        ]}
+        onOpenMessage={onOpenMessage}
+      />,
+    );
+    const found = screen.getByRole("region", { name: "Messages found" });
+    expect(found.textContent).toContain("the lexer splits tokens");
+    expect(screen.queryByText(/No session matches/)).toBeNull();
+    await user.click(within(found).getByRole("button", { name: /lexer/ }));
+    expect(onOpenMessage).toHaveBeenCalledWith("s2", "m9");
+  });
+});

@@ -1,6 +1,6 @@
 "use client";
 
-import type { SessionSummary } from "@arbor/core";
+import type { MessageSearchHit, SessionSummary } from "@arbor/core";
 import { useId, useState } from "react";
 import { formatRelativeTime, formatTokens, plural } from "./format.js";
 import { stateLabel, stateTone } from "./state-label.js";
@@ -13,6 +13,11 @@ export interface SessionListProps {
   onSelect: (sessionId: string) => void;
   /** for "x min ago"; defaults to the time of rendering */
   now?: Date;
+  /** told the query as it is typed, so the app can search the messages too */
+  onQueryChange?: ((query: string) => void) | undefined;
+  /** messages matching the query (full-text), shown under the title matches */
+  messageHits?: readonly MessageSearchHit[] | undefined;
+  onOpenMessage?: ((sessionId: string, messageId: string) => void) | undefined;
 }
 
 /** Case-insensitive title match; every word of the query must appear. */
@@ -27,7 +32,15 @@ export function filterSessions(
   });
 }
 
-export function SessionList({ sessions, activeSessionId, onSelect, now }: SessionListProps) {
+export function SessionList({
+  sessions,
+  activeSessionId,
+  onSelect,
+  now,
+  onQueryChange,
+  messageHits,
+  onOpenMessage,
+}: SessionListProps) {
   const [query, setQuery] = useState("");
   const searchId = useId();
   const shown = filterSessions(sessions, query);
@@ -43,7 +56,10 @@ export function SessionList({ sessions, activeSessionId, onSelect, now }: Sessio
         className={inputClass}
         placeholder="Search sessions"
         value={query}
-        onChange={(event) => setQuery(event.target.value)}
+        onChange={(event) => {
+          setQuery(event.target.value);
+          onQueryChange?.(event.target.value);
+        }}
       />
       <ul className="flex flex-col gap-1">
         {shown.map((session) => {
@@ -87,10 +103,35 @@ export function SessionList({ sessions, activeSessionId, onSelect, now }: Sessio
           );
         })}
       </ul>
-      {shown.length === 0 && (
+      {shown.length === 0 && (messageHits?.length ?? 0) === 0 && (
         <p className="px-2 text-sm text-zinc-500 dark:text-zinc-400">
           {sessions.length === 0 ? "No sessions yet." : `No session matches “${query}”.`}
         </p>
+      )}
+      {query.trim() !== "" && messageHits && messageHits.length > 0 && (
+        <section aria-label="Messages found" className="flex flex-col gap-1">
+          <h3 className="px-2 text-xs font-semibold uppercase tracking-wide text-zinc-500">
+            In messages
+          </h3>
+          <ul className="flex flex-col gap-1">
+            {messageHits.map((hit) => (
+              <li key={`${hit.session_id}/${hit.message_id}`}>
+                <button
+                  type="button"
+                  onClick={() => onOpenMessage?.(hit.session_id, hit.message_id)}
+                  className="flex w-full flex-col gap-0.5 rounded-md px-2 py-1.5 text-left hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-sky-500 dark:hover:bg-zinc-800"
+                >
+                  <span className="truncate text-xs font-medium text-zinc-500 dark:text-zinc-400">
+                    {hit.session_title} · {hit.role === "user" ? "You" : hit.role}
+                  </span>
+                  <span className="line-clamp-2 text-sm text-zinc-800 dark:text-zinc-200">
+                    {hit.snippet}
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
       )}
     </nav>
   );

@@ -26,6 +26,8 @@ export interface BranchPanelProps {
   basePrompt: string;
   defaultPipeline: readonly string[];
   onClose: () => void;
+  /** shown as a full-height sheet (tablets and phones): the graph takes the height there is */
+  sheet?: boolean;
 }
 
 /** The pending merge as the graph's "Continue pending merge" expects it. */
@@ -53,6 +55,7 @@ export function BranchPanel({
   basePrompt,
   defaultPipeline,
   onClose,
+  sheet = false,
 }: BranchPanelProps) {
   // The merge dialog names messages of every branch; the API lists messages per branch.
   const perBranch = useQueries({
@@ -72,7 +75,7 @@ export function BranchPanel({
   return (
     <aside
       aria-label="Branch explorer"
-      className="flex flex-col gap-2 rounded-xl border border-zinc-200 bg-white p-3 dark:border-zinc-800 dark:bg-zinc-900"
+      className={`flex flex-col gap-2 ${sheet ? "min-h-0 flex-1" : ""} rounded-xl border border-zinc-200 bg-white p-3 dark:border-zinc-800 dark:bg-zinc-900`}
     >
       <div className="flex items-center justify-between">
         <span className="text-xs text-zinc-500 dark:text-zinc-400">
@@ -92,7 +95,7 @@ export function BranchPanel({
         onMerge={onMerge}
         onResolve={onResolve}
         pendingMerge={pendingMergeOf(detail)}
-        className="h-72 lg:h-[28rem]"
+        className={sheet ? "h-[calc(100dvh-6rem)] min-h-72" : "h-72 lg:h-[28rem]"}
       />
       <ul aria-label="Branches" className="flex flex-col gap-1">
         {detail.branches.map((branch) => {

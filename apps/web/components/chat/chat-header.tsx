@@ -12,9 +12,13 @@ export interface ChatHeaderProps {
   branchesOpen: boolean;
   onToggleBranches: () => void;
   branchCount: number;
+  /** opens the session list as a drawer (shown below 1280 px, where the sidebar is hidden) */
+  onOpenSessions: () => void;
   activeBranchName: string | undefined;
   /** the settings dialog's trigger, once the config is loaded */
   settings: ReactNode;
+  /** the session's actions (rename, export, delete), once it is loaded */
+  menu?: ReactNode;
   /** the status row: state line, usage meter, view switch */
   children: ReactNode;
 }
@@ -25,8 +29,10 @@ export function ChatHeader({
   branchesOpen,
   onToggleBranches,
   branchCount,
+  onOpenSessions,
   activeBranchName,
   settings,
+  menu,
   children,
 }: ChatHeaderProps) {
   return (
@@ -40,6 +46,15 @@ export function ChatHeader({
           <ArborLogo />
           <span className="hidden sm:inline">Arbor</span>
         </Link>
+        <button
+          type="button"
+          className={`${buttonClass.ghost} xl:hidden`}
+          aria-label="Open the session list"
+          onClick={onOpenSessions}
+        >
+          <span aria-hidden="true">☰</span>
+          <span className="hidden md:inline">Sessions</span>
+        </button>
         <h1 className="min-w-0 flex-1 truncate text-sm font-medium sm:text-base" title={title}>
           {title}
         </h1>
@@ -56,6 +71,7 @@ export function ChatHeader({
           </span>
         </button>
         {settings}
+        {menu}
         <HelpSheet />
         <ThemeControl />
       </div>

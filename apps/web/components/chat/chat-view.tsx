@@ -3,12 +3,17 @@
 import type { ContextMessage, ContextState } from "@arbor/core";
 import {
   Composer,
+  ConnectionIndicator,
+  type ConnectionState,
+  Drawer,
   FileView,
   isRunning,
   McpServerList,
   type ModelOption,
   SessionList,
+  SessionMenu,
   SessionSettings,
+  Skeleton,
   StateLine,
   stateLabel,
   type TranscriptView,
@@ -16,15 +21,18 @@ import {
   ViewSwitch,
 } from "@arbor/ui";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useState } from "react";
+import { toast } from "sonner";
 import { ApiError, api, errorText } from "@/lib/client/api";
+import { deleteWithUndo, downloadSession, useMessageSearch } from "@/lib/client/session-actions";
+import type { SubscriptionStatus } from "@/lib/client/sse";
 import { throttle } from "@/lib/client/throttle";
 import { useLiveSession } from "@/lib/client/use-live-session";
 import { buttonClass } from "../styles";
 import { BranchPanel } from "./branch-panel";
 import { ChatHeader } from "./chat-header";
+import { SessionNotFound } from "./session-not-found";
 import { Transcript } from "./transcript";
 import { useChatActions } from "./use-chat-actions";
 
@@ -52,15 +60,53 @@ function contextTokens(messages: readonly ContextMessage[]): number {
   return 0;
 }
 
+/** The subscription's status as the header says it; the browser knowing it is offline wins. */
+function connectionState(status: SubscriptionStatus, online: boolean): ConnectionState {
+  if (!online) return "offline";
+  switch (status) {
+    case "connecting":
+      return "connecting";
+    case "open":
+      return "connected";
+    case "reconnecting":
+      return "reconnecting";
+    case "offline":
+    case "closed":
+      return "offline";
+    default:
+      return status satisfies never;
+  }
+}
+
+/** navigator.onLine, kept current. */
+function useOnline(): boolean {
+  const [online, setOnline] = useState(true);
+  useEffect(() => {
+    const read = () => setOnline(navigator.onLine);
+    read();
+    window.addEventListener("online", read);
+    window.addEventListener("offline", read);
+    return () => {
+      window.removeEventListener("online", read);
+      window.removeEventListener("offline", read);
+    };
+  }, []);
+  return online;
+}
+
 export function ChatView({ sessionId, highlight, models, defaultContextWindow }: ChatViewProps) {
   const router = useRouter();
   const queryClient = useQueryClient();
   const [view, setView] = useState<TranscriptView>("optimized");
   const [branchesOpen, setBranchesOpen] = useState(false);
+  const [sessionsOpen, setSessionsOpen] = useState(false);
 
   const detail = useQuery({
     queryKey: ["session", sessionId],
     queryFn: () => api.getSession(sessionId),
+    // an unknown session is known at once: a 404 is an answer, not a hiccup to retry
+    retry: (failures, error) =>
+      !(error instanceof ApiError && error.code === "not_found") && failures < 1,
   });
   const branchId = detail.data?.active_branch_id;
   const shownQuery = useQuery({
@@ -160,6 +206,17 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     [refreshMessages, refreshSession, queryClient, sessionId],
   );
   const live = useLiveSession(sessionId, effects, detail.data?.resume_from_sequence);
+  const online = useOnline();
+  const search = useMessageSearch();
+  const openMessage = (id: string, messageId: string) => {
+    setSessionsOpen(false);
+    router.push(`/sessions/${encodeURIComponent(id)}?message=${encodeURIComponent(messageId)}`);
+  };
+  // an error the session reports (a failed run, a refused request) is a toast as well as the banner
+  const liveError = live.snapshot.error;
+  useEffect(() => {
+    if (liveError) toast.error(liveError.message, { id: `session-error-${sessionId}` });
+  }, [liveError, sessionId]);
 
   const shown = shownQuery.data?.messages ?? NO_MESSAGES;
   const full = fullQuery.data?.messages ?? NO_MESSAGES;
@@ -202,17 +259,19 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
   }, [title]);
 
   if (detail.error instanceof ApiError && detail.error.code === "not_found") {
-    return (
-      <main className="mx-auto flex max-w-xl flex-col gap-3 p-6">
-        <h1 className="text-lg font-semibold">Session not found</h1>
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">
-          It may have been deleted. <Link href="/">Back to the sessions</Link>
-        </p>
-      </main>
-    );
+    return <SessionNotFound />;
   }
 
   const state = live.snapshot.state ?? detail.data?.state ?? IDLE;
+  const knownIds = new Set(shown.map((m) => m.id));
+  const outgoing = actions.outgoing.filter(
+    (m) => m.acceptedId === undefined || !knownIds.has(m.acceptedId),
+  );
+  // From the click until the first event, the session still rests; the line says what the cards
+  // show (a message on its way), not "Ready".
+  const sending = outgoing.some((m) => m.status === "sending");
+  const shownState: ContextState =
+    sending && !isRunning(state) ? { type: "ProcessingUserMessage" } : state;
   const autoLoop = live.snapshot.autoLoop;
   const config = detail.data?.config;
   const mode = config?.agent_mode ?? "act";
@@ -229,7 +288,29 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         branchesOpen={branchesOpen}
         onToggleBranches={() => setBranchesOpen((open) => !open)}
         branchCount={detail.data?.branches.length ?? 1}
+        onOpenSessions={() => setSessionsOpen(true)}
         activeBranchName={detail.data?.branches.find((b) => b.id === branchId)?.name}
+        menu={
+          detail.data ? (
+            <SessionMenu
+              title={detail.data.title}
+              onRename={(next) => {
+                api.renameSession(sessionId, next).then(
+                  () => void refreshSession(),
+                  (error: unknown) =>
+                    toast.error("Renaming failed", { description: errorText(error) }),
+                );
+              }}
+              onExport={(format) =>
+                downloadSession(format, detail.data?.title ?? "session", detail.data, full)
+              }
+              onDelete={() => {
+                deleteWithUndo(queryClient, sessionId, detail.data?.title ?? "session");
+                router.push("/");
+              }}
+            />
+          ) : null
+        }
         settings={
           config ? (
             <SessionSettings
@@ -251,18 +332,30 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         }
       >
         <StateLine
-          state={state}
+          state={shownState}
           {...(autoLoop ? { context: stateLabel({ type: "ToolAutoLoop", ...autoLoop }) } : {})}
           className="min-w-0 flex-1"
         />
-        {live.connection === "reconnecting" && (
-          <span className="text-xs text-amber-700 dark:text-amber-300">Reconnecting…</span>
-        )}
+        <ConnectionIndicator state={connectionState(live.connection, online)} />
         {/* at phone width the bar alone; its numbers stay in the meter's aria-valuetext */}
         <div className="max-sm:[&_span]:hidden">
           <UsageMeter used={contextTokens(shown)} limit={limit} />
         </div>
       </ChatHeader>
+
+      <Drawer title="Sessions" open={sessionsOpen} onOpenChange={setSessionsOpen}>
+        <SessionList
+          sessions={sessions.data ?? []}
+          activeSessionId={sessionId}
+          onSelect={(id) => {
+            setSessionsOpen(false);
+            router.push(`/sessions/${encodeURIComponent(id)}`);
+          }}
+          onQueryChange={search.onQueryChange}
+          messageHits={search.hits}
+          onOpenMessage={openMessage}
+        />
+      </Drawer>
 
       <div className="mx-auto flex w-full max-w-7xl flex-1 gap-4 px-3 sm:px-4">
         <aside
@@ -273,13 +366,26 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
             sessions={sessions.data ?? []}
             activeSessionId={sessionId}
             onSelect={(id) => router.push(`/sessions/${encodeURIComponent(id)}`)}
+            onQueryChange={search.onQueryChange}
+            messageHits={search.hits}
+            onOpenMessage={openMessage}
           />
         </aside>
 
         <main className="mx-auto flex w-full min-w-0 max-w-3xl flex-1 flex-col gap-3 py-4">
           {branchesOpen && detail.data && (
-            <div className="lg:hidden">
+            // below 1024 px: a full-height sheet over the page, in view wherever it is scrolled
+            <div
+              role="dialog"
+              aria-modal="true"
+              aria-label="Branches"
+              className="fixed inset-0 z-30 flex flex-col overflow-y-auto bg-zinc-50/95 p-2 backdrop-blur sm:p-4 lg:hidden dark:bg-zinc-950/95"
+              onKeyDown={(event) => {
+                if (event.key === "Escape") setBranchesOpen(false);
+              }}
+            >
               <BranchPanel
+                sheet
                 sessionId={sessionId}
                 detail={detail.data}
                 onCheckout={actions.checkout}
@@ -318,8 +424,10 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
             <ViewSwitch value={view} onChange={setView} />
           </div>
           {loading ? (
-            <p className="text-sm text-zinc-500">Loading the conversation…</p>
-          ) : shown.length === 0 && live.snapshot.announced.length === 0 ? (
+            <Skeleton label="Loading the conversation" rows={4} />
+          ) : shown.length === 0 &&
+            live.snapshot.announced.length === 0 &&
+            outgoing.length === 0 ? (
             <section
               aria-label="Empty session"
               className="rounded-xl border border-dashed border-zinc-300 p-6 text-sm text-zinc-600 dark:border-zinc-700 dark:text-zinc-300"
@@ -347,6 +455,9 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               agentMode={mode}
               highlight={highlight}
               callbacks={actions.callbacks}
+              outgoing={outgoing}
+              onRetryOutgoing={actions.retryOutgoing}
+              onDiscardOutgoing={actions.discardOutgoing}
             />
           )}
         </main>

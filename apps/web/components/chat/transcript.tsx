@@ -1,7 +1,15 @@
 "use client";
 
-import type { ContextMessage, ContextState, OptimizationView } from "@arbor/core";
-import { type MessageCallbacks, MessageCard, OptimizationDivider } from "@arbor/ui";
+import type { BodyOf, ContextMessage, ContextState, OptimizationView } from "@arbor/core";
+import {
+  isRunning,
+  type MessageCallbacks,
+  MessageCard,
+  OptimizationDivider,
+  OutgoingCard,
+  type OutgoingMessage,
+  type ToolResults,
+} from "@arbor/ui";
 import { Fragment, memo, type ReactNode, useEffect, useMemo, useRef } from "react";
 import type { AnnouncedMessage, StreamBuffer } from "@/lib/client/session-store";
 
@@ -21,6 +29,10 @@ export interface TranscriptProps {
   /** the message a link pointed at (admin viewer → ?message=ID) */
   highlight?: string | undefined;
   callbacks: Required<MessageCallbacks>;
+  /** the user's texts not stored yet: shown after the stored messages at once */
+  outgoing?: readonly OutgoingMessage[];
+  onRetryOutgoing?: (key: string) => void;
+  onDiscardOutgoing?: (key: string) => void;
 }
 
 /** A stand-in card for a message the events announced before the list was refetched. */
@@ -33,6 +45,34 @@ function placeholder(sessionId: string, announced: AnnouncedMessage): ContextMes
     status: "streaming",
     created_at: new Date().toISOString(),
   };
+}
+
+/**
+ * One card per tool call: each tool request gets the results of its calls, and a result whose
+ * request is shown is not shown again on its own. Results stay stable objects between renders
+ * (same messages → same maps), so the memoized cards do not re-render for nothing.
+ */
+function pairToolResults(messages: readonly ContextMessage[]): {
+  byRequest: Map<string, ToolResults>;
+  folded: Set<string>;
+} {
+  const requestOf = new Map<string, string>();
+  for (const m of messages) {
+    if (m.body.message_type === "tool_request")
+      for (const call of m.body.calls) requestOf.set(call.id, m.id);
+  }
+  const byRequest = new Map<string, Map<string, BodyOf<"tool_result">>>();
+  const folded = new Set<string>();
+  for (const m of messages) {
+    if (m.body.message_type !== "tool_result") continue;
+    const requestId = requestOf.get(m.body.tool_call_id);
+    if (requestId === undefined) continue;
+    const results = byRequest.get(requestId) ?? new Map();
+    results.set(m.body.tool_call_id, m.body);
+    byRequest.set(requestId, results);
+    folded.add(m.id);
+  }
+  return { byRequest, folded };
 }
 
 /** Where each optimization's divider goes: before its first summary in the view, else on top. */
@@ -59,6 +99,8 @@ function dividerPlacement(
 
 interface TranscriptCardProps extends MessageCallbacks {
   message: ContextMessage;
+  toolResults: ToolResults | undefined;
+  running: boolean;
   highlighted: boolean;
   streamText: string | undefined;
   /** the reasoning streamed so far, while the message streams */
@@ -71,6 +113,8 @@ const TranscriptCard = memo(function TranscriptCard({
   highlighted,
   streamText,
   streamThinking,
+  toolResults,
+  running,
   ...callbacks
 }: TranscriptCardProps) {
   return (
@@ -81,7 +125,13 @@ const TranscriptCard = memo(function TranscriptCard({
           <p className="mt-1 whitespace-pre-wrap">{streamThinking}</p>
         </details>
       )}
-      <MessageCard message={message} streamingText={streamText} {...callbacks} />
+      <MessageCard
+        message={message}
+        streamingText={streamText}
+        toolResults={toolResults}
+        running={message.body.message_type === "tool_request" ? running : false}
+        {...callbacks}
+      />
     </div>
   );
 });
@@ -99,6 +149,9 @@ export function Transcript({
   agentMode,
   highlight,
   callbacks,
+  outgoing = [],
+  onRetryOutgoing,
+  onDiscardOutgoing,
 }: TranscriptProps) {
   const shown = useMemo(() => {
     const known = new Set(messages.map((m) => m.id));
@@ -113,6 +166,7 @@ export function Transcript({
     return [...messages, ...extra];
   }, [messages, announced, activeBranchId, sessionId]);
 
+  const tools = useMemo(() => pairToolResults(shown), [shown]);
   const placement = useMemo(
     () =>
       view === "optimized"
@@ -132,6 +186,7 @@ export function Transcript({
   // render with messages and each message of the user's own jump to the end regardless (a reload
   // restores an old scroll position, which must not switch following off).
   const lastMessage = shown.at(-1);
+  const outgoingCount = outgoing.length;
   const lastText = lastMessage ? (streams[lastMessage.id]?.text.length ?? 0) : 0;
   const followRef = useRef(true);
   const placedRef = useRef(false);
@@ -145,14 +200,14 @@ export function Transcript({
     return () => window.removeEventListener("scroll", onScroll);
   }, []);
   useEffect(() => {
-    if (highlight || shown.length === 0) return;
-    const mine = lastMessage?.role === "user";
+    if (highlight || shown.length + outgoingCount === 0) return;
+    const mine = lastMessage?.role === "user" || outgoingCount > 0;
     if (!placedRef.current || mine) followRef.current = true;
     placedRef.current = true;
     if (followRef.current) {
       window.scrollTo({ top: document.documentElement.scrollHeight });
     }
-  }, [shown.length, lastMessage?.role, lastText, highlight]);
+  }, [shown.length, lastMessage?.role, lastText, highlight, outgoingCount]);
   useEffect(() => {
     if (!highlight) return;
     document
@@ -161,7 +216,12 @@ export function Transcript({
   }, [highlight]);
 
   const latestPlanId = [...shown].reverse().find((m) => m.body.message_type === "plan")?.id;
-  const cardFor = (message: ContextMessage): ReactNode => {
+  // A card says "Streaming" only while the state line says the session works: once it rests, a
+  // row fetched mid-stream is only waiting for its refetch, and must not contradict it.
+  const running = isRunning(state);
+  const cardFor = (stored: ContextMessage): ReactNode => {
+    const message: ContextMessage =
+      stored.status === "streaming" && !running ? { ...stored, status: "complete" } : stored;
     const stream = streams[message.id];
     const streaming = message.status === "streaming";
     const waitingQuestion =
@@ -174,6 +234,8 @@ export function Transcript({
       <TranscriptCard
         message={message}
         highlighted={message.id === highlight}
+        toolResults={tools.byRequest.get(message.id)}
+        running={running}
         streamText={stream?.text}
         streamThinking={streaming ? stream?.thinking : undefined}
         onFork={streaming ? undefined : callbacks.onFork}
@@ -209,8 +271,16 @@ export function Transcript({
               originalMessages={originals(optimization)}
             />
           ))}
-          {cardFor(message)}
+          {tools.folded.has(message.id) ? null : cardFor(message)}
         </Fragment>
+      ))}
+      {outgoing.map((message) => (
+        <OutgoingCard
+          key={message.key}
+          message={message}
+          onRetry={onRetryOutgoing}
+          onDiscard={onDiscardOutgoing}
+        />
       ))}
     </section>
   );

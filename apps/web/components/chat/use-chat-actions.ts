@@ -10,14 +10,27 @@ import type {
   ResolveMergeRequest,
   UpdateBranchRequest,
 } from "@arbor/core";
-import { type ComposerSubmission, fileReferenceLabel, type MessageCallbacks } from "@arbor/ui";
+import {
+  type ComposerSubmission,
+  fileReferenceLabel,
+  type MessageCallbacks,
+  type OutgoingMessage,
+} from "@arbor/ui";
 import { useCallback, useMemo, useState } from "react";
+import { toast } from "sonner";
 import { api, errorText } from "@/lib/client/api";
 import type { LiveSession } from "@/lib/client/use-live-session";
 
-// Everything the chat page can ask of the server, each wrapped so a failure becomes the page's
-// error banner instead of an unhandled rejection. Streaming answers are pumped into the live
-// store; plain JSON answers refresh the queries they change.
+// Everything the chat page can ask of the server, each wrapped so a failure becomes a toast and
+// the page's error banner instead of an unhandled rejection. Streaming answers are pumped into
+// the live store; plain JSON answers refresh the queries they change. A text the user sends is
+// "outgoing" from the click until the server stored it: shown at once, and kept with Retry when
+// the server refused it, so nothing typed is lost.
+
+export interface Outgoing extends OutgoingMessage {
+  /** the stored message's id, once the server announced it */
+  acceptedId?: string | undefined;
+}
 
 export interface ChatActionsDeps {
   sessionId: string;
@@ -31,6 +44,10 @@ export interface ChatActionsDeps {
 export interface ChatActions {
   actionError: string | undefined;
   clearError: () => void;
+  /** texts sent and not yet in the stored list (sending, or refused) */
+  outgoing: readonly Outgoing[];
+  retryOutgoing: (key: string) => void;
+  discardOutgoing: (key: string) => void;
   send: (submission: ComposerSubmission) => void;
   stop: () => void;
   resume: () => void;
@@ -64,6 +81,7 @@ export function useChatActions({
           // the page went away mid-stream: nothing to report
           if (error instanceof DOMException && error.name === "AbortError") return;
           setActionError(`${what}: ${errorText(error)}`);
+          toast.error(what, { description: errorText(error) });
         })
         .finally(() => {
           void refreshSession();
@@ -73,11 +91,94 @@ export function useChatActions({
     [store, refreshSession, refreshMessages],
   );
 
-  const sendText = useCallback(
-    (text: string, delivery?: MessageDelivery) =>
-      pump(api.sendMessage(sessionId, { type: "text", text }, { signal: signal(), delivery })),
-    [pump, signal, sessionId],
+  const [outgoing, setOutgoing] = useState<Outgoing[]>([]);
+  const patchOutgoing = useCallback(
+    (key: string, change: Partial<Outgoing>) =>
+      setOutgoing((list) => list.map((m) => (m.key === key ? { ...m, ...change } : m))),
+    [],
   );
+
+  /**
+   * Sends one outgoing text. Resolves when the operation's stream ends; a refusal (an HTTP error,
+   * or an unsequenced error event before the message was stored) marks it failed instead.
+   */
+  const deliver = useCallback(
+    async function deliverText(
+      key: string,
+      text: string,
+      delivery?: MessageDelivery,
+    ): Promise<void> {
+      patchOutgoing(key, { status: "sending", error: undefined });
+      let accepted = false;
+      try {
+        let refusal: string | undefined;
+        const events = await api.sendMessage(
+          sessionId,
+          { type: "text", text },
+          { signal: signal(), ...(delivery ? { delivery } : {}) },
+        );
+        for await (const event of events) {
+          if (event.name === "error" && event.sequence === 0 && !accepted) {
+            // shown on the message card, not as the page's banner
+            refusal = event.payload.message;
+            continue;
+          }
+          store.ingest(event, "request");
+          const update = event.name === "context_update" ? event.payload.message_update : undefined;
+          if (update?.kind === "created" && update.role === "user" && !accepted) {
+            accepted = true;
+            patchOutgoing(key, { acceptedId: update.message_id });
+          }
+        }
+        if (refusal !== undefined) throw new Error(refusal);
+        await refreshMessages();
+        setOutgoing((list) => list.filter((m) => m.key !== key));
+      } catch (error) {
+        if (error instanceof DOMException && error.name === "AbortError") return;
+        if (accepted) {
+          // the message is stored; what failed is the run after it, which the state line shows
+          setOutgoing((list) => list.filter((m) => m.key !== key));
+          setActionError(`The run failed: ${errorText(error)}`);
+          return;
+        }
+        const why = errorText(error);
+        patchOutgoing(key, { status: "failed", error: why });
+        toast.error("Your message was not sent", {
+          id: key,
+          description: why,
+          action: { label: "Retry", onClick: () => void deliverText(key, text, delivery) },
+        });
+      } finally {
+        void refreshSession();
+        void refreshMessages();
+      }
+    },
+    [patchOutgoing, refreshMessages, refreshSession, sessionId, signal, store],
+  );
+
+  const sendText = useCallback(
+    (text: string, delivery?: MessageDelivery) => {
+      const key = `out-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+      setOutgoing((list) => [...list, { key, text, status: "sending" }]);
+      setActionError(undefined);
+      store.setError(undefined);
+      return deliver(key, text, delivery);
+    },
+    [deliver, store],
+  );
+
+  const retryOutgoing = useCallback(
+    (key: string) => {
+      const message = outgoing.find((m) => m.key === key);
+      toast.dismiss(key);
+      if (message) void deliver(key, message.text);
+    },
+    [outgoing, deliver],
+  );
+  const discardOutgoing = useCallback((key: string) => {
+    toast.dismiss(key);
+    setOutgoing((list) => list.filter((m) => m.key !== key));
+  }, []);
 
   const send = useCallback(
     ({ text, files, resources, delivery }: ComposerSubmission) =>
@@ -197,14 +298,16 @@ export function useChatActions({
         run("Approving the plan failed", () =>
           pump(api.approvePlan(sessionId, messageId, { signal: signal() })),
         ),
-      onAnswer: (_messageId: string, answer: string) =>
-        run("Answering failed", () => sendText(answer)),
+      onAnswer: (_messageId: string, answer: string) => void sendText(answer),
       onOpenFile: openFile,
     }),
     [run, pump, signal, sendText, sessionId, openFile],
   );
 
   return {
+    outgoing,
+    retryOutgoing,
+    discardOutgoing,
     actionError,
     clearError: () => {
       setActionError(undefined);

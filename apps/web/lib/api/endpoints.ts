@@ -20,8 +20,10 @@ import {
   MergeResponseSchema,
   MessagesResponseSchema,
   PatchConfigRequestSchema,
+  PatchSessionRequestSchema,
   ResolveMergeRequestSchema,
   type renderSchemaSection,
+  SearchResponseSchema,
   SendMessageRequestSchema,
   SessionDetailSchema,
   SessionSummarySchema,
@@ -96,6 +98,8 @@ const s = {
   mcpServer: { title: "McpServerView", schema: McpServerViewSchema },
   mcpPromptRequest: { title: "McpPromptRequest", schema: McpPromptRequestSchema },
   mcpPrompt: { title: "McpPromptResponse", schema: McpPromptResponseSchema },
+  rename: { title: "PatchSessionRequest", schema: PatchSessionRequestSchema },
+  search: { title: "SearchResponse", schema: SearchResponseSchema },
 } satisfies Record<string, NamedSchema>;
 
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -122,6 +126,27 @@ export const ENDPOINTS: readonly Endpoint[] = [
       "One session: state, config, branches, pending merges, and the event sequences a client subscribes after (`resume_from_sequence` replays only the running operation).",
     response: { status: 200, json: s.detail },
     errors: [404],
+  },
+  {
+    method: "PATCH",
+    path: "/api/sessions/{id}",
+    summary:
+      "Renames the session. Allowed while it runs; the session list and the page header show the new title.",
+    body: s.rename,
+    response: { status: 200, json: s.detail },
+    errors: [400, 404, 409],
+  },
+  {
+    method: "GET",
+    path: "/api/search",
+    summary:
+      "Full-text search over the messages of every session and branch: the messages holding every word of `q` (case-insensitive), newest first, each with its session and a snippet around the first match.",
+    parameters: [
+      { name: "q", in: "query", description: "the words to find (required, 1–500 characters)" },
+      { name: "limit", in: "query", description: "results at most, 1–200; default 50" },
+    ],
+    response: { status: 200, json: s.search },
+    errors: [400],
   },
   {
     method: "DELETE",

@@ -20,6 +20,7 @@ import type {
   MessagesResponse,
   PatchConfigRequest,
   ResolveMergeRequest,
+  SearchResponse,
   SessionDetail,
   SessionSummary,
   SettingsResponse,
@@ -153,6 +154,15 @@ export const api = {
     json<SessionSummary[]>("GET", "/api/sessions", undefined, options),
   getSession: (id: string, options?: RequestOptions) =>
     json<SessionDetail>("GET", sessionPath(id), undefined, options),
+  renameSession: (id: string, title: string) =>
+    json<SessionDetail>("PATCH", sessionPath(id), { title }),
+  searchMessages: (q: string, options?: RequestOptions) =>
+    json<SearchResponse>(
+      "GET",
+      `/api/search?${new URLSearchParams({ q, limit: "30" })}`,
+      undefined,
+      options,
+    ),
   deleteSession: async (id: string) => {
     await request("DELETE", sessionPath(id), undefined);
   },

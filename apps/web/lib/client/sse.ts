@@ -110,7 +110,11 @@ export async function* readSseEvents(
   }
 }
 
-export type SubscriptionStatus = "connecting" | "open" | "reconnecting" | "closed";
+/**
+ * "reconnecting" after a drop; "offline" once OFFLINE_AFTER attempts in a row failed (the server
+ * or the network is down: it keeps retrying, and says "open" again when it is back).
+ */
+export type SubscriptionStatus = "connecting" | "open" | "reconnecting" | "offline" | "closed";
 
 export interface SubscribeOptions {
   /** replay every stored event after this sequence first (0: the whole history) */
@@ -121,6 +125,7 @@ export interface SubscribeOptions {
 
 const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 5_000;
+const OFFLINE_AFTER = 3;
 
 /**
  * A live subscription to GET /api/sessions/{id}/events. After a drop it reconnects with
@@ -137,8 +142,9 @@ export function subscribeSessionEvents(sessionId: string, options: SubscribeOpti
 
   const run = async () => {
     let first = true;
+    let failures = 0;
     while (!controller.signal.aborted) {
-      status(first ? "connecting" : "reconnecting");
+      status(first ? "connecting" : failures >= OFFLINE_AFTER ? "offline" : "reconnecting");
       first = false;
       try {
         const response = await fetch(
@@ -155,6 +161,7 @@ export function subscribeSessionEvents(sessionId: string, options: SubscribeOpti
           return;
         }
         if (!response.ok) throw new Error(`${response.status}`);
+        failures = 0;
         status("open");
         for await (const event of readSseEvents(response, controller.signal)) {
           delay = RETRY_MIN_MS;
@@ -168,6 +175,8 @@ export function subscribeSessionEvents(sessionId: string, options: SubscribeOpti
         // dropped connection or server restart: fall through to the retry below
       }
       if (controller.signal.aborted) break;
+      failures += 1;
+      if (failures >= OFFLINE_AFTER) status("offline");
       await new Promise((resolve) => setTimeout(resolve, delay));
       delay = Math.min(RETRY_MAX_MS, delay * 2);
     }

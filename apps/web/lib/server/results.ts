@@ -7,8 +7,11 @@ import {
   type MergeWarning,
   MergeWarningSchema,
   pendingMergeSummary,
+  type SearchResponse,
   type Session,
   type SessionDetail,
+  type SessionEvent,
+  type SessionSearchHit,
 } from "@arbor/core";
 
 // The JSON answers built from a session and from the typed results of its operations, here
@@ -68,4 +71,20 @@ export function mergeResponse(report: MergeReport): MergeResponse {
     default:
       return report satisfies never;
   }
+}
+
+/** GET /api/search's answer from the manager's hits. */
+export function searchResponse(query: string, hits: readonly SessionSearchHit[]): SearchResponse {
+  return {
+    query,
+    results: hits.map((hit) => ({
+      session_id: hit.session_id,
+      session_title: hit.session_title,
+      message_id: hit.message.id,
+      role: hit.message.role,
+      message_type: hit.message.body.message_type,
+      created_at: hit.message.created_at,
+      snippet: hit.snippet,
+    })),
+  };
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { BranchSchema, MergeStrategyNameSchema } from "../model/branch.js";
 import type { PendingMerge } from "../model/merge-types.js";
 import { MergeConflictSchema, MergeWarningSchema } from "../model/merge-types.js";
-import { ContextMessageSchema } from "../model/message-types.js";
+import { ContextMessageSchema, MessageRoleSchema } from "../model/message-types.js";
 import { SessionConfigSchema } from "../model/session-config.js";
 import type { OptimizationView } from "../model/session-records.js";
 import { ContextStateSchema } from "../model/states.js";
@@ -159,6 +159,26 @@ export const WorkspaceInstructionsResponseSchema = z
     "Answer to GET /api/sessions/{id}/instructions. The files are read afresh on each request (unchanged ones from an mtime cache), so an edit shows at once.",
   );
 export type WorkspaceInstructionsResponse = z.infer<typeof WorkspaceInstructionsResponseSchema>;
+export const MessageSearchHitSchema = z
+  .object({
+    session_id: z.string(),
+    session_title: z.string(),
+    message_id: z.string(),
+    role: MessageRoleSchema,
+    message_type: z.string().describe("the message's message_type"),
+    created_at: z.string(),
+    snippet: z.string().describe("the matching text around the first match, on one line"),
+  })
+  .describe("One message that holds every word searched for.");
+export type MessageSearchHit = z.infer<typeof MessageSearchHitSchema>;
+
+export const SearchResponseSchema = z
+  .object({
+    query: z.string(),
+    results: z.array(MessageSearchHitSchema).describe("newest message first"),
+  })
+  .describe("Full-text search over the messages of every session.");
+export type SearchResponse = z.infer<typeof SearchResponseSchema>;
 export const FileContentResponseSchema = z
   .object({
     path: z.string().describe("the file, relative to the workspace, `/`-separated"),

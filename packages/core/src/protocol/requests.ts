@@ -136,6 +136,40 @@ export const CreateSessionRequestSchema = z
   .describe("Body of POST /api/sessions.");
 export type CreateSessionRequest = z.infer<typeof CreateSessionRequestSchema>;
 
+export const PatchSessionRequestSchema = z
+  .object({
+    title: z
+      .string()
+      .trim()
+      .min(1, "a title needs at least one character")
+      .max(200, "at most 200 characters")
+      .describe("the session's new title (trimmed; 1 to 200 characters)"),
+  })
+  .describe("Renames a session.");
+export type PatchSessionRequest = z.infer<typeof PatchSessionRequestSchema>;
+
+/** The most search results one request answers. */
+export const MAX_SEARCH_RESULTS = 200;
+
+export const SearchQuerySchema = z
+  .object({
+    q: z
+      .string()
+      .trim()
+      .min(1, "say what to search for")
+      .max(500, "at most 500 characters")
+      .describe("words to find; a message matches when it holds every word (case-insensitive)"),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_SEARCH_RESULTS)
+      .default(50)
+      .describe(`the most results to answer (1 to ${MAX_SEARCH_RESULTS}, default 50)`),
+  })
+  .describe("GET /api/search's query parameters.");
+export type SearchQuery = z.infer<typeof SearchQuerySchema>;
+
 export const PatchConfigRequestSchema = z
   .object({
     agent_mode: AgentModeSchema.optional().describe("plan or act; takes effect at once"),

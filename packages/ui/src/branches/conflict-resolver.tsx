@@ -7,7 +7,8 @@ import type {
   ResolutionKind,
 } from "@arbor/core";
 import { useId, useState } from "react";
-import { messagePreview } from "../messages/preview.js";
+import { Markdown } from "../messages/markdown.js";
+import { messageExcerpt, nameMessagesIn } from "../messages/preview.js";
 import { unreachable } from "../state-label.js";
 import { buttonClass, inputClass } from "../styles.js";
 
@@ -74,7 +75,19 @@ function MessageColumn({
           const message = byId.get(id);
           return (
             <li key={id} className="rounded bg-zinc-50 px-2 py-1 dark:bg-zinc-800/60">
-              {message ? messagePreview(message, 200) : <code>{id}</code>}
+              {message ? (
+                <>
+                  <span className="text-xs font-medium capitalize text-zinc-500 dark:text-zinc-400">
+                    {message.role}
+                  </span>
+                  <Markdown
+                    text={messageExcerpt(message)}
+                    className="max-h-48 overflow-y-auto [&_p]:my-1"
+                  />
+                </>
+              ) : (
+                <span className="text-xs text-zinc-500">A message not loaded in this view</span>
+              )}
             </li>
           );
         })}
@@ -114,7 +127,9 @@ function ConflictItem({
         {name}
         {conflict.path && <code className="ml-2 font-mono text-xs">{conflict.path}</code>}
       </h3>
-      <p className="text-sm text-zinc-600 dark:text-zinc-400">{conflict.description}</p>
+      <p className="text-sm text-zinc-600 dark:text-zinc-400">
+        {nameMessagesIn(conflict.description, byId)}
+      </p>
       <div className="flex flex-col gap-2 md:flex-row">
         <MessageColumn title="Source" ids={conflict.source_message_ids} byId={byId} />
         <MessageColumn title="Target" ids={conflict.target_message_ids} byId={byId} />
@@ -134,7 +149,7 @@ function ConflictItem({
               {resolutionLabels[kind]}
               {suggested.get(kind) && (
                 <span className="block text-xs text-zinc-500 dark:text-zinc-400">
-                  {suggested.get(kind)}
+                  {nameMessagesIn(suggested.get(kind) ?? "", byId)}
                 </span>
               )}
             </span>

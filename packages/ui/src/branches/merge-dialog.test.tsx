@@ -11,7 +11,7 @@ const pool = [
   text("shared", { id: "m1", role: "user" }),
   text("target says A", { id: "t1" }),
   text("source asks", { id: "s1", role: "user" }),
-  text("source says B", { id: "s2" }),
+  text("source says **B**", { id: "s2" }),
 ];
 const main = branch("main", { name: "main", message_ids: ["m1", "t1"] });
 const side = branch("side", {
@@ -26,7 +26,7 @@ const conflict: MergeConflict = {
   kind: "divergent_continuation",
   source_message_ids: ["s2"],
   target_message_ids: ["t1"],
-  description: "Both branches answered after the fork.",
+  description: "both branches continued (t1 on the target, s2 on the source)",
   timestamps: [],
   suggested_resolutions: [
     { resolution: "keep_source", description: "Drop the target's answer" },
@@ -135,12 +135,18 @@ describe("MergeDialog", () => {
       strategy: "rebase",
     });
     const first = await screen.findByRole("region", { name: "Conflict 1" });
-    expect(within(first).getByRole("list", { name: "Source messages" }).textContent).toBe(
-      "source says B",
-    );
+    const sourceList = within(first).getByRole("list", { name: "Source messages" });
+    expect(sourceList.textContent).toBe("assistantsource says B");
+    // the preview is rendered markdown, not raw asterisks
+    expect(sourceList.querySelector("strong")?.textContent).toBe("B");
     expect(within(first).getByRole("list", { name: "Target messages" }).textContent).toBe(
-      "target says A",
+      "assistanttarget says A",
     );
+    // core's description names messages by id; the dialog shows what they say
+    expect(first.textContent).toContain(
+      "both branches continued (“target says A” on the target, “source says B” on the source)",
+    );
+    expect(first.textContent).not.toContain("t1 on");
     const other = screen.getByRole("region", { name: "Conflict 2" });
     // only the resolutions core suggested are offered
     expect(within(other).getAllByRole("radio")).toHaveLength(2);

@@ -2,6 +2,7 @@
 
 import type { ContextMessage, MessageRole, MessageStatus } from "@arbor/core";
 import { type ReactNode, useState } from "react";
+import { CopyButton } from "../copy-button.js";
 import { unreachable } from "../state-label.js";
 import { badgeClass, buttonClass, inputClass } from "../styles.js";
 
@@ -77,6 +78,8 @@ export interface CardShellProps {
   /** offered only when the card passes the message's current text */
   onEditResend?: ((messageId: string, text: string) => void) | undefined;
   editableText?: string | undefined;
+  /** the message's text for "Copy"; no copy button without it */
+  copyText?: string | undefined;
 }
 
 const roleFrame: Record<MessageRole, string> = {
@@ -92,6 +95,7 @@ export function CardShell({
   onFork,
   onEditResend,
   editableText,
+  copyText,
 }: CardShellProps) {
   const [draft, setDraft] = useState<string | null>(null);
   const label = roleLabel(message.role);
@@ -108,6 +112,9 @@ export function CardShell({
         <span className="font-semibold text-zinc-700 dark:text-zinc-200">{label}</span>
         <StatusBadge status={message.status} error={message.meta?.error_message} />
         <span className="ml-auto flex gap-1 opacity-100 sm:opacity-0 sm:group-focus-within:opacity-100 sm:group-hover:opacity-100">
+          {copyText !== undefined && copyText !== "" && (
+            <CopyButton label="Copy message" getText={() => copyText} />
+          )}
           {canEdit && draft === null && (
             <button
               type="button"

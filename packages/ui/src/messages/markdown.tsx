@@ -1,8 +1,10 @@
 "use client";
 
-import ReactMarkdown from "react-markdown";
+import { type ComponentProps, useRef } from "react";
+import ReactMarkdown, { type Components } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
+import { CopyButton } from "../copy-button.js";
 import { rehypeStreamingCursor } from "./streaming-cursor.js";
 
 // Markdown with GitHub extensions (tables, task lists, strikethrough) and highlight.js classes on
@@ -13,6 +15,23 @@ const remarkPlugins = [remarkGfm];
 const rehypePlugins = [rehypeHighlight];
 // the cursor goes in last, after highlighting has split code into spans
 const rehypePluginsWithCursor = [rehypeHighlight, rehypeStreamingCursor];
+
+/** A fenced code block with a copy button in its corner. */
+function CodeBlock({ node: _node, ...props }: ComponentProps<"pre"> & { node?: unknown }) {
+  const ref = useRef<HTMLPreElement>(null);
+  return (
+    <div className="group/code relative">
+      <pre ref={ref} {...props} />
+      <CopyButton
+        label="Copy code"
+        getText={() => ref.current?.textContent ?? ""}
+        className="absolute right-1 top-1 rounded border border-zinc-300 bg-white/90 px-2 py-0.5 text-xs text-zinc-700 opacity-100 hover:bg-zinc-100 focus-visible:opacity-100 sm:opacity-0 sm:group-hover/code:opacity-100 dark:border-zinc-700 dark:bg-zinc-900/90 dark:text-zinc-200"
+      />
+    </div>
+  );
+}
+
+const components: Components = { pre: CodeBlock };
 
 export interface MarkdownProps {
   text: string;
@@ -28,6 +47,7 @@ export function Markdown({ text, className = "", cursor = false }: MarkdownProps
     >
       <ReactMarkdown
         remarkPlugins={remarkPlugins}
+        components={components}
         rehypePlugins={cursor ? rehypePluginsWithCursor : rehypePlugins}
       >
         {text}

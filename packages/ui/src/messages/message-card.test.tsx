@@ -75,6 +75,21 @@ describe("message actions", () => {
     expect(onEditResend).toHaveBeenCalledWith("u1", "second try");
   });
 
+  it("copies a finished message and each code block to the clipboard", async () => {
+    const user = userEvent.setup();
+    render(<MessageCard message={text("Run:\n\n```sh\nnpm test\n```")} />);
+    await user.click(screen.getByRole("button", { name: "Copy code" }));
+    expect(await navigator.clipboard.readText()).toBe("npm test\n");
+    await user.click(screen.getByRole("button", { name: "Copy message" }));
+    expect(await navigator.clipboard.readText()).toBe("Run:\n\n```sh\nnpm test\n```");
+    expect(screen.getByRole("button", { name: "Copy message" }).textContent).toBe("Copied");
+  });
+
+  it("offers no message copy while the message streams", () => {
+    render(<MessageCard message={text("", { status: "streaming" })} streamingText="par" />);
+    expect(screen.queryByRole("button", { name: "Copy message" })).toBeNull();
+  });
+
   it("offers no edit on assistant messages and no actions without callbacks", () => {
     render(<MessageCard message={text("hi")} onEditResend={vi.fn()} />);
     expect(screen.queryByRole("button", { name: "Edit & resend" })).toBeNull();
@@ -117,6 +132,37 @@ describe("ToolRequest cards", () => {
       { tool_call_id: "call-a", decision: "approve" },
       { tool_call_id: "call-b", decision: "approve" },
     ]);
+  });
+
+  it("shows each call from request to result in one row: running, then its result", async () => {
+    const user = userEvent.setup();
+    const request = toolRequest();
+    const { rerender } = render(<MessageCard message={request} running />);
+    const listDir = screen.getByRole("listitem", { name: "Tool call list_dir" });
+    expect(listDir.dataset.result).toBe("running");
+    expect(within(listDir).getByText("Running…")).toBeDefined();
+    const results = new Map([
+      [
+        "call-c",
+        {
+          message_type: "tool_result" as const,
+          request_id: request.id,
+          tool_call_id: "call-c",
+          tool_name: "list_dir",
+          content: [{ type: "text" as const, text: "a.ts\nb.ts" }],
+          status: "success" as const,
+        },
+      ],
+    ]);
+    rerender(<MessageCard message={request} running toolResults={results} />);
+    const done = screen.getByRole("listitem", { name: "Tool call list_dir" });
+    expect(done.dataset.result).toBe("success");
+    expect(within(done).queryByText("Running…")).toBeNull();
+    await user.click(within(done).getByRole("button", { name: "list_dir result" }));
+    expect(done.textContent).toContain("a.ts");
+    // the pending calls are not running: they wait for a decision
+    const read = screen.getByRole("listitem", { name: "Tool call read_file" });
+    expect(read.dataset.result).toBe("none");
   });
 
   it("is read-only without a decision callback", () => {

@@ -9,7 +9,7 @@ import { PlanCard } from "./plan-card.js";
 import { QuestionCard } from "./question-card.js";
 import { SystemControlCard } from "./system-control-card.js";
 import { TextCard } from "./text-card.js";
-import { ToolRequestCard } from "./tool-request-card.js";
+import { ToolRequestCard, type ToolResults } from "./tool-request-card.js";
 import { ToolResultCard } from "./tool-result-card.js";
 
 /** What a transcript may offer on its messages. Each action is shown only when its callback is set. */
@@ -29,6 +29,10 @@ export interface MessageCardProps extends MessageCallbacks {
   message: ContextMessage;
   /** the text streamed so far, while `message.status` is "streaming" */
   streamingText?: string | undefined;
+  /** tool requests: the results of their calls, shown in the same card */
+  toolResults?: ToolResults | undefined;
+  /** tool requests: the session is working, so approved calls without a result are running */
+  running?: boolean | undefined;
 }
 
 function CardBody({
@@ -37,6 +41,8 @@ function CardBody({
   onToolDecisions,
   onApprovePlan,
   onAnswer,
+  toolResults,
+  running,
   onOpenFile,
 }: MessageCardProps) {
   const { body } = message;
@@ -46,7 +52,15 @@ function CardBody({
     case "file_reference":
       return <FileReferenceCard body={body} />;
     case "tool_request":
-      return <ToolRequestCard body={body} onToolDecisions={onToolDecisions} />;
+      return (
+        <ToolRequestCard
+          body={body}
+          onToolDecisions={onToolDecisions}
+          results={toolResults}
+          running={running}
+          onOpenFile={onOpenFile}
+        />
+      );
     case "tool_result":
       return <ToolResultCard body={body} onOpenFile={onOpenFile} />;
     case "mcp_resource":
@@ -73,6 +87,11 @@ export function MessageCard(props: MessageCardProps) {
       onFork={onFork}
       onEditResend={onEditResend}
       editableText={editableText}
+      copyText={
+        message.body.message_type === "text" && message.status !== "streaming"
+          ? message.body.text
+          : undefined
+      }
     >
       <CardBody {...props} />
     </CardShell>

@@ -7,10 +7,16 @@ import { badgeClass, buttonClass } from "../styles.js";
 import { preClass } from "./disclosure.js";
 import { Markdown } from "./markdown.js";
 import { McpServerTag } from "./mcp-origin.js";
+import { ToolResultCard } from "./tool-result-card.js";
 
 // The assistant's tool calls with inline approval. Several calls may wait at once; each has its own
 // Approve / Deny / "Always allow this tool". A decision is sent once: its buttons disable until the
-// server's update turns the call's status from pending to approved or denied.
+// server's update turns the call's status from pending to approved or denied. Each call is one
+// card from request to result: its arguments, its approval, "Running…" while it runs, and its
+// result (given by the transcript, which then shows no separate result card).
+
+/** A call's result, by tool_call_id. */
+export type ToolResults = ReadonlyMap<string, BodyOf<"tool_result">>;
 
 function ApprovalBadge({ approval, note }: { approval: ApprovalStatus; note: string | undefined }) {
   const suffix = note ? ` · ${note}` : "";
@@ -54,25 +60,51 @@ interface ToolCallRowProps {
   call: ToolCallRequest;
   decided: boolean;
   onDecide: ((decision: ApprovalDecision) => void) | undefined;
+  result: BodyOf<"tool_result"> | undefined;
+  /** the session is still working: an approved call without a result is running */
+  running: boolean;
+  onOpenFile: ((path: string, line: number) => void) | undefined;
 }
 
-function ToolCallRow({ call, decided, onDecide }: ToolCallRowProps) {
+function ToolCallRow({ call, decided, onDecide, result, running, onOpenFile }: ToolCallRowProps) {
   const pending = call.approval === "pending";
+  const approved = call.approval === "approved" || call.approval === "auto_approved";
+  const args = (
+    <figure className="mt-2" aria-label={`Arguments of ${call.name}`}>
+      <pre className={preClass}>{JSON.stringify(call.arguments, null, 2)}</pre>
+    </figure>
+  );
   return (
     <li
       aria-label={`Tool call ${call.name}`}
       data-tool-call-id={call.id}
       data-approval={call.approval}
+      data-result={result?.status ?? (approved && running ? "running" : "none")}
       className="rounded-md border border-zinc-200 p-2 dark:border-zinc-800"
     >
       <div className="flex flex-wrap items-center gap-2">
         <code className="font-mono text-sm font-semibold">{call.name}</code>
         <McpServerTag toolName={call.name} />
         <ApprovalBadge approval={call.approval} note={call.approval_note} />
+        {!result && approved && running && (
+          <span className="inline-flex items-center gap-1 text-xs text-sky-700 dark:text-sky-300">
+            <span
+              aria-hidden="true"
+              className="inline-block size-2 animate-pulse rounded-full bg-sky-500"
+            />
+            Running…
+          </span>
+        )}
       </div>
-      <figure className="mt-2" aria-label={`Arguments of ${call.name}`}>
-        <pre className={preClass}>{JSON.stringify(call.arguments, null, 2)}</pre>
-      </figure>
+      {result ? (
+        // once answered, the arguments fold away: the result is what the reader wants
+        <details className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">
+          <summary className="cursor-pointer">Arguments</summary>
+          {args}
+        </details>
+      ) : (
+        args
+      )}
       {pending && onDecide && (
         <fieldset aria-label={`Approval for ${call.name}`} className="mt-2 flex flex-wrap gap-2">
           <button
@@ -101,6 +133,11 @@ function ToolCallRow({ call, decided, onDecide }: ToolCallRowProps) {
           </button>
         </fieldset>
       )}
+      {result && (
+        <div className="mt-2">
+          <ToolResultCard body={result} onOpenFile={onOpenFile} />
+        </div>
+      )}
     </li>
   );
 }
@@ -109,9 +146,20 @@ export interface ToolRequestCardProps {
   body: BodyOf<"tool_request">;
   /** absent: the card is read-only (history, admin) */
   onToolDecisions?: ((decisions: ApprovalDecision[]) => void) | undefined;
+  /** the calls' results, shown inside each call's row */
+  results?: ToolResults | undefined;
+  running?: boolean;
+  /** a codebase tool's result links its files here */
+  onOpenFile?: ((path: string, line: number) => void) | undefined;
 }
 
-export function ToolRequestCard({ body, onToolDecisions }: ToolRequestCardProps) {
+export function ToolRequestCard({
+  body,
+  onToolDecisions,
+  results,
+  running = false,
+  onOpenFile,
+}: ToolRequestCardProps) {
   const [decided, setDecided] = useState<ReadonlySet<string>>(new Set());
   const send = (decisions: ApprovalDecision[]) => {
     if (!onToolDecisions || decisions.length === 0) return;
@@ -140,6 +188,9 @@ export function ToolRequestCard({ body, onToolDecisions }: ToolRequestCardProps)
             call={call}
             decided={decided.has(call.id)}
             onDecide={onToolDecisions ? (decision) => send([decision]) : undefined}
+            result={results?.get(call.id)}
+            running={running}
+            onOpenFile={onOpenFile}
           />
         ))}
       </ul>

@@ -1,4 +1,6 @@
 import { ChatView } from "@/components/chat/chat-view";
+import { SessionNotFound } from "@/components/chat/session-not-found";
+import { getRuntime } from "@/lib/server/runtime";
 import { modelInfo } from "../../model-info";
 
 // The model list and default context window come from the environment at request time.
@@ -12,6 +14,9 @@ interface SessionPageProps {
 export default async function SessionPage({ params, searchParams }: SessionPageProps) {
   const { id } = await params;
   const { message } = await searchParams;
+  // an unknown session is answered at once, before any script runs or any request is retried
+  const session = await (await getRuntime()).manager.get(id);
+  if (!session) return <SessionNotFound />;
   const model = modelInfo();
   return (
     <ChatView

@@ -70,6 +70,16 @@ export async function applyConfig(
   return structuredClone(config);
 }
 
+/** Stores a new title; the session rests as it was. */
+export async function renameSession(core: StoredSession, title: string): Promise<void> {
+  const trimmed = title.trim();
+  if (trimmed === "") throw new OperationRejected("invalid_request", "a title cannot be empty");
+  await core.commit({
+    write: { session: { title: trimmed } },
+    events: [core.contextUpdateEvent(core.state, undefined, undefined, { title_changed: trimmed })],
+  });
+}
+
 /** "Approve plan and switch to Act": Act mode, then the user's approval, then the loop. */
 export async function approvePlanOp(
   core: StoredSession,

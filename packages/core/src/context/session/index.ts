@@ -10,6 +10,7 @@ export {
   type OperationResult,
 } from "./channel.js";
 export { PLAN_APPROVED_TEXT, type SessionConfigPatch } from "./config-operations.js";
+export * from "./message-search.js";
 export { INTERRUPTED_BY_RESTART, type RecoveryReport, recoverSession } from "./recovery.js";
 export type { RunStop } from "./run-context.js";
 export type { RunResult } from "./run-driver.js";

@@ -2,6 +2,7 @@ import type { Branch } from "../../model/branch.js";
 import { type SessionConfigInput, sessionConfig } from "../../model/session-config.js";
 import { LoopRecorder } from "../../recording/recorder.js";
 import type { SessionSummary } from "../../store/types.js";
+import { type MessageMatch, searchWords } from "./message-search.js";
 import { recoverSession } from "./recovery.js";
 import { DEFAULT_SESSION_TITLE } from "./send-message.js";
 import { Session } from "./session.js";
@@ -19,6 +20,12 @@ import { StoredSession } from "./stored-session.js";
  * long, so it does not delay the first model request (the operation's end flushes it anyway).
  */
 export const LOOP_RECORD_WRITE_DELAY_MS = 100;
+
+/** One message found by SessionManager.search, with the session it belongs to. */
+export interface SessionSearchHit extends MessageMatch {
+  session_id: string;
+  session_title: string;
+}
 
 export class SessionManager {
   readonly #deps: ResolvedDeps;
@@ -101,6 +108,25 @@ export class SessionManager {
 
   list(): Promise<SessionSummary[]> {
     return this.#deps.store.listSessions();
+  }
+
+  /**
+   * Full-text search over the messages of every session (every branch): the messages holding
+   * every word of the query, newest first, at most `limit`. Loads each session once.
+   */
+  async search(query: string, limit: number): Promise<SessionSearchHit[]> {
+    const words = searchWords(query);
+    if (words.length === 0) return [];
+    const hits: SessionSearchHit[] = [];
+    for (const summary of await this.list()) {
+      const session = await this.get(summary.id);
+      if (!session) continue;
+      for (const match of session.search(words)) {
+        hits.push({ session_id: session.id, session_title: session.title, ...match });
+      }
+    }
+    hits.sort((a, b) => b.message.created_at.localeCompare(a.message.created_at));
+    return hits.slice(0, limit);
   }
 
   /**

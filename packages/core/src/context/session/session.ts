@@ -37,9 +37,11 @@ import {
   applyConfig,
   approvePlanOp,
   decideToolCallsOp,
+  renameSession,
   type SessionConfigPatch,
 } from "./config-operations.js";
 import { asQueued, queuedMessages, storeQueued } from "./message-queue.js";
+import { type MessageMatch, searchMessages } from "./message-search.js";
 import type { RunResult } from "./run-driver.js";
 import {
   instructionsFor,
@@ -341,6 +343,16 @@ export class Session {
   /** Resolves with the session's new config. */
   switchMode(mode: AgentMode): Operation<SessionConfig> {
     return this.updateConfig({ agent_mode: mode });
+  }
+
+  /** Gives the session a new title (stored; the session list and the header show it). */
+  rename(title: string): Operation<void> {
+    return this.#operation(() => renameSession(this.#core, title));
+  }
+
+  /** The messages of every branch holding every word of `words` (searchWords), oldest first. */
+  search(words: readonly string[]): MessageMatch[] {
+    return searchMessages(this.#core.pool.values(), words);
   }
 
   /** Changes the config at once and stores it; a mode change adds a mode_change notice. */

@@ -56,7 +56,7 @@ describe("composeAnswer: tool calls", () => {
     expect(ask("list files in src")).toEqual({
       kind: "toolCall",
       text: "Let me list the files in `src`.",
-      toolCallId: "offline_call_1",
+      toolCallId: expect.stringMatching(/^offline_call_1_[0-9a-z]{7}$/),
       toolName: "list_files",
       arguments: { path: "src" },
     });
@@ -98,7 +98,26 @@ describe("composeAnswer: tool calls", () => {
       },
     ];
     const answer = ask("read a.ts", WORKSPACE_TOOLS, history);
-    expect(answer.kind === "toolCall" && answer.toolCallId).toBe("offline_call_2");
+    expect(answer.kind === "toolCall" && answer.toolCallId).toMatch(/^offline_call_2_/);
+  });
+
+  it("gives the same id to the same conversation and different ids to sibling branches", () => {
+    const history: Message[] = [
+      userMessage("list files", 0),
+      callMessage("offline_call_1", "list_files", { path: "." }),
+      resultMessage("offline_call_1", "list_files", "a.ts"),
+    ];
+    const idOf = (text: string, at: number): string | false => {
+      const answer = composeAnswer({
+        messages: [...history, userMessage(text, at)],
+        tools: WORKSPACE_TOOLS,
+      });
+      return answer.kind === "toolCall" && answer.toolCallId;
+    };
+    expect(idOf("list files", 5)).toBe(idOf("list files", 5));
+    // Two branches forked after "hello", each asking for files: an append merge holds both calls.
+    expect(idOf("list files", 5)).not.toBe(idOf("list files", 6));
+    expect(idOf("list files", 5)).not.toBe(idOf("list files in src", 5));
   });
 
   it("explains instead of calling a tool that is not offered", () => {

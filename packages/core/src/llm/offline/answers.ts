@@ -146,14 +146,29 @@ export function toolArguments(
   return out;
 }
 
-/** Ids unique within the conversation and the same for the same conversation. */
+/**
+ * Ids unique within the session and the same for the same conversation. The number counts the
+ * calls already made; the suffix fingerprints the whole conversation (texts and timestamps), so
+ * two branches forked from one point that each call a tool get different ids and an append merge
+ * of both never sees one call answered twice.
+ */
 function nextToolCallId(messages: readonly Message[]): string {
   let calls = 0;
   for (const message of messages) {
     if (message.role !== "assistant") continue;
     for (const block of message.content) if (block.type === "toolCall") calls++;
   }
-  return `offline_call_${calls + 1}`;
+  return `offline_call_${calls + 1}_${fingerprint(JSON.stringify(messages))}`;
+}
+
+/** FNV-1a over the UTF-16 code units, 32 bits, as 7 base-36 digits: short and deterministic. */
+function fingerprint(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(36).padStart(7, "0");
 }
 
 function userText(message: UserMessage): string {

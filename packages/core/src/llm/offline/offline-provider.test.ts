@@ -81,7 +81,7 @@ describe("OfflineProvider", () => {
       { type: "text", text: "Let me read `package.json`." },
       {
         type: "toolCall",
-        id: "offline_call_1",
+        id: expect.stringMatching(/^offline_call_1_/),
         name: "read_file",
         arguments: { path: "package.json" },
       },

@@ -1,0 +1,19 @@
+import { SearchQuerySchema } from "@arbor/core";
+import { handle, json, validate } from "@/lib/server/http";
+import { searchResponse } from "@/lib/server/results";
+import { getRuntime } from "@/lib/server/runtime";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+/** Full-text search over every session's messages: ?q=words&limit=N (default 50). */
+export const GET = handle("GET /api/search", async (request) => {
+  const params = new URL(request.url).searchParams;
+  const query = validate(SearchQuerySchema, {
+    ...(params.has("q") ? { q: params.get("q") } : {}),
+    ...(params.get("limit") ? { limit: params.get("limit") } : {}),
+  });
+  const { manager } = await getRuntime();
+  const hits = await manager.search(query.q, query.limit);
+  return json(searchResponse(query.q, hits));
+});

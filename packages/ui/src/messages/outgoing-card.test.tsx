@@ -1,0 +1,33 @@
+import { render, screen } from "@testing-library/react";
+import { userEvent } from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
+import { OutgoingCard } from "./outgoing-card.js";
+
+describe("OutgoingCard", () => {
+  it("shows the text at once, marked as sending, with no actions", () => {
+    render(<OutgoingCard message={{ key: "k1", text: "list the files", status: "sending" }} />);
+    const card = screen.getByRole("article", { name: "You message" });
+    expect(card.dataset.status).toBe("sending");
+    expect(card.textContent).toContain("Sending…");
+    expect(card.textContent).toContain("list the files");
+    expect(screen.queryByRole("button")).toBeNull();
+  });
+
+  it("keeps a refused message with the reason, Retry and Discard", async () => {
+    const user = userEvent.setup();
+    const onRetry = vi.fn();
+    const onDiscard = vi.fn();
+    render(
+      <OutgoingCard
+        message={{ key: "k2", text: "hello", status: "failed", error: "500 boom" }}
+        onRetry={onRetry}
+        onDiscard={onDiscard}
+      />,
+    );
+    expect(screen.getByRole("alert").textContent).toBe("Not sent · 500 boom");
+    await user.click(screen.getByRole("button", { name: "Retry" }));
+    expect(onRetry).toHaveBeenCalledWith("k2");
+    await user.click(screen.getByRole("button", { name: "Discard" }));
+    expect(onDiscard).toHaveBeenCalledWith("k2");
+  });
+});

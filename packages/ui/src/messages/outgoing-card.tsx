@@ -1,0 +1,77 @@
+"use client";
+
+import { badgeClass, buttonClass } from "../styles.js";
+
+// A message the user sent that the server has not stored yet: shown at once so nothing typed
+// seems lost, marked "Sending…", and kept with Retry / Discard when the server refused it.
+
+export type OutgoingStatus = "sending" | "failed";
+
+export interface OutgoingMessage {
+  /** a key of the browser's own; the stored message gets its id from the server */
+  key: string;
+  text: string;
+  status: OutgoingStatus;
+  /** why the server refused it (status "failed") */
+  error?: string | undefined;
+}
+
+export interface OutgoingCardProps {
+  message: OutgoingMessage;
+  onRetry?: ((key: string) => void) | undefined;
+  onDiscard?: ((key: string) => void) | undefined;
+}
+
+export function OutgoingCard({ message, onRetry, onDiscard }: OutgoingCardProps) {
+  const failed = message.status === "failed";
+  return (
+    <article
+      aria-label="You message"
+      data-outgoing={message.key}
+      data-status={message.status}
+      aria-busy={!failed}
+      className={`rounded-lg border border-sky-200 bg-sky-50 p-3 text-zinc-900 dark:border-sky-900 dark:bg-sky-950/40 dark:text-zinc-100 ${failed ? "border-l-4 border-l-red-500" : "opacity-80"}`}
+    >
+      <header className="mb-1 flex flex-wrap items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
+        <span className="font-semibold text-zinc-700 dark:text-zinc-200">You</span>
+        {failed ? (
+          <span
+            role="alert"
+            className={`${badgeClass} whitespace-normal bg-red-100 text-red-800 dark:bg-red-950 dark:text-red-200`}
+          >
+            Not sent{message.error ? ` · ${message.error}` : ""}
+          </span>
+        ) : (
+          <span
+            className={`${badgeClass} bg-zinc-100 text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300`}
+          >
+            Sending…
+          </span>
+        )}
+        {failed && (
+          <span className="ml-auto flex gap-1">
+            {onRetry && (
+              <button
+                type="button"
+                className={buttonClass.secondary}
+                onClick={() => onRetry(message.key)}
+              >
+                Retry
+              </button>
+            )}
+            {onDiscard && (
+              <button
+                type="button"
+                className={buttonClass.ghost}
+                onClick={() => onDiscard(message.key)}
+              >
+                Discard
+              </button>
+            )}
+          </span>
+        )}
+      </header>
+      <p className="whitespace-pre-wrap break-words text-sm">{message.text}</p>
+    </article>
+  );
+}
