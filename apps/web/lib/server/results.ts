@@ -10,7 +10,6 @@ import {
   type SearchResponse,
   type Session,
   type SessionDetail,
-  type SessionEvent,
   type SessionSearchHit,
 } from "@arbor/core";
 
