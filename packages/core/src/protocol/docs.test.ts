@@ -27,7 +27,9 @@ describe("protocol docs", () => {
     expect(docs).toMatch(/\| `path` \| string \(non-empty, length ≤ 4096\) \| yes \|/);
     expect(docs).toMatch(/\| `range` \| object \| no \|/);
     expect(docs).toMatch(/\| `parameters` \| record<string, any> \| no \|/);
-    expect(docs).toContain("Supported payload types: `text`, `file_reference`, `mcp_resource`, `workflow`.");
+    expect(docs).toContain(
+      "Supported payload types: `text`, `file_reference`, `mcp_resource`, `workflow`.",
+    );
     expect(docs).not.toContain('payload `type: "tool_result"`');
   });
 
