@@ -228,13 +228,14 @@ export async function decideToolCalls(
   return events;
 }
 
+/** One loop of the admin loop tree, in the route's snake_case wire shape. */
 export interface LoopSummary {
-  loopId: string;
+  loop_id: string;
   status: string;
   turns: number;
-  parentLoopId?: string;
-  childLoopIds: string[];
-  config?: { provider: string; model: string; configId?: string };
+  parent_loop_id?: string;
+  child_loop_ids: string[];
+  config?: { provider: string; model: string; config_id?: string };
 }
 
 /** GET /api/admin/sessions/{id}/loops: the session's loop tree (the admin token is not set). */

@@ -65,7 +65,7 @@ test("run, restart, resume a pending approval, restart, run again: every loop re
   const [first] = await getLoopTree(app.url, id);
   if (!first) throw new Error("no loop after the first run");
   // the provider's own name, not the registry's
-  expect(first.loopId).toBe(`${id}.anthropic.claude-test.1`);
+  expect(first.loop_id).toBe(`${id}.anthropic.claude-test.1`);
 
   // 2. Restart; approve the pending call: the continuation runs in the new process.
   await app.kill("SIGKILL");
@@ -85,12 +85,12 @@ test("run, restart, resume a pending approval, restart, run again: every loop re
   // Every loop record is kept, each with its own number; the tree links them.
   const loops = await getLoopTree(app.url, id);
   const prefix = `${id}.anthropic.claude-test`;
-  expect(loops.map((l) => l.loopId)).toEqual([`${prefix}.1`, `${prefix}.2`, `${prefix}.3`]);
+  expect(loops.map((l) => l.loop_id)).toEqual([`${prefix}.1`, `${prefix}.2`, `${prefix}.3`]);
   expect(loops.map((l) => l.status)).toEqual(["completed", "completed", "completed"]);
   expect(loops.map((l) => l.turns)).toEqual([1, 2, 1]);
-  expect(loops.map((l) => l.parentLoopId)).toEqual([undefined, `${prefix}.1`, undefined]);
+  expect(loops.map((l) => l.parent_loop_id)).toEqual([undefined, `${prefix}.1`, undefined]);
   for (const loop of loops) {
-    expect(loop.parentLoopId).not.toBe(loop.loopId);
+    expect(loop.parent_loop_id).not.toBe(loop.loop_id);
     expect(loop.config?.provider).toBe("anthropic");
   }
 });

@@ -25,12 +25,12 @@ test("history past the trigger is optimized: the divider expands to the original
   page,
   request,
 }, testInfo) => {
-  // A 4,800-token window (the system prompt and tool list take about 2,700 of it) and the
+  // A 6,000-token window (the system prompt and tool list take about 3,650 of it) and the
   // recent-N strategy, which drops without summarizing: the third exchange crosses the 80% trigger
-  // (3,840 tokens; ~4,150 by then), the second stays below it (~3,420).
+  // (4,800 tokens; ~5,150 by then), the second stays below it (~4,400).
   const { session_id } = await createSession(request, {
     config: {
-      model: { protocol: "anthropic-messages", model: "claude-e2e", context_window: 4_800 },
+      model: { protocol: "anthropic-messages", model: "claude-e2e", context_window: 6_000 },
       optimization: { strategy: { type: "recent_n", n: 2 }, trigger_ratio: 0.8, target_ratio: 0.5 },
     },
   });

@@ -137,6 +137,9 @@ describe("POST /api/mcp/servers/{name}/prompts/{prompt}", () => {
     expect(badBody.status).toBe(400);
     expect((await expand("everything", "nope", {})).status).toBe(404);
     expect((await expand("ghost", "simple-prompt", {})).status).toBe(404);
+    // extra body keys (the fuzz found "valueOf") are ignored: still the unknown server's 404
+    const odd = { "~": true, c: null, valueOf: "P#>+MX 5^" };
+    expect((await expand("unknown-name", "unknown-prompt", odd)).status).toBe(404);
   });
 });
 

@@ -48,6 +48,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "McpPromptRequestSchema",
   "McpPromptResponse",
   "McpLookupError",
+  "isMcpLookupError",
   "Branch",
   // the session API
   "Session",

@@ -20,6 +20,7 @@ export {
   type McpTransportKind,
 } from "./connection.js";
 export {
+  isMcpLookupError,
   McpLookupError,
   McpManager,
   type McpManagerOptions,

@@ -448,6 +448,18 @@ export class McpLookupError extends Error {
   }
 }
 
+/**
+ * Whether `error` is an McpLookupError, by name: a bundler may load this module more than once
+ * (Next's route bundles), and `instanceof` fails across copies.
+ */
+export function isMcpLookupError(error: unknown): error is McpLookupError {
+  return (
+    error instanceof Error &&
+    error.name === "McpLookupError" &&
+    typeof (error as { field?: unknown }).field === "string"
+  );
+}
+
 function promptContentText(content: GetPromptResult["messages"][number]["content"]): string {
   switch (content.type) {
     case "text":

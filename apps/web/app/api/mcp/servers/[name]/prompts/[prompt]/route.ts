@@ -1,4 +1,4 @@
-import { McpLookupError, McpPromptRequestSchema, type McpPromptResponse } from "@arbor/core";
+import { isMcpLookupError, McpPromptRequestSchema, type McpPromptResponse } from "@arbor/core";
 import { badRequest, HttpError, handle, json, notFound, readBody } from "@/lib/server/http";
 import { getRuntime } from "@/lib/server/runtime";
 
@@ -22,7 +22,8 @@ export const POST = handle(
       );
       return json(answer);
     } catch (error) {
-      if (!(error instanceof McpLookupError)) throw error;
+      // by name, not instanceof: the runtime may hold another bundle's copy of the class
+      if (!isMcpLookupError(error)) throw error;
       if (error.field === "server_name" || error.field === "prompt_name") {
         throw new HttpError(notFound(error.message));
       }
