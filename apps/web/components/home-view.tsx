@@ -5,12 +5,14 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { api, errorText } from "@/lib/client/api";
 import { useMessageSearch } from "@/lib/client/session-actions";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import { AppHeader } from "./app-header";
 import { ModelBadge, type ModelSummary } from "./model-badge";
 import { buttonClass } from "./styles";
 
 export function HomeView({ model }: { model: ModelSummary }) {
   const router = useRouter();
+  const hydrated = useHydrated();
   const queryClient = useQueryClient();
   const sessions = useQuery({ queryKey: ["sessions"], queryFn: () => api.listSessions() });
   const create = useMutation({
@@ -32,7 +34,7 @@ export function HomeView({ model }: { model: ModelSummary }) {
           <button
             type="button"
             className={buttonClass.primary}
-            disabled={create.isPending}
+            disabled={!hydrated || create.isPending}
             onClick={() => create.mutate()}
           >
             {create.isPending ? "Creating…" : "New session"}
