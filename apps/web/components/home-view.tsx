@@ -3,6 +3,8 @@
 import { SessionList, Skeleton } from "@arbor/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
+import { useRef } from "react";
+import { toast } from "sonner";
 import { api, errorText } from "@/lib/client/api";
 import { useMessageSearch } from "@/lib/client/session-actions";
 import { useHydrated } from "@/lib/client/use-hydrated";
@@ -22,6 +24,24 @@ export function HomeView({ model }: { model: ModelSummary }) {
       router.push(`/sessions/${encodeURIComponent(session_id)}`);
     },
   });
+  const importInput = useRef<HTMLInputElement>(null);
+  const importFile = useMutation({
+    mutationFn: async (file: File) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(await file.text());
+      } catch {
+        throw new Error(`${file.name} is not JSON: choose a file written by Export › JSON.`);
+      }
+      return api.importSession(parsed);
+    },
+    onSuccess: async ({ session_id, message_count }) => {
+      toast.success(`Imported ${message_count} message${message_count === 1 ? "" : "s"}.`);
+      await queryClient.invalidateQueries({ queryKey: ["sessions"] });
+      router.push(`/sessions/${encodeURIComponent(session_id)}`);
+    },
+    onError: (error) => toast.error(`Could not import the session: ${errorText(error)}`),
+  });
   const list = sessions.data ?? [];
   const search = useMessageSearch();
 
@@ -31,16 +51,45 @@ export function HomeView({ model }: { model: ModelSummary }) {
       <main className="mx-auto flex max-w-3xl flex-col gap-4 px-3 py-4 sm:px-4 sm:py-6">
         <div className="flex flex-wrap items-center justify-between gap-2">
           <h2 className="text-xl font-semibold">Sessions</h2>
-          <button
-            type="button"
-            className={buttonClass.primary}
-            disabled={!hydrated || create.isPending}
-            onClick={() => create.mutate()}
-          >
-            {create.isPending ? "Creating…" : "New session"}
-          </button>
+          <div className="flex items-center gap-2">
+            <button
+              type="button"
+              className={buttonClass.primary}
+              disabled={!hydrated || create.isPending}
+              onClick={() => create.mutate()}
+            >
+              {create.isPending ? "Creating…" : "New session"}
+            </button>
+            <button
+              type="button"
+              className={buttonClass.secondary}
+              disabled={!hydrated || importFile.isPending}
+              onClick={() => importInput.current?.click()}
+              title="A session file written by Export › JSON"
+            >
+              {importFile.isPending ? "Importing…" : "Import…"}
+            </button>
+            <input
+              ref={importInput}
+              type="file"
+              accept="application/json,.json"
+              aria-label="Session file to import"
+              className="sr-only"
+              tabIndex={-1}
+              onChange={(event) => {
+                const file = event.target.files?.[0];
+                event.target.value = "";
+                if (file) importFile.mutate(file);
+              }}
+            />
+          </div>
         </div>
         <ModelBadge model={model} />
+        {importFile.isError && (
+          <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+            Could not import the session: {errorText(importFile.error)}
+          </p>
+        )}
         {create.isError && (
           <p role="alert" className="text-sm text-red-700 dark:text-red-400">
             Could not create a session: {errorText(create.error)}

@@ -10,6 +10,8 @@ import {
   EditMessageRequestSchema,
   FileContentResponseSchema,
   FileListResponseSchema,
+  ImportSessionRequestSchema,
+  ImportSessionResponseSchema,
   InterruptResponseSchema,
   LoopTreeResponseSchema,
   McpPromptRequestSchema,
@@ -100,6 +102,12 @@ const s = {
   mcpPrompt: { title: "McpPromptResponse", schema: McpPromptResponseSchema },
   rename: { title: "PatchSessionRequest", schema: PatchSessionRequestSchema },
   search: { title: "SearchResponse", schema: SearchResponseSchema },
+  importSession: {
+    title: "ImportSessionRequest",
+    schema: ImportSessionRequestSchema,
+    collapsed: ["messages"],
+  },
+  imported: { title: "ImportSessionResponse", schema: ImportSessionResponseSchema },
 } satisfies Record<string, NamedSchema>;
 
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -110,6 +118,15 @@ export const ENDPOINTS: readonly Endpoint[] = [
       "Creates a session. The server chooses its workspace (WORKSPACE_DIR); a `config.workspace` sent here is replaced.",
     body: s.createSession,
     response: { status: 201, json: s.created },
+    errors: [400],
+  },
+  {
+    method: "POST",
+    path: "/api/sessions/import",
+    summary:
+      "Creates a session from a file written by Export › JSON: its title, its system prompt and its messages, which become the new session's main branch (new ids). The session is at rest: a queued message is left out, a streaming one is kept as incomplete, and a tool call without a result gets a `cancelled` result (nothing runs by being imported). Approval policies, the model and the workspace are this server's defaults, never the file's.",
+    body: s.importSession,
+    response: { status: 201, json: s.imported },
     errors: [400],
   },
   {

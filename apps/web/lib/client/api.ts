@@ -8,6 +8,7 @@ import type {
   ErrorResponse,
   FileContentResponse,
   FileListResponse,
+  ImportSessionResponse,
   InterruptResponse,
   LoopTreeResponse,
   McpPromptResponse,
@@ -138,6 +139,9 @@ export type CreateSessionBody = { title?: string; config?: CreateSessionRequest[
 export const api = {
   createSession: (body: CreateSessionBody = {}) =>
     json<CreateSessionResponse>("POST", "/api/sessions", body),
+  /** a new session from a file written by Export › JSON (the parsed file, as it was written) */
+  importSession: (file: unknown) =>
+    json<ImportSessionResponse>("POST", "/api/sessions/import", file),
   /** how the server runs tools (the sandbox, the tool environment's names) */
   getSettings: (options?: RequestOptions) =>
     json<SettingsResponse>("GET", "/api/settings", undefined, options),

@@ -10,6 +10,7 @@ import {
   detectSandbox,
   endGroupsOnShutdown,
   type FileViewResult,
+  type ImportSessionRequest,
   type Logger,
   type LoopTreeResponse,
   loopTreeResponse,
@@ -90,6 +91,8 @@ export interface Runtime {
   readonly settings: SettingsResponse;
   /** Creates a session whose tools and file references are confined to the runtime's workspace. */
   createSession(request: CreateSessionRequest): Promise<Session>;
+  /** A new session from an exported file: its title, system prompt and messages (at rest). */
+  importSession(request: ImportSessionRequest): Promise<Session>;
   /** A workspace file for the chat's file view (confined to the workspace like the file tools). */
   readFile(path: string): Promise<FileViewResult>;
   /** The session's loop tree from the store (empty before the first run). */
@@ -207,6 +210,18 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         ...(request.title !== undefined ? { title: request.title } : {}),
         config: { ...request.config, workspace },
       }),
+    importSession: (request) => {
+      const systemPrompt = request.session?.config?.system_prompt;
+      return manager.import({
+        title: request.session?.title ?? "Imported session",
+        // only the prompt travels: approval policies, model and workspace stay this server's
+        config: {
+          workspace,
+          ...(systemPrompt !== undefined ? { system_prompt: systemPrompt } : {}),
+        },
+        messages: request.messages,
+      });
+    },
     readFile: (path) => readWorkspaceFile(workspace, path),
     async loopTree(sessionId) {
       const trees = loopTreesFromRecords(await store.listLoops(sessionId));

@@ -2,7 +2,11 @@ import { z } from "zod";
 import { MergeStrategyNameSchema, PipelineConfigSchema } from "../model/branch.js";
 import { MAX_PATH_CHARS } from "../model/limits.js";
 import { ConflictResolutionSchema, type MergeDecision } from "../model/merge-types.js";
-import { LineRangeSchema, MessageDeliverySchema } from "../model/message-types.js";
+import {
+  ContextMessageSchema,
+  LineRangeSchema,
+  MessageDeliverySchema,
+} from "../model/message-types.js";
 import {
   AgentModeSchema,
   ApprovalPolicySchema,
@@ -135,6 +139,47 @@ export const CreateSessionRequestSchema = z
   })
   .describe("Body of POST /api/sessions.");
 export type CreateSessionRequest = z.infer<typeof CreateSessionRequestSchema>;
+
+/** The most messages one imported session file may hold. */
+export const MAX_IMPORTED_MESSAGES = 10_000;
+
+export const ImportSessionRequestSchema = z
+  .object({
+    format: z.literal("arbor-session").describe('always "arbor-session"'),
+    version: z.literal(1).describe("the file format's version: 1"),
+    session: z
+      .object({
+        title: z
+          .string()
+          .trim()
+          .min(1)
+          .max(200, "at most 200 characters")
+          .optional()
+          .describe('the new session\'s title; defaults to "Imported session"'),
+        config: z
+          .object({
+            system_prompt: limitedText()
+              .optional()
+              .describe("the base system prompt, kept when present"),
+          })
+          .optional()
+          .describe(
+            "of the exported config only the system prompt is taken: approval policies, the model and the workspace are this server's defaults",
+          ),
+      })
+      .optional()
+      .describe("the exported SessionDetail (other fields are ignored)"),
+    messages: z
+      .array(ContextMessageSchema)
+      .max(MAX_IMPORTED_MESSAGES, `at most ${MAX_IMPORTED_MESSAGES} messages`)
+      .describe(
+        "the exported messages, oldest first; they become the new session's main branch with new ids",
+      ),
+  })
+  .describe(
+    "Body of POST /api/sessions/import: a file written by the chat's Export › JSON (`format`, `version`, `session`, `messages`).",
+  );
+export type ImportSessionRequest = z.infer<typeof ImportSessionRequestSchema>;
 
 export const PatchSessionRequestSchema = z
   .object({

@@ -15,6 +15,20 @@ export const CreateSessionResponseSchema = z
   .describe("201 answer to POST /api/sessions.");
 export type CreateSessionResponse = z.infer<typeof CreateSessionResponseSchema>;
 
+export const ImportSessionResponseSchema = z
+  .object({
+    session_id: z.string(),
+    branch_id: z.string().describe("the new session's main branch, which holds the messages"),
+    message_count: z
+      .number()
+      .int()
+      .describe(
+        "messages stored: the file's, less queued ones, plus a cancelled result for each tool call that had none",
+      ),
+  })
+  .describe("201 answer to POST /api/sessions/import.");
+export type ImportSessionResponse = z.infer<typeof ImportSessionResponseSchema>;
+
 export const SessionSummarySchema = z
   .object({
     id: z.string(),

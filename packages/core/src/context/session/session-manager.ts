@@ -1,7 +1,9 @@
 import type { Branch } from "../../model/branch.js";
+import type { ContextMessage } from "../../model/message-types.js";
 import { type SessionConfigInput, sessionConfig } from "../../model/session-config.js";
 import { LoopRecorder } from "../../recording/recorder.js";
 import type { SessionSummary } from "../../store/types.js";
+import { importedMessages } from "../session-import.js";
 import { type MessageMatch, searchWords } from "./message-search.js";
 import { recoverSession } from "./recovery.js";
 import { DEFAULT_SESSION_TITLE } from "./send-message.js";
@@ -27,6 +29,14 @@ export interface SessionSearchHit extends MessageMatch {
   session_title: string;
 }
 
+/** A session brought from a file (POST /api/sessions/import): see session-import.ts. */
+export interface SessionImport {
+  title?: string;
+  config?: SessionConfigInput;
+  /** the exported branch's messages, oldest first */
+  messages: readonly ContextMessage[];
+}
+
 export class SessionManager {
   readonly #deps: ResolvedDeps;
   readonly #sessions = new Map<string, Promise<Session | undefined>>();
@@ -42,6 +52,48 @@ export class SessionManager {
   }
 
   async create(input: { title?: string; config?: SessionConfigInput } = {}): Promise<Session> {
+    const { record, branch } = this.#newRecord(input);
+    await this.#deps.store.createSession(record, branch);
+    const session = new Session(
+      new StoredSession(
+        { session: record, branches: [branch], messages: [], optimization_views: [], corrupt: [] },
+        this.#deps,
+      ),
+    );
+    this.#sessions.set(record.id, Promise.resolve(session));
+    return session;
+  }
+
+  /**
+   * A new session holding an exported session's messages on its main branch, at rest. The
+   * messages are stored in one write after the session row; when that write fails the session is
+   * deleted again, so an import lands whole or not at all.
+   */
+  async import(input: SessionImport): Promise<Session> {
+    const { record, branch } = this.#newRecord(input);
+    const messages = importedMessages(input.messages, {
+      sessionId: record.id,
+      newId: this.#deps.newId,
+      now: record.created_at,
+    });
+    await this.#deps.store.createSession(record, branch);
+    try {
+      if (messages.length > 0) {
+        await this.#deps.store.write(record.id, {
+          messages,
+          branch_appends: [{ branch_id: branch.id, message_ids: messages.map((m) => m.id) }],
+        });
+      }
+    } catch (error) {
+      await this.#deps.store.deleteSession(record.id).catch(() => {});
+      throw error;
+    }
+    const session = await this.get(record.id);
+    if (!session) throw new Error(`the imported session ${record.id} did not load`);
+    return session;
+  }
+
+  #newRecord(input: { title?: string; config?: SessionConfigInput }) {
     const deps = this.#deps;
     const now = deps.now().toISOString();
     const id = deps.newId();
@@ -65,15 +117,7 @@ export class SessionManager {
       created_at: now,
       updated_at: now,
     };
-    await deps.store.createSession(record, branch);
-    const session = new Session(
-      new StoredSession(
-        { session: record, branches: [branch], messages: [], optimization_views: [], corrupt: [] },
-        deps,
-      ),
-    );
-    this.#sessions.set(id, Promise.resolve(session));
-    return session;
+    return { record, branch };
   }
 
   /** The session, loaded (and recovered) on first use; undefined when it does not exist. */

@@ -1,0 +1,121 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import * as messages from "@/app/api/sessions/[id]/messages/route";
+import * as session from "@/app/api/sessions/[id]/route";
+import * as importRoute from "@/app/api/sessions/import/route";
+import * as sessions from "@/app/api/sessions/route";
+import { authedRequest, jsonRequest, params, startTestServer, type TestServer } from "./support";
+
+// POST /api/sessions/import: a file written by Export › JSON becomes a new session (issue #18).
+
+let server: TestServer;
+beforeEach(async () => {
+  server = await startTestServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+async function send(id: string, text: string): Promise<void> {
+  const response = await messages.POST(
+    jsonRequest("POST", `/api/sessions/${id}/messages`, {
+      session_id: id,
+      payload: { type: "text", text },
+    }),
+    params({ id }),
+  );
+  expect(response.status).toBe(200);
+  await response.text();
+}
+
+async function getJson<T>(url: string, handler: typeof session.GET, id: string): Promise<T> {
+  const response = await handler(authedRequest(`http://localhost${url}`), params({ id }));
+  expect(response.status).toBe(200);
+  return (await response.json()) as T;
+}
+
+/** The file the chat's Export › JSON writes (packages/ui session-export.ts). */
+async function exportFile(id: string): Promise<unknown> {
+  const detail = await getJson<unknown>(`/api/sessions/${id}`, session.GET, id);
+  const list = await getJson<{ messages: unknown[] }>(
+    `/api/sessions/${id}/messages`,
+    messages.GET,
+    id,
+  );
+  return { format: "arbor-session", version: 1, session: detail, messages: list.messages };
+}
+
+function postImport(body: unknown): Promise<Response> {
+  return importRoute.POST(jsonRequest("POST", "/api/sessions/import", body), params({}));
+}
+
+describe("POST /api/sessions/import", () => {
+  it("brings an exported session back as a new one that the conversation goes on in", async () => {
+    const created = await sessions.POST(
+      jsonRequest("POST", "/api/sessions", {
+        title: "Lexer questions",
+        config: {
+          system_prompt: "You answer about lexers.",
+          approval_policy: { type: "auto_approve_all" },
+        },
+      }),
+      params({}),
+    );
+    const { session_id: original } = (await created.json()) as { session_id: string };
+    server.llm.enqueue({ blocks: [{ type: "text", text: "The tokenizer is in src/lex.ts." }] });
+    await send(original, "where is the tokenizer?");
+
+    const response = await postImport(await exportFile(original));
+    expect(response.status).toBe(201);
+    const imported = (await response.json()) as {
+      session_id: string;
+      branch_id: string;
+      message_count: number;
+    };
+    expect(imported.session_id).not.toBe(original);
+    expect(imported.message_count).toBe(2);
+
+    const detail = await getJson<{
+      title: string;
+      state: { type: string };
+      config: Record<string, unknown>;
+    }>(`/api/sessions/${imported.session_id}`, session.GET, imported.session_id);
+    expect(detail).toMatchObject({ title: "Lexer questions", state: { type: "Idle" } });
+    // the prompt travels; the approval policy is this server's default, never the file's
+    expect(detail.config.system_prompt).toBe("You answer about lexers.");
+    expect(detail.config.approval_policy).not.toEqual({ type: "auto_approve_all" });
+
+    server.llm.enqueue({ blocks: [{ type: "text", text: "Yes, still src/lex.ts." }] });
+    await send(imported.session_id, "still there?");
+    const last = server.llm.requests.at(-1);
+    expect(JSON.stringify(last)).toContain("where is the tokenizer?");
+    expect(JSON.stringify(last)).toContain("The tokenizer is in src/lex.ts.");
+  });
+
+  it("answers 400 naming the field for a file that is not a session export", async () => {
+    for (const [body, field] of [
+      [{ format: "other", version: 1, messages: [] }, "format"],
+      [{ format: "arbor-session", version: 2, messages: [] }, "version"],
+      [{ format: "arbor-session", version: 1 }, "messages"],
+      [{ format: "arbor-session", version: 1, messages: [{ id: "x" }] }, "messages.0.session_id"],
+    ] as const) {
+      const response = await postImport(body);
+      expect(response.status).toBe(400);
+      const error = (await response.json()) as { fields: Array<{ field: string }> };
+      expect(error.fields.map((f) => f.field)).toContain(field);
+    }
+    const list = await sessions.GET(authedRequest("http://localhost/api/sessions"), params({}));
+    expect(await list.json()).toEqual([]);
+  });
+
+  it("needs the token", async () => {
+    const response = await importRoute.POST(
+      new Request("http://localhost/api/sessions/import", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ format: "arbor-session", version: 1, messages: [] }),
+      }),
+      params({}),
+    );
+    expect(response.status).toBe(401);
+  });
+});

@@ -1,0 +1,76 @@
+import type { ContextMessage } from "../model/message-types.js";
+import { sessionToolResultRow } from "./session/agent-rows.js";
+
+// A session file (the JSON export: the active branch's messages) turned into the messages of a new
+// session. Every message gets a new id and the new session's id; a tool result's request id
+// follows its request. What was in flight when the file was written cannot resume in another
+// session: a queued message is left out, a streaming or pending one is kept as incomplete, and a
+// tool call without a result gets a `cancelled` result right after its request (a pending approval
+// becomes denied), so every tool_use keeps its tool_result and nothing runs by being imported.
+
+/** The text of the result an imported tool call without one gets. */
+export const NOT_RUN_IMPORTED = "not run: the session was imported from a file";
+
+export interface ImportIds {
+  sessionId: string;
+  newId: () => string;
+  now: string;
+}
+
+export function importedMessages(
+  messages: readonly ContextMessage[],
+  ids: ImportIds,
+): ContextMessage[] {
+  const kept = messages.filter((m) => m.status !== "queued");
+  const newIds = new Map(kept.map((m) => [m.id, ids.newId()]));
+  const answered = new Set<string>();
+  for (const { body } of kept) {
+    if (body.message_type === "tool_result") answered.add(body.tool_call_id);
+    if ((body.message_type === "plan" || body.message_type === "question") && body.tool_call_id)
+      answered.add(body.tool_call_id);
+  }
+  const out: ContextMessage[] = [];
+  for (const message of kept) {
+    const status =
+      message.status === "streaming" || message.status === "pending"
+        ? "incomplete"
+        : message.status;
+    const copy: ContextMessage = {
+      ...message,
+      id: newIds.get(message.id) ?? ids.newId(),
+      session_id: ids.sessionId,
+      status,
+    };
+    const body = copy.body;
+    if (body.message_type === "tool_result") {
+      copy.body = { ...body, request_id: newIds.get(body.request_id) ?? body.request_id };
+    }
+    if (body.message_type === "tool_request") {
+      copy.body = {
+        ...body,
+        calls: body.calls.map((call) =>
+          answered.has(call.id) || call.approval !== "pending"
+            ? call
+            : { ...call, approval: "denied", approval_note: "imported" },
+        ),
+      };
+    }
+    out.push(copy);
+    if (copy.body.message_type !== "tool_request" || copy.status !== "complete") continue;
+    for (const call of copy.body.calls) {
+      if (answered.has(call.id)) continue;
+      out.push(
+        sessionToolResultRow(
+          { id: ids.newId(), sessionId: ids.sessionId, now: ids.now },
+          copy,
+          call,
+          {
+            text: NOT_RUN_IMPORTED,
+            status: "cancelled",
+          },
+        ),
+      );
+    }
+  }
+  return out;
+}
