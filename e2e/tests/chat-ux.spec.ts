@@ -11,6 +11,7 @@ import {
   transcript,
   userMessages,
 } from "./app.js";
+import { fakeLlmRequests, resetFakeLlm } from "./fake-llm.js";
 
 // Issue #18, the chat as people expect it. These flows run on the built-in offline model (set per
 // session), so they need no scripted answers: it calls list_files for "list files" and answers
@@ -95,7 +96,7 @@ test("a refused send keeps the text with the reason and Retry, and a toast says 
       body: JSON.stringify({ error: "internal", message: "The server broke." }),
     });
   });
-  await messageBox(page).fill("list files");
+  await messageBox(page).fill("hello there");
   await messageBox(page).press("Enter");
   const mine = userMessages(page).filter({ hasText: "list files" });
   await expect(mine).toHaveAttribute("data-status", "failed");
@@ -266,6 +267,36 @@ test("a session exported as JSON comes back through Import… on the home page",
     "format",
   );
   expect(((await (await request.get("/api/sessions")).json()) as unknown[]).length).toBe(before);
+});
+
+test("the header's model picker switches the session's model, and the next answer comes from it", async ({
+  page,
+  request,
+}) => {
+  const { session_id } = await createSession(request, { title: "Picker" });
+  await resetFakeLlm(request);
+  await openSession(page, session_id);
+  const picker = page.getByRole("banner").getByLabel("Model");
+  // the app's configured model until the session has one of its own
+  await expect(picker).toHaveValue("anthropic-messages:claude-e2e");
+  await picker.selectOption({ label: "Offline model (no provider needed)" });
+  await expect
+    .poll(async () => {
+      const detail = (await (await request.get(`/api/sessions/${session_id}`)).json()) as {
+        config: { model?: { protocol: string } };
+      };
+      return detail.config.model?.protocol;
+    })
+    .toBe("offline");
+
+  await messageBox(page).fill("hello there");
+  await messageBox(page).press("Enter");
+  await expect(assistantMessages(page).last()).toBeVisible();
+  await expect(stateLine(page)).toHaveText("Ready");
+  // the fake provider was never asked: the offline model answered
+  expect(await fakeLlmRequests(request)).toEqual([]);
+  await page.reload();
+  await expect(page.getByRole("banner").getByLabel("Model")).toHaveValue(/^offline:/);
 });
 
 test("an unknown session says not found at once", async ({ page }) => {

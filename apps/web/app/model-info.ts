@@ -1,4 +1,6 @@
 import {
+  type ApiProtocol,
+  DEFAULT_MODELS,
   describeModelConfig,
   type ModelConfig,
   modelConfigFromEnv,
@@ -34,6 +36,34 @@ const offlineOption = {
   },
 } satisfies ModelInfo["options"][number];
 
+/** Providers a session can switch to when their key is set, with the protocol each speaks. */
+const KEYED_PROVIDERS = [
+  { key: "ANTHROPIC_API_KEY", provider: "anthropic", protocol: "anthropic-messages" },
+  { key: "OPENAI_API_KEY", provider: "openai", protocol: "openai-chat" },
+  { key: "GOOGLE_GENERATIVE_AI_API_KEY", provider: "google", protocol: "google-gemini" },
+] as const satisfies ReadonlyArray<{
+  key: string;
+  provider: keyof typeof DEFAULT_MODELS;
+  protocol: ApiProtocol;
+}>;
+
+/** The default model of each other provider whose key the environment holds. */
+function keyedOptions(
+  env: Record<string, string | undefined>,
+  except: string,
+  contextWindow: number,
+): ModelInfo["options"] {
+  return KEYED_PROVIDERS.filter((p) => env[p.key]?.trim() && p.protocol !== except).map((p) => ({
+    label: `${DEFAULT_MODELS[p.provider]} (${p.protocol})`,
+    model: {
+      protocol: p.protocol,
+      model: DEFAULT_MODELS[p.provider],
+      thinking_level: "off",
+      context_window: contextWindow,
+    },
+  }));
+}
+
 export function modelInfo(): ModelInfo {
   let config: ModelConfig;
   try {
@@ -66,6 +96,14 @@ export function modelInfo(): ModelInfo {
     protocol: described.protocol,
     offline,
     contextWindow,
-    options: offline ? [offlineOption] : [configured, offlineOption],
+    // the configured model first (a session without a model of its own uses it), then the other
+    // providers whose keys are set, then the offline model
+    options: offline
+      ? [offlineOption]
+      : [
+          configured,
+          ...keyedOptions(process.env, described.protocol, contextWindow),
+          offlineOption,
+        ],
   };
 }

@@ -30,6 +30,7 @@ export * from "./messages/outgoing-card.js";
 export * from "./messages/preview.js";
 export * from "./messages/system-control-card.js";
 export type { ToolResults } from "./messages/tool-request-card.js";
+export * from "./model-picker.js";
 export * from "./optimization-divider.js";
 export * from "./prompt-menu.js";
 export * from "./session-export.js";

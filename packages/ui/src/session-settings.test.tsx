@@ -1,12 +1,8 @@
 import { render, screen } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
-import {
-  type ModelOption,
-  policyFromDraft,
-  SessionSettings,
-  type SessionSettingsProps,
-} from "./session-settings.js";
+import type { ModelOption } from "./model-picker.js";
+import { policyFromDraft, SessionSettings, type SessionSettingsProps } from "./session-settings.js";
 
 const models: ModelOption[] = [
   {

@@ -6,7 +6,6 @@ import type {
   PatchConfigRequest,
   SandboxSettingsView,
   SessionConfig,
-  SessionModel,
   WorkspaceInstructionsResponse,
 } from "@arbor/core";
 import * as Dialog from "@radix-ui/react-dialog";
@@ -14,14 +13,9 @@ import * as Select from "@radix-ui/react-select";
 import { type ReactNode, useId, useState } from "react";
 import { DialogPanel } from "./dialog.js";
 import { InstructionsInUse } from "./instructions-in-use.js";
+import { type ModelOption, modelKey } from "./model-picker.js";
 import { unreachable } from "./state-label.js";
 import { buttonClass, inputClass } from "./styles.js";
-
-export interface ModelOption {
-  /** what the list shows, e.g. "Claude Sonnet 4.5 (Anthropic)" */
-  label: string;
-  model: SessionModel;
-}
 
 export type SessionSettingsPatch = Pick<
   PatchConfigRequest,
@@ -63,8 +57,6 @@ const policyLabels: Record<PolicyType, string> = {
   white_list: "Approve listed tools automatically",
   limited_auto: "Approve automatically up to a loop depth",
 };
-
-const modelKey = (model: SessionModel) => `${model.protocol}:${model.model}`;
 
 interface Draft {
   modelKey: string | undefined;

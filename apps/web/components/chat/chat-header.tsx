@@ -15,6 +15,8 @@ export interface ChatHeaderProps {
   /** opens the session list as a drawer (shown below 1280 px, where the sidebar is hidden) */
   onOpenSessions: () => void;
   activeBranchName: string | undefined;
+  /** the session's model picker, once the config is loaded */
+  model?: ReactNode;
   /** the settings dialog's trigger, once the config is loaded */
   settings: ReactNode;
   /** the session's actions (rename, export, delete), once it is loaded */
@@ -31,6 +33,7 @@ export function ChatHeader({
   branchCount,
   onOpenSessions,
   activeBranchName,
+  model,
   settings,
   menu,
   children,
@@ -58,6 +61,7 @@ export function ChatHeader({
         <h1 className="min-w-0 flex-1 truncate text-sm font-medium sm:text-base" title={title}>
           {title}
         </h1>
+        {model}
         <button
           type="button"
           className={buttonClass.ghost}

@@ -10,6 +10,7 @@ import {
   isRunning,
   McpServerList,
   type ModelOption,
+  ModelPicker,
   SessionList,
   SessionMenu,
   SessionSettings,
@@ -308,6 +309,15 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
                 deleteWithUndo(queryClient, sessionId, detail.data?.title ?? "session");
                 router.push("/");
               }}
+            />
+          ) : null
+        }
+        model={
+          config ? (
+            <ModelPicker
+              models={models}
+              value={config.model}
+              onChange={(model) => actions.saveSettings({ model })}
             />
           ) : null
         }
