@@ -96,7 +96,7 @@ test("a refused send keeps the text with the reason and Retry, and a toast says 
       body: JSON.stringify({ error: "internal", message: "The server broke." }),
     });
   });
-  await messageBox(page).fill("hello there");
+  await messageBox(page).fill("list files");
   await messageBox(page).press("Enter");
   const mine = userMessages(page).filter({ hasText: "list files" });
   await expect(mine).toHaveAttribute("data-status", "failed");
@@ -110,7 +110,7 @@ test("a refused send keeps the text with the reason and Retry, and a toast says 
   await expect(userMessages(page)).toHaveCount(1);
 });
 
-test("the header shows the live stream's state: live, then offline while the server is away", async ({
+test("the header shows the live stream's state: live, then offline while the server is away; a send waits for it", async ({
   page,
   request,
 }) => {
@@ -123,9 +123,19 @@ test("the header shows the live stream's state: live, then offline while the ser
   await page.context().setOffline(true);
   await expect(indicator).toHaveAttribute("data-connection", "offline");
   await expect(indicator).toHaveAccessibleName("Connection: Offline");
+  // a message sent now is held, not refused, and goes when the connection is back
+  await messageBox(page).fill("hello while away");
+  await messageBox(page).press("Enter");
+  const held = transcript(page).locator('article[data-status="held"]');
+  await expect(held).toContainText("hello while away");
+  await expect(held).toContainText("Waiting for the connection");
   await page.context().setOffline(false);
   await page.unroute(`**/api/sessions/${session_id}/events**`);
   await expect(indicator).toHaveAttribute("data-connection", "connected", { timeout: 20_000 });
+  await expect(held).toHaveCount(0);
+  await expect(userMessages(page).last()).toContainText("hello while away");
+  await expect(assistantMessages(page).last()).toBeVisible();
+  await expect(stateLine(page)).toHaveText("Ready");
 });
 
 test("one card per tool call: the call, its approval and its result together", async ({

@@ -252,6 +252,8 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     refreshSession,
     refreshMessages,
     openFile,
+    // held while the stream is down or coming back; a page still connecting sends at once
+    connected: !["offline", "reconnecting"].includes(connectionState(live.connection, online)),
   });
 
   const title = detail.data?.title;

@@ -16,20 +16,23 @@ import {
   type MessageCallbacks,
   type OutgoingMessage,
 } from "@arbor/ui";
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { toast } from "sonner";
-import { api, errorText } from "@/lib/client/api";
+import { ApiError, api, errorText } from "@/lib/client/api";
 import type { LiveSession } from "@/lib/client/use-live-session";
 
 // Everything the chat page can ask of the server, each wrapped so a failure becomes a toast and
 // the page's error banner instead of an unhandled rejection. Streaming answers are pumped into
 // the live store; plain JSON answers refresh the queries they change. A text the user sends is
-// "outgoing" from the click until the server stored it: shown at once, and kept with Retry when
-// the server refused it, so nothing typed is lost.
+// "outgoing" from the click until the server stored it: shown at once, held while the connection
+// is down (sent, in order, when it is back), and kept with Retry when the server refused it, so
+// nothing typed is lost.
 
 export interface Outgoing extends OutgoingMessage {
   /** the stored message's id, once the server announced it */
   acceptedId?: string | undefined;
+  /** how a held text is delivered when it goes (steer or follow-up) */
+  delivery?: MessageDelivery | undefined;
 }
 
 export interface ChatActionsDeps {
@@ -39,6 +42,8 @@ export interface ChatActionsDeps {
   refreshMessages: () => Promise<void>;
   /** a codebase result's `file:line` was clicked: open the file view there */
   openFile: (path: string, line: number) => void;
+  /** the browser is online and the live stream is not down: sends go now, else they are held */
+  connected: boolean;
 }
 
 export interface ChatActions {
@@ -68,6 +73,7 @@ export function useChatActions({
   refreshSession,
   refreshMessages,
   openFile,
+  connected,
 }: ChatActionsDeps): ChatActions {
   const [actionError, setActionError] = useState<string | undefined>();
   const { pump, store, signal } = live;
@@ -141,6 +147,11 @@ export function useChatActions({
           setActionError(`The run failed: ${errorText(error)}`);
           return;
         }
+        if (error instanceof ApiError && error.code === "network") {
+          // the server could not be reached: held, and sent when the connection is back
+          patchOutgoing(key, { status: "held", error: undefined, delivery });
+          return;
+        }
         const why = errorText(error);
         patchOutgoing(key, { status: "failed", error: why });
         toast.error("Your message was not sent", {
@@ -159,13 +170,31 @@ export function useChatActions({
   const sendText = useCallback(
     (text: string, delivery?: MessageDelivery) => {
       const key = `out-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-      setOutgoing((list) => [...list, { key, text, status: "sending" }]);
       setActionError(undefined);
       store.setError(undefined);
+      if (!connected) {
+        setOutgoing((list) => [...list, { key, text, status: "held", delivery }]);
+        return Promise.resolve();
+      }
+      setOutgoing((list) => [...list, { key, text, status: "sending" }]);
       return deliver(key, text, delivery);
     },
-    [deliver, store],
+    [connected, deliver, store],
   );
+
+  // back online: the held texts go, oldest first, each after the one before it was answered
+  const [releasing, setReleasing] = useState(false);
+  useEffect(() => {
+    if (!connected || releasing) return;
+    const held = outgoing.filter((m) => m.status === "held");
+    if (held.length === 0) return;
+    setReleasing(true);
+    void (async () => {
+      for (const message of held) await deliver(message.key, message.text, message.delivery);
+    })()
+      // a text held again (the server still away) waits a moment before the next try
+      .finally(() => setTimeout(() => setReleasing(false), 1_000));
+  }, [connected, releasing, outgoing, deliver]);
 
   const retryOutgoing = useCallback(
     (key: string) => {

@@ -30,4 +30,19 @@ describe("OutgoingCard", () => {
     await user.click(screen.getByRole("button", { name: "Discard" }));
     expect(onDiscard).toHaveBeenCalledWith("k2");
   });
+
+  it("holds a message while the connection is down: it says so, with Discard and no Retry", async () => {
+    const onDiscard = vi.fn();
+    render(
+      <OutgoingCard
+        message={{ key: "k3", text: "later", status: "held" }}
+        onRetry={() => {}}
+        onDiscard={onDiscard}
+      />,
+    );
+    expect(screen.getByRole("status").textContent).toContain("Waiting for the connection");
+    expect(screen.queryByRole("button", { name: "Retry" })).toBeNull();
+    await userEvent.setup().click(screen.getByRole("button", { name: "Discard" }));
+    expect(onDiscard).toHaveBeenCalledWith("k3");
+  });
 });

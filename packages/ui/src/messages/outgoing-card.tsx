@@ -3,9 +3,10 @@
 import { badgeClass, buttonClass } from "../styles.js";
 
 // A message the user sent that the server has not stored yet: shown at once so nothing typed
-// seems lost, marked "Sending…", and kept with Retry / Discard when the server refused it.
+// seems lost, marked "Sending…", held while the connection is down (it goes when it is back), and
+// kept with Retry / Discard when the server refused it.
 
-export type OutgoingStatus = "sending" | "failed";
+export type OutgoingStatus = "sending" | "held" | "failed";
 
 export interface OutgoingMessage {
   /** a key of the browser's own; the stored message gets its id from the server */
@@ -24,6 +25,7 @@ export interface OutgoingCardProps {
 
 export function OutgoingCard({ message, onRetry, onDiscard }: OutgoingCardProps) {
   const failed = message.status === "failed";
+  const held = message.status === "held";
   return (
     <article
       aria-label="You message"
@@ -41,6 +43,13 @@ export function OutgoingCard({ message, onRetry, onDiscard }: OutgoingCardProps)
           >
             Not sent{message.error ? ` · ${message.error}` : ""}
           </span>
+        ) : held ? (
+          <span
+            role="status"
+            className={`${badgeClass} whitespace-normal bg-amber-100 text-amber-800 dark:bg-amber-950 dark:text-amber-200`}
+          >
+            Waiting for the connection · sends when it is back
+          </span>
         ) : (
           <span
             className={`${badgeClass} bg-zinc-100 text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300`}
@@ -48,9 +57,9 @@ export function OutgoingCard({ message, onRetry, onDiscard }: OutgoingCardProps)
             Sending…
           </span>
         )}
-        {failed && (
+        {(failed || held) && (
           <span className="ml-auto flex gap-1">
-            {onRetry && (
+            {failed && onRetry && (
               <button
                 type="button"
                 className={buttonClass.secondary}
