@@ -309,6 +309,40 @@ test("the header's model picker switches the session's model, and the next answe
   await expect(page.getByRole("banner").getByLabel("Model")).toHaveValue(/^offline:/);
 });
 
+test("the composer grows with its text, keeps a long paste aside, and the sent paste is shown cut", async ({
+  page,
+  request,
+}) => {
+  const { session_id } = await offlineSession(request);
+  await openSession(page, session_id);
+  const box = messageBox(page);
+  const heightOf = async () => (await box.boundingBox())?.height ?? 0;
+  const empty = await heightOf();
+  await box.fill("one\ntwo\nthree\nfour\nfive\nsix");
+  expect(await heightOf()).toBeGreaterThan(empty + 20);
+  await box.fill("");
+
+  // a 30,000-character paste, as the browser delivers it
+  const pasted = Array.from({ length: 600 }, (_, i) => `row ${i} ${"·".repeat(40)}`).join("\n");
+  await box.focus();
+  await page.evaluate(`(() => {
+    const data = new DataTransfer();
+    data.setData("text/plain", ${JSON.stringify(pasted)});
+    document.activeElement.dispatchEvent(
+      new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }),
+    );
+  })()`);
+  await expect(box).toHaveValue("");
+  await expect(page.getByRole("list", { name: "Pasted texts" })).toContainText("600 lines");
+  await box.fill("hello, here is the log");
+  await box.press("Enter");
+  const mine = userMessages(page).last();
+  await expect(mine).toContainText("hello, here is the log");
+  await expect(mine.getByRole("button", { name: /Show all \(602 lines/ })).toBeVisible();
+  expect((await mine.boundingBox())?.height ?? 0).toBeLessThan(600);
+  await expect(stateLine(page)).toHaveText("Ready");
+});
+
 test("an unknown session says not found at once", async ({ page }) => {
   await page.goto("/sessions/no-such-session");
   await expect(page.getByRole("heading", { name: "Session not found" })).toBeVisible({

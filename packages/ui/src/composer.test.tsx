@@ -2,7 +2,7 @@ import type { AgentMode } from "@arbor/core";
 import { render, screen, within } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
-import { Composer, type ComposerProps } from "./composer.js";
+import { Composer, type ComposerProps, PASTE_ATTACH_CHARS } from "./composer.js";
 
 function setup(overrides: Partial<ComposerProps> = {}) {
   const user = userEvent.setup();
@@ -220,5 +220,46 @@ describe("Composer", () => {
     await user.keyboard("/");
     expect(document.activeElement).toBe(box);
     expect((box as HTMLTextAreaElement).value).toBe("");
+  });
+
+  it("keeps a long paste beside the box as a collapsible attachment, and sends it after the typed text", async () => {
+    const { user, props, box } = setup();
+    const long = `${"x".repeat(PASTE_ATTACH_CHARS)}\nlast line`;
+    await user.click(box);
+    await user.paste("short paste ");
+    await user.paste(long);
+    expect((box as HTMLTextAreaElement).value).toBe("short paste ");
+    const pasted = screen.getByRole("list", { name: "Pasted texts" });
+    expect(pasted.textContent).toContain("Pasted text · 2 lines · 2,010 characters");
+    await user.type(box, "{Enter}");
+    expect(props.onSend).toHaveBeenCalledWith(
+      expect.objectContaining({ text: `short paste\n\n${long}` }),
+    );
+    expect(screen.queryByRole("list", { name: "Pasted texts" })).toBeNull();
+  });
+
+  it("a removed paste is not sent", async () => {
+    const { user, props, box } = setup();
+    await user.click(box);
+    await user.paste("y".repeat(PASTE_ATTACH_CHARS + 1));
+    await user.click(screen.getByRole("button", { name: "Remove the pasted text" }));
+    expect(screen.getByRole("button", { name: "Send" })).toHaveProperty("disabled", true);
+    await user.type(box, "only this{Enter}");
+    expect(props.onSend).toHaveBeenCalledWith(expect.objectContaining({ text: "only this" }));
+  });
+
+  it("refuses a message that cannot fit the context window before sending, with the numbers", async () => {
+    const { user, props, box } = setup({ contextRoom: { used: 1_500, limit: 1_000 } });
+    await user.click(box);
+    // ~1,250 tokens at 4 characters a token
+    await user.paste("z".repeat(5_000));
+    expect(screen.getByRole("alert").textContent).toBe(
+      "This message is about 1.3k tokens; the context window holds 1k (1.5k in use). Shorten it or send it in parts.",
+    );
+    expect(screen.getByRole("button", { name: "Send" })).toHaveProperty("disabled", true);
+    await user.type(box, "{Enter}");
+    expect(props.onSend).not.toHaveBeenCalled();
+    await user.click(screen.getByRole("button", { name: "Remove the pasted text" }));
+    expect(screen.queryByRole("alert")).toBeNull();
   });
 });

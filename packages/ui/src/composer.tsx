@@ -4,6 +4,7 @@ import type { AgentMode, MessageDelivery } from "@arbor/core";
 import * as ToggleGroup from "@radix-ui/react-toggle-group";
 import { useId, useRef, useState } from "react";
 import { FilePicker, type FileSelection, type McpResourceSelection } from "./file-picker.js";
+import { formatTokens, plural } from "./format.js";
 import { fileReferenceLabel } from "./messages/file-reference-card.js";
 import { type McpPromptOption, matchingPrompts, PromptMenu } from "./prompt-menu.js";
 import { isTypingTarget, matchesShortcut } from "./shortcuts.js";
@@ -49,6 +50,30 @@ export interface ComposerProps {
   queued?: readonly QueuedMessageView[];
   disabled?: boolean;
   placeholder?: string;
+  /** the context window and what is in it: a message that cannot fit is refused before sending */
+  contextRoom?: { used: number; limit: number };
+}
+
+/** A paste longer than this becomes an attachment of the message instead of the box's text. */
+export const PASTE_ATTACH_CHARS = 2_000;
+
+/** About how many tokens a text is (4 characters a token): enough to tell it cannot fit. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** Why a message of `tokens` cannot be sent into `room`; undefined when it fits. */
+export function tooLargeReason(
+  tokens: number,
+  room: { used: number; limit: number } | undefined,
+): string | undefined {
+  if (room === undefined || tokens < room.limit) return undefined;
+  return `This message is about ${formatTokens(tokens)} tokens; the context window holds ${formatTokens(room.limit)} (${formatTokens(room.used)} in use). Shorten it or send it in parts.`;
+}
+
+interface Paste {
+  id: number;
+  text: string;
 }
 
 const modeItemClass =
@@ -67,18 +92,27 @@ export function Composer({
   queued = [],
   disabled = false,
   placeholder,
+  contextRoom,
 }: ComposerProps) {
   const [text, setText] = useState("");
+  const [pastes, setPastes] = useState<Paste[]>([]);
+  const pasteIds = useRef(0);
   const [files, setFiles] = useState<FileSelection[]>([]);
   const [resources, setResources] = useState<McpResourceSelection[]>([]);
   const textarea = useRef<HTMLTextAreaElement>(null);
   const inputId = useId();
-  const canSend = !disabled && (text.trim() !== "" || files.length > 0 || resources.length > 0);
+  const fullText = [text.trim(), ...pastes.map((p) => p.text)].filter((t) => t !== "").join("\n\n");
+  const tooLarge = tooLargeReason(estimateTokens(fullText), contextRoom);
+  const canSend =
+    !disabled &&
+    tooLarge === undefined &&
+    (fullText !== "" || files.length > 0 || resources.length > 0);
 
   const send = (delivery: MessageDelivery) => {
     if (!canSend) return;
-    onSend({ text: text.trim(), files, resources, delivery });
+    onSend({ text: fullText, files, resources, delivery });
     setText("");
+    setPastes([]);
     setFiles([]);
     setResources([]);
   };
@@ -178,6 +212,34 @@ export function Composer({
           ))}
         </ul>
       )}
+      {pastes.length > 0 && (
+        <ul aria-label="Pasted texts" className="flex flex-col gap-1">
+          {pastes.map((paste) => (
+            <li
+              key={paste.id}
+              className="rounded-md border border-zinc-200 bg-zinc-50 px-2 py-1 text-xs dark:border-zinc-700 dark:bg-zinc-800"
+            >
+              <details>
+                <summary className="cursor-pointer select-none">
+                  Pasted text · {plural(paste.text.split("\n").length, "line")} ·{" "}
+                  {paste.text.length.toLocaleString("en")} characters
+                </summary>
+                <pre className="mt-1 max-h-40 overflow-auto whitespace-pre-wrap break-words font-mono">
+                  {paste.text}
+                </pre>
+              </details>
+              <button
+                type="button"
+                aria-label="Remove the pasted text"
+                className="mt-1 text-zinc-500 hover:text-zinc-900 dark:hover:text-white"
+                onClick={() => setPastes((previous) => previous.filter((p) => p.id !== paste.id))}
+              >
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
       {onExpandPrompt !== undefined && (
         <PromptMenu
           prompts={matchingPrompts(text, mcpPrompts)}
@@ -198,6 +260,14 @@ export function Composer({
         disabled={disabled}
         placeholder={hint}
         onChange={(event) => setText(event.target.value)}
+        onPaste={(event) => {
+          const pasted = event.clipboardData.getData("text/plain");
+          if (pasted.length <= PASTE_ATTACH_CHARS) return;
+          // a long paste is kept beside the box (collapsible), not poured into it
+          event.preventDefault();
+          const id = ++pasteIds.current;
+          setPastes((previous) => [...previous, { id, text: pasted }]);
+        }}
         onKeyDown={(event) => {
           // IME composition uses Enter to commit a candidate; that Enter must not send.
           if (event.nativeEvent.isComposing) return;
@@ -209,8 +279,13 @@ export function Composer({
             send("follow_up");
           }
         }}
-        className="max-h-60 min-h-12 w-full resize-y bg-transparent px-1 text-sm text-zinc-900 placeholder:text-zinc-400 focus:outline-none dark:text-zinc-100"
+        className="max-h-60 min-h-12 w-full resize-y bg-transparent [field-sizing:content] px-1 text-sm text-zinc-900 placeholder:text-zinc-400 focus:outline-none dark:text-zinc-100"
       />
+      {tooLarge !== undefined && (
+        <p role="alert" className="px-1 text-xs text-red-700 dark:text-red-400">
+          {tooLarge}
+        </p>
+      )}
       <div className="flex flex-wrap items-center gap-2">
         <FilePicker
           files={workspaceFiles}

@@ -526,6 +526,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
             onExpandPrompt={expandPrompt}
             queued={queued}
             disabled={detail.data === undefined}
+            contextRoom={{ used: contextTokens(shown), limit }}
           />
         </div>
       </footer>

@@ -1,6 +1,7 @@
 "use client";
 
 import { badgeClass, buttonClass } from "../styles.js";
+import { LongText } from "./long-text.js";
 
 // A message the user sent that the server has not stored yet: shown at once so nothing typed
 // seems lost, marked "Sending…", held while the connection is down (it goes when it is back), and
@@ -80,7 +81,7 @@ export function OutgoingCard({ message, onRetry, onDiscard }: OutgoingCardProps)
           </span>
         )}
       </header>
-      <p className="whitespace-pre-wrap break-words text-sm">{message.text}</p>
+      <LongText text={message.text} />
     </article>
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import type { BodyOf, ContextMessage } from "@arbor/core";
+import { LongText } from "./long-text.js";
 import { Markdown } from "./markdown.js";
 
 export interface TextCardProps {
@@ -14,7 +15,7 @@ export function TextCard({ message, body, streamingText }: TextCardProps) {
   const streaming = message.status === "streaming";
   const text = streaming && streamingText !== undefined ? streamingText : body.text;
   if (message.role === "user") {
-    return <p className="whitespace-pre-wrap break-words text-sm">{text}</p>;
+    return <LongText text={text} />;
   }
   return (
     <div aria-busy={streaming}>
