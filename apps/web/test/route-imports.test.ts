@@ -16,6 +16,7 @@ const API_DIR = fileURLToPath(new URL("../app/api", import.meta.url));
 const ALLOWED_CORE_NAMES = new Set([
   // protocol: request schemas and the one request → decision mapping
   "CreateSessionRequestSchema",
+  "ImportSessionRequestSchema",
   "SendMessageRequestSchema",
   "PatchConfigRequestSchema",
   "ApprovalsRequestSchema",
@@ -32,6 +33,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "toMergeDecision",
   // protocol: response body types
   "CreateSessionResponse",
+  "ImportSessionResponse",
   "SessionDetail",
   "MessagesResponse",
   "BranchListResponse",

@@ -463,6 +463,8 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               streams={live.snapshot.streams}
               announced={live.snapshot.announced}
               activeBranchId={branchId}
+              branches={detail.data?.branches}
+              onCheckout={isRunning(state) ? undefined : actions.checkout}
               state={state}
               agentMode={mode}
               highlight={highlight}

@@ -1,14 +1,16 @@
 "use client";
 
-import type { BodyOf, ContextMessage, ContextState, OptimizationView } from "@arbor/core";
+import type { BodyOf, Branch, ContextMessage, ContextState, OptimizationView } from "@arbor/core";
 import {
   isRunning,
   type MessageCallbacks,
   MessageCard,
+  messageVersions,
   OptimizationDivider,
   OutgoingCard,
   type OutgoingMessage,
   type ToolResults,
+  type VersionSwitch,
 } from "@arbor/ui";
 import { Fragment, memo, type ReactNode, useEffect, useMemo, useRef } from "react";
 import type { AnnouncedMessage, StreamBuffer } from "@/lib/client/session-store";
@@ -24,6 +26,10 @@ export interface TranscriptProps {
   streams: Readonly<Record<string, StreamBuffer>>;
   announced: readonly AnnouncedMessage[];
   activeBranchId: string | undefined;
+  /** every branch of the session: a message with versions on others gets a `‹ 1/2 ›` switcher */
+  branches?: readonly Branch[];
+  /** checks out the branch of a chosen version */
+  onCheckout?: (branchId: string) => void;
   state: ContextState;
   agentMode: "plan" | "act";
   /** the message a link pointed at (admin viewer → ?message=ID) */
@@ -105,6 +111,7 @@ interface TranscriptCardProps extends MessageCallbacks {
   streamText: string | undefined;
   /** the reasoning streamed so far, while the message streams */
   streamThinking: string | undefined;
+  versions: VersionSwitch | undefined;
 }
 
 /** One message of the transcript; memoized, so only cards whose props changed render again. */
@@ -115,6 +122,7 @@ const TranscriptCard = memo(function TranscriptCard({
   streamThinking,
   toolResults,
   running,
+  versions,
   ...callbacks
 }: TranscriptCardProps) {
   return (
@@ -130,6 +138,7 @@ const TranscriptCard = memo(function TranscriptCard({
         streamingText={streamText}
         toolResults={toolResults}
         running={message.body.message_type === "tool_request" ? running : false}
+        versions={versions}
         {...callbacks}
       />
     </div>
@@ -145,6 +154,8 @@ export function Transcript({
   streams,
   announced,
   activeBranchId,
+  branches = [],
+  onCheckout,
   state,
   agentMode,
   highlight,
@@ -153,6 +164,21 @@ export function Transcript({
   onRetryOutgoing,
   onDiscardOutgoing,
 }: TranscriptProps) {
+  // one stable switch per message with versions, so the memoized cards keep their props
+  const versions = useMemo(() => {
+    const out = new Map<string, VersionSwitch>();
+    for (const [id, found] of messageVersions(branches, activeBranchId)) {
+      out.set(id, {
+        index: found.index,
+        count: found.branchIds.length,
+        onSelect: (index) => {
+          const target = found.branchIds[index];
+          if (target !== undefined) onCheckout?.(target);
+        },
+      });
+    }
+    return out;
+  }, [branches, activeBranchId, onCheckout]);
   const shown = useMemo(() => {
     const known = new Set(messages.map((m) => m.id));
     const extra = announced
@@ -240,6 +266,10 @@ export function Transcript({
         streamThinking={streaming ? stream?.thinking : undefined}
         onFork={streaming ? undefined : callbacks.onFork}
         onEditResend={callbacks.onEditResend}
+        onRegenerate={
+          state.type === "Idle" || state.type === "Failed" ? callbacks.onRegenerate : undefined
+        }
+        versions={onCheckout && !streaming ? versions.get(message.id) : undefined}
         onToolDecisions={
           state.type === "AwaitingToolApproval" ? callbacks.onToolDecisions : undefined
         }

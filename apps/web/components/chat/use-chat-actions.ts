@@ -321,6 +321,11 @@ export function useChatActions({
           // the server forks before the message, puts the new text on the fork and answers it
           pump(api.editAndResend(sessionId, messageId, text, { signal: signal() })),
         ),
+      onRegenerate: (messageId: string) =>
+        run("Regenerating failed", () =>
+          // the server forks at the user's message this one answers and answers it again
+          pump(api.regenerate(sessionId, messageId, { signal: signal() })),
+        ),
       onToolDecisions: (decisions: ApprovalDecision[]) =>
         run("Sending the decision failed", () => pump(api.decideToolCalls(sessionId, decisions))),
       onApprovePlan: (messageId: string) =>

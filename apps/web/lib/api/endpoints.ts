@@ -209,6 +209,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
     errors: [400, 404],
   },
   {
+    method: "POST",
+    path: "/api/sessions/{id}/messages/{message_id}/regenerate",
+    summary:
+      "Regenerate: forks the active branch after the user's message that `message_id` answers (the nearest user message at or before it), makes the new branch active and streams the model's new answer. The earlier answer stays on its branch: the two are siblings (see the branch list). A refusal (not on the active branch, nothing answered yet, the session busy) is an `error` event with code `invalid_request` or `invalid_transition`.",
+    response: { status: 200, sse: true },
+    errors: [404],
+  },
+  {
     method: "GET",
     path: "/api/sessions/{id}/events",
     summary:

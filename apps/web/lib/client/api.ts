@@ -209,6 +209,9 @@ export const api = {
   /** "Approve plan and switch to Act": the run that follows, as it streams */
   approvePlan: (id: string, messageId: string, options?: RequestOptions) =>
     stream(`${sessionPath(id)}/plan/approve`, { message_id: messageId }, options),
+  /** regenerate: the fork at the user's message this one answers, and the new answer */
+  regenerate: (id: string, messageId: string, options?: RequestOptions) =>
+    stream(`${sessionPath(id)}/messages/${enc(messageId)}/regenerate`, {}, options),
   /** edit & resend: the fork with the new text and the model's answer, as they stream */
   editAndResend: (id: string, messageId: string, text: string, options?: RequestOptions) =>
     stream(`${sessionPath(id)}/messages/${enc(messageId)}/edit`, { text }, options),

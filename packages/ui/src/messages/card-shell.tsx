@@ -80,6 +80,46 @@ export interface CardShellProps {
   editableText?: string | undefined;
   /** the message's text for "Copy"; no copy button without it */
   copyText?: string | undefined;
+  /** assistant answers: answer the user's message again on a new branch (Retry when it failed) */
+  onRegenerate?: ((messageId: string) => void) | undefined;
+  /** the other versions of this place in the conversation: `‹ 1/2 ›` */
+  versions?: VersionSwitch | undefined;
+}
+
+/** The versions of a message (messageVersions) with what choosing one does. */
+export interface VersionSwitch {
+  index: number;
+  count: number;
+  onSelect: (index: number) => void;
+}
+
+function VersionSwitcher({ versions }: { versions: VersionSwitch }) {
+  const { index, count, onSelect } = versions;
+  return (
+    <nav aria-label="Versions" className="inline-flex items-center gap-0.5">
+      <button
+        type="button"
+        className={buttonClass.ghost}
+        aria-label="Previous version"
+        disabled={index === 0}
+        onClick={() => onSelect(index - 1)}
+      >
+        ‹
+      </button>
+      <span className="tabular-nums">
+        {index + 1}/{count}
+      </span>
+      <button
+        type="button"
+        className={buttonClass.ghost}
+        aria-label="Next version"
+        disabled={index === count - 1}
+        onClick={() => onSelect(index + 1)}
+      >
+        ›
+      </button>
+    </nav>
+  );
 }
 
 const roleFrame: Record<MessageRole, string> = {
@@ -96,6 +136,8 @@ export function CardShell({
   onEditResend,
   editableText,
   copyText,
+  onRegenerate,
+  versions,
 }: CardShellProps) {
   const [draft, setDraft] = useState<string | null>(null);
   const label = roleLabel(message.role);
@@ -111,6 +153,7 @@ export function CardShell({
       <header className="mb-1 flex flex-wrap items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
         <span className="font-semibold text-zinc-700 dark:text-zinc-200">{label}</span>
         <StatusBadge status={message.status} error={message.meta?.error_message} />
+        {versions !== undefined && <VersionSwitcher versions={versions} />}
         <span className="ml-auto flex gap-1 opacity-100 sm:opacity-0 sm:group-focus-within:opacity-100 sm:group-hover:opacity-100">
           {copyText !== undefined && copyText !== "" && (
             <CopyButton label="Copy message" getText={() => copyText} />
@@ -122,6 +165,18 @@ export function CardShell({
               onClick={() => setDraft(editableText)}
             >
               Edit &amp; resend
+            </button>
+          )}
+          {onRegenerate && message.role === "assistant" && message.status !== "streaming" && (
+            <button
+              type="button"
+              className={buttonClass.ghost}
+              title="A new answer on a new branch; this one stays as a version"
+              onClick={() => onRegenerate(message.id)}
+            >
+              {message.status === "failed" || message.status === "incomplete"
+                ? "Retry"
+                : "Regenerate"}
             </button>
           )}
           {onFork && (

@@ -2,7 +2,7 @@
 
 import type { ApprovalDecision, ContextMessage } from "@arbor/core";
 import { unreachable } from "../state-label.js";
-import { CardShell } from "./card-shell.js";
+import { CardShell, type VersionSwitch } from "./card-shell.js";
 import { FileReferenceCard } from "./file-reference-card.js";
 import { McpResourceCard } from "./mcp-resource-card.js";
 import { PlanCard } from "./plan-card.js";
@@ -23,6 +23,8 @@ export interface MessageCallbacks {
   onAnswer?: ((messageId: string, answer: string) => void) | undefined;
   /** a `file:line` link in a codebase tool's result: open the file view at that line */
   onOpenFile?: ((path: string, line: number) => void) | undefined;
+  /** assistant answers: a new answer to the same message, on a new branch */
+  onRegenerate?: ((messageId: string) => void) | undefined;
 }
 
 export interface MessageCardProps extends MessageCallbacks {
@@ -33,6 +35,8 @@ export interface MessageCardProps extends MessageCallbacks {
   toolResults?: ToolResults | undefined;
   /** tool requests: the session is working, so approved calls without a result are running */
   running?: boolean | undefined;
+  /** the other versions of this place in the conversation (edits, regenerated answers) */
+  versions?: VersionSwitch | undefined;
 }
 
 function CardBody({
@@ -78,7 +82,7 @@ function CardBody({
 
 /** One transcript entry, chosen by message_type, inside the shared frame with its actions. */
 export function MessageCard(props: MessageCardProps) {
-  const { message, onFork, onEditResend } = props;
+  const { message, onFork, onEditResend, onRegenerate, versions } = props;
   const editableText =
     message.role === "user" && message.body.message_type === "text" ? message.body.text : undefined;
   return (
@@ -86,6 +90,8 @@ export function MessageCard(props: MessageCardProps) {
       message={message}
       onFork={onFork}
       onEditResend={onEditResend}
+      onRegenerate={onRegenerate}
+      versions={versions}
       editableText={editableText}
       copyText={
         message.body.message_type === "text" && message.status !== "streaming"

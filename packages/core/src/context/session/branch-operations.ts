@@ -202,6 +202,31 @@ export async function forkForEditOp(
   return message;
 }
 
+/**
+ * The fork of a regenerate: a new branch ending at the user's message that `messageId` answers
+ * (the nearest user message at or before it), made active, so the model answers it again. The
+ * earlier answer stays on the branch it was on.
+ */
+export async function forkForRegenerateOp(core: StoredSession, messageId: string): Promise<Branch> {
+  requireIdle(core, "regenerating an answer");
+  const ids = core.activeBranch().message_ids;
+  const index = ids.indexOf(messageId);
+  if (index < 0) {
+    throw new OperationRejected(
+      "invalid_request",
+      `message ${messageId} is not on the active branch`,
+    );
+  }
+  const prompt = ids.slice(0, index + 1).findLast((id) => core.pool.get(id)?.role === "user");
+  if (prompt === undefined) {
+    throw new OperationRejected("invalid_request", "there is no message of yours to answer again");
+  }
+  if (prompt === ids.at(-1)) {
+    throw new OperationRejected("invalid_request", "that message has no answer to regenerate yet");
+  }
+  return createBranchOp(core, prompt);
+}
+
 export interface MergeInput {
   source_branch_id: string;
   target_branch_id: string;

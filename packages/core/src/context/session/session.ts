@@ -18,6 +18,7 @@ import {
   createBranchOp,
   deleteBranchOp,
   forkForEditOp,
+  forkForRegenerateOp,
   type MergeInput,
   type MergeReport,
   mergeOp,
@@ -395,6 +396,18 @@ export class Session {
       const setup = await processMessage(this.#core, message, { stored: true, signal });
       if (!setup) return { type: "not_run", reason: "rolled_back" };
       return respond(this.#core, setup, { prompt: message, signal });
+    });
+  }
+
+  /**
+   * Regenerate: a new branch (made active) ending at the user's message that `messageId`
+   * answers, and the model's new answer on it. The earlier answer stays on its own branch, so the
+   * two are siblings a client can switch between.
+   */
+  regenerate(messageId: string): Operation<RunResult> {
+    return this.#operation(async (signal): Promise<RunResult> => {
+      await forkForRegenerateOp(this.#core, messageId);
+      return respond(this.#core, turnSetup(this.#core), { signal });
     });
   }
 

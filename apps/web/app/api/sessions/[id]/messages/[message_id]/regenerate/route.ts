@@ -1,0 +1,18 @@
+import { handle, loadSession } from "@/lib/server/http";
+import { getRuntime } from "@/lib/server/runtime";
+import { sseResponse } from "@/lib/server/sse";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+type Context = { params: Promise<{ id: string; message_id: string }> };
+
+/** Regenerate: a new branch at the user's message that this one answers, and a new answer. */
+export const POST = handle(
+  "POST /api/sessions/{id}/messages/{message_id}/regenerate",
+  async (request, context: Context) => {
+    const { id, message_id } = await context.params;
+    const session = await loadSession(await getRuntime(), id);
+    return sseResponse(session.regenerate(message_id), { signal: request.signal });
+  },
+);
