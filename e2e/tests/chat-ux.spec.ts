@@ -11,7 +11,7 @@ import {
   transcript,
   userMessages,
 } from "./app.js";
-import { fakeLlmRequests, resetFakeLlm } from "./fake-llm.js";
+import { fakeLlmRequests, resetFakeLlm, scriptFakeLlm } from "./fake-llm.js";
 
 // Issue #18, the chat as people expect it. These flows run on the built-in offline model (set per
 // session), so they need no scripted answers: it calls list_files for "list files" and answers
@@ -340,6 +340,48 @@ test("the composer grows with its text, keeps a long paste aside, and the sent p
   await expect(mine).toContainText("hello, here is the log");
   await expect(mine.getByRole("button", { name: /Show all \(602 lines/ })).toBeVisible();
   expect((await mine.boundingBox())?.height ?? 0).toBeLessThan(600);
+  await expect(stateLine(page)).toHaveText("Ready");
+});
+
+test("Regenerate gives a sibling answer with a ‹ 1/2 › switcher; an edit gets one too", async ({
+  page,
+  request,
+}) => {
+  await resetFakeLlm(request);
+  await scriptFakeLlm(request, [
+    { blocks: [{ type: "text", text: "First answer." }] },
+    { blocks: [{ type: "text", text: "Second answer." }] },
+    { blocks: [{ type: "text", text: "Answer to the edit." }] },
+  ]);
+  const { session_id } = await createSession(request, { title: "Versions" });
+  await openSession(page, session_id);
+  await messageBox(page).fill("tell me something");
+  await messageBox(page).press("Enter");
+  await expect(assistantMessages(page).last()).toContainText("First answer.");
+  await expect(stateLine(page)).toHaveText("Ready");
+
+  await assistantMessages(page).last().hover();
+  await assistantMessages(page).last().getByRole("button", { name: "Regenerate" }).click();
+  await expect(assistantMessages(page).last()).toContainText("Second answer.");
+  await expect(stateLine(page)).toHaveText("Ready");
+  const versions = assistantMessages(page).last().getByRole("navigation", { name: "Versions" });
+  await expect(versions).toContainText("2/2");
+  await versions.getByRole("button", { name: "Previous version" }).click();
+  await expect(assistantMessages(page).last()).toContainText("First answer.");
+  await expect(
+    assistantMessages(page).last().getByRole("navigation", { name: "Versions" }),
+  ).toContainText("1/2");
+
+  // edit in place: the user's message gets the same switcher
+  const mine = userMessages(page).last();
+  await mine.hover();
+  await mine.getByRole("button", { name: "Edit & resend" }).click();
+  await page.getByRole("textbox", { name: "Edited message" }).fill("tell me something else");
+  await page.getByRole("button", { name: "Resend as new branch" }).click();
+  await expect(assistantMessages(page).last()).toContainText("Answer to the edit.");
+  await expect(
+    userMessages(page).last().getByRole("navigation", { name: "Versions" }),
+  ).toContainText("2/2");
   await expect(stateLine(page)).toHaveText("Ready");
 });
 

@@ -5,6 +5,7 @@ import * as session from "@/app/api/sessions/[id]/route";
 import {
   authedRequest,
   createSessionId,
+  finalState,
   jsonRequest,
   params,
   readSse,
@@ -63,6 +64,7 @@ describe("POST …/messages/{message_id}/regenerate", () => {
     expect(response.headers.get("content-type")).toContain("text/event-stream");
     const events = await readSse(response);
     expect(events.some((e) => e.event === "error")).toBe(false);
+    expect(finalState(events)).toBe("Idle");
     expect(await texts(id)).toEqual(["capital of France?", "It is Paris."]);
 
     const after = (await (

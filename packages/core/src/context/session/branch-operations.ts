@@ -207,7 +207,10 @@ export async function forkForEditOp(
  * (the nearest user message at or before it), made active, so the model answers it again. The
  * earlier answer stays on the branch it was on.
  */
-export async function forkForRegenerateOp(core: StoredSession, messageId: string): Promise<Branch> {
+export async function forkForRegenerateOp(
+  core: StoredSession,
+  messageId: string,
+): Promise<ContextMessage> {
   requireIdle(core, "regenerating an answer");
   const ids = core.activeBranch().message_ids;
   const index = ids.indexOf(messageId);
@@ -224,7 +227,8 @@ export async function forkForRegenerateOp(core: StoredSession, messageId: string
   if (prompt === ids.at(-1)) {
     throw new OperationRejected("invalid_request", "that message has no answer to regenerate yet");
   }
-  return createBranchOp(core, prompt);
+  await createBranchOp(core, prompt);
+  return core.pool.get(prompt) as ContextMessage;
 }
 
 export interface MergeInput {

@@ -23,6 +23,7 @@ describe("regenerate", () => {
     expect(errors(events)).toEqual([]);
     expect(session.activeBranchId).not.toBe(original);
     expect(texts(session)).toEqual(["hi", "second answer"]);
+    expect(session.state.type).toBe("Idle");
     expect(texts(session, original)).toEqual(["hi", "first answer"]);
     // the model saw the conversation up to the user's message, not the first answer
     const request = h.provider.requests[1];

@@ -391,23 +391,25 @@ export class Session {
 
   /** Edits a text message by forking: a new branch with the edited text, then the model answers. */
   editAndResend(messageId: string, newText: string): Operation<RunResult> {
-    return this.#operation(async (signal): Promise<RunResult> => {
-      const message = await forkForEditOp(this.#core, messageId, newText);
-      const setup = await processMessage(this.#core, message, { stored: true, signal });
-      if (!setup) return { type: "not_run", reason: "rolled_back" };
-      return respond(this.#core, setup, { prompt: message, signal });
-    });
+    return this.#answerOnFork(() => forkForEditOp(this.#core, messageId, newText));
   }
 
   /**
    * Regenerate: a new branch (made active) ending at the user's message that `messageId`
    * answers, and the model's new answer on it. The earlier answer stays on its own branch, so the
-   * two are siblings a client can switch between.
+   * two are versions of one place a client can switch between.
    */
   regenerate(messageId: string): Operation<RunResult> {
+    return this.#answerOnFork(() => forkForRegenerateOp(this.#core, messageId));
+  }
+
+  /** Forks (the fork ends in a stored user message, made active) and has the model answer it. */
+  #answerOnFork(fork: () => Promise<ContextMessage>): Operation<RunResult> {
     return this.#operation(async (signal): Promise<RunResult> => {
-      await forkForRegenerateOp(this.#core, messageId);
-      return respond(this.#core, turnSetup(this.#core), { signal });
+      const message = await fork();
+      const setup = await processMessage(this.#core, message, { stored: true, signal });
+      if (!setup) return { type: "not_run", reason: "rolled_back" };
+      return respond(this.#core, setup, { prompt: message, signal });
     });
   }
 
