@@ -43,6 +43,8 @@ function appEnv(extra: Record<string, string>): Record<string, string> {
     NEXT_TELEMETRY_DISABLED: "1",
     WORKSPACE_DIR: workspace,
     ARBOR_TOKEN: E2E_TOKEN,
+    // the model's title request would take a scripted answer (chat-ux.spec turns it on itself)
+    ARBOR_TITLES: "first_message",
     ...extra,
   };
 }

@@ -208,6 +208,8 @@ export async function startApp(options: AppOptions): Promise<ServerProcess> {
         ANTHROPIC_BASE_URL: options.fakeLlmUrl,
         ANTHROPIC_API_KEY: "x",
         ARBOR_TOKEN: token,
+        // no title request to the fake model after a first answer: tests count its requests
+        ARBOR_TITLES: "first_message",
         ...options.env,
       }),
       port: options.port,

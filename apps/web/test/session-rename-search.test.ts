@@ -119,3 +119,25 @@ describe("GET /api/search", () => {
     }
   });
 });
+
+describe("titles from the model", () => {
+  it("after the first answer the model names the session; the list shows it", async () => {
+    await server.close();
+    server = await startTestServer({ ARBOR_TITLES: "model" });
+    const id = await createSession();
+    server.llm.enqueue({ blocks: [{ type: "text", text: "Use ripgrep with --type ts." }] });
+    server.llm.enqueue({ blocks: [{ type: "text", text: "Searching TypeScript files" }] });
+    await send(id, "how do I search only the ts files?");
+    await expect
+      .poll(async () => {
+        const list = await sessions.GET(authedRequest("http://localhost/api/sessions"), params({}));
+        return ((await list.json()) as Array<{ id: string; title: string }>).find(
+          (s) => s.id === id,
+        )?.title;
+      })
+      .toBe("Searching TypeScript files");
+    expect(JSON.stringify(server.llm.requests.at(-1))).toContain(
+      "how do I search only the ts files?",
+    );
+  });
+});

@@ -48,6 +48,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       ANTHROPIC_BASE_URL: llm.url,
       ANTHROPIC_API_KEY: "test",
       WORKSPACE_DIR: workspace,
+      // the model's title request would take the next scripted answer (tests of it turn it on)
+      ARBOR_TITLES: "first_message",
       ...env,
     },
     store: new InMemorySessionStore(),

@@ -169,6 +169,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     // a session switched to another protocol takes that provider's own key from here
     modelEnv: env,
     logger,
+    // ARBOR_TITLES=first_message: no title request to the model after the first answer
+    titles: env.ARBOR_TITLES?.trim() === "first_message" ? "first_message" : "model",
     // a session without a workspace of its own (older rows) still gets the runtime's
     tools: (config) => {
       const root = config.workspace ?? workspace;

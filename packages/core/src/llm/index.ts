@@ -1,6 +1,7 @@
 export * from "./ai-sdk-adapter.js";
 export * from "./anthropic-token-count.js";
 export * from "./cache-and-thinking.js";
+export * from "./complete-text.js";
 export * from "./env-config.js";
 export * from "./errors.js";
 export * from "./model-factory.js";

@@ -17,6 +17,7 @@ import {
   TOOL_ENHANCEMENT_PROCESSOR,
 } from "../pipeline-processors.js";
 import { toolsForMode } from "../plan-act.js";
+import { shortTitle } from "../session-title.js";
 import { buildSystemPrompt } from "../system-prompt.js";
 import {
   filesWorkedOn,
@@ -122,15 +123,12 @@ export async function mcpResourceMessage(
 
 /** The title a session still called DEFAULT_SESSION_TITLE takes from its first user text. */
 export const DEFAULT_SESSION_TITLE = "New session";
-const TITLE_CHARS = 60;
 
-/** The title to store with `message`: its first line, cut to TITLE_CHARS; undefined to keep. */
+/** The title to store with `message` (session-title.ts shortTitle); undefined to keep. */
 export function titleFrom(core: StoredSession, message: ContextMessage): string | undefined {
   if (core.title !== DEFAULT_SESSION_TITLE || message.role !== "user") return undefined;
   if (message.body.message_type !== "text") return undefined;
-  const line = message.body.text.trim().split(/\r?\n/, 1)[0]?.replace(/\s+/g, " ").trim() ?? "";
-  if (line === "") return undefined;
-  return line.length <= TITLE_CHARS ? line : `${line.slice(0, TITLE_CHARS - 1).trimEnd()}…`;
+  return shortTitle(message.body.text);
 }
 
 /** The tools and system prompt of a turn without running the pipeline (workflows, continuations). */

@@ -114,7 +114,7 @@ describe("session title", () => {
     expect(named.title).toBe("Mine");
     const plain = await h.manager.create();
     await collect(plain.sendMessage({ type: "text", text: "fix the bug\nin main.ts" }));
-    expect(plain.title).toBe("fix the bug");
+    expect(plain.title).toBe("Fix the bug");
   });
 
   it("a file reference does not name the session; the text after it does", async () => {
@@ -124,7 +124,7 @@ describe("session title", () => {
     await collect(session.sendMessage({ type: "file_reference", path: "a.txt" }));
     expect(session.title).toBe("New session");
     await collect(session.sendMessage({ type: "text", text: "summarize it" }));
-    expect(session.title).toBe("summarize it");
+    expect(session.title).toBe("Summarize it");
   });
 });
 

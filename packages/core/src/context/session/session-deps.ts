@@ -34,6 +34,11 @@ export interface SessionDeps {
   mcp?: McpResourceReader;
   /** the role whose tools the model gets in act mode (default actor: every tool) */
   role?: AgentRole;
+  /**
+   * how sessions get their titles: "model" (default) the first message's, then the model's
+   * after the first answer (session-title.ts); "first_message" the first message's only
+   */
+  titles?: "model" | "first_message";
   logger?: Logger;
   /** summarizes old messages for optimization; default extractive (no model call) */
   summarizer?: Summarizer;
@@ -73,6 +78,7 @@ export function resolveDeps(deps: SessionDeps): ResolvedDeps {
     modelEnv: deps.modelEnv ?? process.env,
     mcp: deps.mcp,
     role: deps.role ?? "actor",
+    titles: deps.titles ?? "model",
     logger: deps.logger ?? consoleLogger,
     summarizer: deps.summarizer ?? new ExtractiveSummarizer(),
     retryConfig: deps.retryConfig ?? DEFAULT_RETRY_CONFIG,

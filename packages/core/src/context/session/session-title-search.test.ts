@@ -11,7 +11,7 @@ describe("rename", () => {
     const h = harness([say("Hello.")], { store });
     const session = await h.manager.create();
     await collect(session.sendMessage({ type: "text", text: "hi there" }));
-    expect(session.title).toBe("hi there");
+    expect(session.title).toBe("Hi there");
     const events = await collect(session.rename("  Greetings  "));
     expect(events.filter((e) => e.name === "error")).toEqual([]);
     expect(session.title).toBe("Greetings");

@@ -1,4 +1,6 @@
+import { sessionModelConfig } from "../../llm/env-config.js";
 import type { Branch } from "../../model/branch.js";
+import type { ModelConfig } from "../../model/llm-config.js";
 import type { MergeDecision, PendingMerge } from "../../model/merge-types.js";
 import type { ContextMessage, MessageDelivery } from "../../model/message-types.js";
 import type { AgentMode, SessionConfig } from "../../model/session-config.js";
@@ -11,6 +13,7 @@ import {
   listWorkspaceFiles,
 } from "../../tools/builtin/workspace-files.js";
 import { BranchOpError } from "../branches/errors.js";
+import { modelTitle, shortTitle } from "../session-title.js";
 import type { TransitionRecord } from "../state-machine.js";
 import { MAX_INSTRUCTION_CHARS, type WorkspaceInstructions } from "../workspace-instructions.js";
 import {
@@ -98,6 +101,8 @@ export class Session {
   #operationAbort: AbortController | undefined;
   /** set by SessionManager.delete before it waits: no operation is accepted any more */
   #deleting = false;
+  /** the model was asked for a title (or will not be: offline model, renamed by the user) */
+  #titled = false;
   /** a delivery found the queue's head refused or interrupted: no run starts by itself until a
    * new message is queued (see #deliverQueuedIfIdle) */
   #queueHeld = false;
@@ -488,8 +493,51 @@ export class Session {
       }
       channel.finish(result);
       this.#deliverQueuedIfIdle();
+      this.#titleAfterFirstAnswer();
     });
     return channel;
+  }
+
+  /**
+   * After the first answer, a real model gives the session a title (session-title.ts), off the
+   * critical path: the request runs beside whatever comes next, and the rename is an operation
+   * of its own that keeps a title the user gave meanwhile. The offline model's title is the one
+   * taken from the first message.
+   */
+  #titleAfterFirstAnswer(): void {
+    const core = this.#core;
+    if (this.#titled || this.#deleting || core.deps.titles !== "model") return;
+    const branch = core.branchMessages();
+    const question = branch.find((m) => m.role === "user");
+    const answer = branch.find(
+      (m) => m.role === "assistant" && m.body.message_type === "text" && m.status === "complete",
+    );
+    if (question?.body.message_type !== "text" || answer?.body.message_type !== "text") return;
+    this.#titled = true;
+    const automatic = shortTitle(question.body.text);
+    if (core.title !== automatic) return;
+    let model: ModelConfig;
+    try {
+      model = core.config.model
+        ? sessionModelConfig(core.deps.model, core.config.model, core.deps.modelEnv)
+        : core.deps.model;
+    } catch {
+      return;
+    }
+    if (model.protocol === "offline") return;
+    const ask = { provider: core.deps.provider, model, question: question.body.text };
+    void modelTitle({ ...ask, answer: answer.body.text }, AbortSignal.timeout(30_000)).then(
+      (title) => {
+        this.#operation(async () => {
+          if (core.title === automatic && !this.#deleting) await renameSession(core, title);
+        });
+      },
+      (error: unknown) =>
+        core.deps.logger.warn("the model did not title the session", {
+          session: core.id,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    );
   }
 
   #refusedWhileDeleting<R>(channel: OperationChannel<R>): OperationChannel<R> {
