@@ -410,6 +410,39 @@ test("desktop: copy a code block; screenshots of the chat", async ({ page, reque
 test.describe("phone", () => {
   test.use({ viewport: PHONE });
 
+  test("at 390 × 844 the main flow works: send, approve the tool, the answer, regenerate with versions", async ({
+    page,
+    request,
+  }) => {
+    const { session_id } = await createSession(request, {
+      title: "Phone flow",
+      config: { model: OFFLINE_MODEL },
+    });
+    await openSession(page, session_id);
+    await expect(page.getByRole("banner").getByLabel("Model")).toBeVisible();
+    await messageBox(page).fill("list the files");
+    await messageBox(page).press("Enter");
+    const call = transcript(page).getByRole("listitem", { name: "Tool call list_files" });
+    await expect(call).toContainText("Waiting for approval");
+    await call.getByRole("button", { name: "Approve", exact: true }).click();
+    await expect(stateLine(page)).toHaveText("Ready");
+    const answer = assistantMessages(page).last();
+    await expect(answer).toContainText("I listed the workspace root");
+    // nothing is wider than the screen
+    const overflow = await page.evaluate(
+      "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+
+    await answer.getByRole("button", { name: "Regenerate" }).click();
+    await expect(stateLine(page)).not.toHaveText("Ready");
+    await expect(stateLine(page)).toHaveText(/Ready|Waiting for your approval/);
+    const versions = page.getByRole("navigation", { name: "Versions" }).first();
+    await expect(versions).toContainText("2/2");
+    expect(await inView(page, 'nav[aria-label="Versions"]')).toBe(true);
+    await shoot(page, "chat-phone-versions");
+  });
+
   test("at 390 × 844 the sessions drawer and the branch sheet open in view", async ({
     page,
     request,

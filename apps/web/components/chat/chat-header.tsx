@@ -15,7 +15,7 @@ export interface ChatHeaderProps {
   /** opens the session list as a drawer (shown below 1280 px, where the sidebar is hidden) */
   onOpenSessions: () => void;
   activeBranchName: string | undefined;
-  /** the session's model picker, once the config is loaded */
+  /** the session's model picker, once the config is loaded (in the status row: it wraps) */
   model?: ReactNode;
   /** the settings dialog's trigger, once the config is loaded */
   settings: ReactNode;
@@ -61,7 +61,6 @@ export function ChatHeader({
         <h1 className="min-w-0 flex-1 truncate text-sm font-medium sm:text-base" title={title}>
           {title}
         </h1>
-        {model}
         <button
           type="button"
           className={buttonClass.ghost}
@@ -81,6 +80,7 @@ export function ChatHeader({
       </div>
       <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-3 gap-y-1 px-3 pb-2 pt-1 sm:px-4">
         {children}
+        {model}
       </div>
     </header>
   );
