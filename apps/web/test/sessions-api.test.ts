@@ -69,6 +69,18 @@ describe("sessions and messages", () => {
       .join("");
     expect(text).toBe("Hello from the fake model, in chunks.");
     expect(finalState(stream)).toBe("Idle");
+    // the answer's lifecycle: announced before its first delta, finished once stored
+    const answerId = stream.find((e) => e.event === "content_delta")?.data.message_id;
+    const steps = stream.flatMap((e) => {
+      if (e.event === "content_delta") return e.data.message_id === answerId ? ["delta"] : [];
+      const update = e.data.message_update as
+        | { kind: string; message_id: string; status?: string; role?: string }
+        | undefined;
+      if (update === undefined || update.message_id !== answerId) return [];
+      return [update.status ? `${update.kind}:${update.status}` : `${update.kind}`];
+    });
+    expect(steps.slice(0, 3)).toEqual(["created", "status_changed:streaming", "delta"]);
+    expect(steps.slice(-2)).toEqual(["status_changed:complete", "completed"]);
     // the model was reached over HTTP with the configured key
     expect(server.llm.requests).toHaveLength(1);
     expect(server.llm.requests[0]?.headers["x-api-key"]).toBe("test");

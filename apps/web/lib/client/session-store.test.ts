@@ -113,6 +113,39 @@ describe("SessionLiveStore", () => {
     expect(s.getSnapshot().streams.m1?.text).toBe("Hi");
   });
 
+  it("places an answer announced at stream start, keeps it past content_final, drops a failed attempt", () => {
+    const { store: s } = store();
+    const streaming: ContextState = { type: "StreamingLLMResponse", chunks: 0, chars: 0 };
+    s.ingest(update(1, streaming, "m1"), "subscription");
+    expect(s.getSnapshot().announced).toEqual([
+      { message_id: "m1", message_type: "text", role: "assistant", branch_id: "b" },
+    ]);
+    s.ingest(delta(2, "Hi"), "subscription");
+    s.ingest(
+      {
+        name: "content_final",
+        sequence: 3,
+        payload: { context_id: "s", message_id: "m1", sequence: 3, is_final: true },
+      },
+      "subscription",
+    );
+    // announced with its branch: it stays until the fetched list holds it
+    expect(s.getSnapshot().announced.map((m) => m.message_id)).toEqual(["m1"]);
+    s.ingest(
+      {
+        name: "context_update",
+        sequence: 4,
+        payload: {
+          ...base,
+          current_state: streaming,
+          message_update: { kind: "status_changed", message_id: "m1", status: "failed" },
+        },
+      },
+      "subscription",
+    );
+    expect(s.getSnapshot().announced).toEqual([]);
+  });
+
   it("never applies an event twice, whichever source brings it", () => {
     const { store: s } = store();
     s.ingest(delta(1, "a"), "request");

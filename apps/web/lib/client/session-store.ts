@@ -170,6 +170,14 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
             ],
           };
         }
+        if (update.kind === "status_changed" && update.status === "failed") {
+          // an announced attempt that was not kept: its card goes (a stored one comes back with
+          // the list)
+          next = {
+            ...next,
+            announced: next.announced.filter((m) => m.message_id !== update.message_id),
+          };
+        }
         effects.onMessagesChanged();
         // a user's message is stored with the title it gives a new session, and it changes the
         // list's message count: the header and the session list refetch at once, not at the end
@@ -188,8 +196,8 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
         channel === "thinking"
           ? { ...previous, thinking: previous.thinking + delta, chunks: previous.chunks + 1 }
           : { ...previous, text: previous.text + delta, chunks: previous.chunks + 1 };
-      // The answer's message is stored (and its "created" sent) only once the stream ends; until
-      // then its deltas are all there is, so they announce it for a stand-in card.
+      // An answer is announced ("created") before its first delta; a stream replayed from before
+      // that announcement has only its deltas, so they announce it for a stand-in card.
       const known = snapshot.announced.some((m) => m.message_id === message_id);
       return {
         ...snapshot,

@@ -209,7 +209,7 @@ const EVENT_SCHEMAS: Record<SessionEventName, { schema: z.ZodType; about: string
   context_update: {
     schema: ContextUpdateSchema,
     about:
-      "Every state transition and message lifecycle step. Carries state and metadata only, never message text.",
+      "Every state transition and message lifecycle step. Carries state and metadata only, never message text. A message's lifecycle: `created`, `status_changed` on each change of status, `completed` once it is final and complete. A stored message gets `created` and then `completed` (or its `status_changed`). A streamed answer is announced when its stream begins, before its first `content_delta`: `created` (message_type `text`, on the active branch, so a client can place its card) and `status_changed` to `streaming`; when it is stored, `status_changed` to its final status and, when complete, `completed`. An answer that calls tools is stored as `tool_request` under the same id; an announced attempt that is not kept (retried, or failed before any content) ends with `status_changed` to `failed`.",
   },
   content_delta: {
     schema: ContentDeltaSchema,

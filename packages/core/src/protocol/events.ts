@@ -12,20 +12,39 @@ import {
 // `data: <JSON of payload>`. One increasing sequence per session covers all of them.
 // context_update carries state and lightweight metadata only, never message text.
 
+// A message's lifecycle (context-manager "Message lifecycle updates"): `created`, then
+// `status_changed` on each status change, and `completed` once it is final and complete. A stored
+// message gets `created` and either `completed` or its `status_changed`. A streamed answer is
+// announced when its stream begins: `created` (message_type `text`, on the active branch) and
+// `status_changed` to `streaming` come before its first `content_delta`; when it is stored,
+// `status_changed` gives its final status (complete, incomplete) and `completed` follows a
+// complete one. An answer that calls tools is stored as `tool_request` under the same id. An
+// announced attempt that is never stored (retried, or failed before any content) ends with
+// `status_changed` to `failed`.
 export const MessageUpdateSchema = z.discriminatedUnion("kind", [
-  z.object({
-    kind: z.literal("created"),
-    message_id: z.string(),
-    message_type: MessageTypeNameSchema,
-    role: MessageRoleSchema,
-    branch_id: z.string(),
-  }),
-  z.object({
-    kind: z.literal("status_changed"),
-    message_id: z.string(),
-    status: MessageStatusSchema,
-  }),
-  z.object({ kind: z.literal("completed"), message_id: z.string() }),
+  z
+    .object({
+      kind: z.literal("created"),
+      message_id: z.string(),
+      message_type: MessageTypeNameSchema,
+      role: MessageRoleSchema,
+      branch_id: z.string(),
+    })
+    .describe(
+      "a message exists: stored, or (an assistant answer) its stream has begun; place its card",
+    ),
+  z
+    .object({
+      kind: z.literal("status_changed"),
+      message_id: z.string(),
+      status: MessageStatusSchema,
+    })
+    .describe(
+      "streaming when an answer's stream begins; then complete, incomplete or failed (an attempt that was not kept)",
+    ),
+  z
+    .object({ kind: z.literal("completed"), message_id: z.string() })
+    .describe("the message is final and complete (stored)"),
   // a user message sent while the agent works: stored on no branch yet. Its delivery is the usual
   // `created` (with the branch it joins) and `completed` of the same message_id.
   z.object({

@@ -20,6 +20,11 @@ export interface Streaming {
   deltas: number;
   /** the streamed text so far: a failed answer's final message carries no content */
   text: string;
+  /**
+   * its `created` (and `status_changed` to streaming) went out with the first chunk, so storing
+   * it sends only its final status (stored-session.ts messageEvents)
+   */
+  announced?: boolean;
 }
 
 export interface RoundCall {
@@ -242,11 +247,15 @@ export class RunContext {
     return this.commit({ ...change, states: [state] });
   }
 
-  /** New messages on the active branch, with their created/completed events, in one write. */
+  /**
+   * New messages on the active branch, with their lifecycle events, in one write. `announced`:
+   * the streamed answer among them whose `created` went out when its stream began.
+   */
   store(
     messages: ContextMessage[],
     states: ContextState[] = [],
     extra: Change["events"] = [],
+    announced?: string,
   ): Promise<void> {
     const branchId = this.core.activeBranchId;
     const after = states.at(-1) ?? this.core.state;
@@ -256,7 +265,29 @@ export class RunContext {
         messages,
         branch_appends: [{ branch_id: branchId, message_ids: messages.map((m) => m.id) }],
       },
-      events: [...extra, ...messages.flatMap((m) => this.core.messageEvents(m, branchId, after))],
+      events: [
+        ...extra,
+        ...messages.flatMap((m) =>
+          this.core.messageEvents(m, branchId, after, { announced: m.id === announced }),
+        ),
+      ],
+    });
+  }
+
+  /**
+   * An announced answer that will not be stored (a retried attempt, a failure before any
+   * content): its `status_changed` to failed, so a client drops the card it placed.
+   */
+  dropAnnounced(streaming: Streaming | undefined): Promise<void> {
+    if (!streaming?.announced) return Promise.resolve();
+    return this.commit({
+      events: [
+        this.core.contextUpdateEvent(this.core.state, undefined, {
+          kind: "status_changed",
+          message_id: streaming.messageId,
+          status: "failed",
+        }),
+      ],
     });
   }
 

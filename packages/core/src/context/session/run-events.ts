@@ -9,7 +9,7 @@ import { isPlanTool } from "../plan-act.js";
 import { assistantRow, hasToolCalls, toolResultRow } from "./agent-rows.js";
 import { initialApproval } from "./approval-policy.js";
 import { deliveryWrite } from "./message-queue.js";
-import type { RunContext } from "./run-context.js";
+import type { RunContext, Streaming } from "./run-context.js";
 
 // The agent loop's events → states, rows and session events. The loop awaits what the sink
 // returns (agent/event-sink.ts), so each handler sees the state the previous one stored; events
@@ -47,7 +47,9 @@ export function storeLoopEvent(run: RunContext, event: AgentEvent): Promise<void
     case "retry":
       // the failed attempt is dropped; the next attempt streams under a new message id
       return afterWritesBehind(run, async () => {
+        const dropped = run.streaming;
         run.streaming = undefined;
+        await run.dropAnnounced(dropped);
       });
     case "toolExecutionStart":
       return afterWritesBehind(run, () => onToolStart(run, event.toolCallId, event.toolName));
@@ -112,6 +114,11 @@ async function onDeltas(run: RunContext, chunks: readonly StreamChunk[]): Promis
       events.push(core.contextUpdateEvent(state, previous, undefined, metadata));
       previous = state;
     }
+    if (!streaming.announced) {
+      // the answer's card can be placed now: its id, before its first delta
+      streaming.announced = true;
+      events.push(...core.announceEvents(streaming.messageId, previous));
+    }
     if (chunk.type !== "toolCall") {
       events.push(core.contentDeltaEvent(streaming.messageId, chunk.delta, chunk.type));
     }
@@ -137,11 +144,12 @@ async function onMessageEnd(run: RunContext, message: AgentMessage): Promise<voi
   if (message.role !== "assistant") return;
   // failed / cut-off answers are handled at turnEnd, after any retry has been decided
   if (message.stopReason === "error" || message.stopReason === "aborted") return;
-  const streaming = run.streaming ?? {
+  const streaming: Streaming = run.streaming ?? {
     messageId: core.newId(),
     chunks: 0,
     chars: 0,
     deltas: 0,
+    text: "",
   };
   run.streaming = undefined;
   const policy = core.config.approval_policy;
@@ -157,7 +165,12 @@ async function onMessageEnd(run: RunContext, message: AgentMessage): Promise<voi
     }
   }
   const final = streaming.deltas > 0 ? [core.contentFinalEvent(streaming.messageId)] : [];
-  await run.store([row], [{ type: "ProcessingLLMResponse" }], final);
+  await run.store(
+    [row],
+    [{ type: "ProcessingLLMResponse" }],
+    final,
+    streaming.announced ? streaming.messageId : undefined,
+  );
   if (hasToolCalls(message)) await run.move({ type: "ParsingToolCalls" });
 }
 
@@ -239,7 +252,10 @@ async function onCutOff(run: RunContext, message: AssistantMessage): Promise<voi
   const kept: AssistantMessage = hasContent
     ? message
     : { ...message, content: streaming.text ? [{ type: "text", text: streaming.text }] : [] };
-  if (kept.content.length === 0) return;
+  if (kept.content.length === 0) {
+    await run.dropAnnounced(streaming);
+    return;
+  }
   const row = assistantRow(
     kept,
     run.rowContext(streaming.messageId),
@@ -250,5 +266,6 @@ async function onCutOff(run: RunContext, message: AssistantMessage): Promise<voi
     [row],
     [],
     streaming.deltas > 0 ? [core.contentFinalEvent(streaming.messageId)] : [],
+    streaming.announced ? streaming.messageId : undefined,
   );
 }

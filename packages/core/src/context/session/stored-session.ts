@@ -230,7 +230,21 @@ export class StoredSession {
     message: ContextMessage,
     branchId: string,
     state: ContextState,
+    options: { announced?: boolean } = {},
   ): SessionEventBody[] {
+    const status = this.contextUpdateEvent(state, undefined, {
+      kind: "status_changed",
+      message_id: message.id,
+      status: message.status,
+    });
+    const completed = this.contextUpdateEvent(state, undefined, {
+      kind: "completed",
+      message_id: message.id,
+    });
+    // a streamed answer was announced when its stream began: now its final status
+    if (options.announced) {
+      return message.status === "complete" ? [status, completed] : [status];
+    }
     const created = this.contextUpdateEvent(state, undefined, {
       kind: "created",
       message_id: message.id,
@@ -238,18 +252,23 @@ export class StoredSession {
       role: message.role,
       branch_id: branchId,
     });
-    if (message.status === "complete") {
-      return [
-        created,
-        this.contextUpdateEvent(state, undefined, { kind: "completed", message_id: message.id }),
-      ];
-    }
+    return [created, message.status === "complete" ? completed : status];
+  }
+
+  /** A streamed answer's first events: `created` (as text, on the active branch), streaming. */
+  announceEvents(messageId: string, state: ContextState): SessionEventBody[] {
     return [
-      created,
+      this.contextUpdateEvent(state, undefined, {
+        kind: "created",
+        message_id: messageId,
+        message_type: "text",
+        role: "assistant",
+        branch_id: this.activeBranchId,
+      }),
       this.contextUpdateEvent(state, undefined, {
         kind: "status_changed",
-        message_id: message.id,
-        status: message.status,
+        message_id: messageId,
+        status: "streaming",
       }),
     ];
   }
