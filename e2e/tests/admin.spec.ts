@@ -75,6 +75,11 @@ test("the admin viewer lists the session and shows its loop tree with status and
   await expect(childItem).toContainText(/completed.*continuation.*2 turns · 2k tokens/);
   await keepScreenshot(page, testInfo, "admin-loop-tree");
 
+  // The user's message shows what the pipeline did to it, processor by processor.
+  const processing = page.getByRole("region", { name: "Message processing" });
+  await expect(processing).toContainText(/file_reference [\d.]+ ms · tool_enhancement/);
+  await expect(processing).toContainText("optimization");
+
   // Each loop links to the messages it produced.
   await childItem.getByRole("button", { name: `Messages of loop ${child.loop_id}` }).click();
   const produced = page.getByRole("region", { name: `Messages of loop ${child.loop_id}` });

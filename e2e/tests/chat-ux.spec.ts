@@ -385,6 +385,33 @@ test("Regenerate gives a sibling answer with a ‹ 1/2 › switcher; an edit get
   await expect(stateLine(page)).toHaveText("Ready");
 });
 
+test("the answer's card is placed when its stream begins and stays the one card once stored", async ({
+  page,
+  request,
+}) => {
+  await resetFakeLlm(request);
+  await scriptFakeLlm(request, [
+    {
+      blocks: [{ type: "text", text: "One, two, three, four, five, six, seven, eight." }],
+      chunkSize: 4,
+      chunkDelayMs: 150,
+    },
+  ]);
+  const { session_id } = await createSession(request, { title: "Lifecycle" });
+  await openSession(page, session_id);
+  await messageBox(page).fill("count slowly");
+  await messageBox(page).press("Enter");
+  const card = assistantMessages(page).first();
+  await expect(card).toHaveAttribute("data-status", "streaming");
+  const id = await card.getAttribute("data-message-id");
+  expect(id).toBeTruthy();
+  await expect(card).toContainText("One, two");
+  await expect(stateLine(page)).toHaveText("Ready");
+  await expect(assistantMessages(page)).toHaveCount(1);
+  await expect(assistantMessages(page).first()).toHaveAttribute("data-message-id", id ?? "");
+  await expect(assistantMessages(page).first()).toHaveAttribute("data-status", "complete");
+});
+
 test("an unknown session says not found at once", async ({ page }) => {
   await page.goto("/sessions/no-such-session");
   await expect(page.getByRole("heading", { name: "Session not found" })).toBeVisible({

@@ -124,6 +124,43 @@ describe("sessions and messages", () => {
     expect(parsed.config.workspace).toBe(server.runtime.workspace);
   });
 
+  it("keeps the pipeline's timings on the user's message, and logs a failing processor with its trace", async () => {
+    server.llm.enqueue({ blocks: [{ type: "text", text: "ok" }] });
+    const id = await createSession();
+    await (await send(id, "hi")).text();
+    const read = await messages.GET(
+      jsonRequest("GET", `/api/sessions/${id}/messages`),
+      params({ id }),
+    );
+    const body = (await read.json()) as {
+      messages: Array<{
+        role: string;
+        meta?: { pipeline?: { processors: Array<{ processor: string; ms: number }> } };
+      }>;
+    };
+    const pipeline = body.messages.find((m) => m.role === "user")?.meta?.pipeline;
+    expect(pipeline?.processors.map((p) => p.processor)).toEqual([
+      "file_reference",
+      "tool_enhancement",
+      "system_prompt",
+      "optimization",
+    ]);
+
+    const refused = await readSse(
+      await messages.POST(
+        jsonRequest("POST", `/api/sessions/${id}/messages`, {
+          session_id: id,
+          payload: { type: "file_reference", path: "missing.txt" },
+        }),
+        params({ id }),
+      ),
+    );
+    expect(refused.find((e) => e.event === "error")?.data).toMatchObject({ code: "file_read" });
+    const logged = server.logs.find((l) => l.message === "the message pipeline failed");
+    expect(logged?.fields).toMatchObject({ session: id, processor: "file_reference" });
+    expect(String(logged?.fields?.trace)).toContain("at ");
+  });
+
   it("keeps a client-sent workspace out of the session config", async () => {
     const id = await createSession({ config: { workspace: "/" } });
     const detail = await session.GET(jsonRequest("GET", `/api/sessions/${id}`), params({ id }));

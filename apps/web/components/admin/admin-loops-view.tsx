@@ -58,6 +58,50 @@ function LoopMessages({
   );
 }
 
+/** A processor's time: most take well under a millisecond. */
+const ms = (value: number) => `${value < 10 ? value.toFixed(2) : Math.round(value)} ms`;
+
+/** The message pipeline's work on each user message: its processors' times, in order. */
+function MessageProcessing({
+  sessionId,
+  messages,
+}: {
+  sessionId: string;
+  messages: readonly ContextMessage[];
+}) {
+  const processed = messages.filter((m) => m.meta?.pipeline !== undefined);
+  if (processed.length === 0) return null;
+  return (
+    <section
+      aria-label="Message processing"
+      className="flex flex-col gap-2 rounded-xl border border-zinc-200 bg-white p-3 dark:border-zinc-800 dark:bg-zinc-900"
+    >
+      <h2 className="text-sm font-semibold">Message processing</h2>
+      <ul className="flex flex-col gap-1">
+        {processed.map((message) => {
+          const pipeline = message.meta?.pipeline;
+          const total = pipeline?.processors.reduce((sum, p) => sum + p.ms, 0) ?? 0;
+          return (
+            <li key={message.id} className="flex flex-col gap-0.5 text-sm">
+              <Link
+                href={`/sessions/${encodeURIComponent(sessionId)}?message=${encodeURIComponent(message.id)}`}
+                className="truncate text-sky-700 underline-offset-2 hover:underline dark:text-sky-300"
+              >
+                {messagePreview(message)}
+              </Link>
+              <span className="text-xs text-zinc-600 dark:text-zinc-400">
+                {pipeline?.processors.map((p) => `${p.processor} ${ms(p.ms)}`).join(" · ")} (total{" "}
+                {ms(total)})
+                {pipeline?.completed_by ? ` · completed by ${pipeline.completed_by}` : ""}
+              </span>
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
+
 export function AdminLoopsView({ sessionId }: { sessionId: string }) {
   const { token, ready, setToken } = useAdminToken();
   const [selected, setSelected] = useState<string | undefined>();
@@ -130,6 +174,7 @@ export function AdminLoopsView({ sessionId }: { sessionId: string }) {
             )}
           </div>
         )}
+        <MessageProcessing sessionId={sessionId} messages={messages} />
       </main>
     </>
   );

@@ -104,11 +104,13 @@ describe("runPipeline", () => {
     expect(log).toEqual(["a", "boom"]);
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.error).toEqual({
+    expect(result.error).toMatchObject({
       processor: "boom",
       message: "the disk is on fire",
       recoverable: true,
     });
+    // the trace, for the server's log
+    expect(result.error.stack).toContain("the disk is on fire");
     expect(result.timings.map((t) => t.processor)).toEqual(["a", "boom"]);
   });
 

@@ -83,6 +83,8 @@ export interface PipelineFailure {
   processor: string;
   message: string;
   recoverable: boolean;
+  /** the thrown error's stack, for the server's log (never sent to clients) */
+  stack?: string;
 }
 
 export type PipelineResult =
@@ -138,9 +140,15 @@ export async function runPipeline(
 }
 
 function toFailure(processor: string, err: unknown): PipelineFailure {
+  const stack = err instanceof Error && err.stack ? { stack: err.stack } : {};
   if (err instanceof ProcessorError) {
-    return { processor: err.processor, message: err.message, recoverable: err.recoverable };
+    return {
+      processor: err.processor,
+      message: err.message,
+      recoverable: err.recoverable,
+      ...stack,
+    };
   }
   const message = err instanceof Error ? err.message : String(err);
-  return { processor, message, recoverable: false };
+  return { processor, message, recoverable: false, ...stack };
 }

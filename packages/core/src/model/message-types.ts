@@ -186,7 +186,7 @@ export const ContextMessageSchema = z.object({
     .describe(
       "the SendMessageRequest's client_metadata, on the user message it came with; never sent to the model",
     ),
-  /** for assistant messages: which model answered, with what usage, in which loop */
+  /** assistant messages: which model answered, with what usage, in which loop; user messages: their processing */
   meta: z
     .object({
       model: z.string().optional(),
@@ -202,6 +202,15 @@ export const ContextMessageSchema = z.object({
       stop_reason: z.string().optional(),
       loop_id: z.string().optional(),
       error_message: z.string().optional(),
+      pipeline: z
+        .object({
+          processors: z.array(z.object({ processor: z.string(), ms: z.number().nonnegative() })),
+          completed_by: z.string().optional(),
+        })
+        .optional()
+        .describe(
+          "a user message: the processors that ran on it before it was stored, in order, with their time in ms; completed_by names one that returned complete (the rest were skipped)",
+        ),
       delivery: MessageDeliverySchema.optional().describe(
         "a user message sent while the agent worked: how it was queued (steer: at the run's next turn boundary; follow_up: after the run)",
       ),

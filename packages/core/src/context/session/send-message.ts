@@ -10,7 +10,7 @@ import {
 } from "../../protocol/requests.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { FILE_REFERENCE_PROCESSOR } from "../file-reference-processor.js";
-import { type PipelineContext, runPipeline } from "../pipeline.js";
+import { type PipelineContext, type ProcessorTiming, runPipeline } from "../pipeline.js";
 import {
   OPTIMIZATION_PROCESSOR,
   SYSTEM_PROMPT_PROCESSOR,
@@ -244,10 +244,14 @@ export async function processMessage(
       });
     },
   };
+  // run one processor at a time (each has its state); the timings go on the stored message
+  const timings: ProcessorTiming[] = [];
+  let completedBy: string | undefined;
   for (const processor of composed.processors) {
     const state = stateFor(processor.name, current);
     if (state && state.type !== held.current.type) held.hold(state);
     const result = await runPipeline([processor], current, ctx);
+    timings.push(...result.timings);
     if (options.signal?.aborted) {
       // an edited message is stored already: the run pauses with it (see above)
       if (options.stored) break;
@@ -255,14 +259,42 @@ export async function processMessage(
       return undefined;
     }
     if (!result.ok) {
-      const code = result.error.processor === FILE_REFERENCE_PROCESSOR ? "file_read" : "internal";
-      await rollBack(core, before, held, { processor: result.error.processor }, [
-        core.errorEvent(code, result.error.message, result.error.recoverable),
+      const { error } = result;
+      core.deps.logger.error("the message pipeline failed", {
+        session: core.id,
+        message_id: message.id,
+        processor: error.processor,
+        error: error.message,
+        recoverable: error.recoverable,
+        timings,
+        ...(error.stack ? { trace: error.stack } : {}),
+      });
+      const code = error.processor === FILE_REFERENCE_PROCESSOR ? "file_read" : "internal";
+      await rollBack(core, before, held, { processor: error.processor }, [
+        core.errorEvent(code, error.message, error.recoverable),
       ]);
       return undefined;
     }
     current = result.message;
+    // Conditional processor execution: `complete` means ready for the model, the rest is skipped
+    if (result.completedBy !== undefined) {
+      completedBy = result.completedBy;
+      break;
+    }
   }
+  current = {
+    ...current,
+    meta: {
+      ...current.meta,
+      pipeline: {
+        processors: timings.map((t) => ({
+          processor: t.processor,
+          ms: Math.round(t.ms * 1000) / 1000,
+        })),
+        ...(completedBy !== undefined ? { completed_by: completedBy } : {}),
+      },
+    },
+  };
   for (const type of ["EnhancingSystemPrompt", "OptimizingContext"] as const) {
     if (held.current.type !== type) held.hold({ type });
   }
