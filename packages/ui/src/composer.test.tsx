@@ -2,7 +2,12 @@ import type { AgentMode } from "@arbor/core";
 import { render, screen, within } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
-import { Composer, type ComposerProps, PASTE_ATTACH_CHARS } from "./composer.js";
+import {
+  Composer,
+  type ComposerProps,
+  MAX_ATTACHMENT_BYTES,
+  PASTE_ATTACH_CHARS,
+} from "./composer.js";
 
 function setup(overrides: Partial<ComposerProps> = {}) {
   const user = userEvent.setup();
@@ -30,6 +35,7 @@ describe("Composer", () => {
       text: "line one\nline two",
       files: [],
       resources: [],
+      attachments: [],
       delivery: "steer",
     });
     expect((box as HTMLTextAreaElement).value).toBe("");
@@ -54,6 +60,7 @@ describe("Composer", () => {
       text: "explain",
       files: [{ path: "src/a.ts", range: { start_line: 3, end_line: 3 } }],
       resources: [],
+      attachments: [],
       delivery: "steer",
     });
   });
@@ -115,6 +122,7 @@ describe("Composer", () => {
       text: "summarize",
       files: [],
       resources: [{ server: "docs", uri: "docs://faq.md", name: "faq.md" }],
+      attachments: [],
       delivery: "steer",
     });
   });
@@ -139,6 +147,7 @@ describe("Composer", () => {
       text: "look at b.ts instead",
       files: [],
       resources: [],
+      attachments: [],
       delivery: "steer",
     });
     await user.type(box, "then run the tests{Alt>}{Enter}{/Alt}");
@@ -146,6 +155,7 @@ describe("Composer", () => {
       text: "then run the tests",
       files: [],
       resources: [],
+      attachments: [],
       delivery: "follow_up",
     });
     expect((box as HTMLTextAreaElement).value).toBe("");
@@ -155,6 +165,7 @@ describe("Composer", () => {
       text: "and commit",
       files: [],
       resources: [],
+      attachments: [],
       delivery: "follow_up",
     });
     expect(props.onSend).toHaveBeenCalledTimes(3);
@@ -261,5 +272,30 @@ describe("Composer", () => {
     expect(props.onSend).not.toHaveBeenCalled();
     await user.click(screen.getByRole("button", { name: "Remove the pasted text" }));
     expect(screen.queryByRole("alert")).toBeNull();
+  });
+
+  it("uploads files as attachments, sends them first, and refuses one over the limit", async () => {
+    const { user, props, box } = setup();
+    const note = new File(["hello notes"], "notes.md", { type: "text/markdown" });
+    await user.upload(screen.getByLabelText("Files to upload"), note);
+    const list = await screen.findByRole("list", { name: "Attachments" });
+    expect(list.textContent).toContain("notes.md · 11 B");
+    const big = new File([new Uint8Array(MAX_ATTACHMENT_BYTES + 1)], "huge.png", {
+      type: "image/png",
+    });
+    await user.upload(screen.getByLabelText("Files to upload"), big);
+    expect(screen.getByRole("alert").textContent).toBe(
+      "huge.png is 2.0 MB; a file may be at most 2.0 MB.",
+    );
+    await user.type(box, "read it{Enter}");
+    expect(props.onSend).toHaveBeenCalledWith(
+      expect.objectContaining({
+        text: "read it",
+        attachments: [
+          { name: "notes.md", mime_type: "text/markdown", data: btoa("hello notes"), size: 11 },
+        ],
+      }),
+    );
+    expect(screen.queryByRole("list", { name: "Attachments" })).toBeNull();
   });
 });

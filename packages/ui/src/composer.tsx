@@ -5,14 +5,47 @@ import * as ToggleGroup from "@radix-ui/react-toggle-group";
 import { useId, useRef, useState } from "react";
 import { FilePicker, type FileSelection, type McpResourceSelection } from "./file-picker.js";
 import { formatTokens, plural } from "./format.js";
+import { fileSize as formatBytes } from "./messages/attachment-card.js";
 import { fileReferenceLabel } from "./messages/file-reference-card.js";
 import { type McpPromptOption, matchingPrompts, PromptMenu } from "./prompt-menu.js";
 import { isTypingTarget, matchesShortcut } from "./shortcuts.js";
 import { buttonClass } from "./styles.js";
 import { useWindowKeydown } from "./use-window-keydown.js";
 
+/** A file the user uploaded, pasted or dropped, read in the browser (an `attachment` payload). */
+export interface AttachmentSelection {
+  name: string;
+  mime_type: string;
+  /** base64 */
+  data: string;
+  size: number;
+}
+
+/** The most bytes one attached file may have (the server's MAX_ATTACHMENT_BYTES). */
+export const MAX_ATTACHMENT_BYTES = 2 * 1024 * 1024;
+
+/** A file as an attachment: its bytes in base64 (FileReader, so large files do not block). */
+export function readAttachment(file: File): Promise<AttachmentSelection> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onerror = () => reject(reader.error ?? new Error(`could not read ${file.name}`));
+    reader.onload = () => {
+      const url = String(reader.result);
+      resolve({
+        name: file.name || "pasted file",
+        mime_type: file.type,
+        data: url.slice(url.indexOf(",") + 1),
+        size: file.size,
+      });
+    };
+    reader.readAsDataURL(file);
+  });
+}
+
 export interface ComposerSubmission {
   text: string;
+  /** uploaded, pasted or dropped files, sent first, in the order they were added */
+  attachments: AttachmentSelection[];
   /** file references to send before the text, in the order they were added */
   files: FileSelection[];
   /** MCP resources to send before the text (after the files) */
@@ -96,6 +129,25 @@ export function Composer({
 }: ComposerProps) {
   const [text, setText] = useState("");
   const [pastes, setPastes] = useState<Paste[]>([]);
+  const [attachments, setAttachments] = useState<AttachmentSelection[]>([]);
+  const [attachError, setAttachError] = useState<string | undefined>();
+  const [dragging, setDragging] = useState(false);
+  const upload = useRef<HTMLInputElement>(null);
+  const attach = (list: Iterable<File>) => {
+    setAttachError(undefined);
+    for (const file of list) {
+      if (file.size > MAX_ATTACHMENT_BYTES) {
+        setAttachError(
+          `${file.name} is ${formatBytes(file.size)}; a file may be at most ${formatBytes(MAX_ATTACHMENT_BYTES)}.`,
+        );
+        continue;
+      }
+      readAttachment(file).then(
+        (read) => setAttachments((previous) => [...previous, read]),
+        (error: unknown) => setAttachError(error instanceof Error ? error.message : String(error)),
+      );
+    }
+  };
   const pasteIds = useRef(0);
   const [files, setFiles] = useState<FileSelection[]>([]);
   const [resources, setResources] = useState<McpResourceSelection[]>([]);
@@ -106,13 +158,15 @@ export function Composer({
   const canSend =
     !disabled &&
     tooLarge === undefined &&
-    (fullText !== "" || files.length > 0 || resources.length > 0);
+    (fullText !== "" || files.length > 0 || resources.length > 0 || attachments.length > 0);
 
   const send = (delivery: MessageDelivery) => {
     if (!canSend) return;
-    onSend({ text: fullText, files, resources, delivery });
+    onSend({ text: fullText, attachments, files, resources, delivery });
     setText("");
     setPastes([]);
+    setAttachments([]);
+    setAttachError(undefined);
     setFiles([]);
     setResources([]);
   };
@@ -146,6 +200,19 @@ export function Composer({
         event.preventDefault();
         send("steer");
       }}
+      onDragOver={(event) => {
+        if (!event.dataTransfer.types.includes("Files")) return;
+        event.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={(event) => {
+        if (event.dataTransfer.files.length === 0) return;
+        event.preventDefault();
+        setDragging(false);
+        attach(event.dataTransfer.files);
+      }}
+      data-dragging={dragging || undefined}
     >
       {queued.length > 0 && (
         <ul aria-label="Queued messages" className="flex flex-col gap-1">
@@ -212,6 +279,32 @@ export function Composer({
           ))}
         </ul>
       )}
+      {attachments.length > 0 && (
+        <ul aria-label="Attachments" className="flex flex-wrap gap-1">
+          {attachments.map((file, index) => (
+            <li
+              // biome-ignore lint/suspicious/noArrayIndexKey: the same file may be attached twice
+              key={`${file.name}-${index}`}
+              className="inline-flex items-center gap-1 rounded-full bg-zinc-100 px-2 py-0.5 text-xs dark:bg-zinc-800"
+            >
+              📎 {file.name} · {formatBytes(file.size)}
+              <button
+                type="button"
+                aria-label={`Remove ${file.name}`}
+                className="rounded-full px-1 text-zinc-500 hover:text-zinc-900 dark:hover:text-white"
+                onClick={() => setAttachments((previous) => previous.filter((_, i) => i !== index))}
+              >
+                ✕
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {attachError !== undefined && (
+        <p role="alert" className="px-1 text-xs text-red-700 dark:text-red-400">
+          {attachError}
+        </p>
+      )}
       {pastes.length > 0 && (
         <ul aria-label="Pasted texts" className="flex flex-col gap-1">
           {pastes.map((paste) => (
@@ -261,6 +354,12 @@ export function Composer({
         placeholder={hint}
         onChange={(event) => setText(event.target.value)}
         onPaste={(event) => {
+          // a pasted file (a screenshot, a copied file) becomes an attachment
+          if (event.clipboardData.files.length > 0) {
+            event.preventDefault();
+            attach(event.clipboardData.files);
+            return;
+          }
           const pasted = event.clipboardData.getData("text/plain");
           if (pasted.length <= PASTE_ATTACH_CHARS) return;
           // a long paste is kept beside the box (collapsible), not poured into it
@@ -287,6 +386,27 @@ export function Composer({
         </p>
       )}
       <div className="flex flex-wrap items-center gap-2">
+        <button
+          type="button"
+          className={buttonClass.ghost}
+          disabled={disabled}
+          title="Upload files (or paste, or drop them here): images and text files up to 2 MB"
+          onClick={() => upload.current?.click()}
+        >
+          Upload
+        </button>
+        <input
+          ref={upload}
+          type="file"
+          multiple
+          aria-label="Files to upload"
+          className="sr-only"
+          tabIndex={-1}
+          onChange={(event) => {
+            if (event.target.files) attach([...event.target.files]);
+            event.target.value = "";
+          }}
+        />
         <FilePicker
           files={workspaceFiles}
           disabled={disabled}

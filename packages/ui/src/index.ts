@@ -23,6 +23,7 @@ export * from "./help-sheet.js";
 export * from "./instructions-in-use.js";
 export * from "./line-range.js";
 export * from "./mcp-servers.js";
+export * from "./messages/attachment-card.js";
 export * from "./messages/card-shell.js";
 export * from "./messages/file-reference-card.js";
 export * from "./messages/markdown.js";

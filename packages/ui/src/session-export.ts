@@ -38,6 +38,7 @@ export function messageMarkdown(message: ContextMessage): string {
       return `Result of \`${body.tool_name}\` (${body.status}):\n\n${fenced(text)}`;
     }
     case "file_reference":
+    case "attachment":
     case "mcp_resource":
     case "system_control":
     case "plan":

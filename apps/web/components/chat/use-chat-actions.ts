@@ -210,9 +210,19 @@ export function useChatActions({
   }, []);
 
   const send = useCallback(
-    ({ text, files, resources, delivery }: ComposerSubmission) =>
+    ({ text, attachments, files, resources, delivery }: ComposerSubmission) =>
       run("Sending failed", async () => {
-        // Each reference is its own message and the model answers it; the text goes last.
+        // Each attachment and reference is its own message and the model answers it; the text
+        // goes last.
+        for (const file of attachments) {
+          await pump(
+            api.sendMessage(
+              sessionId,
+              { type: "attachment", name: file.name, mime_type: file.mime_type, data: file.data },
+              { signal: signal() },
+            ),
+          );
+        }
         for (const file of files) {
           await pump(
             api.sendMessage(

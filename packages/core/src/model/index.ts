@@ -2,6 +2,8 @@
 // merge shapes, session config, loop and session records, LLM messages and config) and the few
 // primitives every layer needs (cancellation, limits). It imports nothing else of Arbor; every
 // other folder builds on it (docs/decisions/0010-core-layers.md).
+
+export * from "./attachments.js";
 export * from "./branch.js";
 export * from "./cancellation.js";
 export * from "./limits.js";

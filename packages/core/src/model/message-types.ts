@@ -90,6 +90,28 @@ export const McpResourceBodySchema = z.object({
   retrieved_at: z.string(),
 });
 
+/** The image types an attachment may be; they reach the model as image blocks. */
+export const ATTACHMENT_IMAGE_TYPES = [
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/webp",
+] as const;
+
+/**
+ * A file the user uploaded, pasted or dropped into the conversation, kept in the session's data:
+ * a text file as its text, an image as an image block (base64), which the model sees as such.
+ */
+export const AttachmentBodySchema = z.object({
+  message_type: z.literal("attachment"),
+  /** the file's name as the user's browser gave it */
+  name: z.string(),
+  mime_type: z.string(),
+  /** bytes of the uploaded file */
+  size: z.number().int().nonnegative(),
+  content: z.array(z.discriminatedUnion("type", [TextContentSchema, ImageContentSchema])).min(1),
+});
+
 export const SystemControlKindSchema = z.enum([
   "summary",
   "notice",
@@ -137,6 +159,7 @@ export const MessageBodySchema = z.discriminatedUnion("message_type", [
   ToolRequestBodySchema,
   ToolResultBodySchema,
   McpResourceBodySchema,
+  AttachmentBodySchema,
   SystemControlBodySchema,
   PlanBodySchema,
   QuestionBodySchema,

@@ -14,6 +14,7 @@ export const MessageTypeNameSchema = z.enum([
   "tool_request",
   "tool_result",
   "mcp_resource",
+  "attachment",
   "system_control",
   "plan",
   "question",

@@ -75,7 +75,9 @@ describe("SendMessageRequest", () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]!.field).toBe("payload.type");
     expect(errors[0]!.message).toContain('"audio"');
-    expect(errors[0]!.message).toContain("text, file_reference, mcp_resource, workflow");
+    expect(errors[0]!.message).toContain(
+      "text, file_reference, mcp_resource, attachment, workflow",
+    );
   });
 
   it("a payload without a type is rejected naming payload.type", () => {

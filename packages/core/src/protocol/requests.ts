@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { attachmentBody, MAX_ATTACHMENT_BYTES } from "../model/attachments.js";
 import { MergeStrategyNameSchema, PipelineConfigSchema } from "../model/branch.js";
 import { MAX_PATH_CHARS } from "../model/limits.js";
 import { ConflictResolutionSchema, type MergeDecision } from "../model/merge-types.js";
@@ -93,10 +94,32 @@ export const WorkflowPayloadSchema = z
     "The user's own tool call, through the same gate as the model's: a tool not offered in the current mode (bash in plan mode) or invalid arguments → an `error` event (invalid_request), nothing stored. The approval policy decides as for a model's call: a held call ends the stream in AwaitingToolApproval (decide it with POST /approvals; denied → a denied result, then Idle); an approved call runs, its result becomes a ToolResult message and the model continues from it.",
   );
 
+export const AttachmentPayloadSchema = z
+  .object({
+    type: z.literal("attachment"),
+    name: z.string().trim().min(1).max(255, "at most 255 characters").describe("the file's name"),
+    mime_type: z
+      .string()
+      .max(255)
+      .describe("the file's type, e.g. image/png or text/markdown; empty for unknown text"),
+    data: z.string().describe(`the file's bytes, base64; at most ${MAX_ATTACHMENT_BYTES} bytes`),
+  })
+  .superRefine((file, ctx) => {
+    const checked = attachmentBody(file);
+    if (!checked.ok)
+      ctx.addIssue({ code: "custom", path: [checked.field], message: checked.message });
+  })
+  .describe(
+    `A file the user attaches (upload, paste, drop), stored in the session as an Attachment message. Images (png, jpeg, gif, webp) reach the model as image blocks; any other file must be UTF-8 text and reaches it as text. At most ${MAX_ATTACHMENT_BYTES} bytes; another type or a binary file → 400 naming the field, nothing stored.`,
+  );
+
+export type AttachmentPayload = z.infer<typeof AttachmentPayloadSchema>;
+
 export const MessagePayloadSchema = z.discriminatedUnion("type", [
   TextPayloadSchema,
   FileReferencePayloadSchema,
   McpResourcePayloadSchema,
+  AttachmentPayloadSchema,
   WorkflowPayloadSchema,
 ]);
 export type MessagePayload = z.infer<typeof MessagePayloadSchema>;

@@ -62,12 +62,13 @@ const ALL_MESSAGE_TYPES: Record<MessageType, true> = {
   tool_request: true,
   tool_result: true,
   mcp_resource: true,
+  attachment: true,
   system_control: true,
   plan: true,
   question: true,
 };
 
-/** One fully-populated message of each of the eight body types, in a plausible order. */
+/** One fully-populated message of each of the body types, in a plausible order. */
 export function everyMessageType(sessionId: string): ContextMessage[] {
   const base = { session_id: sessionId, status: "complete" as const };
   const messages: ContextMessage[] = [
@@ -163,6 +164,19 @@ export function everyMessageType(sessionId: string): ContextMessage[] {
         retrieved_at: "2025-01-01T00:00:05.000Z",
       },
       created_at: "2025-01-01T00:00:05.000Z",
+    },
+    {
+      ...base,
+      id: "m-attachment",
+      role: "user",
+      body: {
+        message_type: "attachment",
+        name: "dot.png",
+        mime_type: "image/png",
+        size: 3,
+        content: [{ type: "image", data: "AAEC", mimeType: "image/png" }],
+      },
+      created_at: "2025-01-01T00:00:05.500Z",
     },
     {
       ...base,

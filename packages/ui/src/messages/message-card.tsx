@@ -2,6 +2,7 @@
 
 import type { ApprovalDecision, ContextMessage } from "@arbor/core";
 import { unreachable } from "../state-label.js";
+import { AttachmentCard } from "./attachment-card.js";
 import { CardShell, type VersionSwitch } from "./card-shell.js";
 import { FileReferenceCard } from "./file-reference-card.js";
 import { McpResourceCard } from "./mcp-resource-card.js";
@@ -69,6 +70,8 @@ function CardBody({
       return <ToolResultCard body={body} onOpenFile={onOpenFile} />;
     case "mcp_resource":
       return <McpResourceCard body={body} />;
+    case "attachment":
+      return <AttachmentCard body={body} />;
     case "system_control":
       return <SystemControlCard body={body} />;
     case "plan":

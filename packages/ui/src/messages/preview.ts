@@ -61,6 +61,8 @@ function previewText({ body }: ContextMessage): string {
       return `${body.tool_name} → ${body.status}`;
     case "mcp_resource":
       return `${body.server_name}: ${body.resource_uri}`;
+    case "attachment":
+      return `📎 ${body.name}`;
     case "system_control":
       return body.text;
     case "plan":

@@ -95,6 +95,7 @@ export function typeWeight(message: ContextMessage, tokens: number): number {
       if (body.status === "error" || body.status === "denied") return TYPE_WEIGHT.toolError;
       return tokens > LONG_TOOL_RESULT_TOKENS ? TYPE_WEIGHT.longToolResult : TYPE_WEIGHT.toolResult;
     case "mcp_resource":
+    case "attachment":
       return TYPE_WEIGHT.mcpResource;
     case "system_control":
       return isSummary(message) ? TYPE_WEIGHT.summary : TYPE_WEIGHT.notice;

@@ -52,6 +52,13 @@ export function toModelText(message: ContextMessage): string {
     }
     case "mcp_resource":
       return `Resource ${body.resource_uri} from ${body.server_name} (${body.mime_type})\n${body.content}`;
+    case "attachment":
+      return [
+        `Attached file ${body.name} (${body.mime_type}, ${body.size} bytes)`,
+        ...body.content.map((block) =>
+          block.type === "text" ? block.text : `[image ${block.mimeType}]`,
+        ),
+      ].join("\n");
     case "system_control":
       return body.kind === "summary"
         ? `[Summary of ${body.replaces?.length ?? 0} earlier messages]\n${body.text}`

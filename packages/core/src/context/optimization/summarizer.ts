@@ -181,6 +181,9 @@ export function extractiveSummary(messages: readonly ContextMessage[]): string {
       case "mcp_resource":
         files.add(body.resource_uri);
         break;
+      case "attachment":
+        files.add(body.name);
+        break;
       case "system_control":
         say(body.kind === "summary" ? `earlier: ${firstLine(body.text)}` : firstLine(body.text));
         break;

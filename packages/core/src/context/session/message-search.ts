@@ -33,6 +33,11 @@ export function searchableText(body: MessageBody): string {
       ].join("\n");
     case "mcp_resource":
       return [body.server_name, body.resource_uri].join(" ");
+    case "attachment":
+      return [
+        body.name,
+        ...body.content.flatMap((block) => (block.type === "text" ? [block.text] : [])),
+      ].join("\n");
     case "system_control":
       return body.text;
     case "plan":

@@ -1,4 +1,5 @@
 import { type McpResourceReader, mcpResourceBody } from "../../mcp/resource-message.js";
+import { attachmentBody } from "../../model/attachments.js";
 import type { AgentMessage } from "../../model/llm-messages.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
@@ -84,6 +85,12 @@ export function messageFromPayload(core: StoredSession, payload: MessagePayload)
           ...(payload.display_text !== undefined ? { display_text: payload.display_text } : {}),
         },
       };
+    case "attachment": {
+      // checked by the payload schema already; checked again for callers that skip it
+      const checked = attachmentBody(payload);
+      if (!checked.ok) throw new OperationRejected("invalid_request", checked.message);
+      return { ...base, body: checked.body };
+    }
     case "mcp_resource":
     case "workflow":
       throw new OperationRejected("internal", `${payload.type} payloads are not plain messages`);

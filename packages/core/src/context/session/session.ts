@@ -257,6 +257,7 @@ export class Session {
           return runWorkflow(core, payload, signal, extra);
         case "text":
         case "file_reference":
+        case "attachment":
         case "mcp_resource": {
           const built =
             payload.type === "mcp_resource"

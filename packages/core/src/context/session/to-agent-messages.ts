@@ -11,6 +11,7 @@ import { toModelText } from "../optimization/model-view.js";
 // - text: user text → user message; assistant text → assistant message (stopReason "stop");
 // - file_reference → a user message "File: <path> (lines a-b)\n<content>" (unresolved: a note);
 // - mcp_resource → a user message with its origin header and content;
+// - attachment → a user message naming the file, then its text or its image block;
 // - tool_request → an assistant message with its thinking, prose and tool calls (a workflow run
 //   by the user, role "user", is shown the same way so its result has a call to answer);
 // - tool_result → a toolResult message (error for error / denied / skipped / cancelled);
@@ -120,6 +121,19 @@ export function toAgentMessage(message: ContextMessage): AgentMessage | undefine
             `Question sent to the user.\n${toModelText(message)}`,
             false,
           );
+    case "attachment":
+      // an image stays an image block for the model; a text file is its text
+      return {
+        role: "user",
+        content: [
+          {
+            type: "text",
+            text: `Attached file ${body.name} (${body.mime_type}, ${body.size} bytes):`,
+          },
+          ...body.content,
+        ],
+        timestamp,
+      };
     case "system_control":
       if (body.kind !== "summary") return undefined;
       return {
