@@ -412,6 +412,50 @@ test("the answer's card is placed when its stream begins and stays the one card 
   await expect(assistantMessages(page).first()).toHaveAttribute("data-status", "complete");
 });
 
+test("files uploaded or dropped into the composer reach the model: an image as an image, text as text", async ({
+  page,
+  request,
+}) => {
+  await resetFakeLlm(request);
+  await scriptFakeLlm(request, [
+    { blocks: [{ type: "text", text: "I see a pixel." }] },
+    { blocks: [{ type: "text", text: "The notes say to fix the parser." }] },
+    { blocks: [{ type: "text", text: "Done." }] },
+  ]);
+  const { session_id } = await createSession(request, { title: "Files" });
+  await openSession(page, session_id);
+  const png = Buffer.from(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=",
+    "base64",
+  );
+  await page.getByLabel("Files to upload").setInputFiles({
+    name: "pixel.png",
+    mimeType: "image/png",
+    buffer: png,
+  });
+  await expect(page.getByRole("list", { name: "Attachments" })).toContainText("pixel.png");
+  // a dropped text file joins it
+  await page.evaluate(`(() => {
+    const data = new DataTransfer();
+    data.items.add(new File(["- fix the parser"], "notes.md", { type: "text/markdown" }));
+    const form = document.querySelector('form[aria-label="Message composer"]');
+    form.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+  })()`);
+  await expect(page.getByRole("list", { name: "Attachments" })).toContainText("notes.md");
+  await messageBox(page).fill("what are these?");
+  await messageBox(page).press("Enter");
+  await expect(assistantMessages(page).last()).toContainText("Done.");
+  await expect(stateLine(page)).toHaveText("Ready");
+  await expect(transcript(page).getByRole("img", { name: "Attached: pixel.png" })).toBeVisible();
+  await expect(
+    transcript(page).getByRole("button", { name: "Attached file notes.md" }),
+  ).toBeVisible();
+  const bodies = (await fakeLlmRequests(request)).map((r) => JSON.stringify(r.body));
+  expect(bodies[0]).toContain('"media_type":"image/png"');
+  expect(bodies[1]).toContain("fix the parser");
+  expect(bodies[2]).toContain("what are these?");
+});
+
 test("an unknown session says not found at once", async ({ page }) => {
   await page.goto("/sessions/no-such-session");
   await expect(page.getByRole("heading", { name: "Session not found" })).toBeVisible({
