@@ -68,6 +68,7 @@ for (const provider of ["sqlite", "postgresql"] as const) {
         "m-file",
         "m-request",
         "m-mcp",
+        "m-attachment",
         "m-system",
         "m-plan",
         "m-question",
@@ -105,7 +106,7 @@ for (const provider of ["sqlite", "postgresql"] as const) {
         ["optimization_view", "v1"],
       ]);
       expect(loaded!.corrupt[0]!.error).toContain("merged_from");
-      expect(loaded!.messages).toHaveLength(8);
+      expect(loaded!.messages).toHaveLength(everyMessageType("s1").length);
 
       await sql(created, `UPDATE sessions SET state = '{"type":"NoSuchState"}' WHERE id = 's1'`);
       await expect(created.store.loadSession("s1")).rejects.toMatchObject({

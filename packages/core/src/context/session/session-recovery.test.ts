@@ -12,7 +12,7 @@ import {
 import type { ContextMessage } from "../../model/message-types.js";
 import { InMemorySessionStore } from "../../store/memory-store.js";
 import { INTERRUPTED_BY_RESTART } from "./recovery.js";
-import { NO_RESULT_TEXT, toAgentMessages } from "./to-agent-messages.js";
+import { LEFT_OUT_NOTE, NO_RESULT_TEXT, toAgentMessages } from "./to-agent-messages.js";
 
 // Crash during a tool run (issue #9 finding 6): the store holds a tool_request whose call has no
 // result and the state ExecutingTool. After the restart the call gets a stored error result, the
@@ -165,14 +165,28 @@ describe("the model's view keeps every tool_use with a tool_result", () => {
   it("a call without a stored result (an older store) gets an error result after its message", () => {
     const sent = toAgentMessages([request, resultA, user]);
     expect(sent.map((m) => (m.role === "toolResult" ? `result:${m.toolCallId}` : m.role))).toEqual([
+      "user",
       "assistant",
       "result:a",
       "result:b",
       "user",
     ]);
-    expect(sent[2]).toMatchObject({ isError: true, content: [{ text: NO_RESULT_TEXT }] });
+    expect(sent[3]).toMatchObject({ isError: true, content: [{ text: NO_RESULT_TEXT }] });
     const none = toAgentMessages([request, user]);
     expect(none.filter((m) => m.role === "toolResult")).toHaveLength(2);
+  });
+
+  it("a view cut to begin with an answer or orphan results gets a note first", () => {
+    const sent = toAgentMessages([resultA, request, user]);
+    expect(sent.map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "toolResult",
+      "toolResult",
+      "user",
+    ]);
+    expect(sent[0]).toMatchObject({ content: [{ type: "text", text: LEFT_OUT_NOTE }] });
+    expect(toAgentMessages([])).toEqual([]);
   });
 
   it("calls last in the history, awaiting a decision, are left for the continuation to run", () => {

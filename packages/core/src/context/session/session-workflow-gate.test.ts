@@ -107,6 +107,7 @@ describe("a workflow goes through the gate", () => {
     // the transcript stays valid: the next request carries the call and its denied result
     await collect(session.sendMessage({ type: "text", text: "never mind" }));
     expect(h.provider.requests[0]?.messages.map((m) => m.role)).toEqual([
+      "user",
       "assistant",
       "toolResult",
       "user",

@@ -95,8 +95,9 @@ describe("Workflow payload", () => {
     expect(resultText).toContain("alpha");
     // the model sees the call and its result, and answers from them
     const sent = h.provider.requests[0]!.messages;
-    expect(sent.map((m) => m.role)).toEqual(["assistant", "toolResult"]);
-    expect(sent[1]?.role === "toolResult" && sent[1].toolName).toBe("read_file");
+    // (a note first: a request must begin with the user)
+    expect(sent.map((m) => m.role)).toEqual(["user", "assistant", "toolResult"]);
+    expect(sent[2]?.role === "toolResult" && sent[2].toolName).toBe("read_file");
   });
 
   it("an unknown workflow is refused with an error event and nothing is stored", async () => {

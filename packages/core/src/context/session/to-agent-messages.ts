@@ -152,7 +152,27 @@ export function toAgentMessages(messages: Iterable<ContextMessage>): AgentMessag
     const converted = toAgentMessage(message);
     if (converted !== undefined) out.push(converted);
   }
-  return withEveryToolResult(out);
+  return startingWithUser(withEveryToolResult(out));
+}
+
+/** What stands first when a view would begin with the model's turn (see startingWithUser). */
+export const LEFT_OUT_NOTE = "[The conversation so far; earlier messages, if any, are not shown.]";
+
+/**
+ * Always a valid request: the providers want the user first (Anthropic answers 400 "first message
+ * must use the user role"). A view that optimization cut to begin with an answer or with results
+ * whose calls were dropped, or a session that began with the user's own tool call (a workflow),
+ * gets orphan results removed and this note before it.
+ */
+function startingWithUser(messages: AgentMessage[]): AgentMessage[] {
+  let start = 0;
+  while (messages[start]?.role === "toolResult") start++;
+  const rest = start > 0 ? messages.slice(start) : messages;
+  const first = rest[0];
+  if (first === undefined || first.role === "user") return rest;
+  const timestamp =
+    "timestamp" in first && typeof first.timestamp === "number" ? first.timestamp : 0;
+  return [{ role: "user", content: [{ type: "text", text: LEFT_OUT_NOTE }], timestamp }, ...rest];
 }
 
 /** The result a call gets in the model's view when none was stored (a store from before #9). */
