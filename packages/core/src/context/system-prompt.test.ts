@@ -62,8 +62,17 @@ describe("Tool availability in prompt", () => {
     expect(prompt).toContain("## Role: Planner");
   });
 
-  it("tool descriptions are formatted consistently: name, description, parameters", () => {
+  it("the request carries the tools: the prompt names them and repeats no description or schema", () => {
     const prompt = buildSystemPrompt({ ...base, role: "planner" });
+    expect(listedTools(prompt)).toEqual(["read_file", "list_files", "search", "ask_question"]);
+    expect(prompt).not.toContain("Parameters:");
+    expect(prompt).not.toContain("Path of the file");
+    const full = buildSystemPrompt({ ...base, role: "planner", nativeTools: false });
+    expect(full.length).toBeGreaterThan(prompt.length);
+  });
+
+  it("without native tools, descriptions are formatted consistently: name, description, parameters", () => {
+    const prompt = buildSystemPrompt({ ...base, role: "planner", nativeTools: false });
     const blocks = prompt.split("\n\n").filter((b) => b.startsWith("### "));
     expect(blocks).toHaveLength(4);
     for (const block of blocks) {

@@ -52,6 +52,12 @@ export interface SystemPromptInput {
   workspace?: PromptWorkspace;
   /** usage examples by tool name, listed under that tool */
   examples?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * the request carries the tool definitions (every provider Arbor speaks does): the prompt then
+   * names the tools without repeating their descriptions and parameters (issue #15, "no waste in
+   * the fixed part"); false for a model that only learns its tools from the prompt
+   */
+  nativeTools?: boolean;
 }
 
 /** Builds the system prompt. Deterministic: equal inputs give equal strings. */
@@ -61,7 +67,11 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     modeInstructions(input.mode),
     // plan mode already narrows what the model may do, whatever the role
     input.mode === "act" ? ROLE_INSTRUCTIONS[input.role] : undefined,
-    toolsSection(toolsForMode(input.tools, input.mode, input.role), input.examples ?? {}),
+    toolsSection(
+      toolsForMode(input.tools, input.mode, input.role),
+      input.examples ?? {},
+      input.nativeTools ?? true,
+    ),
     input.workspace ? workspaceSection(input.workspace) : undefined,
   ];
   return sections.filter((s): s is string => s !== undefined && s !== "").join("\n\n");
@@ -88,8 +98,20 @@ function modeInstructions(mode: AgentMode): string {
 function toolsSection(
   tools: readonly AnyAgentTool[],
   examples: Readonly<Record<string, readonly string[]>>,
+  nativeTools: boolean,
 ): string {
   if (tools.length === 0) return "## Tools\nNo tools are available; answer from the conversation.";
+  if (nativeTools) {
+    // the request's tool definitions carry each description and schema: only the names here
+    const entries = tools.map((tool) =>
+      [`### ${tool.name}`, ...exampleLines(examples[tool.name] ?? [])].join("\n"),
+    );
+    return [
+      "## Tools",
+      "Call a tool by its name; each tool's description and parameters come with the request.",
+      entries.join("\n"),
+    ].join("\n\n");
+  }
   const entries = tools.map((tool) => formatToolForPrompt(tool, examples[tool.name] ?? []));
   return [
     "## Tools",
@@ -103,12 +125,12 @@ export function formatToolForPrompt(tool: AnyAgentTool, examples: readonly strin
   const lines = [`### ${tool.name}`, tool.description.trim()];
   const params = parameterLines(toolDefinition(tool).parameters);
   lines.push(params.length > 0 ? "Parameters:" : "Parameters: none");
-  lines.push(...params);
-  if (examples.length > 0) {
-    lines.push("Examples:");
-    for (const example of examples) lines.push(`- ${example}`);
-  }
+  lines.push(...params, ...exampleLines(examples));
   return lines.join("\n");
+}
+
+function exampleLines(examples: readonly string[]): string[] {
+  return examples.length === 0 ? [] : ["Examples:", ...examples.map((example) => `- ${example}`)];
 }
 
 /** "- name (type, required|optional): description" for each top-level property. */
