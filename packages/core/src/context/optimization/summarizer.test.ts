@@ -116,7 +116,7 @@ describe("Message summarization", () => {
     ).rejects.toThrow(/no text/);
   });
 
-  it("extractive summary: first lines, tools called, files touched, errors — deterministic", () => {
+  it("extractive summary: facts first, then first lines, tools called, files touched, errors — deterministic", () => {
     const batch = [
       text("u", "user", "Fix the config loader\nsecond line is not shown"),
       fileReference("f", "src/config.ts", "export {}"),
@@ -131,13 +131,35 @@ describe("Message summarization", () => {
     expect(summary).toBe(
       [
         "Summary of 7 earlier messages:",
-        "- user: Fix the config loader",
-        "- assistant: Fixed it.",
+        "Facts:",
+        "- Fix the config loader (user, 00:02:37)",
+        "- Fixed it. (assistant, 00:02:43)",
         "Tools called: read_file ×2, bash",
         "Files touched: src/config.ts, src/loader.ts",
         "Errors: bash error: 3 tests failed",
       ].join("\n"),
     );
     expect(extractiveSummary(structuredClone(batch))).toBe(summary);
+  });
+
+  it("extractive summary keeps planted facts word for word, deduplicated, and drops small talk", () => {
+    const facts = Array.from(
+      { length: 8 },
+      (_, i) => `the vault code for room R${i} is garnet-10${i}${i}`,
+    );
+    const batch = [
+      ...facts.map((fact, i) => text(`u${i}`, "user", `Note this: ${fact}. Thanks a lot!`)),
+      text("d", "user", `Note this: ${facts[0]}.`),
+      text("a", "assistant", "We will deploy from https://ci.example.com/runs/42 on Friday."),
+      text("q", "user", "Should the cache live in src/cache/index.ts?"),
+      text("s", "assistant", "Sure, happy to help."),
+    ];
+    const summary = extractiveSummary(batch);
+    for (const fact of facts) expect(summary).toContain(fact);
+    expect(summary.match(/R0 is garnet-1000/g)).toHaveLength(1);
+    expect(summary).toContain("https://ci.example.com/runs/42");
+    expect(summary).toContain("src/cache/index.ts?");
+    expect(summary).not.toContain("Thanks a lot");
+    expect(summary).toContain("- assistant: Sure, happy to help.");
   });
 });

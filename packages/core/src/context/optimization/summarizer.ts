@@ -111,7 +111,42 @@ export class LlmSummarizer implements Summarizer {
 const LINE_CHARS = 140;
 const MAX_LINES = 12;
 const MAX_LIST = 10;
-const MAX_CHARS = 1_600;
+const MAX_CHARS = 2_000;
+/** a kept fact sentence is cut here */
+const FACT_CHARS = 200;
+
+/**
+ * What makes a sentence worth keeping word for word (issue #15): identifiers and codes (letters
+ * with digits: R12, garnet-1084, v2), numbers, file paths, URLs, decisions, errors and their fixes,
+ * and open questions.
+ */
+const FACT_PATTERNS: readonly RegExp[] = [
+  /\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{2,}\b/,
+  /\b\d[\d,.:]*\d\b/,
+  /\bhttps?:\/\/\S+/,
+  /(?:^|\s)\.{0,2}\/?[\w.-]+\/[\w./-]+/,
+  /\b[\w-]+\.(?:ts|tsx|js|mjs|json|md|py|rs|go|java|rb|yml|yaml|toml|txt|sql|sh|css|html)\b/,
+  /\b(?:we will|we'll|let's|decided|decision|going with|agreed|must|never|always)\b/i,
+  /\b(?:error|exception|failed|fails|failing|broken|fix|fixed|fixes)\b/i,
+  /\?$/,
+];
+
+/** The sentences of `text` that hold a fact, each cut to FACT_CHARS. */
+export function factSentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((sentence) => sentence.trim())
+    .filter((sentence) => sentence !== "" && FACT_PATTERNS.some((p) => p.test(sentence)))
+    .map((sentence) =>
+      sentence.length > FACT_CHARS ? `${sentence.slice(0, FACT_CHARS - 1)}…` : sentence,
+    );
+}
+
+/** "14:02:11" of a message: where a kept fact came from. */
+function turnOf(message: ContextMessage): string {
+  const at = message.created_at.match(/T(\d{2}:\d{2}:\d{2})/);
+  return at ? `, ${at[1]}` : "";
+}
 
 function firstLine(text: string): string {
   const line = (text.trim().split("\n", 1)[0] ?? "").trim();
@@ -128,9 +163,11 @@ function list(items: Iterable<string>): string {
 }
 
 /**
- * Deterministic, model-free: the first line of each conversational message (user, assistant
- * prose, plans, questions; at most MAX_LINES), then the tools called with their counts, the files
- * touched, and the errors met. At most MAX_CHARS characters.
+ * Deterministic, model-free. First the facts, word for word and deduplicated: every sentence of
+ * the user's and the assistant's texts that holds an identifier, a code, a number, a path, a URL,
+ * a decision, an error or an open question, with who said it and when. Then the first line of
+ * each other conversational message (at most MAX_LINES), the tools called with their counts, the
+ * files touched, and the errors met. At most MAX_CHARS characters; facts come first.
  */
 export class ExtractiveSummarizer implements Summarizer {
   readonly kind = "extractive";
@@ -143,6 +180,8 @@ export class ExtractiveSummarizer implements Summarizer {
 
 export function extractiveSummary(messages: readonly ContextMessage[]): string {
   const lines: string[] = [];
+  const facts: string[] = [];
+  const seenFacts = new Set<string>();
   let omitted = 0;
   const tools = new Map<string, number>();
   const files = new Set<string>();
@@ -155,9 +194,19 @@ export function extractiveSummary(messages: readonly ContextMessage[]): string {
   for (const message of messages) {
     const body = message.body;
     switch (body.message_type) {
-      case "text":
-        say(`${message.role}: ${firstLine(body.text)}`);
+      case "text": {
+        const found = factSentences(body.text);
+        if (found.length === 0) {
+          say(`${message.role}: ${firstLine(body.text)}`);
+          break;
+        }
+        for (const fact of found) {
+          if (seenFacts.has(fact)) continue;
+          seenFacts.add(fact);
+          facts.push(`- ${fact} (${message.role}${turnOf(message)})`);
+        }
         break;
+      }
       case "file_reference":
         files.add(body.path);
         break;
@@ -199,7 +248,9 @@ export function extractiveSummary(messages: readonly ContextMessage[]): string {
         body satisfies never;
     }
   }
-  const out = [`Summary of ${messages.length} earlier messages:`, ...lines];
+  const out = [`Summary of ${messages.length} earlier messages:`];
+  if (facts.length > 0) out.push("Facts:", ...facts);
+  out.push(...lines);
   if (omitted > 0) out.push(`- … ${omitted} more messages`);
   if (tools.size > 0) {
     out.push(
