@@ -114,8 +114,12 @@ describe("FoldRuntime", () => {
     expect(fold).toMatchObject({ status: "returned", depth: 1, result: "X is 42, key [REDACTED]" });
     expect(fold?.used).toBeGreaterThan(0);
     expect(fold?.steps.map(messageText).join("\n")).toContain("intermediate step data");
-    expect(events.map((e) => e.type)).toEqual(["fold_started", "fold_returned"]);
-    expect(events[1]).toMatchObject({ forced: false, reason: null, tokens_used: fold?.used });
+    expect(events.map((e) => e.name)).toEqual(["fold_started", "fold_returned"]);
+    expect(events[1]?.payload).toMatchObject({
+      forced: false,
+      reason: null,
+      tokens_used: fold?.used,
+    });
     expect(runtime.openCount).toBe(0);
   });
 
@@ -139,12 +143,12 @@ describe("FoldRuntime", () => {
     expect(fold).toMatchObject({ status: "forced", forcedReason: "budget", warned: true });
     expect(fold?.result).toContain("forced to return: budget");
     expect(fold?.result).toContain("found file a.ts");
-    expect(events.map((e) => e.type)).toEqual([
+    expect(events.map((e) => e.name)).toEqual([
       "fold_started",
       "fold_budget_warning",
       "fold_returned",
     ]);
-    expect(events[2]).toMatchObject({ forced: true, reason: "budget" });
+    expect(events[2]?.payload).toMatchObject({ forced: true, reason: "budget" });
     const parentLast = provider.requests.at(-1) as StreamRequest;
     expect(all(parentLast)).toContain("Partial result");
   });
@@ -187,7 +191,10 @@ describe("FoldRuntime", () => {
     await run("PARENT");
     const [fold] = runtime.folds();
     expect(fold).toMatchObject({ status: "forced", forcedReason: "timeout" });
-    expect(events.at(-1)).toMatchObject({ type: "fold_returned", forced: true, reason: "timeout" });
+    expect(events.at(-1)).toMatchObject({
+      name: "fold_returned",
+      payload: { forced: true, reason: "timeout" },
+    });
   });
 
   it("cancelling the parent ends its folds, marked forced", async () => {
@@ -205,7 +212,8 @@ describe("FoldRuntime", () => {
       },
       {
         onFoldEvent: (e) => {
-          if (e.type === "fold_started" && e.depth === 2) setTimeout(() => controller.abort(), 5);
+          if (e.name === "fold_started" && e.payload.depth === 2)
+            setTimeout(() => controller.abort(), 5);
         },
       },
     );

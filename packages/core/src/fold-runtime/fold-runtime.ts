@@ -9,6 +9,8 @@ import {
   messageText,
   userMessage,
 } from "../model/llm-messages.js";
+import { type FoldingSettings, FoldingSettingsSchema } from "../model/session-config.js";
+import type { FoldReturned, SessionEventBody } from "../protocol/events.js";
 import { type AnyAgentTool, defineTool, ToolError, type ToolResult } from "../tools/tool.js";
 
 // The fold runtime (issue #13): `branch` starts a fold, a child loop whose context is the
@@ -20,34 +22,17 @@ import { type AnyAgentTool, defineTool, ToolError, type ToolResult } from "../to
 // request, at 100% (or on timeout, cancellation, or its parent returning) it is forced to return
 // a partial summary.
 
-/** The session's `folding` config, with the spec's defaults. */
-export interface FoldingSettings {
-  default_budget: number;
-  max_budget: number;
-  max_depth: number;
-  default_timeout_seconds: number;
-  max_timeout_seconds: number;
-  max_concurrent: number;
-  /** keep every return's message as a memory, as `remember: true` does */
-  remember_by_default: boolean;
-}
+export type { FoldingSettings };
 
-export const DEFAULT_FOLDING: FoldingSettings = {
-  default_budget: 8192,
-  max_budget: 32768,
-  max_depth: 3,
-  default_timeout_seconds: 300,
-  max_timeout_seconds: 600,
-  max_concurrent: 10,
-  remember_by_default: false,
-};
+/** The spec's defaults (the session config's `folding`). */
+export const DEFAULT_FOLDING: FoldingSettings = FoldingSettingsSchema.parse({});
 
 /** The share of the budget at which the fold is warned. */
 export const FOLD_WARNING_SHARE = 0.8;
 /** The share of the budget injected memories may take. */
 export const FOLD_MEMORY_SHARE = 0.2;
 
-export type FoldForcedReason = "budget" | "timeout" | "cancelled" | "parent_returned" | "crash";
+export type FoldForcedReason = NonNullable<FoldReturned["reason"]>;
 
 export interface FoldRecord {
   id: string;
@@ -71,35 +56,11 @@ export interface FoldRecord {
   endedAt?: number;
 }
 
-/** Events for the UI (protocol: fold_started, fold_budget_warning, fold_returned). */
-export type FoldEvent =
-  | {
-      type: "fold_started";
-      fold_id: string;
-      parent_fold_id: string | null;
-      depth: number;
-      description: string;
-      budget: number;
-      timeout_seconds: number;
-      injected_memory_ids: string[];
-      loop_id: string | null;
-    }
-  | {
-      type: "fold_budget_warning";
-      fold_id: string;
-      tokens_used: number;
-      budget: number;
-      tokens_left: number;
-    }
-  | {
-      type: "fold_returned";
-      fold_id: string;
-      forced: boolean;
-      reason: FoldForcedReason | null;
-      tokens_used: number;
-      budget: number;
-      message: string;
-    };
+/** Events for the UI, as the session streams them (protocol/events.ts). */
+export type FoldEvent = Extract<
+  SessionEventBody,
+  { name: "fold_started" | "fold_budget_warning" | "fold_returned" }
+>;
 
 export interface FoldMemory {
   id: string;
@@ -332,15 +293,18 @@ export class FoldRuntime {
           if (event.type === "agentStart" && record.loopId === undefined) {
             record.loopId = event.loopId;
             this.#emit({
-              type: "fold_started",
-              fold_id: record.id,
-              parent_fold_id: record.parentId ?? null,
-              depth,
-              description: record.description,
-              budget,
-              timeout_seconds: timeoutSeconds,
-              injected_memory_ids: record.injectedMemoryIds,
-              loop_id: event.loopId,
+              name: "fold_started",
+              payload: {
+                context_id: this.#host.sessionId,
+                fold_id: record.id,
+                parent_fold_id: record.parentId ?? null,
+                depth,
+                description: record.description,
+                budget,
+                timeout_seconds: timeoutSeconds,
+                injected_memory_ids: record.injectedMemoryIds,
+                loop_id: event.loopId,
+              },
             });
           }
           this.#meter(open, event);
@@ -411,11 +375,14 @@ export class FoldRuntime {
     if (!record.warned && record.used >= FOLD_WARNING_SHARE * record.budget) {
       record.warned = true;
       this.#emit({
-        type: "fold_budget_warning",
-        fold_id: record.id,
-        tokens_used: record.used,
-        budget: record.budget,
-        tokens_left: Math.max(0, left),
+        name: "fold_budget_warning",
+        payload: {
+          context_id: this.#host.sessionId,
+          fold_id: record.id,
+          tokens_used: record.used,
+          budget: record.budget,
+          tokens_left: Math.max(0, left),
+        },
       });
     }
     if (record.warned) open.pendingWarning = `${Math.max(0, left)} tokens left: finish and return.`;
@@ -447,13 +414,16 @@ export class FoldRuntime {
       }
     }
     this.#emit({
-      type: "fold_returned",
-      fold_id: record.id,
-      forced: forced !== undefined,
-      reason: forced ?? null,
-      tokens_used: record.used,
-      budget: record.budget,
-      message: scrubbed,
+      name: "fold_returned",
+      payload: {
+        context_id: this.#host.sessionId,
+        fold_id: record.id,
+        forced: forced !== undefined,
+        reason: forced ?? null,
+        tokens_used: record.used,
+        budget: record.budget,
+        message: scrubbed,
+      },
     });
     return {
       content: [{ type: "text", text: scrubbed }],
