@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { echoTool, loopConfig } from "../../test/support/agent-fixtures.js";
 import { runAgentLoop } from "../agent/loop.js";
+import type { AgentLoopConfig } from "../agent/types.js";
 import type { StreamRequest } from "../llm/provider.js";
 import {
   type AgentMessage,
@@ -56,6 +57,7 @@ const waitTool = defineTool({
 function setup(
   script: (req: StreamRequest) => ScriptedTurn,
   extra: Partial<FoldHost> = {},
+  loopExtra: Partial<AgentLoopConfig> = {},
 ): {
   runtime: FoldRuntime;
   provider: ScriptedProvider;
@@ -69,7 +71,7 @@ function setup(
     sessionId: "s1",
     systemPrompt: "SYSTEM PROMPT",
     tools,
-    loopConfig: loopConfig(provider),
+    loopConfig: loopConfig(provider, loopExtra),
     scrub: (t) => t.replaceAll("sk-planted-secret", "[REDACTED]"),
     onFoldEvent: (e) => events.push(e),
     ...extra,
@@ -78,7 +80,7 @@ function setup(
     runAgentLoop(
       [userMessage(prompt)],
       { systemPrompt: "SYSTEM PROMPT", messages: [], tools: [...tools, runtime.branchTool()] },
-      loopConfig(provider),
+      loopConfig(provider, loopExtra),
       { push: () => undefined },
       signal,
     );
@@ -223,6 +225,57 @@ describe("FoldRuntime", () => {
     expect(folds).toHaveLength(2);
     for (const f of folds) expect(f).toMatchObject({ status: "forced", forcedReason: "cancelled" });
     expect(runtime.openCount).toBe(0);
+  });
+
+  it("a fold returning with a child still open forces the child back (parent_returned)", async () => {
+    const { runtime, run } = setup(
+      (req) => {
+        const first = firstUser(req);
+        if (first.includes("PARENT")) {
+          return toolResults(req) === 0
+            ? call("branch", { description: "outer", prompt: "LEVEL 1" })
+            : say("ok");
+        }
+        if (first.includes("LEVEL 1")) {
+          return {
+            blocks: [
+              {
+                type: "toolCall",
+                name: "branch",
+                arguments: { description: "inner", prompt: "LEVEL 2" },
+              },
+              { type: "toolCall", name: "return", arguments: { message: "outer done" } },
+            ],
+          };
+        }
+        return call("wait", {});
+      },
+      {},
+      { toolExecution: { type: "parallel" } },
+    );
+    await run("PARENT");
+    await runtime.idle();
+    const [outer, inner] = runtime.folds();
+    expect(outer).toMatchObject({ status: "returned", result: "outer done" });
+    expect(inner).toMatchObject({ status: "forced", forcedReason: "parent_returned" });
+  });
+
+  it("a forced return uses the session's summarizer when there is one", async () => {
+    const { runtime, run } = setup(
+      (req) => {
+        if (firstUser(req).includes("PARENT")) {
+          return toolResults(req) === 0
+            ? call("branch", { description: "slow", prompt: "FOLD slow", timeout_seconds: 0.02 })
+            : say("ok");
+        }
+        return call("wait", {});
+      },
+      { summarize: async (steps) => `LLM SUMMARY of ${steps.length} steps` },
+    );
+    await run("PARENT");
+    expect(runtime.folds()[0]?.result).toMatch(
+      /forced to return: timeout.*\n.*LLM SUMMARY of \d+ steps/s,
+    );
   });
 
   it("injects ranked memories greedily up to 20% of the budget and keeps remembered returns", async () => {
