@@ -14,11 +14,11 @@ import type { ScriptedTurn, ScriptRequestView } from "../testing/script.js";
 import { ScriptedProvider } from "../testing/scripted-provider.js";
 import { defineTool, type ToolResult } from "../tools/tool.js";
 import {
-  extractiveSummary,
   type FoldEvent,
   type FoldHost,
   type FoldMemoryStore,
   FoldRuntime,
+  foldExtractiveSummary,
 } from "./fold-runtime.js";
 
 function text(m: Message): string {
@@ -325,7 +325,7 @@ describe("FoldRuntime", () => {
 
   it("the extractive summary keeps the last steps within its limit", () => {
     const steps = [userMessage("prompt"), userMessage("a".repeat(4000)), userMessage("last step")];
-    const summary = extractiveSummary(steps, (t) => Math.ceil(t.length / 4), 100);
+    const summary = foldExtractiveSummary(steps, (t) => Math.ceil(t.length / 4), 100);
     expect(summary).toContain("last step");
     expect(summary.length).toBeLessThan(600);
   });

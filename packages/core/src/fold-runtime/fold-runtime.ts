@@ -22,8 +22,6 @@ import { type AnyAgentTool, defineTool, ToolError, type ToolResult } from "../to
 // request, at 100% (or on timeout, cancellation, or its parent returning) it is forced to return
 // a partial summary.
 
-export type { FoldingSettings };
-
 /** The spec's defaults (the session config's `folding`). */
 export const DEFAULT_FOLDING: FoldingSettings = FoldingSettingsSchema.parse({});
 
@@ -449,7 +447,7 @@ export class FoldRuntime {
         // extractive below
       }
     }
-    return extractiveSummary(record.steps, this.#count.bind(this));
+    return foldExtractiveSummary(record.steps, this.#count.bind(this));
   }
 
   async #selectMemories(description: string, budget: number): Promise<FoldMemory[]> {
@@ -489,7 +487,7 @@ function resultText(result: ToolResult): string {
 }
 
 /** The extractive fallback: the fold's last steps' text, newest last, within ~400 tokens. */
-export function extractiveSummary(
+export function foldExtractiveSummary(
   steps: AgentMessage[],
   count: (text: string) => number,
   limit = 400,
