@@ -323,6 +323,39 @@ describe("FoldRuntime", () => {
     );
   });
 
+  it("refuses a fold beyond the session's concurrent limit", async () => {
+    const { runtime, provider, run } = setup(
+      (req) => {
+        const first = firstUser(req);
+        if (first.includes("PARENT")) {
+          if (toolResults(req) > 0) return say("ok");
+          return {
+            blocks: [
+              {
+                type: "toolCall",
+                name: "branch",
+                arguments: { description: "a", prompt: "FOLD a" },
+              },
+              {
+                type: "toolCall",
+                name: "branch",
+                arguments: { description: "b", prompt: "FOLD b" },
+              },
+            ],
+          };
+        }
+        return call("return", { message: `done ${first.includes("FOLD a") ? "a" : "b"}` });
+      },
+      { settings: { max_concurrent: 1 } },
+      { toolExecution: { type: "parallel" } },
+    );
+    await run("PARENT");
+    expect(runtime.folds()).toHaveLength(1);
+    expect(all(provider.requests.at(-1) as StreamRequest)).toContain(
+      "at most 1 folds may be open at once",
+    );
+  });
+
   it("the extractive summary keeps the last steps within its limit", () => {
     const steps = [userMessage("prompt"), userMessage("a".repeat(4000)), userMessage("last step")];
     const summary = foldExtractiveSummary(steps, (t) => Math.ceil(t.length / 4), 100);
