@@ -16,6 +16,7 @@ const CORE_LAYERS = [
   "agent",
   "mcp",
   "recording",
+  "fold-runtime",
   "context",
   "testing",
 ] as const;

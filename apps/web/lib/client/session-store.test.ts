@@ -187,4 +187,64 @@ describe("SessionLiveStore", () => {
     s.ingest(update(2, { type: "Idle" }), "subscription");
     expect(effects.onSessionChanged).toHaveBeenCalledTimes(1);
   });
+  it("follows a fold from its start through the budget warning to its forced return", () => {
+    const { store: s, effects } = store();
+    s.ingest(
+      {
+        name: "fold_started",
+        sequence: 1,
+        payload: {
+          context_id: "s",
+          fold_id: "fold-1",
+          parent_fold_id: null,
+          depth: 1,
+          description: "scan",
+          budget: 1000,
+          timeout_seconds: 300,
+          injected_memory_ids: [],
+          loop_id: "s.c.2",
+        },
+      },
+      "subscription",
+    );
+    expect(s.getSnapshot().folds["fold-1"]).toMatchObject({ status: "running", tokens_used: 0 });
+    s.ingest(
+      {
+        name: "fold_budget_warning",
+        sequence: 2,
+        payload: {
+          context_id: "s",
+          fold_id: "fold-1",
+          tokens_used: 850,
+          budget: 1000,
+          tokens_left: 150,
+        },
+      },
+      "subscription",
+    );
+    expect(s.getSnapshot().folds["fold-1"]).toMatchObject({ warned: true, tokens_used: 850 });
+    s.ingest(
+      {
+        name: "fold_returned",
+        sequence: 3,
+        payload: {
+          context_id: "s",
+          fold_id: "fold-1",
+          forced: true,
+          reason: "budget",
+          tokens_used: 1200,
+          budget: 1000,
+          message: "partial",
+        },
+      },
+      "subscription",
+    );
+    expect(s.getSnapshot().folds["fold-1"]).toMatchObject({
+      status: "forced",
+      reason: "budget",
+      tokens_used: 1200,
+      message: "partial",
+    });
+    expect(effects.onMessagesChanged).toHaveBeenCalled();
+  });
 });

@@ -1,4 +1,4 @@
-import type { ContextState, ErrorEvent, MessageRole, MessageType } from "@arbor/core";
+import type { ContextState, ErrorEvent, FoldReturned, MessageRole, MessageType } from "@arbor/core";
 import type { StreamedEvent } from "./sse";
 
 // The chat page's live view of one session, fed by session events: the fine-grained state (from
@@ -40,6 +40,25 @@ export interface LiveSnapshot {
    * starts at once), so the page keeps showing the round until the operation rests.
    */
   autoLoop: { depth: number; tools_executed: number } | undefined;
+  /** the session's folds seen in its events, by fold id */
+  folds: Readonly<Record<string, LiveFold>>;
+}
+
+/** A fold (a `branch` call's child loop) as its events describe it, for the chat's fold card. */
+export interface LiveFold {
+  fold_id: string;
+  parent_fold_id: string | null;
+  depth: number;
+  description: string;
+  budget: number;
+  tokens_used: number;
+  loop_id: string | null;
+  status: "running" | "returned" | "forced";
+  /** the 80% warning was sent */
+  warned: boolean;
+  reason: FoldReturned["reason"];
+  /** the scrubbed message the parent received */
+  message: string | undefined;
 }
 
 export type EventSource = "subscription" | "request";
@@ -81,6 +100,7 @@ const EMPTY: LiveSnapshot = {
   announced: [],
   error: undefined,
   autoLoop: undefined,
+  folds: {},
 };
 
 export class SessionLiveStore {
@@ -223,6 +243,44 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
     }
     case "error":
       return { ...snapshot, error: event.payload };
+    case "fold_started": {
+      const p = event.payload;
+      const fold: LiveFold = {
+        fold_id: p.fold_id,
+        parent_fold_id: p.parent_fold_id,
+        depth: p.depth,
+        description: p.description,
+        budget: p.budget,
+        tokens_used: 0,
+        loop_id: p.loop_id,
+        status: "running",
+        warned: false,
+        reason: null,
+        message: undefined,
+      };
+      return { ...snapshot, folds: { ...snapshot.folds, [p.fold_id]: fold } };
+    }
+    case "fold_budget_warning": {
+      const p = event.payload;
+      const fold = snapshot.folds[p.fold_id];
+      if (!fold) return snapshot;
+      const next: LiveFold = { ...fold, tokens_used: p.tokens_used, warned: true };
+      return { ...snapshot, folds: { ...snapshot.folds, [p.fold_id]: next } };
+    }
+    case "fold_returned": {
+      const p = event.payload;
+      const fold = snapshot.folds[p.fold_id];
+      if (!fold) return snapshot;
+      const next: LiveFold = {
+        ...fold,
+        tokens_used: p.tokens_used,
+        status: p.forced ? "forced" : "returned",
+        reason: p.reason,
+        message: p.message,
+      };
+      effects.onMessagesChanged();
+      return { ...snapshot, folds: { ...snapshot.folds, [p.fold_id]: next } };
+    }
     default: {
       const unknown: never = event;
       return unknown;

@@ -61,6 +61,23 @@ export const SessionModelSchema = z.object({
 });
 export type SessionModel = z.infer<typeof SessionModelSchema>;
 
+/** Context folding (issue #13): `branch`/`return` folds and their limits, with the spec's defaults. */
+export const FoldingSettingsSchema = z.object({
+  /** a fold's budget (tokens) when `branch` names none */
+  default_budget: z.number().int().positive().default(8192),
+  /** the largest budget a `branch` may ask for */
+  max_budget: z.number().int().positive().default(32768),
+  /** how deep folds may nest; a `branch` beyond it is refused naming the depth */
+  max_depth: z.number().int().positive().default(3),
+  default_timeout_seconds: z.number().positive().default(300),
+  max_timeout_seconds: z.number().positive().default(600),
+  /** folds open at once in one session */
+  max_concurrent: z.number().int().positive().default(10),
+  /** keep every return's message as a memory, as `return {remember: true}` does */
+  remember_by_default: z.boolean().default(false),
+});
+export type FoldingSettings = z.infer<typeof FoldingSettingsSchema>;
+
 export const SessionConfigSchema = z.object({
   agent_mode: AgentModeSchema.default("act"),
   approval_policy: ApprovalPolicySchema.default({ type: "manual" }),
@@ -73,6 +90,8 @@ export const SessionConfigSchema = z.object({
   model: SessionModelSchema.optional(),
   /** a single auto-loop iteration (one model call plus its tools) is cut off after this */
   auto_loop_iteration_timeout_ms: z.number().int().positive().default(30_000),
+  /** context folding: the `branch` and `return` tools' limits (docs/folding.md) */
+  folding: FoldingSettingsSchema.default(FoldingSettingsSchema.parse({})),
 });
 export type SessionConfig = z.infer<typeof SessionConfigSchema>;
 export type SessionConfigInput = z.input<typeof SessionConfigSchema>;

@@ -4,6 +4,9 @@ import {
   ContentFinalSchema,
   ContextUpdateSchema,
   ErrorEventSchema,
+  FoldBudgetWarningSchema,
+  FoldReturnedSchema,
+  FoldStartedSchema,
   type SessionEventName,
 } from "./events.js";
 import {
@@ -222,6 +225,19 @@ const EVENT_SCHEMAS: Record<SessionEventName, { schema: z.ZodType; about: string
   error: {
     schema: ErrorEventSchema,
     about: "A failure during the operation, with whether the session can recover from it.",
+  },
+  fold_started: {
+    schema: FoldStartedSchema,
+    about: "A fold started: a `branch` call's child loop, working in its own context and budget.",
+  },
+  fold_budget_warning: {
+    schema: FoldBudgetWarningSchema,
+    about: "A fold used 80% of its budget; its next model request is told to finish and return.",
+  },
+  fold_returned: {
+    schema: FoldReturnedSchema,
+    about:
+      "A fold returned, normally or forced (with the reason), with its tokens used and the scrubbed message its parent received.",
   },
 };
 

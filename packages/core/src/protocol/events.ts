@@ -115,12 +115,57 @@ export const ErrorEventSchema = z.object({
 });
 export type ErrorEvent = z.infer<typeof ErrorEventSchema>;
 
+const FoldReasonSchema = z
+  .enum(["budget", "timeout", "cancelled", "parent_returned", "crash"])
+  .describe(
+    "why a fold was forced to return: its budget ran out, its timeout passed, its parent was cancelled, its parent returned while it was open, or the server restarted while it ran",
+  );
+
+/** A fold (issue #13) started: a `branch` call's child loop, with its own context and budget. */
+export const FoldStartedSchema = z.object({
+  context_id: z.string(),
+  fold_id: z.string(),
+  parent_fold_id: z.string().nullable(),
+  depth: z.number().int().positive(),
+  description: z.string(),
+  budget: z.number().int().positive(),
+  timeout_seconds: z.number().positive(),
+  injected_memory_ids: z.array(z.string()),
+  loop_id: z.string().nullable().describe("the fold's child loop in the loop tree"),
+});
+export type FoldStarted = z.infer<typeof FoldStartedSchema>;
+
+/** A fold used 80% of its budget; its next request carries "N tokens left: finish and return". */
+export const FoldBudgetWarningSchema = z.object({
+  context_id: z.string(),
+  fold_id: z.string(),
+  tokens_used: z.number().int().nonnegative(),
+  budget: z.number().int().positive(),
+  tokens_left: z.number().int().nonnegative(),
+});
+export type FoldBudgetWarning = z.infer<typeof FoldBudgetWarningSchema>;
+
+/** A fold returned: normally (its `return`) or forced, with the scrubbed message the parent got. */
+export const FoldReturnedSchema = z.object({
+  context_id: z.string(),
+  fold_id: z.string(),
+  forced: z.boolean(),
+  reason: FoldReasonSchema.nullable(),
+  tokens_used: z.number().int().nonnegative(),
+  budget: z.number().int().positive(),
+  message: z.string(),
+});
+export type FoldReturned = z.infer<typeof FoldReturnedSchema>;
+
 /** A session event before it has a sequence. The payload's `sequence` (deltas) is filled on write. */
 export type SessionEventBody =
   | { name: "context_update"; payload: ContextUpdate }
   | { name: "content_delta"; payload: ContentDelta }
   | { name: "content_final"; payload: ContentFinal }
-  | { name: "error"; payload: ErrorEvent };
+  | { name: "error"; payload: ErrorEvent }
+  | { name: "fold_started"; payload: FoldStarted }
+  | { name: "fold_budget_warning"; payload: FoldBudgetWarning }
+  | { name: "fold_returned"; payload: FoldReturned };
 
 export type SessionEventName = SessionEventBody["name"];
 

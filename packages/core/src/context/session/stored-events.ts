@@ -3,6 +3,9 @@ import {
   ContentFinalSchema,
   ContextUpdateSchema,
   ErrorEventSchema,
+  FoldBudgetWarningSchema,
+  FoldReturnedSchema,
+  FoldStartedSchema,
   type SessionEvent,
 } from "../../protocol/events.js";
 import type { SessionStore, StoredEvent } from "../../store/types.js";
@@ -32,6 +35,20 @@ export function parseStoredEvent(row: StoredEvent): SessionEvent | undefined {
     case "error": {
       const parsed = ErrorEventSchema.safeParse(row.payload);
       return parsed.success ? { name: "error", payload: parsed.data, sequence } : undefined;
+    }
+    case "fold_started": {
+      const parsed = FoldStartedSchema.safeParse(row.payload);
+      return parsed.success ? { name: "fold_started", payload: parsed.data, sequence } : undefined;
+    }
+    case "fold_budget_warning": {
+      const parsed = FoldBudgetWarningSchema.safeParse(row.payload);
+      return parsed.success
+        ? { name: "fold_budget_warning", payload: parsed.data, sequence }
+        : undefined;
+    }
+    case "fold_returned": {
+      const parsed = FoldReturnedSchema.safeParse(row.payload);
+      return parsed.success ? { name: "fold_returned", payload: parsed.data, sequence } : undefined;
     }
     default:
       return undefined;

@@ -374,6 +374,9 @@ export function withSequence(body: SessionEventBody, sequence: number): SessionE
       return { name: body.name, payload: { ...body.payload, sequence }, sequence };
     case "context_update":
     case "error":
+    case "fold_started":
+    case "fold_budget_warning":
+    case "fold_returned":
       return { ...body, sequence };
     default:
       return body satisfies never;
