@@ -25,12 +25,13 @@ test("history past the trigger is optimized: the divider expands to the original
   page,
   request,
 }, testInfo) => {
-  // A 6,000-token window (the system prompt and tool list take about 3,650 of it) and the
-  // recent-N strategy, which drops without summarizing: the third exchange crosses the 80% trigger
-  // (4,800 tokens; ~5,150 by then), the second stays below it (~4,400).
+  // A 4,300-token window (the system prompt and the tool definitions take about 2,350 of it: the
+  // prompt names the tools, their definitions come with the request) and the recent-N strategy,
+  // which drops without summarizing: the third exchange crosses the 80% trigger (3,440 tokens;
+  // ~3,850 by then), the second stays below it (~3,100).
   const { session_id } = await createSession(request, {
     config: {
-      model: { protocol: "anthropic-messages", model: "claude-e2e", context_window: 6_000 },
+      model: { protocol: "anthropic-messages", model: "claude-e2e", context_window: 4_300 },
       optimization: { strategy: { type: "recent_n", n: 2 }, trigger_ratio: 0.8, target_ratio: 0.5 },
     },
   });
