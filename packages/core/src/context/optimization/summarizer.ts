@@ -23,6 +23,9 @@ export class SummarizationError extends Error {
   }
 }
 
+/** How the summarizer's user prompt begins (the fake LLM server recognizes summary requests by it). */
+export const SUMMARY_REQUEST_PREFIX = "Summarize these";
+
 export const SUMMARIZATION_SYSTEM_PROMPT = `You compress the early part of a conversation between a user and a coding agent so the agent can continue without it.
 Write a concise summary (at most about 250 words) in plain text. Keep: the user's goals and decisions, constraints and preferences, files and identifiers that were read or changed, commands run and their outcomes, errors met and how they were resolved, open questions and unfinished work.
 Drop pleasantries, repeated content and raw tool output. Do not invent anything. Do not address the user.`;
@@ -70,7 +73,7 @@ export class LlmSummarizer implements Summarizer {
 
   async summarize(messages: readonly ContextMessage[], signal: AbortSignal): Promise<string> {
     signal.throwIfAborted();
-    const prompt = `Summarize these ${messages.length} messages:\n\n${transcriptOf(messages)}`;
+    const prompt = `${SUMMARY_REQUEST_PREFIX} ${messages.length} messages:\n\n${transcriptOf(messages)}`;
     const stream = this.options.provider.stream(
       {
         model: this.options.model,

@@ -4,6 +4,7 @@ import { planTurn } from "./plan.js";
 import { bodyModel, estimateInputTokens, lastUserText } from "./request-body.js";
 import { closedFlag, sleep, writeStream } from "./response-writer.js";
 import { matchRoute, type Route } from "./routes.js";
+import { isSummaryRequest, summaryTurn } from "./summarize.js";
 import { ScriptFileSchema } from "./turn-schema.js";
 import type { FakeLlmServer, FakeLlmServerOptions, RecordedRequest } from "./types.js";
 
@@ -47,8 +48,19 @@ class ScriptState {
     return `${prefix}_${this.toolCalls}`;
   }
 
-  /** Queued turns first, then the script function, then an echo so unscripted use still works. */
+  /** answer summary requests from the transcript (default) or like any other request */
+  summaries: "summarize" | "script" = "summarize";
+  /** a summary's latency before its first byte (a model takes its time) */
+  summaryDelayMs = 0;
+
+  /**
+   * A summary request is answered by summarizing (summarize.ts) without taking a turn; otherwise
+   * queued turns first, then the script function, then an echo so unscripted use still works.
+   */
   nextTurn(view: ScriptRequestView): ScriptedTurn {
+    if (this.summaries === "summarize" && isSummaryRequest(view.body)) {
+      return { ...summaryTurn(view.body), firstChunkDelayMs: this.summaryDelayMs };
+    }
     const queued = this.queue.shift();
     if (queued) return queued;
     if (this.decide) return this.decide(view);
@@ -203,6 +215,8 @@ export async function startFakeLlmServer(
 ): Promise<FakeLlmServer> {
   const state = new ScriptState();
   if (options.script) state.setScript(options.script);
+  if (options.summaries) state.summaries = options.summaries;
+  state.summaryDelayMs = options.summaryDelayMs ?? 0;
   const server = createServer((req, res) => {
     handle(state, req, res).catch((error: unknown) => {
       // a bug in the fake must show up in the test, not hang it

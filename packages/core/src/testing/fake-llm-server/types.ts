@@ -44,4 +44,12 @@ export interface FakeLlmServerOptions {
   port?: number;
   /** default 127.0.0.1 */
   host?: string;
+  /**
+   * "summarize" (default): a request of optimization's LLM summarizer is answered by summarizing
+   * the transcript it carries (summarize.ts), without taking a scripted turn; "script": like any
+   * other request
+   */
+  summaries?: "summarize" | "script";
+  /** delay before a summary answer starts, ms (default 0) */
+  summaryDelayMs?: number;
 }
