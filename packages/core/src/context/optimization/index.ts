@@ -1,5 +1,14 @@
 // Context optimization: what the model sees of a branch (context-manager spec "Context
 // Optimization for LLM"). The strategies' internals (units, batching) stay private.
+
+export {
+  DEFAULT_SUMMARY_TOKENS,
+  ExtractiveSummarizer,
+  extractiveSummary,
+  type FactKind,
+  factKind,
+  factSentences,
+} from "./extractive-summarizer.js";
 export {
   type ImportanceScoringOptions,
   importanceScore,
@@ -7,6 +16,7 @@ export {
 } from "./importance-scoring.js";
 export { type IntelligentOptions, intelligentStrategy } from "./intelligent.js";
 export { isSummary, toModelText } from "./model-view.js";
+export { isMasked, MASK_PREFIX, maskNote } from "./observation-masking.js";
 export {
   type OptimizationTier,
   type OptimizeBranchInput,
@@ -22,12 +32,12 @@ export type {
   StrategyInput,
 } from "./selection.js";
 export {
-  ExtractiveSummarizer,
-  extractiveSummary,
   LlmSummarizer,
   type LlmSummarizerOptions,
   SUMMARIZATION_SYSTEM_PROMPT,
+  SUMMARY_REQUEST_PREFIX,
   SummarizationError,
+  type SummarizeOptions,
   type Summarizer,
 } from "./summarizer.js";
 export {

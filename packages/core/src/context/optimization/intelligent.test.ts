@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { fileReference, text, toolPair } from "../../../test/support/random-context-history.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import { OptimizationConfigSchema } from "../../model/session-config.js";
+import { ExtractiveSummarizer } from "./extractive-summarizer.js";
 import { intelligentStrategy } from "./intelligent.js";
+import { isMasked } from "./observation-masking.js";
 import { optimizeBranch } from "./optimizer.js";
-import { ExtractiveSummarizer } from "./summarizer.js";
 import { contextMessageTokens } from "./token-budget.js";
 
 function history(): ContextMessage[] {
@@ -49,17 +50,23 @@ describe("Intelligent message prioritization", () => {
     const ids = result.view.map((m) => m.id);
     expect(ids.slice(-4)).toEqual(["u26", "u27", "u28", "u29"]);
     expect(ids).toContain("t1");
-    expect(ids).toContain("t1.r0");
     expect(ids).toContain("f-new");
     expect(ids).not.toContain("f-old");
     expect(ids).not.toContain("u0");
-    // the tool output was truncated (cheap tier), the stored one was not
-    const shown = result.view.find((m) => m.id === "t1.r0")!;
-    expect(contextMessageTokens(shown)).toBeLessThan(
-      contextMessageTokens(messages.find((m) => m.id === "t1.r0")!),
-    );
-    expect(JSON.stringify(shown.body)).toContain("lines truncated");
-    expect(result.tiers).toEqual(["truncate", "summarize"]);
+    // the old tool output was masked (cheap tier): the call stays with a one-line note as its
+    // result, a new message recorded as standing for the stored one, which is untouched
+    expect(ids).not.toContain("t1.r0");
+    const shown = result.view[ids.indexOf("t1") + 1]!;
+    expect(result.masked).toEqual([shown]);
+    expect(shown.body).toMatchObject({ message_type: "tool_result", request_id: "t1" });
+    expect(isMasked(shown)).toBe(true);
+    expect(JSON.stringify(shown.body)).toContain("400 lines");
+    expect(result.record.summaries).toContainEqual({
+      summary_message_id: shown.id,
+      replaces: ["t1.r0"],
+    });
+    expect(contextMessageTokens(shown)).toBeLessThan(60);
+    expect(result.tiers).toEqual(["truncate", "mask", "summarize"]);
     // the system prompt is outside the messages: it is counted, never dropped
     expect(result.record.tokens_after).toBeGreaterThan(
       result.view.reduce((a, m) => a + contextMessageTokens(m), 0),

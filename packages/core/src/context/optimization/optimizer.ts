@@ -4,12 +4,15 @@ import type { ToolDefinition } from "../../model/llm-config.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import type { OptimizationConfig, OptimizationStrategy } from "../../model/session-config.js";
 import type { OptimizationView } from "../../store/types.js";
+import { ExtractiveSummarizer } from "./extractive-summarizer.js";
 import { importanceScoringStrategy } from "./importance-scoring.js";
 import { intelligentStrategy } from "./intelligent.js";
 import { isSummary } from "./model-view.js";
+import { maskable, maskedCopy, recentKeep } from "./observation-masking.js";
 import { recentNStrategy } from "./recent-n.js";
-import { type OptimizationStrategyImpl, segmentUnits } from "./selection.js";
-import { ExtractiveSummarizer, type Summarizer } from "./summarizer.js";
+import { type OptimizationStrategyImpl, recentTailUnit, segmentUnits } from "./selection.js";
+import type { SummarizeOptions, Summarizer } from "./summarizer.js";
+import { summaryShares } from "./summary-share.js";
 import {
   cachedContextMessageTokens,
   contextMessageTokens,
@@ -19,20 +22,23 @@ import {
 } from "./token-budget.js";
 import { estimateTruncatedTokens, truncateToolResult } from "./tool-output-truncation.js";
 
-// optimizeBranch: what the model sees of a branch. The cascade, cheapest first (learned from the
-// runtime's compaction):
+// optimizeBranch: what the model sees of a branch. The cascade, cheapest first (issue #15):
 //   1. truncate long tool outputs (view copies, same ids);
-//   2. only if still over the target: the configured strategy selects what to keep, and each batch
-//      of the rest becomes ONE new summary message (LLM, falling back to extractive on failure);
-//   3. only if still over the target (summaries longer than expected, or a kept set too large):
-//      drop whole units from the front, never the last one.
+//   2. mask old tool outputs (observation masking): every result before the strategy's recent
+//      messages becomes a stored copy holding a one-line note (observation-masking.ts);
+//   3. only if still over the target: the configured strategy selects what to keep, and each batch
+//      of the rest becomes ONE new summary message (the session's summarizer, falling back to the
+//      extractive one on failure or timeout), each within its token share (summary-share.ts);
+//   4. only if still over the target (summaries longer than asked, or a kept set too large):
+//      drop whole units, the oldest dialogue first and the summaries last, never the last unit.
 // It triggers above trigger_ratio × window and aims at target_ratio × window, well below, so
 // several turns fit before the next optimization.
 //
 // Contract: stored messages are never modified — the view is made of pool messages, truncated view
-// copies and the NEW summary messages (returned in `summaries` for the caller to store). Order is
-// preserved; a tool_request is never separated from its tool_results; the view never starts with
-// a tool_result; re-optimizing the returned view with the same inputs changes nothing.
+// copies and NEW messages (summaries and masked results, returned for the caller to store). Order
+// is preserved; a tool_request is never separated from its tool_results; re-optimizing the
+// returned view with the same inputs changes nothing. The view may begin with an answer: the
+// conversion to the model's messages puts a user note first (to-agent-messages.ts).
 
 export interface OptimizeBranchInput {
   /** the branch's messages in order (or a previous view of it, see viewFromRecords) */
@@ -59,17 +65,26 @@ export interface OptimizeBranchInput {
   shrinkTo?: number;
   /** summary batches summarized at once; default 3 */
   concurrency?: number;
+  /** the turn of a message (summaries tag their facts with it); default: counted in `messages` */
+  turnOf?: (message: ContextMessage) => number | undefined;
+  /** one summary may take this long before the extractive one stands in; default 120 s */
+  summaryTimeoutMs?: number;
 }
 
-export type OptimizationTier = "truncate" | "summarize" | "drop";
+export type OptimizationTier = "truncate" | "mask" | "summarize" | "drop";
 
 export interface OptimizeBranchResult {
   view: ContextMessage[];
   /** the new summary messages, to be stored (system_control{kind: "summary"}, role "system") */
   summaries: ContextMessage[];
+  /** the new masked tool results in the view, to be stored (observation-masking.ts) */
+  masked: ContextMessage[];
   /** tokens and message counts cover the whole request: system prompt, tools and messages */
   record: OptimizationView;
-  /** false: the view is the input; nothing needs storing */
+  /**
+   * true: there is something to store (summaries, masks or drops). False: nothing to store; the
+   * view may still differ from the input by truncated outputs (tiers says so)
+   */
   changed: boolean;
   tiers: OptimizationTier[];
   target: number;
@@ -89,18 +104,38 @@ export function strategyFor(strategy: OptimizationStrategy): OptimizationStrateg
 }
 
 const fallbackSummarizer = new ExtractiveSummarizer();
+const DEFAULT_SUMMARY_TIMEOUT_MS = 120_000;
+
+interface BatchSummary {
+  text: string;
+  summarizer: string;
+  model?: string;
+  fallback_reason?: string;
+}
 
 async function summarizeBatch(
   batch: readonly ContextMessage[],
   summarizer: Summarizer,
   signal: AbortSignal,
-): Promise<{ text: string; summarizer: string; fallback_reason?: string }> {
+  options: SummarizeOptions & { timeoutMs: number },
+): Promise<BatchSummary> {
+  const { timeoutMs, ...summarize } = options;
   try {
-    return { text: await summarizer.summarize(batch, signal), summarizer: summarizer.kind };
+    const text = await summarizer.summarize(
+      batch,
+      AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+      summarize,
+    );
+    return {
+      text,
+      summarizer: summarizer.kind,
+      ...(summarizer.label ? { model: summarizer.label } : {}),
+    };
   } catch (error) {
+    // the caller's cancellation ends the optimization; a failure or a timeout falls back
     signal.throwIfAborted();
     const reason = error instanceof Error ? error.message : String(error);
-    const text = await fallbackSummarizer.summarize(batch, signal);
+    const text = await fallbackSummarizer.summarize(batch, signal, summarize);
     return { text, summarizer: fallbackSummarizer.kind, fallback_reason: reason };
   }
 }
@@ -108,18 +143,29 @@ async function summarizeBatch(
 async function mapPool<T, R>(
   items: readonly T[],
   limit: number,
-  fn: (item: T) => Promise<R>,
+  fn: (item: T, index: number) => Promise<R>,
 ): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
       const i = next++;
-      out[i] = await fn(items[i]!);
+      out[i] = await fn(items[i]!, i);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   return out;
+}
+
+/** Turns counted in the input: each user message (not a tool result) starts the next one. */
+function countedTurns(messages: readonly ContextMessage[]): (m: ContextMessage) => number {
+  const turns = new Map<ContextMessage, number>();
+  let turn = 0;
+  for (const message of messages) {
+    if (message.role === "user" && message.body.message_type !== "tool_result") turn++;
+    turns.set(message, Math.max(1, turn));
+  }
+  return (message) => turns.get(message) ?? Math.max(1, turn);
 }
 
 export async function optimizeBranch(input: OptimizeBranchInput): Promise<OptimizeBranchResult> {
@@ -148,6 +194,7 @@ export async function optimizeBranch(input: OptimizeBranchInput): Promise<Optimi
   const unchanged = (): OptimizeBranchResult => ({
     view: [...messages],
     summaries: [],
+    masked: [],
     record: record(messages, before.total),
     changed: false,
     tiers: [],
@@ -173,6 +220,26 @@ export async function optimizeBranch(input: OptimizeBranchInput): Promise<Optimi
       estimateTruncatedTokens(messages[i]!, m, exact(messages[i]!)),
   );
   let total = overhead + tokens.reduce((a, b) => a + b, 0);
+
+  // Tier 2: mask the outputs of old tool calls (every result before the recent messages).
+  /** masked copy → the id of the message it stands for */
+  const maskOf = new Map<ContextMessage, string>();
+  if (total > target) {
+    const units = segmentUnits(truncated);
+    const tail = recentTailUnit(units, truncated.length, Math.max(1, recentKeep(config.strategy)));
+    const tailStart = units[tail]?.start ?? truncated.length;
+    for (let i = 0; i < tailStart; i++) {
+      if (!maskable(messages[i]!)) continue;
+      const copy = maskedCopy(messages[i]!, input.newId(), input.now());
+      if (copy === undefined) continue;
+      maskOf.set(copy, messages[i]!.id);
+      truncated[i] = copy;
+      total -= tokens[i]!;
+      tokens[i] = exact(copy);
+      total += tokens[i]!;
+    }
+    if (maskOf.size > 0) tiers.push("mask");
+  }
   // the estimate only decides whether to go on; a view is always measured exactly
   if (total <= target) total = sumExact(truncated);
 
@@ -180,28 +247,36 @@ export async function optimizeBranch(input: OptimizeBranchInput): Promise<Optimi
   let summaries: ContextMessage[] = [];
   const dropped: string[] = [];
   if (total > target) {
-    // Tier 2: the strategy's selection, each batch summarized.
+    // Tier 3: the strategy's selection, each batch summarized within its share.
     const selection = strategyFor(config.strategy).select({
       messages: truncated,
       tokens,
       budget: target - overhead,
     });
     const batches: ContextMessage[][] = [];
+    let kept = 0;
     selection.dispositions.forEach((disposition, i) => {
       if (disposition.kind === "summarize") {
         const batch = batches[disposition.group] ?? [];
-        // the summarizer reads the stored message, not its truncated view copy
+        // the summarizer reads the stored message, not its truncated or masked view copy
         batch.push(messages[i]!);
         batches[disposition.group] = batch;
-      } else if (disposition.kind === "drop") dropped.push(truncated[i]!.id);
+      } else if (disposition.kind === "drop") dropped.push(messages[i]!.id);
+      else kept += tokens[i]!;
     });
-    const texts = await mapPool(batches, input.concurrency ?? 3, (batch) =>
-      summarizeBatch(batch, input.summarizer, signal),
+    const batchTokens = batches.map((batch) => batch.reduce((a, m) => a + exact(m), 0));
+    const shares = summaryShares(batches, batchTokens, exact, target - overhead - kept);
+    const turnOf = input.turnOf ?? countedTurns(messages);
+    const texts = await mapPool(batches, input.concurrency ?? 3, (batch, g) =>
+      summarizeBatch(batch, input.summarizer, signal, {
+        maxTokens: shares[g]!,
+        turnOf,
+        timeoutMs: input.summaryTimeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS,
+      }),
     );
     signal.throwIfAborted();
     summaries = batches.map((batch, g): ContextMessage => {
       const { text, ...how } = texts[g]!;
-      const replacedTokens = batch.reduce((a, m) => a + exact(m), 0);
       return {
         id: input.newId(),
         session_id: input.sessionId,
@@ -211,7 +286,12 @@ export async function optimizeBranch(input: OptimizeBranchInput): Promise<Optimi
           kind: "summary",
           text,
           replaces: batch.map((m) => m.id),
-          data: { ...how, replaced_tokens: replacedTokens, replaced_messages: batch.length },
+          data: {
+            ...how,
+            share_tokens: shares[g]!,
+            replaced_tokens: batchTokens[g]!,
+            replaced_messages: batch.length,
+          },
         },
         status: "complete",
         created_at: input.now(),
@@ -227,42 +307,54 @@ export async function optimizeBranch(input: OptimizeBranchInput): Promise<Optimi
       }
     });
     if (summaries.length > 0) tiers.push("summarize");
+    // a strategy configured not to summarize drops instead
+    if (dropped.length > 0) tiers.push("drop");
     total = sumExact(view);
   }
 
   if (total > target) {
-    // Tier 3: drop whole units from the front, keeping at least the last one.
+    // Tier 4: drop whole units, the oldest dialogue first, summaries last, never the last unit.
     const units = segmentUnits(view);
-    let first = 0;
-    while (first < units.length - 1 && total > target) {
-      const { start, end } = units[first]!;
+    const order = [
+      ...units.slice(0, -1).filter((unit) => !isSummary(view[unit.start]!)),
+      ...units.slice(0, -1).filter((unit) => isSummary(view[unit.start]!)),
+    ];
+    const gone = new Set<number>();
+    for (const { start, end } of order) {
+      if (total <= target) break;
       for (let i = start; i < end; i++) {
         const message = view[i]!;
-        total -= contextMessageTokens(message, counter);
-        if (isSummary(message)) {
-          summaries = summaries.filter((s) => s !== message);
-          dropped.push(
-            ...(message.body.message_type === "system_control"
-              ? (message.body.replaces ?? [])
-              : []),
-          );
-        } else dropped.push(message.id);
+        gone.add(i);
+        total -= exact(message);
+        if (message.body.message_type === "system_control" && isSummary(message)) {
+          if (summaries.includes(message)) {
+            // made now, so never stored: what it stands for is dropped instead
+            summaries = summaries.filter((s) => s !== message);
+            dropped.push(...(message.body.replaces ?? []));
+          } else {
+            // a stored summary: dropping it hides everything it covers (viewFromRecords)
+            dropped.push(message.id);
+          }
+        } else dropped.push(maskOf.get(message) ?? message.id);
       }
-      first++;
     }
-    if (first > 0) {
-      tiers.push("drop");
-      view = view.slice(units[first]!.start);
+    if (gone.size > 0) {
+      if (!tiers.includes("drop")) tiers.push("drop");
+      view = view.filter((_, i) => !gone.has(i));
     }
   }
 
+  const masked = view.filter((m) => maskOf.has(m));
   const out = record(view, total);
-  out.summaries = summaries.map((s) => ({
-    summary_message_id: s.id,
-    replaces: s.body.message_type === "system_control" ? (s.body.replaces ?? []) : [],
-  }));
+  out.summaries = [
+    ...summaries.map((s) => ({
+      summary_message_id: s.id,
+      replaces: s.body.message_type === "system_control" ? (s.body.replaces ?? []) : [],
+    })),
+    ...masked.map((m) => ({ summary_message_id: m.id, replaces: [maskOf.get(m)!] })),
+  ];
   out.dropped = dropped;
-  const changed = tiers.length > 0;
-  if (!changed) return unchanged();
-  return { view, summaries, record: out, changed, tiers, target };
+  const changed = summaries.length > 0 || masked.length > 0 || dropped.length > 0;
+  if (tiers.length === 0) return unchanged();
+  return { view, summaries, masked, record: out, changed, tiers, target };
 }

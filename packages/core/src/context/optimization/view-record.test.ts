@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { randomContextHistory } from "../../../test/support/random-context-history.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import { OptimizationConfigSchema } from "../../model/session-config.js";
+import { ExtractiveSummarizer } from "./extractive-summarizer.js";
 import { optimizeBranch } from "./optimizer.js";
-import { ExtractiveSummarizer } from "./summarizer.js";
 import { countRequestTokens } from "./token-budget.js";
 import { expandSummary, viewFromRecords } from "./view-record.js";
 
@@ -45,16 +45,16 @@ describe("Optimization transparency", () => {
     const pool = new Map([...messages, ...result.summaries].map((m) => [m.id, m]));
     let full = result.view;
     for (const { summary_message_id } of record.summaries)
-      full = expandSummary(full, summary_message_id, pool);
+      full = expandSummary(full, summary_message_id, pool, [record]);
     // the full unoptimized history, in order (tool outputs shown untruncated come from the pool)
     expect(full.map((m) => m.id)).toEqual(messages.map((m) => m.id));
     expect(() => expandSummary(result.view, messages.at(-1)!.id, pool)).toThrow(/not a summary/);
   });
 
   it("rebuilds the view from the stored record, so the next optimization builds on the summaries", async () => {
-    const messages = randomContextHistory(9, { turns: 20 });
+    const messages = randomContextHistory(9, { turns: 20, maxOutputLines: 10 });
     const first = await optimized(messages, 1.5, "o");
-    const pool = new Map([...messages, ...first.summaries].map((m) => [m.id, m]));
+    const pool = new Map([...messages, ...first.summaries, ...first.masked].map((m) => [m.id, m]));
     const restored = viewFromRecords(messages, [first.record], pool);
     expect(restored.map((m) => m.id)).toEqual(first.view.map((m) => m.id));
 
@@ -63,7 +63,7 @@ describe("Optimization transparency", () => {
     const grown = [...messages, ...more];
     const second = await optimized(viewFromRecords(grown, [first.record], pool), 1.6, "p");
     expect(second.changed).toBe(true);
-    for (const s of second.summaries) pool.set(s.id, s);
+    for (const s of [...second.summaries, ...second.masked]) pool.set(s.id, s);
     const restoredAgain = viewFromRecords(grown, [first.record, second.record], pool);
     expect(restoredAgain.map((m) => m.id)).toEqual(second.view.map((m) => m.id));
     // the first optimization's messages were not summarized again from their originals

@@ -14,16 +14,21 @@ function replacesOf(message: ContextMessage): readonly string[] | undefined {
 
 /**
  * The view with summary `summaryId` replaced by the messages it stands for, taken from the pool
- * (one level: an earlier summary among them stays a summary and can be expanded in turn).
+ * (one level: an earlier summary among them stays a summary and can be expanded in turn). A
+ * masked tool result is expanded too when `records` say what it masks.
  * Throws when the id is not a summary of the view or a replaced message is not in the pool.
  */
 export function expandSummary(
   view: readonly ContextMessage[],
   summaryId: string,
   pool: ReadonlyMap<string, ContextMessage>,
+  records: readonly OptimizationView[] = [],
 ): ContextMessage[] {
   const at = view.findIndex((m) => m.id === summaryId);
-  const replaces = at < 0 ? undefined : replacesOf(view[at]!);
+  const recorded = records
+    .flatMap((record) => record.summaries)
+    .find((s) => s.summary_message_id === summaryId)?.replaces;
+  const replaces = at < 0 ? undefined : (replacesOf(view[at]!) ?? recorded);
   if (replaces === undefined) throw new Error(`${summaryId} is not a summary in this view`);
   const originals = replaces.map((id) => {
     const original = pool.get(id);
@@ -47,11 +52,19 @@ export function viewFromRecords(
   pool: ReadonlyMap<string, ContextMessage>,
 ): ContextMessage[] {
   const coveredBy = new Map<string, ContextMessage>();
+  // what each recorded message stands for: a summary, or a masked tool result (which has no
+  // `replaces` of its own: its record says what it masks)
+  const standsFor = new Map<string, readonly string[]>();
+  for (const record of records) {
+    for (const { summary_message_id, replaces } of record.summaries) {
+      standsFor.set(summary_message_id, replaces);
+    }
+  }
   const cover = (ids: readonly string[], summary: ContextMessage, depth: number): void => {
     for (const id of ids) {
       coveredBy.set(id, summary);
       const inner = pool.get(id);
-      const nested = inner ? replacesOf(inner) : undefined;
+      const nested = standsFor.get(id) ?? (inner ? replacesOf(inner) : undefined);
       if (nested && depth < 32) cover(nested, summary, depth + 1);
     }
   };

@@ -10,7 +10,8 @@ import type { SessionStore } from "../../store/types.js";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
-import { ExtractiveSummarizer, type Summarizer } from "../optimization/summarizer.js";
+import { ExtractiveSummarizer } from "../optimization/extractive-summarizer.js";
+import type { Summarizer } from "../optimization/summarizer.js";
 import { createProcessorRegistry, type ProcessorRegistry } from "../processor-registry.js";
 
 // What a session needs from its host. Everything but the store, provider and model has a default.

@@ -74,7 +74,10 @@ export async function optimizeActiveBranch(
 
 /** The write that stores an optimization's new summaries and its record. */
 export function optimizationWrite(result: OptimizeBranchResult) {
-  return { messages: result.summaries, optimization_views: [result.record] };
+  return {
+    messages: [...result.summaries, ...result.masked],
+    optimization_views: [result.record],
+  };
 }
 
 export function optimizationMetadata(result: OptimizeBranchResult): Record<string, unknown> {
@@ -85,5 +88,7 @@ export function optimizationMetadata(result: OptimizeBranchResult): Record<strin
     messages_before: result.record.messages_before,
     messages_after: result.record.messages_after,
     tiers: result.tiers,
+    summaries: result.summaries.length,
+    masked: result.masked.length,
   };
 }

@@ -59,12 +59,14 @@ export function summarizeTranscript(
     const newline = section.indexOf("\n");
     const head = newline < 0 ? section : section.slice(0, newline);
     const body = newline < 0 ? "" : section.slice(newline + 1);
-    if (head.includes("(tool_result)")) {
+    const turn = head.match(/, turn (\d+)\)/)?.[1];
+    const tag = turn === undefined ? "" : `[t${turn}] `;
+    if (head.includes("(tool_result")) {
       const status = body.match(/^\[(\S+) result: (\w+)\]/);
       if (status) keep(`- ${status[1]} ran (${status[2]}).`);
       continue;
     }
-    const summary = head.includes("(system_control)");
+    const summary = head.includes("(system_control");
     for (const raw of body.split(/(?<=[.!?])\s+|\n+/)) {
       const sentence = raw.replace(/^[-*]\s*/, "").trim();
       if (sentence === "" || sentence.startsWith("[Summary of")) continue;
@@ -73,7 +75,8 @@ export function summarizeTranscript(
         (summary && /^(Facts|Tools called|Files touched):/.test(sentence))
       )
         continue;
-      keep(`- ${sentence.replace(/\s*\((?:user|assistant)[^)]*\)$/, "")}`);
+      // an earlier summary's facts keep their own turn tags
+      keep(`- ${summary ? "" : tag}${sentence.replace(/\s*\((?:user|assistant)[^)]*\)$/, "")}`);
     }
   }
   const cap = maxTokens * CHARS_PER_TOKEN;
