@@ -1,5 +1,6 @@
 import type { ContextMessage } from "../../model/message-types.js";
 import { isSummary } from "./model-view.js";
+import { isMasked } from "./observation-masking.js";
 import {
   estimateView,
   type Fate,
@@ -19,6 +20,7 @@ import {
 // prioritization"). The system prompt is outside the messages and always sent. Kept whole:
 //   - the last keep_recent messages (widened to a unit boundary),
 //   - every tool request with its results (their oversized outputs were already cut by tier 1),
+//     unless every output of it is masked (observation-masking.ts),
 //   - file references among the last file_reference_window messages,
 //   - earlier summaries (already compact).
 // Everything else is summarized in batches of consecutive messages (or dropped when `summarize` is
@@ -47,8 +49,13 @@ function protection(
   if (first.body.message_type === "file_reference") {
     return unit.start >= fileWindowStart ? "file" : "none";
   }
-  // a tool_request that heads a unit, with at least one result in it: a complete pair
-  if (first.body.message_type === "tool_request" && unit.end - unit.start > 1) return "tool";
+  // a tool_request that heads a unit, with at least one result in it: a complete pair — unless
+  // its outputs are masked already: then the pair says little and is summarized with its turn
+  // (kept, masked pairs would cut the dialogue into many small summaries)
+  if (first.body.message_type === "tool_request" && unit.end - unit.start > 1) {
+    for (let i = unit.start + 1; i < unit.end; i++) if (!isMasked(messages[i]!)) return "tool";
+    return "none";
+  }
   return "none";
 }
 
