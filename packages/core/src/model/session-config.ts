@@ -38,6 +38,13 @@ export const OptimizationStrategySchema = z.discriminatedUnion("type", [
 ]);
 export type OptimizationStrategy = z.infer<typeof OptimizationStrategySchema>;
 
+/** The model that writes optimization's summaries when it is not the session's own (issue #15). */
+export const SummaryModelSchema = z.object({
+  protocol: ApiProtocolSchema,
+  model: z.string().min(1),
+});
+export type SummaryModel = z.infer<typeof SummaryModelSchema>;
+
 export const OptimizationConfigSchema = z.object({
   strategy: OptimizationStrategySchema.default({
     type: "intelligent",
@@ -49,6 +56,12 @@ export const OptimizationConfigSchema = z.object({
   trigger_ratio: z.number().gt(0).max(1).default(0.8),
   /** and shrink it to at most this share, well below the trigger */
   target_ratio: z.number().gt(0).max(1).default(0.5),
+  /**
+   * who writes the summaries: absent → the session's model; a cheaper model here; the offline
+   * protocol → the extractive summarizer (no model call). Without a usable model (offline, no
+   * key) summaries are extractive, and a failed or timed-out model summary falls back to it.
+   */
+  summary_model: SummaryModelSchema.optional(),
 });
 export type OptimizationConfig = z.infer<typeof OptimizationConfigSchema>;
 

@@ -85,6 +85,34 @@ const optimizationViewMatches: [
 ] = [true, true];
 void optimizationViewMatches;
 
+export const ContextUsageSchema = z
+  .object({
+    system_prompt: z.number().int().nonnegative().describe("tokens of the system prompt"),
+    tools: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe("tokens of the tool definitions the request carries"),
+    fixed: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe("the fixed overhead every request pays: system_prompt + tools"),
+    messages: z.number().int().nonnegative().describe("tokens of the optimized view's messages"),
+    total: z.number().int().nonnegative().describe("fixed + messages"),
+    context_window: z.number().int().positive(),
+    trigger: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe("optimization starts when a request would use more tokens than this"),
+    target: z.number().int().nonnegative().describe("and shrinks the request to at most this"),
+  })
+  .describe(
+    "What the active branch's next request would use, counted as the optimizer counts (issue #15: the usage meter shows the fixed part).",
+  );
+export type ContextUsage = z.infer<typeof ContextUsageSchema>;
+
 export const MessagesResponseSchema = z
   .object({
     branch_id: z.string(),
@@ -101,6 +129,9 @@ export const MessagesResponseSchema = z
       .describe(
         "the session's user messages sent while the agent worked and not delivered yet (status `queued`), oldest first; each leaves this list and joins the active branch when it is delivered",
       ),
+    context_usage: ContextUsageSchema.optional().describe(
+      "the active branch only: what its next request would use (fixed part, messages, window)",
+    ),
   })
   .describe("Answer to GET /api/sessions/{id}/messages.");
 export type MessagesResponse = z.infer<typeof MessagesResponseSchema>;

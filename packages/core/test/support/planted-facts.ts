@@ -71,8 +71,14 @@ function blocks(content: unknown): Record<string, unknown>[] {
   return Array.isArray(content) ? content.filter(isRecord) : [];
 }
 
-/** The fake model's part: reads a file on every fifth turn, otherwise acknowledges briefly. */
-export function factScript(view: ScriptRequestView): ScriptedTurn {
+const FILLER =
+  "The archive review goes on as planned, shelf after shelf, and nothing here changes what we already know. ";
+
+/**
+ * The fake model's part: reads a file on every fifth turn, otherwise acknowledges (briefly, or at
+ * `answerChars` length: long answers push a conversation past the trigger after the answer).
+ */
+export function factScript(view: ScriptRequestView, answerChars = 0): ScriptedTurn {
   const messages = wireMessages(view.body);
   const last = messages.at(-1);
   const lastBlocks = blocks(last?.content);
@@ -94,7 +100,9 @@ export function factScript(view: ScriptRequestView): ScriptedTurn {
   if (text === FINAL_QUESTION) {
     return { blocks: [{ type: "text", text: "Here are the codes I still have." }] };
   }
-  return { blocks: [{ type: "text", text: "Noted, I will keep that in mind." }] };
+  const brief = "Noted, I will keep that in mind.";
+  const long = answerChars > 0 ? ` ${FILLER.repeat(Math.ceil(answerChars / FILLER.length))}` : "";
+  return { blocks: [{ type: "text", text: `${brief}${long}`.trim() }] };
 }
 
 /** Tokens of a wire request the way Arbor counts its parts: system, messages, tool definitions. */
@@ -181,6 +189,8 @@ export interface PlantedFactOptions {
   deps?: Partial<SessionDeps>;
   /** between turns, wait for the session's background work (a user reading the answer) */
   waitBetweenTurns?: boolean;
+  /** the length of the model's plain answers (default: one short sentence) */
+  answerChars?: number;
   logger: Logger;
 }
 
@@ -192,8 +202,13 @@ export interface PlantedFactResult {
   /** the conversation's requests (summary requests not included) */
   requests: number;
   summaryRequests: number;
-  /** summary requests made while a message waited for its answer (on the critical path) */
+  /**
+   * summary requests made while a message waited for its answer, when the context was past the
+   * trigger already before it was sent (the ones optimizing ahead is for)
+   */
   summaryRequestsInSends: number;
+  /** summary requests made while a message waited, the turn itself crossing the trigger */
+  summaryRequestsCrossing: number;
   requestsOverWindow: number;
   maxRequestTokens: number;
   lastRequestTokens: number;
@@ -208,7 +223,7 @@ export interface PlantedFactResult {
 export async function runPlantedFacts(options: PlantedFactOptions): Promise<PlantedFactResult> {
   const { fake, turns, contextWindow } = options;
   fake.reset();
-  fake.setScript(factScript);
+  fake.setScript((view) => factScript(view, options.answerChars));
   const workspace = factWorkspace(turns);
   const env = { ANTHROPIC_API_KEY: "sk-ant-bench", ANTHROPIC_BASE_URL: fake.url };
   const manager = new SessionManager({
@@ -236,14 +251,19 @@ export async function runPlantedFacts(options: PlantedFactOptions): Promise<Plan
   });
   const sendMs: number[] = [];
   const inSends = new Set<RecordedRequest>();
+  const crossing = new Set<RecordedRequest>();
   let failedSends = 0;
   const send = async (text: string): Promise<void> => {
     const before = fake.requests.length;
+    const usage = session.contextUsage();
+    const pastTrigger = usage.total > usage.trigger;
     const started = performance.now();
     const result = await session.sendMessage({ type: "text", text }).result;
     sendMs.push(performance.now() - started);
     if (!result.ok) failedSends++;
-    for (const request of fake.requests.slice(before)) inSends.add(request);
+    for (const request of fake.requests.slice(before)) {
+      (pastTrigger ? inSends : crossing).add(request);
+    }
     if (options.waitBetweenTurns) await session.idle();
   };
   for (let turn = 1; turn <= turns; turn++) await send(plantedFact(turn).text);
@@ -263,6 +283,7 @@ export async function runPlantedFacts(options: PlantedFactOptions): Promise<Plan
     requests: conversation.length,
     summaryRequests: summaries.length,
     summaryRequestsInSends: summaries.filter((r) => inSends.has(r)).length,
+    summaryRequestsCrossing: summaries.filter((r) => crossing.has(r)).length,
     requestsOverWindow: checks.filter((c) => c.tokens > contextWindow).length,
     maxRequestTokens: Math.max(...checks.map((c) => c.tokens)),
     lastRequestTokens: checks.at(-1)?.tokens ?? 0,

@@ -5,7 +5,7 @@ import type { AnyAgentTool } from "../../tools/tool.js";
 import type { OptimizeBranchResult } from "../optimization/optimizer.js";
 import type { RunContext, RunStop } from "./run-context.js";
 import {
-  optimizationMetadata,
+  optimizationUpdates,
   optimizationWrite,
   optimizeActiveBranch,
 } from "./session-optimization.js";
@@ -54,27 +54,24 @@ export class OverflowRecovery {
       const optimizing: ContextState = { type: "OptimizingContext" };
       await run.move(optimizing);
       if (core.state.type !== "OptimizingContext") return false;
-      const result = await optimizeActiveBranch(core, {
+      const step = await optimizeActiveBranch(core, {
         ...this.#setup,
         signal,
         // the provider counts differently from us: aim below what it refused, as the runtime's
         // own overflow compaction does
         shrinkTo: OVERFLOW_TARGET,
       });
-      if (!result.changed) {
+      const result = step.stored.at(-1);
+      if (result === undefined) {
         this.#outcome = { type: "unchanged" };
         return false;
       }
       await run.commit({
-        write: optimizationWrite(result),
-        events: [
-          core.contextUpdateEvent(core.state, undefined, undefined, {
-            changed: true,
-            ...optimizationMetadata(result),
-            reason: CONTEXT_OVERFLOW_REASON,
-            retrying: true,
-          }),
-        ],
+        write: optimizationWrite(step),
+        events: optimizationUpdates(core, step, {
+          reason: CONTEXT_OVERFLOW_REASON,
+          retrying: true,
+        }),
       });
       this.#outcome = { type: "optimized", result };
       run.hold({ type: "PreparingLLMRequest" });

@@ -28,7 +28,7 @@ import {
 import { HeldMoves } from "./held-moves.js";
 import { RunDriver, type RunResult } from "./run-driver.js";
 import {
-  optimizationMetadata,
+  optimizationUpdates,
   optimizationWrite,
   optimizeActiveBranch,
 } from "./session-optimization.js";
@@ -234,20 +234,18 @@ export async function processMessage(
       : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     optimize: async () => {
-      const result = await optimizeActiveBranch(core, {
+      const step = await optimizeActiveBranch(core, {
         systemPrompt: ctx.systemPrompt ?? "",
         tools: ctx.turnTools ?? [],
         signal: options.signal ?? new AbortController().signal,
         ...(options.stored ? {} : { pending: current }),
       });
-      if (!result.changed) return;
+      if (step.stored.length === 0) return;
       // the moves so far are stored first, so the optimization's update follows them
       await held.flush();
       await core.commit({
-        write: optimizationWrite(result),
-        events: [
-          core.contextUpdateEvent(core.state, undefined, undefined, optimizationMetadata(result)),
-        ],
+        write: optimizationWrite(step),
+        events: optimizationUpdates(core, step),
       });
     },
   };
@@ -416,23 +414,21 @@ export async function respond(
         message !== undefined && (pooled === undefined || pooled.status === "queued")
           ? message
           : undefined;
-      const result = await optimizeActiveBranch(core, {
+      const step = await optimizeActiveBranch(core, {
         systemPrompt: setup.systemPrompt,
         tools: setup.tools,
         signal,
         ...(pending ? { pending } : {}),
       });
-      if (result.changed) {
+      if (step.stored.length > 0) {
         // after the message: an optimization's update follows it
         await stored;
         await core.commit({
-          write: optimizationWrite(result),
-          events: [
-            core.contextUpdateEvent(core.state, undefined, undefined, optimizationMetadata(result)),
-          ],
+          write: optimizationWrite(step),
+          events: optimizationUpdates(core, step),
         });
       }
-      return toAgentMessages(result.view);
+      return toAgentMessages(step.view);
     },
   });
   return { type: "ran", stop };

@@ -10,7 +10,6 @@ import type { SessionStore } from "../../store/types.js";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
-import { ExtractiveSummarizer } from "../optimization/extractive-summarizer.js";
 import type { Summarizer } from "../optimization/summarizer.js";
 import { createProcessorRegistry, type ProcessorRegistry } from "../processor-registry.js";
 
@@ -41,8 +40,19 @@ export interface SessionDeps {
    */
   titles?: "model" | "first_message";
   logger?: Logger;
-  /** summarizes old messages for optimization; default extractive (no model call) */
+  /**
+   * who writes optimization's summaries: "model" (default) the session's model, or its config's
+   * `optimization.summary_model`, falling back to the extractive summarizer for the offline model
+   * and on failure; "extractive" never calls a model for them
+   */
+  summaries?: "model" | "extractive";
+  /** a summarizer for every session, over `summaries` (tests, benches) */
   summarizer?: Summarizer;
+  /**
+   * after an answer that leaves the context past the optimization trigger, optimize at once
+   * (while the user reads) rather than when the next message is sent; default true
+   */
+  optimizeAhead?: boolean;
   retryConfig?: RetryConfig;
   /** the runtime's own limits, kept (the session's optimization replaces its compaction) */
   executionLimits?: ExecutionLimits | null;
@@ -54,7 +64,8 @@ export interface SessionDeps {
 }
 
 export interface ResolvedDeps
-  extends Required<Omit<SessionDeps, "recorder" | "executionLimits" | "mcp">> {
+  extends Required<Omit<SessionDeps, "recorder" | "executionLimits" | "mcp" | "summarizer">> {
+  summarizer: Summarizer | undefined;
   executionLimits: ExecutionLimits | null;
   mcp: McpResourceReader | undefined;
   recorder: LoopRecorder | undefined;
@@ -81,7 +92,9 @@ export function resolveDeps(deps: SessionDeps): ResolvedDeps {
     role: deps.role ?? "actor",
     titles: deps.titles ?? "model",
     logger: deps.logger ?? consoleLogger,
-    summarizer: deps.summarizer ?? new ExtractiveSummarizer(),
+    summaries: deps.summaries ?? "model",
+    summarizer: deps.summarizer,
+    optimizeAhead: deps.optimizeAhead ?? true,
     retryConfig: deps.retryConfig ?? DEFAULT_RETRY_CONFIG,
     executionLimits:
       deps.executionLimits === undefined ? DEFAULT_EXECUTION_LIMITS : deps.executionLimits,

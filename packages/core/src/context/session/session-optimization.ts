@@ -1,30 +1,42 @@
+import { sessionModelConfig } from "../../llm/env-config.js";
+import type { ModelConfig } from "../../model/llm-config.js";
 import type { ContextMessage } from "../../model/message-types.js";
+import type { SessionEventBody } from "../../protocol/events.js";
 import type { OptimizationView } from "../../store/types.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { toolDefinition } from "../../tools/tool.js";
+import { ExtractiveSummarizer } from "../optimization/extractive-summarizer.js";
 import { type OptimizeBranchResult, optimizeBranch } from "../optimization/optimizer.js";
+import { LlmSummarizer, type Summarizer } from "../optimization/summarizer.js";
 import { viewFromRecords } from "../optimization/view-record.js";
-import type { StoredSession } from "./stored-session.js";
+import type { AheadOptimization, StoredSession } from "./stored-session.js";
 
 // The session's side of optimization: the current optimized view of a branch (its stored records
-// applied to its messages), and one optimization step whose new summaries and record are stored
-// (stored messages never change; a summary is a new message off the branch).
+// applied to its messages), who writes the summaries (the session's model, its config's
+// summary_model, or the extractive summarizer), and one optimization step whose new messages and
+// record are stored (stored messages never change; summaries and masks are new messages off the
+// branch). An optimization made ahead, after an answer (optimizeAhead), is taken over by the
+// next step instead of being made again while the user waits.
 
 export function branchRecords(core: StoredSession, branchId: string): OptimizationView[] {
   return core.views.filter((v) => v.branch_id === branchId);
 }
 
-/** The branch as the model sees it now: summaries in place of what they replaced. */
+/** The branch as the model sees it now: summaries and masks in place of what they replaced. */
 export function currentView(
   core: StoredSession,
   branchId = core.activeBranchId,
   extra: ContextMessage[] = [],
+  more: OptimizeBranchResult[] = [],
 ): ContextMessage[] {
   const messages = [...core.branchMessages(branchId), ...extra];
-  const records = branchRecords(core, branchId);
+  const records = [...branchRecords(core, branchId), ...more.map((r) => r.record)];
   if (records.length === 0) return messages;
   const lookup = new Map<string, ContextMessage>();
   for (const message of messages) lookup.set(message.id, message);
+  for (const result of more) {
+    for (const message of [...result.summaries, ...result.masked]) lookup.set(message.id, message);
+  }
   for (const record of records) {
     for (const { summary_message_id, replaces } of record.summaries) {
       const summary = core.pool.get(summary_message_id);
@@ -38,6 +50,41 @@ export function currentView(
   return viewFromRecords(messages, records, lookup);
 }
 
+const extractive = new ExtractiveSummarizer();
+
+/** The model that writes the session's summaries; undefined: extractive summaries only. */
+export function summaryModel(core: StoredSession): ModelConfig | undefined {
+  const { deps, config } = core;
+  if (deps.summaries === "extractive") return undefined;
+  let model: ModelConfig;
+  try {
+    const chosen = config.optimization.summary_model ?? config.model;
+    model = chosen ? sessionModelConfig(deps.model, chosen, deps.modelEnv) : deps.model;
+  } catch {
+    // a summary model without its key: the extractive summarizer, as without a model
+    return undefined;
+  }
+  return model.protocol === "offline" ? undefined : model;
+}
+
+/** Who writes the session's summaries now (the optimizer falls back to extractive on failure). */
+export function summarizerFor(core: StoredSession): Summarizer {
+  if (core.deps.summarizer) return core.deps.summarizer;
+  const model = summaryModel(core);
+  return model ? new LlmSummarizer({ provider: core.deps.provider, model }) : extractive;
+}
+
+/** Turn numbers of a branch: each user message that is not a tool result starts the next one. */
+function turnsOf(messages: readonly ContextMessage[]): (m: ContextMessage) => number | undefined {
+  const turns = new Map<string, number>();
+  let turn = 0;
+  for (const message of messages) {
+    if (message.role === "user" && message.body.message_type !== "tool_result") turn++;
+    turns.set(message.id, Math.max(1, turn));
+  }
+  return (message) => turns.get(message.id);
+}
+
 export interface OptimizeStep {
   systemPrompt: string;
   tools: readonly AnyAgentTool[];
@@ -49,19 +96,95 @@ export interface OptimizeStep {
   pending?: ContextMessage;
 }
 
-/** Optimizes the active branch's current view; returns the result (not yet stored). */
-export async function optimizeActiveBranch(
+/** One step's outcome: the view for the request and what to store. */
+export interface SessionOptimization {
+  view: ContextMessage[];
+  /** this step's own optimization (changed false: nothing of its own to store) */
+  result: OptimizeBranchResult;
+  /** an optimization made ahead (after the last answer) and taken over now */
+  taken: OptimizeBranchResult | undefined;
+  /** what to store, oldest first: the one taken over, then this one */
+  stored: OptimizeBranchResult[];
+}
+
+// ---- optimizing ahead -------------------------------------------------------------------------
+
+/** Starts optimizing the active branch for its next request; core.ahead holds it. */
+export function startAhead(
+  core: StoredSession,
+  setup: { systemPrompt: string; tools: readonly AnyAgentTool[] },
+): AheadOptimization {
+  const branchId = core.activeBranchId;
+  const controller = new AbortController();
+  const ahead: AheadOptimization = {
+    branchId,
+    records: branchRecords(core, branchId).length,
+    messageIds: core.branchMessages(branchId).map((m) => m.id),
+    controller,
+    settled: false,
+    result: Promise.resolve(undefined),
+  };
+  ahead.result = optimizeOnce(core, { ...setup, signal: controller.signal }, [])
+    .then(
+      (result) => (result.changed ? result : undefined),
+      (error: unknown) => {
+        if (!controller.signal.aborted) {
+          core.deps.logger.warn("the optimization made ahead failed", {
+            session: core.id,
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
+        return undefined;
+      },
+    )
+    .finally(() => {
+      ahead.settled = true;
+    });
+  core.ahead = ahead;
+  return ahead;
+}
+
+function stillValid(core: StoredSession, ahead: AheadOptimization): boolean {
+  if (core.activeBranchId !== ahead.branchId) return false;
+  if (branchRecords(core, ahead.branchId).length !== ahead.records) return false;
+  const now = core.branchMessages(ahead.branchId);
+  return ahead.messageIds.every((id, i) => now[i]?.id === id);
+}
+
+/**
+ * The optimization made ahead, when there is one and it still applies to the branch (waiting for
+ * it if it is still running: it started earlier than anything that could start now). Clears it.
+ */
+export async function takeAhead(core: StoredSession): Promise<OptimizeBranchResult | undefined> {
+  const ahead = core.ahead;
+  if (ahead === undefined) return undefined;
+  if (!stillValid(core, ahead)) {
+    ahead.controller.abort();
+    core.ahead = undefined;
+    return undefined;
+  }
+  const result = await ahead.result;
+  if (core.ahead === ahead) core.ahead = undefined;
+  return result !== undefined && stillValid(core, ahead) ? result : undefined;
+}
+
+// ---- one step ---------------------------------------------------------------------------------
+
+function optimizeOnce(
   core: StoredSession,
   step: OptimizeStep,
+  taken: OptimizeBranchResult[],
 ): Promise<OptimizeBranchResult> {
   const branchId = core.activeBranchId;
+  const extra = step.pending ? [step.pending] : [];
   return optimizeBranch({
-    messages: currentView(core, branchId, step.pending ? [step.pending] : []),
+    messages: currentView(core, branchId, extra, taken),
     systemPrompt: step.systemPrompt,
     tools: step.tools.map(toolDefinition),
     config: core.config.optimization,
     contextWindow: core.config.model?.context_window ?? core.deps.model.contextWindow ?? 100_000,
-    summarizer: core.deps.summarizer,
+    summarizer: summarizerFor(core),
+    turnOf: turnsOf([...core.branchMessages(branchId), ...extra]),
     now: () => core.nowIso(),
     newId: () => core.newId(),
     sessionId: core.id,
@@ -72,15 +195,53 @@ export async function optimizeActiveBranch(
   });
 }
 
-/** The write that stores an optimization's new summaries and its record. */
-export function optimizationWrite(result: OptimizeBranchResult) {
+/**
+ * Optimizes the active branch's current view (not yet stored): first takes over an optimization
+ * made ahead, then optimizes what it left, which is usually nothing.
+ */
+export async function optimizeActiveBranch(
+  core: StoredSession,
+  step: OptimizeStep,
+): Promise<SessionOptimization> {
+  const ahead = await takeAhead(core);
+  step.signal.throwIfAborted();
+  const taken = ahead ? [ahead] : [];
+  const result = await optimizeOnce(core, step, taken);
   return {
-    messages: [...result.summaries, ...result.masked],
-    optimization_views: [result.record],
+    view: result.view,
+    result,
+    taken: ahead,
+    stored: [...taken, ...(result.changed ? [result] : [])],
   };
 }
 
-export function optimizationMetadata(result: OptimizeBranchResult): Record<string, unknown> {
+/** The write that stores an optimization step's new messages and records. */
+export function optimizationWrite(step: Pick<SessionOptimization, "stored">) {
+  return {
+    messages: step.stored.flatMap((r) => [...r.summaries, ...r.masked]),
+    optimization_views: step.stored.map((r) => r.record),
+  };
+}
+
+/** One context_update per stored optimization (in the current state), `extra` in each. */
+export function optimizationUpdates(
+  core: StoredSession,
+  step: Pick<SessionOptimization, "stored" | "taken">,
+  extra: Record<string, unknown> = {},
+): SessionEventBody[] {
+  return step.stored.map((result) =>
+    core.contextUpdateEvent(core.state, undefined, undefined, {
+      changed: true,
+      ...optimizationMetadata(result, result === step.taken),
+      ...extra,
+    }),
+  );
+}
+
+export function optimizationMetadata(
+  result: OptimizeBranchResult,
+  ahead = false,
+): Record<string, unknown> {
   return {
     optimization_id: result.record.id,
     tokens_before: result.record.tokens_before,
@@ -90,5 +251,6 @@ export function optimizationMetadata(result: OptimizeBranchResult): Record<strin
     tiers: result.tiers,
     summaries: result.summaries.length,
     masked: result.masked.length,
+    ...(ahead ? { ahead: true } : {}),
   };
 }

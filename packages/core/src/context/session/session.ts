@@ -6,13 +6,16 @@ import type { ContextMessage, MessageDelivery } from "../../model/message-types.
 import type { AgentMode, SessionConfig } from "../../model/session-config.js";
 import type { ContextState } from "../../model/states.js";
 import type { SessionEvent } from "../../protocol/events.js";
+import type { ContextUsage } from "../../protocol/http-responses.js";
 import type { ApprovalDecision, MessagePayload } from "../../protocol/requests.js";
 import type { OptimizationView } from "../../store/types.js";
 import {
   type ListWorkspaceFilesOptions,
   listWorkspaceFiles,
 } from "../../tools/builtin/workspace-files.js";
+import { toolDefinition } from "../../tools/tool.js";
 import { BranchOpError } from "../branches/errors.js";
+import { countRequestTokens, optimizationTarget } from "../optimization/token-budget.js";
 import { modelTitle, shortTitle } from "../session-title.js";
 import type { TransitionRecord } from "../state-machine.js";
 import { MAX_INSTRUCTION_CHARS, type WorkspaceInstructions } from "../workspace-instructions.js";
@@ -60,8 +63,11 @@ import {
   branchRecords,
   currentView,
   optimizationMetadata,
+  optimizationUpdates,
   optimizationWrite,
   optimizeActiveBranch,
+  startAhead,
+  takeAhead,
 } from "./session-optimization.js";
 import { replayEvents } from "./stored-events.js";
 import {
@@ -110,6 +116,8 @@ export class Session {
   #active = 0;
   /** the last sequence before the running operation's first event; undefined when none runs */
   #operationFrom: number | undefined;
+  /** an optimization made ahead, until it is stored or dropped (see #optimizeAhead) */
+  #ahead: Promise<void> | undefined;
 
   constructor(core: StoredSession) {
     this.#core = core;
@@ -174,11 +182,17 @@ export class Session {
   /** Marks the session as being deleted (false: the delete failed, the session is usable again). */
   setDeleting(deleting: boolean): void {
     this.#deleting = deleting;
+    if (deleting) this.#core.ahead?.controller.abort();
   }
-  /** resolves once every queued operation has finished, the runs queued messages start included */
+  /**
+   * resolves once every queued operation has finished, the runs queued messages start included,
+   * and an optimization made ahead after the last answer is stored
+   */
   async idle(): Promise<void> {
-    do await this.#queue.idle();
-    while (this.#active > 0);
+    do {
+      await this.#queue.idle();
+      await this.#ahead;
+    } while (this.#active > 0);
   }
   /**
    * The agent is working: an operation runs (or waits its turn), or the run waits for a tool
@@ -186,6 +200,33 @@ export class Session {
    */
   get working(): boolean {
     return this.#active > 0 || this.#core.state.type === "AwaitingToolApproval";
+  }
+
+  /**
+   * What the active branch's next request would use (issue #15, the usage meter): the fixed part
+   * (system prompt and tool definitions) and the optimized view's messages, counted as the
+   * optimizer counts them, with the window's trigger and target.
+   */
+  contextUsage(): ContextUsage {
+    const core = this.#core;
+    const setup = turnSetup(core);
+    const tokens = countRequestTokens({
+      systemPrompt: setup.systemPrompt,
+      tools: setup.tools.map(toolDefinition),
+      messages: currentView(core),
+    });
+    const window = core.config.model?.context_window ?? core.deps.model.contextWindow ?? 100_000;
+    const { optimization } = core.config;
+    return {
+      system_prompt: tokens.systemPrompt,
+      tools: tokens.tools,
+      fixed: tokens.systemPrompt + tokens.tools,
+      messages: tokens.messages,
+      total: tokens.total,
+      context_window: window,
+      trigger: Math.floor(optimization.trigger_ratio * window),
+      target: optimizationTarget(optimization, window),
+    };
   }
 
   messages(options: { branchId?: string; view?: "full" | "optimized" } = {}): MessagesView {
@@ -445,18 +486,26 @@ export class Session {
         events: [core.contextUpdateEvent(optimizing, core.state)],
       });
       const setup = turnSetup(core);
-      const result = await optimizeActiveBranch(core, { ...setup, signal, force: true });
+      const step = await optimizeActiveBranch(core, { ...setup, signal, force: true });
+      const last = step.stored.at(-1) ?? step.result;
+      // the updates of an optimization taken over from ahead come first, then the move to Idle
+      // with this one's figures
+      const earlier =
+        step.stored.length > 1
+          ? optimizationUpdates(core, { ...step, stored: step.stored.slice(0, -1) })
+          : [];
       await core.commit({
         states: [{ type: "Idle" }],
-        write: result.changed ? optimizationWrite(result) : {},
+        write: optimizationWrite(step),
         events: [
+          ...earlier,
           core.contextUpdateEvent({ type: "Idle" }, optimizing, undefined, {
-            changed: result.changed,
-            ...optimizationMetadata(result),
+            changed: step.stored.length > 0,
+            ...optimizationMetadata(last, last === step.taken),
           }),
         ],
       });
-      return { changed: result.changed };
+      return { changed: step.stored.length > 0 };
     });
   }
 
@@ -495,8 +544,51 @@ export class Session {
       channel.finish(result);
       this.#deliverQueuedIfIdle();
       this.#titleAfterFirstAnswer();
+      this.#optimizeAhead();
     });
     return channel;
+  }
+
+  /**
+   * After an answer, while the user reads it: when the next request would pass the optimization
+   * trigger, optimize now rather than when the user sends the next message (issue #15: summaries
+   * off the critical path). The result is stored by an operation of its own once it is ready, or
+   * taken over by the next message's optimization if that comes first (takeAhead). Never while
+   * an operation runs or waits: it only starts from Idle with nothing queued.
+   */
+  #optimizeAhead(): void {
+    const core = this.#core;
+    if (!core.deps.optimizeAhead || this.#deleting || this.#active > 0) return;
+    if (core.state.type !== "Idle" || core.ahead !== undefined || queuedMessages(core).length > 0)
+      return;
+    let ahead: ReturnType<typeof startAhead>;
+    try {
+      ahead = startAhead(core, turnSetup(core));
+    } catch (error) {
+      core.deps.logger.warn("could not optimize ahead", {
+        session: core.id,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return;
+    }
+    const done = ahead.result.then(async (result) => {
+      // nothing to store, or the next message came first and will take it over
+      if (result === undefined || this.#active > 0 || this.#deleting) return;
+      await this.#operation(async () => {
+        if (core.state.type !== "Idle") return;
+        const taken = await takeAhead(core);
+        if (taken === undefined) return;
+        const step = { stored: [taken], taken };
+        await core.commit({
+          write: optimizationWrite(step),
+          events: optimizationUpdates(core, step),
+        });
+      }).result;
+    });
+    const tracked: Promise<void> = done.finally(() => {
+      if (this.#ahead === tracked) this.#ahead = undefined;
+    });
+    this.#ahead = tracked;
   }
 
   /**

@@ -21,6 +21,7 @@ import { type ToolRegistry, toToolRegistry } from "../../tools/registry.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { Workspace } from "../../tools/workspace.js";
 import { MessagePool } from "../message-pool.js";
+import type { OptimizeBranchResult } from "../optimization/optimizer.js";
 import { planModeToolPredicate } from "../plan-act.js";
 import { StateMachine } from "../state-machine.js";
 import type { ResolvedDeps } from "./session-deps.js";
@@ -39,6 +40,19 @@ export interface Change {
     session?: Omit<NonNullable<SessionWrite["session"]>, "state">;
   };
   events?: SessionEventBody[];
+}
+
+/** An optimization started after an answer, while the user reads it (Session.#optimizeAhead). */
+export interface AheadOptimization {
+  branchId: string;
+  /** the branch's records when it started: another optimization since makes it stale */
+  records: number;
+  /** the branch's message ids when it started: they must still begin the branch */
+  messageIds: readonly string[];
+  controller: AbortController;
+  result: Promise<OptimizeBranchResult | undefined>;
+  /** set once `result` has settled */
+  settled: boolean;
 }
 
 export type EventListener = (event: SessionEvent) => void;
@@ -67,6 +81,8 @@ export class StoredSession {
   workspace: Workspace | undefined;
   /** the newest stored event's sequence (0: none); kept current by `commit` */
   lastSequence = 0;
+  /** an optimization started after the last answer, for the next request (session-optimization) */
+  ahead: AheadOptimization | undefined;
   /** the state a write in flight moves to (see `projectedState`) */
   #inFlight: ContextState | undefined;
   /** settles when the last write asked for has been stored (or failed); see `commit` */
