@@ -36,6 +36,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "ImportSessionResponse",
   "SessionDetail",
   "MessagesResponse",
+  "OptimizeResponse",
   "BranchListResponse",
   "ConfigResponse",
   "InterruptResponse",

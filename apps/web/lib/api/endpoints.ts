@@ -21,6 +21,7 @@ import {
   MergeRequestSchema,
   MergeResponseSchema,
   MessagesResponseSchema,
+  OptimizeResponseSchema,
   PatchConfigRequestSchema,
   PatchSessionRequestSchema,
   ResolveMergeRequestSchema,
@@ -89,6 +90,7 @@ const s = {
   summaries: { title: "SessionSummary", schema: SessionSummarySchema, array: true },
   detail: { title: "SessionDetail", schema: SessionDetailSchema },
   messages: { title: "MessagesResponse", schema: MessagesResponseSchema },
+  optimize: { title: "OptimizeResponse", schema: OptimizeResponseSchema },
   branches: { title: "BranchListResponse", schema: BranchListResponseSchema },
   branch: { title: "Branch", schema: BranchSchema },
   config: { title: "ConfigResponse", schema: ConfigResponseSchema },
@@ -187,7 +189,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "GET",
     path: "/api/sessions/{id}/messages",
     summary:
-      "The messages of a branch, in order: every message, or what the model sees; and the session's `queued` messages (sent while the agent worked, not delivered yet).",
+      "The messages of a branch, in order: every message, or what the model sees; and the session's `queued` messages (sent while the agent worked, not delivered yet). For the active branch, `context_usage` says what its next request would use: the fixed part (system prompt and tool definitions), the optimized view's messages, the window and the optimization trigger and target, counted as the optimizer counts.",
     parameters: [
       { name: "branch", in: "query", description: "a branch id; default the active branch" },
       {
@@ -306,6 +308,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
       "Continues a paused run (after an interrupt or the auto-loop limit), or one that failed recoverably (`Failed{recoverable:true}`: a server restart cut it off, a model call failed). After a restart, a tool call that was running has a stored error result `interrupted by a server restart`, so the run goes on with a model request.",
     response: { status: 200, sse: true },
     errors: [404],
+  },
+  {
+    method: "POST",
+    path: "/api/sessions/{id}/optimize",
+    summary:
+      "Optimize now: optimizes the active branch even below the trigger, down to the target (`optimization.target_ratio` of the window), with the configured strategy: old tool outputs are masked (a one-line note in place of each), then older dialogue is summarized (by the session's model, or `optimization.summary_model`, or extractively; a failed model summary falls back to the extractive one), then, only if still over, the oldest dialogue is dropped and summaries last. Stored messages never change: GET `/messages?view=optimized` shows the result and the session's events carry an `OptimizingContext` → `Idle` `context_update` with its figures. `changed: false` when the branch is within the target already. 409 unless the session is Idle.",
+    response: { status: 200, json: s.optimize },
+    errors: [404, 409],
   },
   {
     method: "PATCH",

@@ -51,6 +51,8 @@ import { openStore } from "./store";
 //   ARBOR_TOOL_ENV   names of further variables tool processes get (never keys or Arbor's tokens)
 //   ARBOR_SANDBOX (auto|bubblewrap|off), ARBOR_SANDBOX_NETWORK=1   bash's sandbox (core sandbox.ts)
 //   ARBOR_MCP_CONFIG   the MCP servers' config file (default: <workspace>/mcp_servers.json)
+//   ARBOR_SUMMARIES=extractive   optimization never asks a model for summaries (default: it asks
+//                  the session's model, or the config's optimization.summary_model)
 // The model's keys stay in this process: only describeModelConfig's redacted view is logged, tool
 // processes get an allow-listed environment, and tool output is redacted of every secret value.
 //
@@ -171,6 +173,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     logger,
     // ARBOR_TITLES=first_message: no title request to the model after the first answer
     titles: env.ARBOR_TITLES?.trim() === "first_message" ? "first_message" : "model",
+    // optimization's summaries: the session's model (or its optimization.summary_model), unless
+    // ARBOR_SUMMARIES=extractive; the offline model always gets extractive summaries
+    summaries: env.ARBOR_SUMMARIES?.trim() === "extractive" ? "extractive" : "model",
     // a session without a workspace of its own (older rows) still gets the runtime's
     tools: (config) => {
       const root = config.workspace ?? workspace;

@@ -113,6 +113,19 @@ export const ContextUsageSchema = z
   );
 export type ContextUsage = z.infer<typeof ContextUsageSchema>;
 
+export const OptimizeResponseSchema = z
+  .object({
+    changed: z
+      .boolean()
+      .describe("false: the branch was within the optimization target already; nothing stored"),
+    optimization: OptimizationViewSchema.nullable().describe(
+      "the optimization stored now (its summaries, masks and drops); null when nothing changed",
+    ),
+    context_usage: ContextUsageSchema.describe("what the next request would use now"),
+  })
+  .describe("Answer to POST /api/sessions/{id}/optimize.");
+export type OptimizeResponse = z.infer<typeof OptimizeResponseSchema>;
+
 export const MessagesResponseSchema = z
   .object({
     branch_id: z.string(),

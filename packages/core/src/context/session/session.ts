@@ -471,10 +471,10 @@ export class Session {
   }
 
   /**
-   * Optimizes the active branch now (even below the trigger); stored messages never change.
-   * Resolves with whether the optimized view changed.
+   * Optimizes the active branch now (even below the trigger; "Optimize now"); stored messages
+   * never change. Resolves with whether the optimized view changed, and the stored record.
    */
-  optimize(): Operation<{ changed: boolean }> {
+  optimize(): Operation<{ changed: boolean; optimization: OptimizationView | null }> {
     return this.#operation(async (signal) => {
       const core = this.#core;
       if (core.state.type !== "Idle") {
@@ -505,7 +505,11 @@ export class Session {
           }),
         ],
       });
-      return { changed: step.stored.length > 0 };
+      const stored = step.stored.at(-1);
+      return {
+        changed: stored !== undefined,
+        optimization: stored ? structuredClone(stored.record) : null,
+      };
     });
   }
 

@@ -41,6 +41,7 @@ export const GET = handle("GET /api/sessions/{id}/messages", async (request, con
     messages: result.messages,
     optimizations: result.optimizations,
     queued: result.queued,
+    ...(branchId === session.activeBranchId ? { context_usage: session.contextUsage() } : {}),
   };
   return json(body);
 });
