@@ -34,6 +34,7 @@ export * from "./messages/system-control-card.js";
 export type { ToolResults } from "./messages/tool-request-card.js";
 export * from "./model-picker.js";
 export * from "./optimization-divider.js";
+export * from "./optimization-settings.js";
 export * from "./prompt-menu.js";
 export * from "./session-export.js";
 export * from "./session-list.js";

@@ -1,8 +1,8 @@
-import type { OptimizationView } from "@arbor/core";
+import type { ContextMessage, OptimizationView } from "@arbor/core";
 import { render, screen } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { OptimizationDivider, optimizationLabel } from "./optimization-divider.js";
+import { OptimizationDivider, optimizationLabel, summaryLines } from "./optimization-divider.js";
 import { text } from "./test-support/messages.js";
 
 const view: OptimizationView = {
@@ -35,5 +35,54 @@ describe("OptimizationDivider", () => {
     expect(toggle.getAttribute("aria-expanded")).toBe("true");
     expect(screen.getByText("old question")).toBeDefined();
     expect(screen.getByText("old answer")).toBeDefined();
+  });
+
+  it("names the summarizer of each summary, what it replaced, and the masked outputs", () => {
+    const summary = (data: Record<string, unknown>): ContextMessage => ({
+      id: `s${JSON.stringify(data).length}`,
+      session_id: "s1",
+      role: "system",
+      status: "complete",
+      created_at: "2025-06-10T12:00:00Z",
+      body: { message_type: "system_control", kind: "summary", text: "…", replaces: [], data },
+    });
+    const mask: ContextMessage = {
+      id: "mask",
+      session_id: "s1",
+      role: "tool",
+      status: "complete",
+      created_at: "2025-06-10T12:00:00Z",
+      body: {
+        message_type: "tool_result",
+        request_id: "r",
+        tool_call_id: "c",
+        tool_name: "read_file",
+        status: "success",
+        content: [{ type: "text", text: "[Output masked to save context: …]" }],
+      },
+    };
+    const messages = [
+      summary({
+        summarizer: "llm",
+        model: "anthropic-messages/claude-haiku",
+        replaced_messages: 32,
+        replaced_tokens: 4_100,
+      }),
+      summary({
+        summarizer: "extractive",
+        fallback_reason: "LLM summarization failed (server): overloaded",
+        replaced_messages: 1,
+        replaced_tokens: 120,
+      }),
+      mask,
+    ];
+    expect(summaryLines(messages)).toEqual([
+      "Summary by anthropic-messages/claude-haiku · replaced 32 messages, 4.1k tokens",
+      "Summary by the extractive summarizer (the model's summary failed: LLM summarization failed (server): overloaded) · replaced 1 message, 120 tokens",
+      "1 old tool output masked (the calls stay; the model calls again to see them)",
+    ]);
+    render(<OptimizationDivider view={view} newMessages={messages} originalMessages={[]} />);
+    const how = screen.getByRole("list", { name: "How it was optimized" });
+    expect(how.textContent).toContain("Summary by anthropic-messages/claude-haiku");
   });
 });

@@ -11,8 +11,53 @@ export function optimizationLabel(view: OptimizationView): string {
   return `History optimized · ${formatTokens(view.tokens_before)} → ${formatTokens(view.tokens_after)} tokens · ${view.messages_before} → ${view.messages_after} messages`;
 }
 
+/** Who made a summary: "anthropic-messages/claude-…", "the extractive summarizer" (and why). */
+function madeBy(data: Record<string, unknown>): string {
+  const model = typeof data.model === "string" ? data.model : undefined;
+  if (data.summarizer === "llm" && model) return model;
+  if (data.summarizer === "extractive") {
+    const reason = typeof data.fallback_reason === "string" ? data.fallback_reason : undefined;
+    if (reason === undefined) return "the extractive summarizer";
+    const short = reason.length > 80 ? `${reason.slice(0, 79)}…` : reason;
+    return `the extractive summarizer (the model's summary failed: ${short})`;
+  }
+  return typeof data.summarizer === "string" ? data.summarizer : "a summarizer";
+}
+
+/**
+ * One line per summary this optimization made (who made it, what it replaced), then the masked
+ * tool outputs; from its new messages as the view shows them. Exported for tests.
+ */
+export function summaryLines(messages: readonly ContextMessage[]): string[] {
+  const lines: string[] = [];
+  let masked = 0;
+  for (const message of messages) {
+    const body = message.body;
+    if (body.message_type === "tool_result") masked++;
+    if (body.message_type !== "system_control" || body.kind !== "summary") continue;
+    const data = body.data ?? {};
+    const count = typeof data.replaced_messages === "number" ? data.replaced_messages : undefined;
+    const tokens = typeof data.replaced_tokens === "number" ? data.replaced_tokens : undefined;
+    const replaced = [
+      count === undefined ? undefined : `${count} message${count === 1 ? "" : "s"}`,
+      tokens === undefined ? undefined : `${formatTokens(tokens)} tokens`,
+    ].filter((part) => part !== undefined);
+    lines.push(
+      `Summary by ${madeBy(data)}${replaced.length > 0 ? ` · replaced ${replaced.join(", ")}` : ""}`,
+    );
+  }
+  if (masked > 0) {
+    lines.push(
+      `${masked} old tool output${masked === 1 ? "" : "s"} masked (the calls stay; the model calls again to see them)`,
+    );
+  }
+  return lines;
+}
+
 export interface OptimizationDividerProps {
   view: OptimizationView;
+  /** the summaries and masked tool outputs this optimization made, as the view shows them */
+  newMessages?: readonly ContextMessage[];
   /** the messages this optimization summarized or dropped, in transcript order */
   originalMessages: readonly ContextMessage[];
   /** how to draw an original message; read-only cards by default */
@@ -22,11 +67,13 @@ export interface OptimizationDividerProps {
 /** A rule across the transcript where history was optimized; expands to what the model no longer sees. */
 export function OptimizationDivider({
   view,
+  newMessages = [],
   originalMessages,
   renderMessage = (message) => <MessageCard message={message} />,
 }: OptimizationDividerProps) {
   const [open, setOpen] = useState(false);
   const label = optimizationLabel(view);
+  const lines = summaryLines(newMessages);
   return (
     <Collapsible.Root open={open} onOpenChange={setOpen} asChild>
       <section aria-label="History optimization" data-optimization-id={view.id} className="my-3">
@@ -40,6 +87,16 @@ export function OptimizationDivider({
           </Collapsible.Trigger>
           <span aria-hidden="true" className="h-px flex-1 bg-zinc-300 dark:bg-zinc-700" />
         </div>
+        {lines.length > 0 && (
+          <ul
+            aria-label="How it was optimized"
+            className="mt-1 text-center text-xs text-zinc-500 dark:text-zinc-400"
+          >
+            {lines.map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        )}
         <Collapsible.Content
           aria-label="Original messages"
           role="region"

@@ -169,3 +169,73 @@ describe("Instructions in use", () => {
     );
   });
 });
+
+describe("SessionSettings: context optimization", () => {
+  const optimization = {
+    strategy: {
+      type: "intelligent" as const,
+      keep_recent: 10,
+      file_reference_window: 30,
+      summarize: true,
+    },
+    trigger_ratio: 0.8,
+    target_ratio: 0.5,
+  };
+
+  it("changes the strategy, trigger, target and who writes the summaries", async () => {
+    const { user, onSave } = setup({ optimization });
+    await user.click(screen.getByRole("button", { name: "Session settings" }));
+    await user.click(screen.getByRole("radio", { name: "Recent messages only" }));
+    const keep = screen.getByRole("textbox", { name: "Recent messages kept" });
+    await user.clear(keep);
+    await user.type(keep, "6");
+    const trigger = screen.getByRole("textbox", { name: "Optimize at (% of window)" });
+    await user.clear(trigger);
+    await user.type(trigger, "70");
+    await user.selectOptions(
+      screen.getByRole("combobox", { name: "Summaries written by" }),
+      "anthropic-messages:claude-sonnet",
+    );
+    await user.click(screen.getByRole("button", { name: "Save" }));
+    expect(onSave).toHaveBeenCalledWith({
+      optimization: {
+        strategy: { type: "recent_n", n: 6 },
+        trigger_ratio: 0.7,
+        target_ratio: 0.5,
+        summary_model: { protocol: "anthropic-messages", model: "claude-sonnet" },
+      },
+    });
+  });
+
+  it("extractive summaries are the offline protocol; a target at or above the trigger is refused", async () => {
+    const { user, onSave } = setup({ optimization });
+    await user.click(screen.getByRole("button", { name: "Session settings" }));
+    const target = screen.getByRole("textbox", { name: "Shrink to (% of window)" });
+    await user.clear(target);
+    await user.type(target, "80");
+    await user.click(screen.getByRole("button", { name: "Save" }));
+    expect(screen.getByRole("alert").textContent).toBe("The target must be below the trigger");
+    expect(onSave).not.toHaveBeenCalled();
+    await user.clear(target);
+    await user.type(target, "40");
+    await user.selectOptions(
+      screen.getByRole("combobox", { name: "Summaries written by" }),
+      "extractive",
+    );
+    await user.click(screen.getByRole("button", { name: "Save" }));
+    expect(onSave).toHaveBeenCalledWith({
+      optimization: {
+        ...optimization,
+        target_ratio: 0.4,
+        summary_model: { protocol: "offline", model: "extractive" },
+      },
+    });
+  });
+
+  it("saves nothing when nothing changed", async () => {
+    const { user, onSave } = setup({ optimization });
+    await user.click(screen.getByRole("button", { name: "Session settings" }));
+    await user.click(screen.getByRole("button", { name: "Save" }));
+    expect(onSave).not.toHaveBeenCalled();
+  });
+});

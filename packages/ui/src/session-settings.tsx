@@ -14,16 +14,24 @@ import { type ReactNode, useId, useState } from "react";
 import { DialogPanel } from "./dialog.js";
 import { InstructionsInUse } from "./instructions-in-use.js";
 import { type ModelOption, modelKey } from "./model-picker.js";
+import {
+  type OptimizationDraft,
+  OptimizationFields,
+  optimizationDraftOf,
+  optimizationFromDraft,
+} from "./optimization-settings.js";
 import { unreachable } from "./state-label.js";
 import { buttonClass, inputClass } from "./styles.js";
 
 export type SessionSettingsPatch = Pick<
   PatchConfigRequest,
-  "agent_mode" | "approval_policy" | "model"
+  "agent_mode" | "approval_policy" | "model" | "optimization"
 >;
 
 export interface SessionSettingsProps {
-  config: Pick<SessionConfig, "agent_mode" | "approval_policy" | "model">;
+  /** `optimization` present: its settings are shown (strategy, trigger, target, summarizer) */
+  config: Pick<SessionConfig, "agent_mode" | "approval_policy" | "model"> &
+    Partial<Pick<SessionConfig, "optimization">>;
   models: readonly ModelOption[];
   /** only the fields that changed; not called when nothing did */
   onSave: (patch: SessionSettingsPatch) => void;
@@ -64,6 +72,7 @@ interface Draft {
   tools: string;
   depth: string;
   mode: AgentMode;
+  optimization: OptimizationDraft | undefined;
 }
 
 function draftOf(config: SessionSettingsProps["config"]): Draft {
@@ -74,6 +83,7 @@ function draftOf(config: SessionSettingsProps["config"]): Draft {
     tools: policy.type === "white_list" ? policy.tools.join(", ") : "",
     depth: policy.type === "limited_auto" ? String(policy.max_depth) : "3",
     mode: config.agent_mode,
+    optimization: config.optimization ? optimizationDraftOf(config.optimization) : undefined,
   };
 }
 
@@ -130,6 +140,16 @@ export function SessionSettings({
       return;
     }
     const patch: SessionSettingsPatch = {};
+    if (draft.optimization !== undefined && config.optimization !== undefined) {
+      const optimization = optimizationFromDraft(draft.optimization, config.optimization, models);
+      if (!optimization.ok) {
+        setError(optimization.error);
+        return;
+      }
+      if (JSON.stringify(optimization.config) !== JSON.stringify(config.optimization)) {
+        patch.optimization = optimization.config;
+      }
+    }
     const model = models.find((m) => modelKey(m.model) === draft.modelKey)?.model;
     if (model && (!config.model || modelKey(config.model) !== draft.modelKey)) patch.model = model;
     if (JSON.stringify(result.policy) !== JSON.stringify(config.approval_policy)) {
@@ -279,6 +299,21 @@ export function SessionSettings({
               Act (all tools)
             </label>
           </fieldset>
+
+          {draft.optimization !== undefined && (
+            <OptimizationFields
+              draft={draft.optimization}
+              models={models}
+              invalid={error !== null}
+              onChange={(change) =>
+                setDraft((previous) =>
+                  previous.optimization === undefined
+                    ? previous
+                    : { ...previous, optimization: { ...previous.optimization, ...change } },
+                )
+              }
+            />
+          )}
 
           {mcpServers !== undefined && (
             <section className="flex flex-col gap-1" aria-label="MCP servers">

@@ -1,6 +1,6 @@
 import { render, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { UsageMeter, usageLevel } from "./usage-meter.js";
+import { fixedText, UsageMeter, usageLevel } from "./usage-meter.js";
 
 describe("UsageMeter", () => {
   it("warns at 75% and 90%", () => {
@@ -22,5 +22,19 @@ describe("UsageMeter", () => {
     rerender(<UsageMeter used={95_000} limit={100_000} />);
     expect(meter.dataset.level).toBe("critical");
     expect(meter.getAttribute("aria-valuetext")).toBe("95k / 100k tokens (95%)");
+  });
+
+  it("shows the fixed part (system prompt and tool definitions) as the bar's first segment", () => {
+    expect(fixedText({ systemPrompt: 242, tools: 1_468 })).toBe(
+      "fixed 1.7k (prompt 242 + tools 1.5k)",
+    );
+    render(<UsageMeter used={8_000} limit={20_000} fixed={{ systemPrompt: 242, tools: 1_468 }} />);
+    const meter = screen.getByRole("meter", { name: "Context usage" });
+    expect(meter.getAttribute("aria-valuetext")).toBe(
+      "8k / 20k tokens (40%), fixed 1.7k (prompt 242 + tools 1.5k)",
+    );
+    // 1,710 of the 8,000 used: about 21% of the filled bar
+    const segment = screen.getByTestId("fixed-overhead");
+    expect(Number.parseFloat(segment.style.width)).toBeCloseTo(21.4, 0);
   });
 });

@@ -32,13 +32,25 @@ export interface UsageMeterProps {
   used: number;
   /** the model's context window */
   limit: number;
+  /**
+   * the fixed part every request pays before the conversation (issue #15): the system prompt and
+   * the tool definitions; shown as the bar's first segment and named in the text
+   */
+  fixed?: { systemPrompt: number; tools: number };
   className?: string;
 }
 
-export function UsageMeter({ used, limit, className = "" }: UsageMeterProps) {
+/** "fixed 1.7k (prompt 242 + tools 1.5k)" */
+export function fixedText(fixed: { systemPrompt: number; tools: number }): string {
+  return `fixed ${formatTokens(fixed.systemPrompt + fixed.tools)} (prompt ${formatTokens(fixed.systemPrompt)} + tools ${formatTokens(fixed.tools)})`;
+}
+
+export function UsageMeter({ used, limit, fixed, className = "" }: UsageMeterProps) {
   const level = usageLevel(used, limit);
   const percent = limit > 0 ? Math.min(100, Math.round((used / limit) * 100)) : 100;
-  const text = `${formatTokens(used)} / ${formatTokens(limit)} tokens (${percent}%)`;
+  const fixedTokens = fixed ? fixed.systemPrompt + fixed.tools : 0;
+  const fixedPercent = limit > 0 ? Math.min(percent, (fixedTokens / limit) * 100) : 0;
+  const text = `${formatTokens(used)} / ${formatTokens(limit)} tokens (${percent}%)${fixed ? `, ${fixedText(fixed)}` : ""}`;
   return (
     <div className={`flex min-w-0 items-center gap-2 text-xs ${className}`}>
       {/* biome-ignore lint/a11y/useSemanticElements: a native <meter> cannot be styled alike across browsers; the ARIA meter carries the same semantics */}
@@ -52,7 +64,15 @@ export function UsageMeter({ used, limit, className = "" }: UsageMeterProps) {
         data-level={level}
         className="h-2 w-24 shrink-0 overflow-hidden rounded-full bg-zinc-200 sm:w-32 dark:bg-zinc-800"
       >
-        <div className={`h-full ${barClass(level)}`} style={{ width: `${percent}%` }} />
+        <div className={`relative h-full ${barClass(level)}`} style={{ width: `${percent}%` }}>
+          {fixed !== undefined && (
+            <div
+              data-testid="fixed-overhead"
+              className="absolute inset-y-0 left-0 bg-zinc-700/60 dark:bg-zinc-100/60"
+              style={{ width: `${percent > 0 ? (fixedPercent / percent) * 100 : 0}%` }}
+            />
+          )}
+        </div>
       </div>
       <span
         className={

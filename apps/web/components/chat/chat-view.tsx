@@ -7,6 +7,7 @@ import {
   type ConnectionState,
   Drawer,
   FileView,
+  formatTokens,
   isRunning,
   McpServerList,
   type ModelOption,
@@ -185,6 +186,26 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     staleTime: 30_000,
   });
 
+  const [optimizing, setOptimizing] = useState(false);
+  const optimizeNow = useCallback(async () => {
+    setOptimizing(true);
+    try {
+      const result = await api.optimize(sessionId);
+      if (result.changed && result.optimization) {
+        const { tokens_before, tokens_after } = result.optimization;
+        toast.success(
+          `History optimized: ${formatTokens(tokens_before)} → ${formatTokens(tokens_after)} tokens`,
+        );
+      } else {
+        toast("Nothing to optimize: the history is within the target already");
+      }
+      await queryClient.invalidateQueries({ queryKey: ["messages", sessionId] });
+    } catch (error) {
+      toast.error("Optimizing failed", { description: errorText(error) });
+    } finally {
+      setOptimizing(false);
+    }
+  }, [queryClient, sessionId]);
   const refreshSession = useCallback(async () => {
     await Promise.all([
       queryClient.invalidateQueries({ queryKey: ["session", sessionId] }),
@@ -279,6 +300,8 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
   const config = detail.data?.config;
   const mode = config?.agent_mode ?? "act";
   const limit = config?.model?.context_window ?? defaultContextWindow;
+  // what the next request would use, as the server counts it (active branch only)
+  const usage = shownQuery.data?.context_usage;
   const error = actions.actionError ?? live.snapshot.error?.message;
   // what a branch without its own prompt uses
   const basePrompt = config?.system_prompt?.trim() || settings.data?.default_system_prompt || "";
@@ -351,8 +374,21 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         <ConnectionIndicator state={connectionState(live.connection, online)} />
         {/* at phone width the bar alone; its numbers stay in the meter's aria-valuetext */}
         <div className="max-sm:[&_span]:hidden">
-          <UsageMeter used={contextTokens(shown)} limit={limit} />
+          <UsageMeter
+            used={contextTokens(shown) || (usage?.total ?? 0)}
+            limit={limit}
+            {...(usage ? { fixed: { systemPrompt: usage.system_prompt, tools: usage.tools } } : {})}
+          />
         </div>
+        <button
+          type="button"
+          className={buttonClass.ghost}
+          disabled={optimizing || state.type !== "Idle"}
+          title="Summarize and mask older history now, down to the optimization target"
+          onClick={() => void optimizeNow()}
+        >
+          Optimize now
+        </button>
       </ChatHeader>
 
       <Drawer title="Sessions" open={sessionsOpen} onOpenChange={setSessionsOpen}>

@@ -200,6 +200,11 @@ export function Transcript({
         : { before: new Map(), top: [] },
     [view, shown, optimizations],
   );
+  // the summaries and masked outputs an optimization made, as the view shows them
+  const madeBy = (optimization: OptimizationView): ContextMessage[] => {
+    const ids = new Set(optimization.summaries.map((s) => s.summary_message_id));
+    return shown.filter((message) => ids.has(message.id));
+  };
   const originals = (optimization: OptimizationView): ContextMessage[] => {
     const ids = new Set([
       ...optimization.summaries.flatMap((s) => s.replaces),
@@ -289,6 +294,7 @@ export function Transcript({
         <OptimizationDivider
           key={optimization.id}
           view={optimization}
+          newMessages={madeBy(optimization)}
           originalMessages={originals(optimization)}
         />
       ))}
@@ -298,6 +304,7 @@ export function Transcript({
             <OptimizationDivider
               key={optimization.id}
               view={optimization}
+              newMessages={madeBy(optimization)}
               originalMessages={originals(optimization)}
             />
           ))}

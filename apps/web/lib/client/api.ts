@@ -19,6 +19,7 @@ import type {
   MessageDelivery,
   MessagePayload,
   MessagesResponse,
+  OptimizeResponse,
   PatchConfigRequest,
   ResolveMergeRequest,
   SearchResponse,
@@ -239,6 +240,8 @@ export const api = {
     ),
   resume: (id: string, options?: RequestOptions) =>
     stream(`${sessionPath(id)}/resume`, undefined, options),
+  /** "Optimize now": the active branch, even below the trigger */
+  optimize: (id: string) => json<OptimizeResponse>("POST", `${sessionPath(id)}/optimize`),
   patchConfig: (id: string, patch: PatchConfigRequest) =>
     json<ConfigResponse>("PATCH", `${sessionPath(id)}/config`, patch),
 
