@@ -176,6 +176,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     // optimization's summaries: the session's model (or its optimization.summary_model), unless
     // ARBOR_SUMMARIES=extractive; the offline model always gets extractive summaries
     summaries: env.ARBOR_SUMMARIES?.trim() === "extractive" ? "extractive" : "model",
+    // files re-read into a summary are redacted like tool output
+    secrets,
     // a session without a workspace of its own (older rows) still gets the runtime's
     tools: (config) => {
       const root = config.workspace ?? workspace;

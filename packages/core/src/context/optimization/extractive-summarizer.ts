@@ -1,5 +1,6 @@
 import { defaultTokenCounter } from "../../agent/tokens.js";
 import type { ContextMessage } from "../../model/message-types.js";
+import { RECENT_FILES_HEADING } from "./recent-files.js";
 import type { SummarizeOptions, Summarizer } from "./summarizer.js";
 
 // The extractive summarizer: deterministic and model-free, used when no model is configured (the
@@ -121,6 +122,8 @@ class Collector {
     let section: FactKind | "said" | "other" = "other";
     for (const raw of text.split("\n")) {
       const line = raw.trim();
+      // files re-read at the last optimization: old contents are never carried over
+      if (line === RECENT_FILES_HEADING) break;
       const heading = KIND_OF_HEADING.get(line);
       if (heading !== undefined) {
         section = heading;

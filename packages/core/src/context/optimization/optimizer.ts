@@ -9,6 +9,12 @@ import { importanceScoringStrategy } from "./importance-scoring.js";
 import { intelligentStrategy } from "./intelligent.js";
 import { isSummary } from "./model-view.js";
 import { maskable, maskedCopy, recentKeep } from "./observation-masking.js";
+import {
+  RECENT_FILES_SHARE,
+  type RecentFileReader,
+  recentFilePaths,
+  recentFilesSection,
+} from "./recent-files.js";
 import { recentNStrategy } from "./recent-n.js";
 import { type OptimizationStrategyImpl, recentTailUnit, segmentUnits } from "./selection.js";
 import type { SummarizeOptions, Summarizer } from "./summarizer.js";
@@ -69,6 +75,12 @@ export interface OptimizeBranchInput {
   turnOf?: (message: ContextMessage) => number | undefined;
   /** one summary may take this long before the extractive one stands in; default 120 s */
   summaryTimeoutMs?: number;
+  /**
+   * reads a workspace file as it is now (confined, secrets redacted): after summarizing, the files
+   * the summarized or masked messages used are re-read into the newest summary (recent-files.ts);
+   * absent: none are
+   */
+  readRecentFile?: RecentFileReader;
 }
 
 export type OptimizationTier = "truncate" | "mask" | "summarize" | "drop";
@@ -310,6 +322,42 @@ export async function optimizeBranch(input: OptimizeBranchInput): Promise<Optimi
     // a strategy configured not to summarize drops instead
     if (dropped.length > 0) tiers.push("drop");
     total = sumExact(view);
+    if (summaries.length > 0 && input.readRecentFile) {
+      // the files the summarized and masked messages used, re-read into the newest summary
+      const byId = new Map(messages.map((m) => [m.id, m]));
+      const gone: ContextMessage[] = [];
+      selection.dispositions.forEach((disposition, i) => {
+        if (disposition.kind === "summarize") gone.push(messages[i]!);
+        const body = truncated[i]!.body;
+        if (maskOf.has(truncated[i]!) && body.message_type === "tool_result") {
+          const request = byId.get(body.request_id);
+          if (request) gone.push(request);
+        }
+      });
+      const budget = Math.min(target - total, Math.floor(RECENT_FILES_SHARE * (target - overhead)));
+      const section = await recentFilesSection(
+        recentFilePaths(gone, view),
+        input.readRecentFile,
+        budget,
+        counter,
+      );
+      signal.throwIfAborted();
+      const newest = view.findLastIndex((m) => summaries.includes(m));
+      const summary = view[newest];
+      if (section && summary?.body.message_type === "system_control") {
+        const withFiles: ContextMessage = {
+          ...summary,
+          body: {
+            ...summary.body,
+            text: `${summary.body.text}${section.text}`,
+            data: { ...summary.body.data, recent_files: section.files },
+          },
+        };
+        view[newest] = withFiles;
+        summaries = summaries.map((s) => (s === summary ? withFiles : s));
+        total = sumExact(view);
+      }
+    }
   }
 
   if (total > target) {

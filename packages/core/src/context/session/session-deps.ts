@@ -9,6 +9,7 @@ import type { LoopRecorder } from "../../recording/recorder.js";
 import type { SessionStore } from "../../store/types.js";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
 import type { ToolRegistry } from "../../tools/registry.js";
+import { secretsFromEnv } from "../../tools/secrets.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import type { Summarizer } from "../optimization/summarizer.js";
 import { createProcessorRegistry, type ProcessorRegistry } from "../processor-registry.js";
@@ -46,6 +47,11 @@ export interface SessionDeps {
    * and on failure; "extractive" never calls a model for them
    */
   summaries?: "model" | "extractive";
+  /**
+   * secret values kept out of what the session itself puts before the model (files re-read after
+   * an optimization); default: secretsFromEnv(modelEnv). The web app passes the tools' list.
+   */
+  secrets?: () => readonly string[];
   /** a summarizer for every session, over `summaries` (tests, benches) */
   summarizer?: Summarizer;
   /**
@@ -94,6 +100,7 @@ export function resolveDeps(deps: SessionDeps): ResolvedDeps {
     logger: deps.logger ?? consoleLogger,
     summaries: deps.summaries ?? "model",
     summarizer: deps.summarizer,
+    secrets: deps.secrets ?? (() => secretsFromEnv(deps.modelEnv ?? process.env)),
     optimizeAhead: deps.optimizeAhead ?? true,
     retryConfig: deps.retryConfig ?? DEFAULT_RETRY_CONFIG,
     executionLimits:

@@ -1,8 +1,10 @@
+import { readWorkspaceFile } from "../../codebase/file-view.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import type { ModelConfig } from "../../model/llm-config.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import type { OptimizationView } from "../../store/types.js";
+import { redact } from "../../tools/secrets.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { toolDefinition } from "../../tools/tool.js";
 import { ExtractiveSummarizer } from "../optimization/extractive-summarizer.js";
@@ -72,6 +74,14 @@ export function summarizerFor(core: StoredSession): Summarizer {
   if (core.deps.summarizer) return core.deps.summarizer;
   const model = summaryModel(core);
   return model ? new LlmSummarizer({ provider: core.deps.provider, model }) : extractive;
+}
+
+/** Reads a workspace file for the model as the file tools do: confined, secrets redacted. */
+function recentFileReader(core: StoredSession, root: string) {
+  return async (path: string): Promise<string | undefined> => {
+    const read = await readWorkspaceFile(root, path);
+    return read.ok ? redact(read.content, core.deps.secrets()) : undefined;
+  };
 }
 
 /** Turn numbers of a branch: each user message that is not a tool result starts the next one. */
@@ -185,6 +195,7 @@ function optimizeOnce(
     contextWindow: core.config.model?.context_window ?? core.deps.model.contextWindow ?? 100_000,
     summarizer: summarizerFor(core),
     turnOf: turnsOf([...core.branchMessages(branchId), ...extra]),
+    ...(core.workspace ? { readRecentFile: recentFileReader(core, core.workspace.root) } : {}),
     now: () => core.nowIso(),
     newId: () => core.newId(),
     sessionId: core.id,

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { collect, silent } from "../../../test/support/session-harness.js";
 import { modelConfigFromEnv } from "../../llm/env-config.js";
@@ -8,6 +11,7 @@ import { InMemorySessionStore } from "../../store/memory-store.js";
 import { startFakeLlmServer } from "../../testing/fake-llm-server/server.js";
 import { isSummaryRequest } from "../../testing/fake-llm-server/summarize.js";
 import type { FakeLlmServer } from "../../testing/fake-llm-server/types.js";
+import { createDefaultTools } from "../../tools/builtin/default-tools.js";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../optimization/summarizer.js";
 import type { SessionDeps } from "./session-deps.js";
 import { SessionManager } from "./session-manager.js";
@@ -168,6 +172,54 @@ describe("summaries by the session's model", () => {
     } finally {
       await failing.close();
     }
+  });
+});
+
+describe("files re-read after a compaction", () => {
+  it("the newest summary holds the files the summarized turns read, as they are now, secrets redacted", async () => {
+    const secret = "sk-ant-test-file-secret-0042";
+    const workspace = mkdtempSync(join(tmpdir(), "arbor-recent-"));
+    writeFileSync(join(workspace, "config.md"), `mode = fast\napi key = ${secret}\n`);
+    const keyEnv = { ANTHROPIC_API_KEY: secret, ANTHROPIC_BASE_URL: fake.url };
+    // the default tools' definitions take ~1,500 tokens: a window that leaves room for them
+    const session = await sessionWith(
+      {
+        workspace,
+        approval_policy: { type: "auto_approve_all" },
+        model: { protocol: "anthropic-messages", model: "claude-main", context_window: 6_000 },
+      },
+      {
+        model: modelConfigFromEnv(keyEnv),
+        modelEnv: keyEnv,
+        tools: () => createDefaultTools({ workspaceRoot: workspace, env: keyEnv }),
+        optimizeAhead: false,
+      },
+    );
+    let first = true;
+    fake.setScript((view) => {
+      const last = JSON.stringify((view.body as { messages: unknown[] }).messages.at(-1));
+      if (first && last.includes("Read config.md")) {
+        first = false;
+        return {
+          blocks: [{ type: "toolCall", name: "read_file", arguments: { path: "config.md" } }],
+        };
+      }
+      return { blocks: [{ type: "text", text: `Noted. ${LONG}` }] };
+    });
+    await collect(session.sendMessage({ type: "text", text: "Read config.md please." }));
+    // the file changes after it was read: the summary gets it as it is now
+    writeFileSync(join(workspace, "config.md"), `mode = careful\napi key = ${secret}\n`);
+    for (let i = 1; i <= 10; i++) {
+      await collect(session.sendMessage({ type: "text", text: `Code R${i} is garnet-10${i}0.` }));
+    }
+    const summary = session
+      .messages({ view: "optimized" })
+      .messages.find((m) => m.body.message_type === "system_control")!;
+    const summaryText = summary.body.message_type === "system_control" ? summary.body.text : "";
+    expect(summaryText).toContain("### config.md\nmode = careful\napi key = [redacted]");
+    expect(summaryText).not.toContain(secret);
+    expect(summaryText).not.toContain("mode = fast");
+    expect(summary.body).toMatchObject({ data: { recent_files: ["config.md"] } });
   });
 });
 

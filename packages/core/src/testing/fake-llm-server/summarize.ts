@@ -1,3 +1,4 @@
+import { RECENT_FILES_HEADING } from "../../context/optimization/recent-files.js";
 import { SUMMARY_REQUEST_PREFIX } from "../../context/optimization/summarizer.js";
 import type { ScriptedTurn } from "../script.js";
 import { lastUserText } from "./request-body.js";
@@ -67,7 +68,9 @@ export function summarizeTranscript(
       continue;
     }
     const summary = head.includes("(system_control");
-    for (const raw of body.split(/(?<=[.!?])\s+|\n+/)) {
+    // like a model told so, it leaves re-read file contents out of a summary of a summary
+    const said = summary ? body.split(RECENT_FILES_HEADING)[0]! : body;
+    for (const raw of said.split(/(?<=[.!?])\s+|\n+/)) {
       const sentence = raw.replace(/^[-*]\s*/, "").trim();
       if (sentence === "" || sentence.startsWith("[Summary of")) continue;
       if (
