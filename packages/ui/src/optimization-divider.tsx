@@ -36,6 +36,8 @@ export function summaryLines(messages: readonly ContextMessage[]): string[] {
     if (body.message_type === "tool_result") masked++;
     if (body.message_type !== "system_control" || body.kind !== "summary") continue;
     const data = body.data ?? {};
+    // an earlier summary kept without the files it re-read: not a new summary
+    if (data.files_dropped_from !== undefined) continue;
     const count = typeof data.replaced_messages === "number" ? data.replaced_messages : undefined;
     const tokens = typeof data.replaced_tokens === "number" ? data.replaced_tokens : undefined;
     const replaced = [

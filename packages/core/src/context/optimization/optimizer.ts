@@ -10,10 +10,12 @@ import { intelligentStrategy } from "./intelligent.js";
 import { isSummary } from "./model-view.js";
 import { maskable, maskedCopy, recentKeep } from "./observation-masking.js";
 import {
+  hasRecentFiles,
   RECENT_FILES_SHARE,
   type RecentFileReader,
   recentFilePaths,
   recentFilesSection,
+  withoutRecentFiles,
 } from "./recent-files.js";
 import { recentNStrategy } from "./recent-n.js";
 import { type OptimizationStrategyImpl, recentTailUnit, segmentUnits } from "./selection.js";
@@ -233,7 +235,8 @@ export async function optimizeBranch(input: OptimizeBranchInput): Promise<Optimi
   );
   let total = overhead + tokens.reduce((a, b) => a + b, 0);
 
-  // Tier 2: mask the outputs of old tool calls (every result before the recent messages).
+  // Tier 2: mask the outputs of old tool calls (every result before the recent messages), and
+  // the files an earlier summary re-read (their contents are old by now: recent-files.ts).
   /** masked copy → the id of the message it stands for */
   const maskOf = new Map<ContextMessage, string>();
   if (total > target) {
@@ -241,8 +244,12 @@ export async function optimizeBranch(input: OptimizeBranchInput): Promise<Optimi
     const tail = recentTailUnit(units, truncated.length, Math.max(1, recentKeep(config.strategy)));
     const tailStart = units[tail]?.start ?? truncated.length;
     for (let i = 0; i < tailStart; i++) {
-      if (!maskable(messages[i]!)) continue;
-      const copy = maskedCopy(messages[i]!, input.newId(), input.now());
+      const stored = messages[i]!;
+      const copy = hasRecentFiles(stored)
+        ? withoutRecentFiles(stored, input.newId(), input.now())
+        : maskable(stored)
+          ? maskedCopy(stored, input.newId(), input.now())
+          : undefined;
       if (copy === undefined) continue;
       maskOf.set(copy, messages[i]!.id);
       truncated[i] = copy;
@@ -270,8 +277,10 @@ export async function optimizeBranch(input: OptimizeBranchInput): Promise<Optimi
     selection.dispositions.forEach((disposition, i) => {
       if (disposition.kind === "summarize") {
         const batch = batches[disposition.group] ?? [];
-        // the summarizer reads the stored message, not its truncated or masked view copy
-        batch.push(messages[i]!);
+        // the summarizer reads the stored message, not its truncated or masked view copy (but a
+        // summary without its old files: they would only be summarized again)
+        const copy = truncated[i]!;
+        batch.push(maskOf.has(copy) && isSummary(copy) ? copy : messages[i]!);
         batches[disposition.group] = batch;
       } else if (disposition.kind === "drop") dropped.push(messages[i]!.id);
       else kept += tokens[i]!;
@@ -297,7 +306,7 @@ export async function optimizeBranch(input: OptimizeBranchInput): Promise<Optimi
           message_type: "system_control",
           kind: "summary",
           text,
-          replaces: batch.map((m) => m.id),
+          replaces: batch.map((m) => maskOf.get(m) ?? m.id),
           data: {
             ...how,
             share_tokens: shares[g]!,
@@ -380,8 +389,9 @@ export async function optimizeBranch(input: OptimizeBranchInput): Promise<Optimi
             summaries = summaries.filter((s) => s !== message);
             dropped.push(...(message.body.replaces ?? []));
           } else {
-            // a stored summary: dropping it hides everything it covers (viewFromRecords)
-            dropped.push(message.id);
+            // a stored summary (or a copy standing for one): dropping it hides everything it
+            // covers (viewFromRecords)
+            dropped.push(maskOf.get(message) ?? message.id);
           }
         } else dropped.push(maskOf.get(message) ?? message.id);
       }

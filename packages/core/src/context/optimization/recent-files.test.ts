@@ -99,4 +99,63 @@ describe("recent files", () => {
     expect(again).not.toContain(RECENT_FILES_HEADING);
     expect(again).not.toContain("as it is now");
   });
+
+  it("at the next optimization an earlier summary's files are dropped (they are old by then)", async () => {
+    const summary: ContextMessage = {
+      id: "s-old",
+      session_id: "s",
+      role: "system",
+      status: "complete",
+      created_at: "2025-01-01T00:00:00.000Z",
+      body: {
+        message_type: "system_control",
+        kind: "summary",
+        text: `Summary of 9 earlier messages:\nFacts:\n- [1 user] Code R1 is garnet-1084.\n\n${RECENT_FILES_HEADING}\n### a.ts\n${"export const a = 1;\n".repeat(80)}`,
+        replaces: ["x1", "x2"],
+        data: { summarizer: "extractive", recent_files: ["a.ts"] },
+      },
+    };
+    const messages = [
+      summary,
+      ...Array.from({ length: 6 }, (_, i) =>
+        text(`k${i}`, i % 2 ? "assistant" : "user", `turn ${i}`),
+      ),
+    ];
+    let n = 0;
+    const base = {
+      messages,
+      systemPrompt: "sys",
+      tools: [],
+      config: OptimizationConfigSchema.parse({
+        strategy: {
+          type: "intelligent",
+          keep_recent: 6,
+          file_reference_window: 0,
+          summarize: true,
+        },
+      }),
+      summarizer: new ExtractiveSummarizer(),
+      now: () => "2025-01-01T00:00:00.000Z",
+      newId: () => `n${n++}`,
+      sessionId: "s",
+      branchId: "b",
+      signal: new AbortController().signal,
+    };
+    const result = await optimizeBranch({
+      ...base,
+      contextWindow: Math.floor(countRequestTokens(base).total / 0.9),
+    });
+    expect(result.tiers).toEqual(["mask"]);
+    const [kept] = result.masked;
+    expect(result.view[0]).toBe(kept);
+    expect(kept?.body).toMatchObject({
+      kind: "summary",
+      text: "Summary of 9 earlier messages:\nFacts:\n- [1 user] Code R1 is garnet-1084.",
+      replaces: ["x1", "x2"],
+      data: { files_dropped_from: "s-old", old_files: ["a.ts"] },
+    });
+    expect(result.record.summaries).toEqual([
+      { summary_message_id: kept!.id, replaces: ["s-old"] },
+    ]);
+  });
 });

@@ -104,3 +104,37 @@ export async function recentFilesSection(
   if (parts.length === 0) return undefined;
   return { text: `\n\n${RECENT_FILES_HEADING}\n${parts.join("\n\n")}`, files };
 }
+
+/** True for a summary holding re-read files (a section this module appended). */
+export function hasRecentFiles(message: ContextMessage): boolean {
+  const body = message.body;
+  return (
+    body.message_type === "system_control" &&
+    body.kind === "summary" &&
+    body.text.includes(`\n${RECENT_FILES_HEADING}\n`)
+  );
+}
+
+/**
+ * A summary's copy without its re-read files (a new id; it stands for the stored summary in the
+ * record, as a masked tool result does): at the next optimization their contents are old.
+ */
+export function withoutRecentFiles(
+  message: ContextMessage,
+  id: string,
+  now: string,
+): ContextMessage | undefined {
+  const body = message.body;
+  if (body.message_type !== "system_control" || !hasRecentFiles(message)) return undefined;
+  const { recent_files: files, ...data } = body.data ?? {};
+  return {
+    ...message,
+    id,
+    created_at: now,
+    body: {
+      ...body,
+      text: body.text.slice(0, body.text.indexOf(`\n\n${RECENT_FILES_HEADING}\n`)).trimEnd(),
+      data: { ...data, files_dropped_from: message.id, ...(files ? { old_files: files } : {}) },
+    },
+  };
+}
