@@ -120,8 +120,30 @@ export async function run(): Promise<BenchFigure[]> {
     // long answers (~2,400 characters) leave the context past the trigger after an answer: with
     // optimizing ahead the summaries are made while the user reads; without, when they send
     const ahead = await aheadFigures(fake);
+    // the issue's small window: 6,000 tokens, of which the fixed part takes ~1,700; the requests
+    // must stay valid (the recall has no goal here: the room holds a few facts at most)
+    const small = await runPlantedFacts({
+      fake,
+      turns: 100,
+      contextWindow: 6_000,
+      logger: quiet,
+      waitBetweenTurns: true,
+    });
+    const smallValid =
+      small.requestsOverWindow +
+      small.requestsNotStartingWithUser +
+      small.requestsWithBrokenPairs +
+      small.failedSends;
     return [
       ...figures("model summaries", withModel, 90),
+      {
+        name: "planted-fact requests valid, 6,000-token window (100 turns)",
+        value: small.requests - smallValid,
+        unit: "requests",
+        target: `all ${small.requests}`,
+        pass: smallValid === 0,
+        notes: `over the window: ${small.requestsOverWindow} (max ${small.maxRequestTokens}); not starting with user: ${small.requestsNotStartingWithUser}; broken pairs: ${small.requestsWithBrokenPairs}; recall ${small.recalled}/100 (informational)`,
+      },
       ...figures("extractive", extractive, 70),
       ...ahead,
     ];

@@ -203,4 +203,47 @@ describe("summary shares and the last tier", () => {
     expect(tight.view.map((m) => m.id)).toEqual(["k5"]);
     expect(tight.record.dropped).toContain("old-summary");
   });
+
+  it("cuts a summary to what fits rather than dropping it whole", async () => {
+    const facts = Array.from(
+      { length: 40 },
+      (_, i) => `- [${i + 1} user] The vault code for room R${i + 1} is garnet-${1000 + i}.`,
+    );
+    const summary: ContextMessage = {
+      id: "old-summary",
+      session_id: "s",
+      role: "system",
+      status: "complete",
+      created_at: "2025-01-01T00:00:00.000Z",
+      body: {
+        message_type: "system_control",
+        kind: "summary",
+        text: ["Summary of 80 earlier messages:", "Facts:", ...facts].join("\n"),
+        replaces: ["gone"],
+      },
+    };
+    const last = text("k9", "user", "What are the codes?");
+    const config = OptimizationConfigSchema.parse({
+      strategy: {
+        type: "intelligent",
+        keep_recent: 100,
+        file_reference_window: 0,
+        summarize: true,
+      },
+    });
+    const base = input([summary, text("k0", "assistant", "ok ".repeat(200)), last], { config });
+    const lastOnly = countRequestTokens({ ...base, messages: [last] }).total;
+    // the target leaves ~150 tokens for the summary (of ~700)
+    const result = await optimizeBranch({ ...base, contextWindow: 2 * (lastOnly + 150) });
+    const [cut] = result.masked;
+    expect(result.view).toEqual([cut, last]);
+    const cutText = cut?.body.message_type === "system_control" ? cut.body.text : "";
+    expect(cutText.startsWith("Summary of 80 earlier messages:\nFacts:\n- [1 user]")).toBe(true);
+    expect(cutText).toMatch(/\(\d+ more lines left out for space\)$/);
+    expect(result.record.summaries).toEqual([
+      { summary_message_id: cut!.id, replaces: ["old-summary"] },
+    ]);
+    expect(result.record.dropped).toEqual(["k0"]);
+    expect(result.record.tokens_after).toBeLessThanOrEqual(result.target);
+  });
 });

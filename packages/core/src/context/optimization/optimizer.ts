@@ -182,6 +182,41 @@ function countedTurns(messages: readonly ContextMessage[]): (m: ContextMessage) 
   return (message) => turns.get(message) ?? Math.max(1, turn);
 }
 
+/** Below this many tokens a cut summary says too little: it is dropped instead. */
+const MIN_TRIMMED_SUMMARY = 60;
+
+/**
+ * `summary` cut to its first lines within `tokens` (its header and what comes first: decisions,
+ * errors, questions, then facts), saying how many lines were left out; undefined when too little
+ * would be left.
+ */
+function trimSummary(
+  summary: ContextMessage,
+  tokens: number,
+  counter: TokenCounter,
+  copy: { id: string },
+): ContextMessage | undefined {
+  const body = summary.body;
+  if (body.message_type !== "system_control" || tokens < MIN_TRIMMED_SUMMARY) return undefined;
+  const lines = body.text.split("\n");
+  const room = tokens - 24;
+  const kept: string[] = [];
+  let used = 0;
+  for (const line of lines) {
+    const cost = counter.countText(line) + 1;
+    if (used + cost > room) break;
+    kept.push(line);
+    used += cost;
+  }
+  if (kept.length < 2) return undefined;
+  const text = `${kept.join("\n")}\n(${lines.length - kept.length} more lines left out for space)`;
+  return {
+    ...summary,
+    id: copy.id,
+    body: { ...body, text, data: { ...body.data, trimmed_from_lines: lines.length } },
+  };
+}
+
 export async function optimizeBranch(input: OptimizeBranchInput): Promise<OptimizeBranchResult> {
   const counter = input.counter ?? defaultTokenCounter();
   const { messages, config, contextWindow, signal } = input;
@@ -379,6 +414,22 @@ export async function optimizeBranch(input: OptimizeBranchInput): Promise<Optimi
     const gone = new Set<number>();
     for (const { start, end } of order) {
       if (total <= target) break;
+      const first = view[start]!;
+      if (isSummary(first) && end === start + 1) {
+        // a summary that fits in part is cut to what fits rather than dropped whole
+        const trimmed = trimSummary(first, exact(first) - (total - target), counter, {
+          id: summaries.includes(first) ? first.id : input.newId(),
+        });
+        if (trimmed !== undefined) {
+          if (summaries.includes(first))
+            summaries = summaries.map((m) => (m === first ? trimmed : m));
+          else maskOf.set(trimmed, maskOf.get(first) ?? first.id);
+          view[start] = trimmed;
+          total += exact(trimmed) - exact(first);
+          if (!tiers.includes("drop")) tiers.push("drop");
+          continue;
+        }
+      }
       for (let i = start; i < end; i++) {
         const message = view[i]!;
         gone.add(i);
