@@ -45,12 +45,37 @@ export async function scriptFakeLlm(request: APIRequestContext, turns: FakeTurn[
   if (!response.ok()) throw new Error(`fake LLM script failed: ${response.status()}`);
 }
 
-/** The generation requests the fake served since the last reset (token counting left out). */
-export async function fakeLlmRequests(request: APIRequestContext): Promise<FakeRequest[]> {
+async function generationRequests(request: APIRequestContext): Promise<FakeRequest[]> {
   const response = await request.get(`${FAKE_LLM_URL}/__fake/requests`);
   if (!response.ok()) throw new Error(`fake LLM requests failed: ${response.status()}`);
   const { requests } = (await response.json()) as { requests: FakeRequest[] };
   return requests.filter((r) => r.path.endsWith("/messages"));
+}
+
+/**
+ * A request of optimization's summarizer (issue #15): its user prompt starts "Summarize these"
+ * (core's SUMMARY_REQUEST_PREFIX); the fake answers it by summarizing, not from the script.
+ */
+export function isSummaryRequest(request: FakeRequest): boolean {
+  const messages = (request.body as { messages?: Array<{ content?: unknown }> }).messages ?? [];
+  const content = messages.at(-1)?.content;
+  const text =
+    typeof content === "string"
+      ? content
+      : Array.isArray(content)
+        ? String((content[0] as { text?: unknown } | undefined)?.text ?? "")
+        : "";
+  return text.startsWith("Summarize these");
+}
+
+/** The conversation's requests the fake served since the last reset (summaries left out). */
+export async function fakeLlmRequests(request: APIRequestContext): Promise<FakeRequest[]> {
+  return (await generationRequests(request)).filter((r) => !isSummaryRequest(r));
+}
+
+/** The summary requests (optimization's summarizer) the fake served since the last reset. */
+export async function fakeSummaryRequests(request: APIRequestContext): Promise<FakeRequest[]> {
+  return (await generationRequests(request)).filter(isSummaryRequest);
 }
 
 /** A text reply streamed slowly: `chunks` deltas of `chunkSize` characters, `delayMs` apart. */

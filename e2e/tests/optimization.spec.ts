@@ -8,7 +8,7 @@ import {
   transcript,
   userMessages,
 } from "./app.js";
-import { fakeLlmRequests, resetFakeLlm, scriptFakeLlm } from "./fake-llm.js";
+import { fakeLlmRequests, fakeSummaryRequests, resetFakeLlm, scriptFakeLlm } from "./fake-llm.js";
 
 test.beforeEach(async ({ request }) => {
   await resetFakeLlm(request);
@@ -85,4 +85,82 @@ test("history past the trigger is optimized: the divider expands to the original
   await views.getByRole("radio", { name: "What the model sees" }).click();
   await expect(divider).toBeVisible();
   await expect(userMessages(page)).toHaveText([/Question number 3$/]);
+});
+
+const PADDING = "The archive review goes on, shelf after shelf, with nothing new. ".repeat(15);
+
+test("Optimize now: the model summarizes, the divider names it, the meter shows the fixed part, the settings change the trigger", async ({
+  page,
+  request,
+}, testInfo) => {
+  // an 8,000-token window aimed at 45% (3,600 tokens): the fixed part (~2,350) and six padded
+  // turns are over the target, far below the 80% trigger, until "Optimize now"
+  const { session_id } = await createSession(request, {
+    config: {
+      model: { protocol: "anthropic-messages", model: "claude-e2e", context_window: 8_000 },
+      optimization: {
+        strategy: { type: "recent_n", n: 2 },
+        trigger_ratio: 0.8,
+        target_ratio: 0.45,
+      },
+    },
+  });
+  await scriptFakeLlm(
+    request,
+    [1, 2, 3, 4, 5, 6].map((n) => ({
+      blocks: [{ type: "text" as const, text: `Noted, room ${n}.` }],
+    })),
+  );
+  for (const n of [1, 2, 3, 4, 5, 6]) {
+    await sendViaApi(
+      request,
+      session_id,
+      `The vault code for room R${n} is garnet-10${n}4. ${PADDING}`,
+    );
+  }
+  await openSession(page, session_id);
+
+  // the usage meter names the fixed part every request pays
+  const meter = page.getByRole("meter", { name: "Context usage" });
+  await expect(meter).toHaveAttribute(
+    "aria-valuetext",
+    /fixed [\d.]+k \(prompt [\d.]+k? \+ tools [\d.]+k\)/,
+  );
+
+  await page.getByRole("button", { name: "Optimize now" }).click();
+  await expect(page.getByText(/^History optimized: [\d.]+k → [\d.]+k tokens$/)).toBeVisible();
+  const divider = transcript(page).getByRole("region", { name: "History optimization" });
+  await expect(divider.getByRole("list", { name: "How it was optimized" })).toHaveText(
+    /Summary by anthropic-messages\/claude-e2e · replaced 10 messages, [\d.]+k tokens/,
+  );
+  await expect(userMessages(page)).toHaveText([/room R6 is garnet-1064/]);
+  await keepScreenshot(page, testInfo, "optimize-now");
+
+  // the model was asked once, with the summarization prompt; its summary kept the codes
+  const summaries = await fakeSummaryRequests(request);
+  expect(summaries).toHaveLength(1);
+  const messages = await request.get(`/api/sessions/${session_id}/messages?view=optimized`);
+  const body = JSON.stringify(await messages.json());
+  for (const n of [1, 2, 3, 4, 5]) expect(body).toContain(`garnet-10${n}4`);
+
+  // the settings change when optimization starts
+  await page.getByRole("button", { name: "Session settings" }).click();
+  const dialog = page.getByRole("dialog", { name: "Session settings" });
+  const trigger = dialog.getByRole("textbox", { name: "Optimize at (% of window)" });
+  await expect(trigger).toHaveValue("80");
+  await trigger.fill("70");
+  await dialog.getByRole("combobox", { name: "Summaries written by" }).selectOption("extractive");
+  await keepScreenshot(page, testInfo, "optimization-settings");
+  await dialog.getByRole("button", { name: "Save" }).click();
+  await expect(dialog).toBeHidden();
+  await expect
+    .poll(async () => {
+      const detail = await request.get(`/api/sessions/${session_id}`);
+      return ((await detail.json()) as { config: { optimization: unknown } }).config.optimization;
+    })
+    .toMatchObject({
+      trigger_ratio: 0.7,
+      target_ratio: 0.45,
+      summary_model: { protocol: "offline" },
+    });
 });
