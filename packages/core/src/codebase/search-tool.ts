@@ -45,9 +45,32 @@ const parameters = z.object({
 function termsOfLine(line: string): Set<string> {
   const terms = new Set<string>();
   for (const word of line.match(/[A-Za-z_$][A-Za-z0-9_$]*/g) ?? []) {
-    for (const term of identifierTerms(word)) terms.add(term);
+    for (const term of cachedIdentifierTerms(word)) terms.add(term);
   }
   return terms;
+}
+
+/** Words repeat across lines and calls: their terms are kept (bounded, cleared when full). */
+const termCache = new Map<string, string[]>();
+const TERM_CACHE_MAX = 50_000;
+
+function cachedIdentifierTerms(word: string): string[] {
+  let terms = termCache.get(word);
+  if (terms === undefined) {
+    if (termCache.size >= TERM_CACHE_MAX) termCache.clear();
+    terms = identifierTerms(word);
+    termCache.set(word, terms);
+  }
+  return terms;
+}
+
+/**
+ * A line can hold a query term only if its lower-cased text contains the term (terms are
+ * lower-cased parts of its words): one regular-expression test skips the others before any
+ * tokenizing.
+ */
+function mayHoldTerm(terms: readonly string[]): RegExp {
+  return new RegExp(terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "i");
 }
 
 /** The ranked hits for a query (exported for the benchmark). */
@@ -60,9 +83,12 @@ export async function searchCodebase(
   const terms = queryTerms(query);
   const files = symbols.rank(query, maxResults + 5);
   const reader = new LineReader(index.root);
+  // the files are read together: the reads overlap in the thread pool
+  const contents = await Promise.all(files.map((file) => reader.lines(file.path)));
+  const candidate = mayHoldTerm(terms);
   const hits: SearchHit[] = [];
-  for (const file of files) {
-    const lines = await reader.lines(file.path);
+  for (const [n, file] of files.entries()) {
+    const lines = contents[n] as string[];
     const taken = new Set<number>();
     const own: SearchHit[] = [];
     for (const { def, boost } of file.definitions.slice(0, LINES_PER_FILE)) {
@@ -78,7 +104,7 @@ export async function searchCodebase(
     }
     const scored: Array<{ line: number; matched: number }> = [];
     lines.forEach((text, i) => {
-      if (taken.has(i + 1) || text.length > 2_000) return;
+      if (taken.has(i + 1) || text.length > 2_000 || !candidate.test(text)) return;
       const lineTerms = termsOfLine(text);
       let matched = 0;
       for (const term of terms) if (lineTerms.has(term)) matched++;
