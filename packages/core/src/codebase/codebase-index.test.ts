@@ -91,7 +91,7 @@ describe("CodebaseIndex", { timeout: 90_000 }, () => {
     await first.ready();
     expect(first.status).toMatchObject({ files: 17, reread: 17, reused: 0 });
     await first.close();
-    expect(readdirSync(ws.dataDir).filter((f) => f.endsWith(".json"))).toHaveLength(1);
+    expect(readdirSync(ws.dataDir).filter((f) => f.endsWith(".idx"))).toHaveLength(1);
 
     const second = indexOf(ws, false);
     await second.ready();

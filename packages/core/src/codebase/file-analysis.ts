@@ -166,7 +166,7 @@ function definitionsOf(loaded: LoadedLanguage, root: TreeSitter.Node, text: stri
   return defs;
 }
 
-function identifiersOf(loaded: LoadedLanguage, root: TreeSitter.Node): Array<[string, number[]]> {
+function identifiersOf(loaded: LoadedLanguage, root: TreeSitter.Node): Map<string, number[]> {
   const lines = new Map<string, number[]>();
   for (const capture of loaded.identifiers.captures(root)) {
     const name = capture.node.text;
@@ -175,7 +175,27 @@ function identifiersOf(loaded: LoadedLanguage, root: TreeSitter.Node): Array<[st
     if (list === undefined) lines.set(name, [line]);
     else if (list[list.length - 1] !== line) list.push(line);
   }
-  return [...lines];
+  return lines;
+}
+
+function packIdentifiers(
+  lines: Map<string, number[]>,
+): Pick<FileRecord, "idents" | "identStarts" | "identLines"> {
+  const identStarts = new Uint32Array(lines.size + 1);
+  let total = 0;
+  let i = 0;
+  for (const list of lines.values()) {
+    identStarts[i++] = total;
+    total += list.length;
+  }
+  identStarts[i] = total;
+  const identLines = new Uint32Array(total);
+  let at = 0;
+  for (const list of lines.values()) {
+    identLines.set(list, at);
+    at += list.length;
+  }
+  return { idents: [...lines.keys()].join("\n"), identStarts, identLines };
 }
 
 export interface AnalyseInput {
@@ -194,7 +214,7 @@ export async function analyseFile(grammars: Grammars, input: AnalyseInput): Prom
   let termCount = 0;
   for (const count of terms.values()) termCount += count;
   let defs: Definition[] = [];
-  let idents: Array<[string, number[]]> = [];
+  let idents = new Map<string, number[]>();
   const loaded = await grammars.forLanguage(input.language);
   if (loaded !== undefined) {
     const tree = loaded.parser.parse(content);
@@ -215,8 +235,9 @@ export async function analyseFile(grammars: Grammars, input: AnalyseInput): Prom
     language: input.language,
     lines: countLines(content),
     defs,
-    idents,
-    terms: [...terms],
+    ...packIdentifiers(idents),
+    terms: [...terms.keys()].join("\n"),
+    termCounts: Uint32Array.from(terms.values()),
     termCount,
   };
 }

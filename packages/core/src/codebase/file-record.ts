@@ -1,7 +1,10 @@
 import type { DefinitionKind, LanguageId } from "./languages.js";
 
 // What the index keeps of one file. Plain data: made in the indexing worker, sent to the main
-// thread by structured clone and persisted as JSON, so a restart re-reads only what changed.
+// thread by structured clone and persisted (index-store.ts), so a restart re-reads only what
+// changed. Compact on purpose: a large tree has about a million (term, file) pairs, so terms and
+// identifiers are one "\n"-joined string each and their numbers typed arrays (one copy each when
+// cloned or stored, instead of one object per entry).
 
 export interface Definition {
   name: string;
@@ -25,10 +28,18 @@ export interface FileRecord {
   language: LanguageId;
   lines: number;
   defs: Definition[];
-  /** identifier → the 1-based lines it occurs on (ascending, one entry per line) */
-  idents: Array<[string, number[]]>;
-  /** search term → how often it occurs (identifiers split, comments and strings included) */
-  terms: Array<[string, number]>;
+  /** distinct identifiers occurring in code, "\n"-joined (see identLines) */
+  idents: string;
+  /**
+   * identifier i's 1-based lines (ascending, one entry per line) are
+   * identLines[identStarts[i] … identStarts[i + 1]); identStarts has one entry more than idents
+   */
+  identStarts: Uint32Array;
+  identLines: Uint32Array;
+  /** distinct search terms, "\n"-joined (identifiers split, comments and strings included) */
+  terms: string;
+  /** how often term i occurs */
+  termCounts: Uint32Array;
   /** number of terms in the file (BM25's document length) */
   termCount: number;
 }
@@ -41,3 +52,13 @@ export interface FileStat {
 }
 
 export const SIGNATURE_MAX = 160;
+
+/** The parts of a "\n"-joined list ("" is the empty list). */
+export function splitList(joined: string): string[] {
+  return joined === "" ? [] : joined.split("\n");
+}
+
+/** The lines identifier number `i` of the record occurs on. */
+export function identLinesAt(record: FileRecord, i: number): Uint32Array {
+  return record.identLines.subarray(record.identStarts[i], record.identStarts[i + 1]);
+}

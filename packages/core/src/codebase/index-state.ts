@@ -72,9 +72,10 @@ export class IndexState {
     this.saveTimer = setTimeout(() => this.flush(), SAVE_DELAY_MS);
   }
 
-  /** Writes a pending save now. */
+  /** Writes a pending save now (nothing when nothing changed since the last). */
   flush(): void {
-    if (this.saveTimer !== undefined) clearTimeout(this.saveTimer);
+    if (this.saveTimer === undefined) return;
+    clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     this.store?.save(this.records.values());
   }
@@ -89,7 +90,8 @@ export class IndexState {
     const changes = await scanWorkspace(this.grammars, this.root, this.known(), this.options);
     const reread = changes.records.length;
     this.apply(changes);
-    this.flush();
+    // nothing changed since the stored index: nothing to write
+    if (this.saveTimer !== undefined) this.flush();
     return {
       records: [...this.records.values()],
       reread,

@@ -1,18 +1,32 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { FileRecord } from "./file-record.js";
 
-// The persisted index of one workspace: <dir>/<sha1 of the workspace path>.json. Written whole,
-// atomically (temporary file + rename); a missing, unreadable or older-format file reads as
-// empty, so the next scan simply rebuilds it.
+// The persisted index of one workspace: <dir>/<name>-<sha1 of the workspace path>.idx, one file
+// written whole, atomically (temporary file + rename). A missing, unreadable or older-format file
+// reads as empty, so the next scan simply rebuilds it.
+//
+// Layout (little-endian): "ARBI", u32 format, u32 header bytes, the header (UTF-8 JSON: the root
+// and every record without its typed arrays, each with the offset of its numbers), zero padding
+// to a multiple of 4, then one u32 array holding each record's termCounts, identStarts and
+// identLines back to back. Loading is one JSON.parse of the header and views into that array:
+// no per-entry objects, which is what keeps a warm restart of a large tree under a second.
 
-const FORMAT = 1;
+const MAGIC = 0x49425241; // "ARBI"
+const FORMAT = 2;
 
-interface Stored {
-  format: number;
+type StoredRecord = Omit<FileRecord, "termCounts" | "identStarts" | "identLines"> & {
+  /** offset (in u32s) of termCounts; identStarts and identLines follow */
+  at: number;
+  terms_n: number;
+  idents_n: number;
+  lines_n: number;
+};
+
+interface Header {
   root: string;
-  files: FileRecord[];
+  files: StoredRecord[];
 }
 
 export class IndexStore {
@@ -22,16 +36,32 @@ export class IndexStore {
     private readonly root: string,
   ) {
     const key = createHash("sha1").update(root).digest("hex").slice(0, 16);
-    this.file = path.join(dir, `${path.basename(root) || "root"}-${key}.json`);
+    this.file = path.join(dir, `${path.basename(root) || "root"}-${key}.idx`);
   }
 
   load(): FileRecord[] {
     try {
-      const stored = JSON.parse(readFileSync(this.file, "utf8")) as Stored;
-      if (stored.format !== FORMAT || stored.root !== this.root || !Array.isArray(stored.files)) {
-        return [];
-      }
-      return stored.files;
+      const buffer = readFileSync(this.file);
+      if (buffer.readUInt32LE(0) !== MAGIC || buffer.readUInt32LE(4) !== FORMAT) return [];
+      const headerBytes = buffer.readUInt32LE(8);
+      const header = JSON.parse(buffer.toString("utf8", 12, 12 + headerBytes)) as Header;
+      if (header.root !== this.root || !Array.isArray(header.files)) return [];
+      const dataStart = align4(12 + headerBytes);
+      // a copy, aligned and owned: the records' views keep it alive, not the file's buffer
+      const numbers = new Uint32Array(
+        buffer.buffer.slice(buffer.byteOffset + dataStart, buffer.byteOffset + buffer.length),
+      );
+      return header.files.map((stored) => {
+        const { at, terms_n, idents_n, lines_n, ...rest } = stored;
+        const identAt = at + terms_n;
+        const linesAt = identAt + idents_n + 1;
+        return {
+          ...rest,
+          termCounts: numbers.subarray(at, identAt),
+          identStarts: numbers.subarray(identAt, linesAt),
+          identLines: numbers.subarray(linesAt, linesAt + lines_n),
+        };
+      });
     } catch {
       return [];
     }
@@ -39,9 +69,42 @@ export class IndexStore {
 
   save(files: Iterable<FileRecord>): void {
     mkdirSync(path.dirname(this.file), { recursive: true });
-    const stored: Stored = { format: FORMAT, root: this.root, files: [...files] };
+    const records = [...files];
+    let total = 0;
+    for (const r of records) {
+      total += r.termCounts.length + r.identStarts.length + r.identLines.length;
+    }
+    const numbers = new Uint32Array(total);
+    const stored: StoredRecord[] = [];
+    let at = 0;
+    for (const r of records) {
+      const { termCounts, identStarts, identLines, ...rest } = r;
+      stored.push({
+        ...rest,
+        at,
+        terms_n: termCounts.length,
+        idents_n: identStarts.length - 1,
+        lines_n: identLines.length,
+      });
+      numbers.set(termCounts, at);
+      numbers.set(identStarts, at + termCounts.length);
+      numbers.set(identLines, at + termCounts.length + identStarts.length);
+      at += termCounts.length + identStarts.length + identLines.length;
+    }
+    const header = Buffer.from(JSON.stringify({ root: this.root, files: stored } satisfies Header));
+    const prefix = Buffer.alloc(align4(12 + header.length));
+    prefix.writeUInt32LE(MAGIC, 0);
+    prefix.writeUInt32LE(FORMAT, 4);
+    prefix.writeUInt32LE(header.length, 8);
+    header.copy(prefix, 12);
     const temporary = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify(stored));
+    writeFileSync(temporary, Buffer.concat([prefix, Buffer.from(numbers.buffer)]));
     renameSync(temporary, this.file);
+    // the JSON store of format 1, replaced by this one
+    rmSync(this.file.replace(/\.idx$/, ".json"), { force: true });
   }
+}
+
+function align4(n: number): number {
+  return (n + 3) & ~3;
 }

@@ -1,4 +1,4 @@
-import type { Definition, FileRecord } from "./file-record.js";
+import { type Definition, type FileRecord, identLinesAt, splitList } from "./file-record.js";
 import type { IndexChanges } from "./indexer.js";
 import { identifierTerms, queryTerms } from "./tokens.js";
 
@@ -39,8 +39,16 @@ export class SymbolIndex {
   private readonly files = new Map<string, FileRecord>();
   private readonly defsByName = new Map<string, DefinitionHit[]>();
   private readonly defNamesLower = new Map<string, Set<string>>();
-  private readonly identFiles = new Map<string, Set<string>>();
-  private readonly termFiles = new Map<string, Map<string, number>>();
+  // Postings are append-only arrays keyed by a file's slot: adding a file pushes its entries,
+  // removing one only frees its slot (lookups skip free slots). A file changed gets a new slot;
+  // once free slots outnumber the live ones the postings are rebuilt from the records.
+  /** term → [slot, count, slot, count, …] */
+  private termPostings = new Map<string, number[]>();
+  /** identifier → [slot, index of the identifier in the record, …] */
+  private identPostings = new Map<string, number[]>();
+  private slots: Array<FileRecord | undefined> = [];
+  private readonly slotOf = new Map<string, number>();
+  private freeSlots = 0;
   private totalTerms = 0;
 
   get fileCount(): number {
@@ -68,6 +76,7 @@ export class SymbolIndex {
       this.remove(record.path);
       this.add(record);
     }
+    if (this.freeSlots > 1_000 && this.freeSlots > this.files.size) this.rebuildPostings();
   }
 
   private add(record: FileRecord): void {
@@ -80,13 +89,38 @@ export class SymbolIndex {
       const lower = def.name.toLowerCase();
       getOrCreate(this.defNamesLower, lower, () => new Set<string>()).add(def.name);
     }
-    for (const [name] of record.idents) {
-      getOrCreate(this.identFiles, name, () => new Set<string>()).add(record.path);
-    }
-    for (const [term, count] of record.terms) {
-      getOrCreate(this.termFiles, term, () => new Map<string, number>()).set(record.path, count);
-    }
+    this.post(record);
     this.totalTerms += record.termCount;
+  }
+
+  private post(record: FileRecord): void {
+    const slot = this.slots.length;
+    this.slots.push(record);
+    this.slotOf.set(record.path, slot);
+    const idents = splitList(record.idents);
+    for (let i = 0; i < idents.length; i++) {
+      const name = idents[i] as string;
+      const list = this.identPostings.get(name);
+      if (list === undefined) this.identPostings.set(name, [slot, i]);
+      else list.push(slot, i);
+    }
+    const terms = splitList(record.terms);
+    const counts = record.termCounts;
+    for (let i = 0; i < terms.length; i++) {
+      const term = terms[i] as string;
+      const list = this.termPostings.get(term);
+      if (list === undefined) this.termPostings.set(term, [slot, counts[i] as number]);
+      else list.push(slot, counts[i] as number);
+    }
+  }
+
+  private rebuildPostings(): void {
+    this.termPostings = new Map();
+    this.identPostings = new Map();
+    this.slots = [];
+    this.slotOf.clear();
+    this.freeSlots = 0;
+    for (const record of this.files.values()) this.post(record);
   }
 
   private remove(path: string): void {
@@ -107,15 +141,11 @@ export class SymbolIndex {
       names?.delete(def.name);
       if (names?.size === 0) this.defNamesLower.delete(lower);
     }
-    for (const [name] of record.idents) {
-      const set = this.identFiles.get(name);
-      set?.delete(path);
-      if (set?.size === 0) this.identFiles.delete(name);
-    }
-    for (const [term] of record.terms) {
-      const postings = this.termFiles.get(term);
-      postings?.delete(path);
-      if (postings?.size === 0) this.termFiles.delete(term);
+    const slot = this.slotOf.get(path);
+    if (slot !== undefined) {
+      this.slots[slot] = undefined;
+      this.slotOf.delete(path);
+      this.freeSlots++;
     }
     this.totalTerms -= record.termCount;
   }
@@ -177,16 +207,16 @@ export class SymbolIndex {
         .split(/::|\.|#/)
         .filter((part) => part !== "")
         .pop() ?? "";
-    const files = [...(this.identFiles.get(name) ?? [])].sort();
+    const postings = this.identPostings.get(name) ?? [];
     const out: ReferenceFile[] = [];
-    for (const path of files) {
-      const record = this.files.get(path);
-      const lines = record?.idents.find(([ident]) => ident === name)?.[1];
-      if (record === undefined || lines === undefined) continue;
+    for (let k = 0; k < postings.length; k += 2) {
+      const record = this.slots[postings[k] as number];
+      if (record === undefined) continue;
+      const lines = [...identLinesAt(record, postings[k + 1] as number)];
       const definitionLines = record.defs.filter((def) => def.name === name).map((def) => def.line);
-      out.push({ path, lines, definitionLines });
+      out.push({ path: record.path, lines, definitionLines });
     }
-    return out;
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
   /** Files ranked by BM25 over the query's terms, plus a boost for matching definitions. */
@@ -197,13 +227,20 @@ export class SymbolIndex {
     const avgLength = this.totalTerms / n || 1;
     const scores = new Map<string, number>();
     for (const term of terms) {
-      const postings = this.termFiles.get(term);
+      const postings = this.termPostings.get(term);
       if (postings === undefined) continue;
-      const idf = Math.log(1 + (n - postings.size + 0.5) / (postings.size + 0.5));
-      for (const [path, tf] of postings) {
-        const length = this.files.get(path)?.termCount ?? avgLength;
+      let df = 0;
+      for (let k = 0; k < postings.length; k += 2) {
+        if (this.slots[postings[k] as number] !== undefined) df++;
+      }
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      for (let k = 0; k < postings.length; k += 2) {
+        const record = this.slots[postings[k] as number];
+        if (record === undefined) continue;
+        const tf = postings[k + 1] as number;
+        const length = record.termCount;
         const score = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / avgLength));
-        scores.set(path, (scores.get(path) ?? 0) + score);
+        scores.set(record.path, (scores.get(record.path) ?? 0) + score);
       }
     }
     const queryText = query.trim().toLowerCase();
