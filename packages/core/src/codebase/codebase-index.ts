@@ -86,7 +86,13 @@ export class CodebaseIndex {
       ...(this.options.storeDir !== undefined ? { storeDir: this.options.storeDir } : {}),
       ...(this.options.indexer !== undefined ? { options: this.options.indexer } : {}),
     });
-    this.symbols.apply({ records: result.records, touched: [], removed: [], skipped: 0 });
+    this.symbols.apply({
+      records: result.records,
+      strings: { from: 0, added: result.strings },
+      touched: [],
+      removed: [],
+      skipped: 0,
+    });
     this.lastStart = {
       files: this.symbols.fileCount,
       reread: result.reread,

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type * as TreeSitter from "@vscode/tree-sitter-wasm";
-import type { Definition, FileRecord } from "./file-record.js";
+import type { AnalysedFile, Definition } from "./file-record.js";
 import { SIGNATURE_MAX } from "./file-record.js";
 import { type DefinitionKind, type LanguageId, languageSpec } from "./languages.js";
 import { termFrequencies } from "./tokens.js";
@@ -180,7 +180,7 @@ function identifiersOf(loaded: LoadedLanguage, root: TreeSitter.Node): Map<strin
 
 function packIdentifiers(
   lines: Map<string, number[]>,
-): Pick<FileRecord, "idents" | "identStarts" | "identLines"> {
+): Pick<AnalysedFile, "idents" | "identStarts" | "identLines"> {
   const identStarts = new Uint32Array(lines.size + 1);
   let total = 0;
   let i = 0;
@@ -208,7 +208,7 @@ export interface AnalyseInput {
 }
 
 /** The file's record: definitions and identifiers for parsed languages, terms for all. */
-export async function analyseFile(grammars: Grammars, input: AnalyseInput): Promise<FileRecord> {
+export async function analyseFile(grammars: Grammars, input: AnalyseInput): Promise<AnalysedFile> {
   const { content } = input;
   const terms = termFrequencies(content);
   let termCount = 0;

@@ -1,5 +1,5 @@
 import type { Grammars } from "./file-analysis.js";
-import type { FileRecord } from "./file-record.js";
+import { type AnalysedFile, type FileRecord, StringTable } from "./file-record.js";
 import { IndexStore } from "./index-store.js";
 import {
   type IndexChanges,
@@ -10,7 +10,8 @@ import {
 } from "./indexer.js";
 
 // The indexing side's own copy of the records: it decides what changed, and persists. Lives in
-// the worker thread, so the large JSON read and write never run on the server's event loop.
+// the worker thread, so reading and writing the store never runs on the server's event loop. It
+// owns the string table: ids are assigned here, and every answer carries the strings that are new.
 
 const SAVE_DELAY_MS = 1_000;
 
@@ -23,6 +24,8 @@ export interface OpenRequest {
 
 export interface OpenResult {
   records: FileRecord[];
+  /** the whole string table the records' ids point into */
+  strings: string[];
   /** files re-read because they were new or changed since the stored index */
   reread: number;
   /** stored records still valid */
@@ -32,6 +35,7 @@ export interface OpenResult {
 
 export class IndexState {
   private readonly records = new Map<string, FileRecord>();
+  private table = new StringTable();
   private store: IndexStore | undefined;
   private root = "";
   private options: IndexerOptions = {};
@@ -47,6 +51,13 @@ export class IndexState {
     if (paths === undefined) for (const r of this.records.values()) pick(r);
     else for (const p of paths) pick(this.records.get(p));
     return out;
+  }
+
+  /** Interns the analysed files' words; the changes then carry the strings that are new. */
+  private interned(changes: IndexChanges<AnalysedFile>): IndexChanges {
+    const from = this.table.size;
+    const records = changes.records.map((file) => this.table.record(file));
+    return { ...changes, records, strings: { from, added: this.table.strings.slice(from) } };
   }
 
   private apply(changes: IndexChanges): void {
@@ -77,7 +88,7 @@ export class IndexState {
     if (this.saveTimer === undefined) return;
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
-    this.store?.save(this.records.values());
+    this.store?.save(this.table.strings, this.records.values());
   }
 
   async open(request: OpenRequest): Promise<OpenResult> {
@@ -86,14 +97,20 @@ export class IndexState {
     this.records.clear();
     this.store =
       request.storeDir !== undefined ? new IndexStore(request.storeDir, request.root) : undefined;
-    for (const r of this.store?.load() ?? []) this.records.set(r.path, r);
-    const changes = await scanWorkspace(this.grammars, this.root, this.known(), this.options);
+    const stored = this.store?.load();
+    this.table = new StringTable();
+    this.table.append(0, stored?.strings ?? []);
+    for (const r of stored?.files ?? []) this.records.set(r.path, r);
+    const changes = this.interned(
+      await scanWorkspace(this.grammars, this.root, this.known(), this.options),
+    );
     const reread = changes.records.length;
     this.apply(changes);
     // nothing changed since the stored index: nothing to write
     if (this.saveTimer !== undefined) this.flush();
     return {
       records: [...this.records.values()],
+      strings: this.table.strings,
       reread,
       reused: this.records.size - reread,
       skipped: changes.skipped,
@@ -101,19 +118,17 @@ export class IndexState {
   }
 
   async update(paths: readonly string[]): Promise<IndexChanges> {
-    const changes = await updatePaths(
-      this.grammars,
-      this.root,
-      paths,
-      this.known(paths),
-      this.options,
+    const changes = this.interned(
+      await updatePaths(this.grammars, this.root, paths, this.known(paths), this.options),
     );
     this.apply(changes);
     return changes;
   }
 
   async rescan(): Promise<IndexChanges> {
-    const changes = await scanWorkspace(this.grammars, this.root, this.known(), this.options);
+    const changes = this.interned(
+      await scanWorkspace(this.grammars, this.root, this.known(), this.options),
+    );
     this.apply(changes);
     return changes;
   }

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { analyseFile, contentHash, type Grammars } from "./file-analysis.js";
-import type { FileRecord, FileStat } from "./file-record.js";
+import type { AnalysedFile, FileRecord, FileStat } from "./file-record.js";
 import { languageOf } from "./languages.js";
 import {
   DEFAULT_MAX_FILE_BYTES,
@@ -18,9 +18,11 @@ import {
 /** What the index knows of a file: enough to tell whether it changed. */
 export type KnownFile = [path: string, size: number, mtimeMs: number, hash: string];
 
-export interface IndexChanges {
+export interface IndexChanges<R = FileRecord> {
   /** new or changed files, parsed */
-  records: FileRecord[];
+  records: R[];
+  /** strings the records name that the string table did not hold before (ids from `from` on) */
+  strings?: { from: number; added: string[] };
   /** files whose content is unchanged but whose size/mtime moved: [path, size, mtimeMs] */
   touched: Array<[string, number, number]>;
   /** files gone (deleted, now ignored, grown too large, turned binary) */
@@ -34,7 +36,7 @@ export interface IndexerOptions {
 }
 
 type Outcome =
-  | { kind: "record"; record: FileRecord }
+  | { kind: "record"; record: AnalysedFile }
   | { kind: "touched"; size: number; mtimeMs: number }
   | { kind: "skipped" };
 
@@ -80,10 +82,15 @@ export async function scanWorkspace(
   root: string,
   known: readonly KnownFile[],
   options: IndexerOptions = {},
-): Promise<IndexChanges> {
+): Promise<IndexChanges<AnalysedFile>> {
   const byPath = new Map(known.map((file) => [file[0], file]));
   const walked = walkWorkspace(root, options);
-  const changes: IndexChanges = { records: [], touched: [], removed: [], skipped: walked.tooLarge };
+  const changes: IndexChanges<AnalysedFile> = {
+    records: [],
+    touched: [],
+    removed: [],
+    skipped: walked.tooLarge,
+  };
   const seen = new Set<string>();
   for (const stat of walked.files) {
     const previous = byPath.get(stat.path);
@@ -111,11 +118,11 @@ export async function updatePaths(
   paths: readonly string[],
   known: readonly KnownFile[],
   options: IndexerOptions = {},
-): Promise<IndexChanges> {
+): Promise<IndexChanges<AnalysedFile>> {
   const byPath = new Map(known.map((file) => [file[0], file]));
   const rules = new IgnoreRules(root);
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const changes: IndexChanges = { records: [], touched: [], removed: [], skipped: 0 };
+  const changes: IndexChanges<AnalysedFile> = { records: [], touched: [], removed: [], skipped: 0 };
   for (const rel of new Set(paths)) {
     const previous = byPath.get(rel);
     let stat: FileStat | undefined;

@@ -1,4 +1,4 @@
-import { type Definition, type FileRecord, identLinesAt, splitList } from "./file-record.js";
+import { type Definition, type FileRecord, identLinesAt, StringTable } from "./file-record.js";
 import type { IndexChanges } from "./indexer.js";
 import { identifierTerms, queryTerms } from "./tokens.js";
 
@@ -37,15 +37,18 @@ const EXACT_NAME_BOOST = 10;
 
 export class SymbolIndex {
   private readonly files = new Map<string, FileRecord>();
-  private readonly defsByName = new Map<string, DefinitionHit[]>();
-  private readonly defNamesLower = new Map<string, Set<string>>();
-  // Postings are append-only arrays keyed by a file's slot: adding a file pushes its entries,
-  // removing one only frees its slot (lookups skip free slots). A file changed gets a new slot;
-  // once free slots outnumber the live ones the postings are rebuilt from the records.
-  /** term → [slot, count, slot, count, …] */
-  private termPostings = new Map<string, number[]>();
-  /** identifier → [slot, index of the identifier in the record, …] */
-  private identPostings = new Map<string, number[]>();
+  private readonly strings = new StringTable();
+  /** definition name → [record, index of the definition in it, record, index, …] */
+  private readonly defsByName = new Map<string, Array<FileRecord | number>>();
+  /** lower-cased name → names; built on first use (case-insensitive lookups, "did you mean") */
+  private defNamesLower: Map<string, Set<string>> | undefined;
+  // Postings are append-only arrays by string id and a file's slot: adding a file pushes its
+  // entries, removing one only frees its slot (lookups skip free slots). A file changed gets a
+  // new slot; once free slots outnumber the live ones the postings are rebuilt from the records.
+  /** term id → [slot, count, slot, count, …] */
+  private termPostings: Array<number[] | undefined> = [];
+  /** identifier id → [slot, index of the identifier in the record, …] */
+  private identPostings: Array<number[] | undefined> = [];
   private slots: Array<FileRecord | undefined> = [];
   private readonly slotOf = new Map<string, number>();
   private freeSlots = 0;
@@ -64,6 +67,14 @@ export class SymbolIndex {
   }
 
   apply(changes: IndexChanges): void {
+    if (changes.strings !== undefined) {
+      this.strings.append(changes.strings.from, changes.strings.added);
+      // postings arrays as long as the table: stores within bounds keep them fast arrays
+      const size = this.strings.size;
+      for (const postings of [this.termPostings, this.identPostings]) {
+        while (postings.length < size) postings.push(undefined);
+      }
+    }
     for (const path of changes.removed) this.remove(path);
     for (const [path, size, mtimeMs] of changes.touched) {
       const record = this.files.get(path);
@@ -81,13 +92,16 @@ export class SymbolIndex {
 
   private add(record: FileRecord): void {
     this.files.set(record.path, record);
-    for (const def of record.defs) {
-      const hit: DefinitionHit = { ...def, path: record.path };
-      const list = this.defsByName.get(def.name);
-      if (list === undefined) this.defsByName.set(def.name, [hit]);
-      else list.push(hit);
-      const lower = def.name.toLowerCase();
-      getOrCreate(this.defNamesLower, lower, () => new Set<string>()).add(def.name);
+    const defs = record.defs;
+    for (let i = 0; i < defs.length; i++) {
+      const name = (defs[i] as Definition).name;
+      const list = this.defsByName.get(name);
+      if (list === undefined) {
+        this.defsByName.set(name, [record, i]);
+        if (this.defNamesLower !== undefined) {
+          getOrCreate(this.defNamesLower, name.toLowerCase(), () => new Set<string>()).add(name);
+        }
+      } else list.push(record, i);
     }
     this.post(record);
     this.totalTerms += record.termCount;
@@ -97,26 +111,28 @@ export class SymbolIndex {
     const slot = this.slots.length;
     this.slots.push(record);
     this.slotOf.set(record.path, slot);
-    const idents = splitList(record.idents);
+    const idents = record.identIds;
+    const identPostings = this.identPostings;
     for (let i = 0; i < idents.length; i++) {
-      const name = idents[i] as string;
-      const list = this.identPostings.get(name);
-      if (list === undefined) this.identPostings.set(name, [slot, i]);
+      const id = idents[i] as number;
+      const list = identPostings[id];
+      if (list === undefined) identPostings[id] = [slot, i];
       else list.push(slot, i);
     }
-    const terms = splitList(record.terms);
+    const terms = record.termIds;
     const counts = record.termCounts;
+    const termPostings = this.termPostings;
     for (let i = 0; i < terms.length; i++) {
-      const term = terms[i] as string;
-      const list = this.termPostings.get(term);
-      if (list === undefined) this.termPostings.set(term, [slot, counts[i] as number]);
+      const id = terms[i] as number;
+      const list = termPostings[id];
+      if (list === undefined) termPostings[id] = [slot, counts[i] as number];
       else list.push(slot, counts[i] as number);
     }
   }
 
   private rebuildPostings(): void {
-    this.termPostings = new Map();
-    this.identPostings = new Map();
+    this.termPostings = new Array<number[] | undefined>(this.strings.size).fill(undefined);
+    this.identPostings = new Array<number[] | undefined>(this.strings.size).fill(undefined);
     this.slots = [];
     this.slotOf.clear();
     this.freeSlots = 0;
@@ -130,16 +146,19 @@ export class SymbolIndex {
     for (const def of record.defs) {
       const list = this.defsByName.get(def.name);
       if (list === undefined) continue;
-      const kept = list.filter((hit) => hit.path !== path);
+      const kept: Array<FileRecord | number> = [];
+      for (let k = 0; k < list.length; k += 2) {
+        if (list[k] !== record) kept.push(list[k] as FileRecord, list[k + 1] as number);
+      }
       if (kept.length > 0) {
         this.defsByName.set(def.name, kept);
         continue;
       }
       this.defsByName.delete(def.name);
       const lower = def.name.toLowerCase();
-      const names = this.defNamesLower.get(lower);
+      const names = this.defNamesLower?.get(lower);
       names?.delete(def.name);
-      if (names?.size === 0) this.defNamesLower.delete(lower);
+      if (names?.size === 0) this.defNamesLower?.delete(lower);
     }
     const slot = this.slotOf.get(path);
     if (slot !== undefined) {
@@ -161,10 +180,10 @@ export class SymbolIndex {
       .filter((part) => part !== "");
     const name = parts[parts.length - 1] ?? "";
     const container = parts.length > 1 ? parts[parts.length - 2] : undefined;
-    let hits = this.defsByName.get(name) ?? [];
+    let hits = this.hitsNamed(name);
     if (hits.length === 0) {
-      hits = [...(this.defNamesLower.get(name.toLowerCase()) ?? [])].flatMap(
-        (other) => this.defsByName.get(other) ?? [],
+      hits = [...(this.lowerNames().get(name.toLowerCase()) ?? [])].flatMap((other) =>
+        this.hitsNamed(other),
       );
     }
     if (container !== undefined) {
@@ -172,6 +191,27 @@ export class SymbolIndex {
       if (narrowed.length > 0) hits = narrowed;
     }
     return [...hits].sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line);
+  }
+
+  private hitsNamed(name: string): DefinitionHit[] {
+    const list = this.defsByName.get(name) ?? [];
+    const hits: DefinitionHit[] = [];
+    for (let k = 0; k < list.length; k += 2) {
+      const record = list[k] as FileRecord;
+      hits.push({ ...(record.defs[list[k + 1] as number] as Definition), path: record.path });
+    }
+    return hits;
+  }
+
+  private lowerNames(): Map<string, Set<string>> {
+    if (this.defNamesLower === undefined) {
+      const lower = new Map<string, Set<string>>();
+      for (const name of this.defsByName.keys()) {
+        getOrCreate(lower, name.toLowerCase(), () => new Set<string>()).add(name);
+      }
+      this.defNamesLower = lower;
+    }
+    return this.defNamesLower;
   }
 
   /**
@@ -182,7 +222,7 @@ export class SymbolIndex {
     const wanted = symbol.trim().toLowerCase();
     const wantedTerms = identifierTerms(symbol.trim());
     const scored: Array<{ name: string; score: number }> = [];
-    for (const [lower, names] of this.defNamesLower) {
+    for (const [lower, names] of this.lowerNames()) {
       const contained = lower.includes(wanted) || wanted.includes(lower);
       const lengthGap = Math.abs(lower.length - wanted.length);
       const first = names.values().next().value as string;
@@ -207,7 +247,8 @@ export class SymbolIndex {
         .split(/::|\.|#/)
         .filter((part) => part !== "")
         .pop() ?? "";
-    const postings = this.identPostings.get(name) ?? [];
+    const id = this.strings.idOf(name);
+    const postings = (id !== undefined ? this.identPostings[id] : undefined) ?? [];
     const out: ReferenceFile[] = [];
     for (let k = 0; k < postings.length; k += 2) {
       const record = this.slots[postings[k] as number];
@@ -227,7 +268,8 @@ export class SymbolIndex {
     const avgLength = this.totalTerms / n || 1;
     const scores = new Map<string, number>();
     for (const term of terms) {
-      const postings = this.termPostings.get(term);
+      const id = this.strings.idOf(term);
+      const postings = id !== undefined ? this.termPostings[id] : undefined;
       if (postings === undefined) continue;
       let df = 0;
       for (let k = 0; k < postings.length; k += 2) {
@@ -248,11 +290,13 @@ export class SymbolIndex {
     // exact name: on a large tree a common term's postings run into thousands of files
     const candidates = [...scores].sort((a, b) => b[1] - a[1]).slice(0, Math.max(limit * 4, 100));
     const seen = new Set(candidates.map(([path]) => path));
-    for (const name of this.defNamesLower.get(queryText) ?? []) {
-      for (const hit of this.defsByName.get(name) ?? []) {
-        if (!seen.has(hit.path)) {
-          seen.add(hit.path);
-          candidates.push([hit.path, scores.get(hit.path) ?? 0]);
+    for (const name of this.lowerNames().get(queryText) ?? []) {
+      const list = this.defsByName.get(name) ?? [];
+      for (let k = 0; k < list.length; k += 2) {
+        const record = list[k] as FileRecord;
+        if (!seen.has(record.path)) {
+          seen.add(record.path);
+          candidates.push([record.path, scores.get(record.path) ?? 0]);
         }
       }
     }
