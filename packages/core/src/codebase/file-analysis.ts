@@ -207,6 +207,33 @@ export interface AnalyseInput {
   hash: string;
 }
 
+/**
+ * Files larger than this (256 KiB) are not parsed: bundles, vendored builds and generated parsers,
+ * half the bytes of a tree such as next/dist in a few dozen files. They are still searched, and
+ * every word's lines are kept so find_references finds uses in them (comments and strings
+ * included, as text); only their definitions are not indexed.
+ */
+export const PARSE_MAX_BYTES = 256 * 1024;
+
+const WORD = /[A-Za-z_$][A-Za-z0-9_$]*/g;
+
+/** Every word of a text with the 1-based lines it occurs on (for files read as text). */
+function wordLines(text: string): Map<string, number[]> {
+  const lines = new Map<string, number[]>();
+  let line = 1;
+  let newline = text.indexOf("\n");
+  for (const match of text.matchAll(WORD)) {
+    while (newline !== -1 && newline < match.index) {
+      line++;
+      newline = text.indexOf("\n", newline + 1);
+    }
+    const list = lines.get(match[0]);
+    if (list === undefined) lines.set(match[0], [line]);
+    else if (list[list.length - 1] !== line) list.push(line);
+  }
+  return lines;
+}
+
 /** The file's record: definitions and identifiers for parsed languages, terms for all. */
 export async function analyseFile(grammars: Grammars, input: AnalyseInput): Promise<AnalysedFile> {
   const { content } = input;
@@ -216,7 +243,9 @@ export async function analyseFile(grammars: Grammars, input: AnalyseInput): Prom
   let defs: Definition[] = [];
   let idents = new Map<string, number[]>();
   const loaded = await grammars.forLanguage(input.language);
-  if (loaded !== undefined) {
+  if (loaded !== undefined && input.size > PARSE_MAX_BYTES) {
+    idents = wordLines(content);
+  } else if (loaded !== undefined) {
     const tree = loaded.parser.parse(content);
     if (tree !== null) {
       try {

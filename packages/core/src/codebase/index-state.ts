@@ -41,7 +41,11 @@ export class IndexState {
   private options: IndexerOptions = {};
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly grammars: Grammars) {}
+  /** `defaults`: indexer options a request's own override (the indexing worker sets `workers`) */
+  constructor(
+    private readonly grammars: Grammars,
+    private readonly defaults: IndexerOptions = {},
+  ) {}
 
   private known(paths?: Iterable<string>): KnownFile[] {
     const out: KnownFile[] = [];
@@ -93,7 +97,7 @@ export class IndexState {
 
   async open(request: OpenRequest): Promise<OpenResult> {
     this.root = request.root;
-    this.options = request.options ?? {};
+    this.options = { ...this.defaults, ...request.options };
     this.records.clear();
     this.store =
       request.storeDir !== undefined ? new IndexStore(request.storeDir, request.root) : undefined;

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { type AnalyseItem, analyseInWorkers, PARALLEL_MIN_FILES } from "./analysis-pool.js";
 import { analyseFile, contentHash, type Grammars } from "./file-analysis.js";
 import type { AnalysedFile, FileRecord, FileStat } from "./file-record.js";
 import { languageOf } from "./languages.js";
@@ -33,18 +34,24 @@ export interface IndexChanges<R = FileRecord> {
 
 export interface IndexerOptions {
   maxFileBytes?: number;
+  /**
+   * worker threads a scan with many files to read spreads them over (analysis-pool.ts); 1 or
+   * undefined reads on the calling thread
+   */
+  workers?: number;
 }
 
-type Outcome =
+export type Outcome =
   | { kind: "record"; record: AnalysedFile }
   | { kind: "touched"; size: number; mtimeMs: number }
   | { kind: "skipped" };
 
-async function readOne(
+/** Reads one file: parsed, unchanged (same hash as known) or skipped. */
+export async function readOne(
   grammars: Grammars,
   root: string,
   stat: FileStat,
-  known: KnownFile | undefined,
+  knownHash: string | undefined,
 ): Promise<Outcome> {
   const language = languageOf(stat.path);
   if (language === undefined) return { kind: "skipped" };
@@ -55,7 +62,7 @@ async function readOne(
     return { kind: "skipped" };
   }
   const hash = contentHash(buffer);
-  if (known !== undefined && known[3] === hash) {
+  if (knownHash === hash) {
     return { kind: "touched", size: stat.size, mtimeMs: stat.mtimeMs };
   }
   if (looksBinary(buffer)) return { kind: "skipped" };
@@ -92,13 +99,22 @@ export async function scanWorkspace(
     skipped: walked.tooLarge,
   };
   const seen = new Set<string>();
+  const toRead: AnalyseItem[] = [];
   for (const stat of walked.files) {
     const previous = byPath.get(stat.path);
-    if (unchanged(stat, previous)) {
-      seen.add(stat.path);
-      continue;
-    }
-    const outcome = await readOne(grammars, root, stat, previous);
+    if (unchanged(stat, previous)) seen.add(stat.path);
+    else toRead.push([stat, previous?.[3]]);
+  }
+  const workers = options.workers ?? 1;
+  let outcomes: Outcome[];
+  if (workers > 1 && toRead.length >= PARALLEL_MIN_FILES) {
+    outcomes = await analyseInWorkers(root, toRead, workers);
+  } else {
+    outcomes = [];
+    for (const [stat, hash] of toRead) outcomes.push(await readOne(grammars, root, stat, hash));
+  }
+  for (const [i, outcome] of outcomes.entries()) {
+    const stat = (toRead[i] as AnalyseItem)[0];
     if (outcome.kind === "skipped") {
       changes.skipped++;
       continue;
@@ -141,7 +157,7 @@ export async function updatePaths(
       continue;
     }
     if (unchanged(stat, previous)) continue;
-    const outcome = await readOne(grammars, root, stat, previous);
+    const outcome = await readOne(grammars, root, stat, previous?.[3]);
     if (outcome.kind === "record") changes.records.push(outcome.record);
     else if (outcome.kind === "touched") changes.touched.push([rel, outcome.size, outcome.mtimeMs]);
     else if (previous !== undefined) changes.removed.push(rel);
