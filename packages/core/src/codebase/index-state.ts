@@ -40,6 +40,9 @@ export class IndexState {
   private root = "";
   private options: IndexerOptions = {};
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** paths changed since the last write, and the string table's size then */
+  private unsaved = new Set<string>();
+  private savedStrings = 0;
 
   /** `defaults`: indexer options a request's own override (the indexing worker sets `workers`) */
   constructor(
@@ -74,12 +77,11 @@ export class IndexState {
       }
     }
     for (const r of changes.records) this.records.set(r.path, r);
-    if (
-      changes.removed.length + changes.touched.length + changes.records.length > 0 &&
-      this.store !== undefined
-    ) {
-      this.scheduleSave();
-    }
+    if (this.store === undefined) return;
+    for (const p of changes.removed) this.unsaved.add(p);
+    for (const [p] of changes.touched) this.unsaved.add(p);
+    for (const r of changes.records) this.unsaved.add(r.path);
+    if (this.unsaved.size > 0) this.scheduleSave();
   }
 
   private scheduleSave(): void {
@@ -87,12 +89,34 @@ export class IndexState {
     this.saveTimer = setTimeout(() => this.flush(), SAVE_DELAY_MS);
   }
 
-  /** Writes a pending save now (nothing when nothing changed since the last). */
+  /**
+   * Writes what changed since the last write, now: a delta of the changed files' records, or the
+   * whole index when the store has no base yet or its deltas have grown large.
+   */
   flush(): void {
-    if (this.saveTimer === undefined) return;
-    clearTimeout(this.saveTimer);
+    if (this.saveTimer !== undefined) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
-    this.store?.save(this.table.strings, this.records.values());
+    const store = this.store;
+    if (store === undefined || this.unsaved.size === 0) return;
+    if (store.wantsWhole) {
+      store.save(this.table.strings, this.records.values());
+    } else {
+      const removed: string[] = [];
+      const files: FileRecord[] = [];
+      for (const p of this.unsaved) {
+        const record = this.records.get(p);
+        if (record === undefined) removed.push(p);
+        else files.push(record);
+      }
+      store.append({
+        from: this.savedStrings,
+        strings: this.table.strings.slice(this.savedStrings),
+        removed,
+        files,
+      });
+    }
+    this.unsaved.clear();
+    this.savedStrings = this.table.size;
   }
 
   async open(request: OpenRequest): Promise<OpenResult> {
@@ -104,6 +128,8 @@ export class IndexState {
     const stored = this.store?.load();
     this.table = new StringTable();
     this.table.append(0, stored?.strings ?? []);
+    this.unsaved.clear();
+    this.savedStrings = this.table.size;
     for (const r of stored?.files ?? []) this.records.set(r.path, r);
     const changes = this.interned(
       await scanWorkspace(this.grammars, this.root, this.known(), this.options),
@@ -111,7 +137,7 @@ export class IndexState {
     const reread = changes.records.length;
     this.apply(changes);
     // nothing changed since the stored index: nothing to write
-    if (this.saveTimer !== undefined) this.flush();
+    this.flush();
     return {
       records: [...this.records.values()],
       strings: this.table.strings,
