@@ -21,6 +21,7 @@ function record(p: string, ids: number[], line: number): FileRecord {
     defs: [
       { name: `f${line}`, kind: "function", signature: `function f${line}()`, line, endLine: line },
     ],
+    termCount: 2 * ids.length,
     termIds: Uint32Array.from(ids),
     termCounts: Uint32Array.from(ids.map(() => 2)),
     identIds: Uint32Array.from(ids.slice(0, 1)),
