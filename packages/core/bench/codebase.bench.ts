@@ -4,7 +4,7 @@
 // Targets: cold < 20 s, warm < 1 s, edit < 50 ms, find_definition < 5 ms, find_references and
 // codebase_search < 50 ms (medians).
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -41,18 +41,16 @@ interface ColdResult {
 }
 
 function indexInChild(root: string, storeDir: string): ColdResult {
-  const out = execFileSync(
-    process.execPath,
-    [
-      "--conditions=@arbor/source",
-      "--import",
-      "tsx",
-      path.join(here, "codebase-cold.ts"),
-      root,
-      storeDir,
-    ],
-    { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 },
-  );
+  const child = path.join(here, "codebase-cold.mjs");
+  // with core built the child is plain node, as the server runs; else tsx loads the sources
+  const built = existsSync(path.join(here, "..", "dist", "codebase", "codebase-index.js"));
+  const args = built
+    ? [child, root, storeDir]
+    : ["--conditions=@arbor/source", "--import", "tsx", child, root, storeDir];
+  const out = execFileSync(process.execPath, args, {
+    encoding: "utf8",
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return JSON.parse(out.trim().split("\n").pop() as string) as ColdResult;
 }
 

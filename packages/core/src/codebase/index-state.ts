@@ -22,15 +22,11 @@ export interface OpenRequest {
   options?: IndexerOptions;
 }
 
+/** The stored index as loaded (the scan against the tree follows as a rescan). */
 export interface OpenResult {
   records: FileRecord[];
   /** the whole string table the records' ids point into */
   strings: string[];
-  /** files re-read because they were new or changed since the stored index */
-  reread: number;
-  /** stored records still valid */
-  reused: number;
-  skipped: number;
 }
 
 export class IndexState {
@@ -119,7 +115,11 @@ export class IndexState {
     this.savedStrings = this.table.size;
   }
 
-  async open(request: OpenRequest): Promise<OpenResult> {
+  /**
+   * Loads the stored index (no scan: the caller asks for a rescan next, and applies these records
+   * while the rescan walks the tree).
+   */
+  open(request: OpenRequest): OpenResult {
     this.root = request.root;
     this.options = { ...this.defaults, ...request.options };
     this.records.clear();
@@ -131,20 +131,7 @@ export class IndexState {
     this.unsaved.clear();
     this.savedStrings = this.table.size;
     for (const r of stored?.files ?? []) this.records.set(r.path, r);
-    const changes = this.interned(
-      await scanWorkspace(this.grammars, this.root, this.known(), this.options),
-    );
-    const reread = changes.records.length;
-    this.apply(changes);
-    // nothing changed since the stored index: nothing to write
-    this.flush();
-    return {
-      records: [...this.records.values()],
-      strings: this.table.strings,
-      reread,
-      reused: this.records.size - reread,
-      skipped: changes.skipped,
-    };
+    return { records: [...this.records.values()], strings: this.table.strings };
   }
 
   async update(paths: readonly string[]): Promise<IndexChanges> {
