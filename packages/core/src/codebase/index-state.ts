@@ -39,6 +39,9 @@ export class IndexState {
   /** paths changed since the last write, and the string table's size then */
   private unsaved = new Set<string>();
   private savedStrings = 0;
+  /** binary or generated files of the last scan (not read again while unchanged) */
+  private skippedFiles = new Map<string, readonly [number, number]>();
+  private skippedUnsaved = false;
 
   /** `defaults`: indexer options a request's own override (the indexing worker sets `workers`) */
   constructor(
@@ -93,9 +96,12 @@ export class IndexState {
     if (this.saveTimer !== undefined) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     const store = this.store;
-    if (store === undefined || this.unsaved.size === 0) return;
+    if (store === undefined || (this.unsaved.size === 0 && !this.skippedUnsaved)) return;
+    const skipped = [...this.skippedFiles].map(
+      ([p, [size, mtimeMs]]) => [p, size, mtimeMs] as const,
+    );
     if (store.wantsWhole) {
-      store.save(this.table.strings, this.records.values());
+      store.save(this.table.strings, this.records.values(), skipped);
     } else {
       const removed: string[] = [];
       const files: FileRecord[] = [];
@@ -109,9 +115,11 @@ export class IndexState {
         strings: this.table.strings.slice(this.savedStrings),
         removed,
         files,
+        skipped,
       });
     }
     this.unsaved.clear();
+    this.skippedUnsaved = false;
     this.savedStrings = this.table.size;
   }
 
@@ -131,6 +139,10 @@ export class IndexState {
     this.unsaved.clear();
     this.savedStrings = this.table.size;
     for (const r of stored?.files ?? []) this.records.set(r.path, r);
+    this.skippedFiles = new Map(
+      (stored?.skipped ?? []).map(([p, size, mtimeMs]) => [p, [size, mtimeMs]]),
+    );
+    this.skippedUnsaved = false;
     return { records: [...this.records.values()], strings: this.table.strings };
   }
 
@@ -144,9 +156,25 @@ export class IndexState {
 
   async rescan(): Promise<IndexChanges> {
     const changes = this.interned(
-      await scanWorkspace(this.grammars, this.root, this.known(), this.options),
+      await scanWorkspace(this.grammars, this.root, this.known(), this.options, this.skippedFiles),
     );
+    this.rememberSkipped(changes.skippedFiles ?? []);
     this.apply(changes);
     return changes;
+  }
+
+  private rememberSkipped(files: ReadonlyArray<readonly [string, number, number]>): void {
+    const next = new Map(files.map(([p, size, mtimeMs]) => [p, [size, mtimeMs] as const]));
+    const same =
+      next.size === this.skippedFiles.size &&
+      [...next].every(([p, [size, mtimeMs]]) => {
+        const before = this.skippedFiles.get(p);
+        return before?.[0] === size && before[1] === mtimeMs;
+      });
+    this.skippedFiles = next;
+    if (!same && this.store !== undefined) {
+      this.skippedUnsaved = true;
+      this.scheduleSave();
+    }
   }
 }

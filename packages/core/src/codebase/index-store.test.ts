@@ -52,13 +52,20 @@ describe("IndexStore", () => {
     const base = statSync(store.file).size;
 
     const a2 = record("a.ts", [3], 7);
-    store.append({ from: 3, strings: ["delta"], removed: ["b.ts"], files: [a2] });
+    store.append({
+      from: 3,
+      strings: ["delta"],
+      removed: ["b.ts"],
+      files: [a2],
+      skipped: [["min.js", 5, 6]],
+    });
     expect(statSync(store.file).size).toBeGreaterThan(base);
 
     const again = new IndexStore(dir, root);
     const loaded = again.load();
     expect(loaded?.strings).toEqual(["alpha", "beta", "gamma", "delta"]);
     expect(loaded?.files.map(plain)).toEqual([plain(a2)]);
+    expect(loaded?.skipped).toEqual([["min.js", 5, 6]]);
 
     // a crash mid-append: the partial chunk is dropped (and cut from the file)
     const whole = statSync(store.file).size;
@@ -66,7 +73,7 @@ describe("IndexStore", () => {
     const third = new IndexStore(dir, root);
     expect(third.load()?.files.map(plain)).toEqual([plain(a2)]);
     expect(statSync(store.file).size).toBe(whole);
-    third.append({ from: 4, strings: [], removed: [], files: [b] });
+    third.append({ from: 4, strings: [], removed: [], files: [b], skipped: [] });
     expect(
       new IndexStore(dir, root)
         .load()

@@ -52,11 +52,17 @@ interface ChunkHeader {
   strings: string;
   removed: string[];
   files: StoredRecord[];
+  /** the binary or generated files skipped as of this chunk (the last chunk's list holds) */
+  skipped: SkippedFile[];
 }
+
+/** A file skipped as binary or generated, with the size and mtime it had. */
+export type SkippedFile = readonly [path: string, size: number, mtimeMs: number];
 
 export interface StoredIndex {
   strings: string[];
   files: FileRecord[];
+  skipped: SkippedFile[];
 }
 
 /** What changed since the last write, for a delta. */
@@ -67,6 +73,7 @@ export interface StoreDelta {
   removed: readonly string[];
   /** new, changed and touched records (whole) */
   files: readonly FileRecord[];
+  skipped: readonly SkippedFile[];
 }
 
 function align4(n: number): number {
@@ -79,6 +86,7 @@ function encodeChunk(
   strings: readonly string[],
   removed: readonly string[],
   files: readonly FileRecord[],
+  skipped: readonly SkippedFile[],
 ): Buffer {
   let total = 0;
   for (const r of files) {
@@ -108,6 +116,7 @@ function encodeChunk(
       strings: strings.join("\n"),
       removed: [...removed],
       files: stored,
+      skipped: [...skipped],
     } satisfies ChunkHeader),
   );
   const prefix = Buffer.alloc(align4(PREFIX_BYTES + header.length));
@@ -187,6 +196,7 @@ export class IndexStore {
     try {
       const strings: string[] = [];
       const files = new Map<string, FileRecord>();
+      let skipped: SkippedFile[] = [];
       let offset = 0;
       for (;;) {
         const chunk = decodeChunk(buffer, offset);
@@ -195,6 +205,7 @@ export class IndexStore {
         for (const s of splitList(chunk.header.strings)) strings.push(s);
         for (const p of chunk.header.removed) files.delete(p);
         for (const r of chunk.files) files.set(r.path, r);
+        skipped = chunk.header.skipped ?? [];
         if (offset === 0) this.baseBytes = chunk.end;
         offset = chunk.end;
       }
@@ -205,7 +216,7 @@ export class IndexStore {
         writeFileSync(this.file, buffer.subarray(0, offset));
       }
       this.valid = true;
-      return { strings, files: [...files.values()] };
+      return { strings, files: [...files.values()], skipped };
     } catch {
       return undefined;
     }
@@ -220,9 +231,13 @@ export class IndexStore {
   }
 
   /** Writes the whole index as a new base. */
-  save(strings: readonly string[], files: Iterable<FileRecord>): void {
+  save(
+    strings: readonly string[],
+    files: Iterable<FileRecord>,
+    skipped: readonly SkippedFile[] = [],
+  ): void {
     mkdirSync(path.dirname(this.file), { recursive: true });
-    const chunk = encodeChunk(this.root, 0, strings, [], [...files]);
+    const chunk = encodeChunk(this.root, 0, strings, [], [...files], skipped);
     const temporary = `${this.file}.${process.pid}.tmp`;
     writeFileSync(temporary, chunk);
     renameSync(temporary, this.file);
@@ -235,7 +250,14 @@ export class IndexStore {
 
   /** Appends what changed since the last write (the base must exist: see wantsWhole). */
   append(delta: StoreDelta): void {
-    const chunk = encodeChunk(this.root, delta.from, delta.strings, delta.removed, delta.files);
+    const chunk = encodeChunk(
+      this.root,
+      delta.from,
+      delta.strings,
+      delta.removed,
+      delta.files,
+      delta.skipped,
+    );
     appendFileSync(this.file, chunk);
     this.deltaBytes += chunk.length;
   }

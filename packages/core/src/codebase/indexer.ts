@@ -30,6 +30,11 @@ export interface IndexChanges<R = FileRecord> {
   removed: string[];
   /** files skipped as too large, binary or generated (scan only) */
   skipped: number;
+  /**
+   * a scan's binary or generated files with their size and mtime: remembered (and stored) so the
+   * next scan does not read them again while they stay as they are
+   */
+  skippedFiles?: Array<[path: string, size: number, mtimeMs: number]>;
 }
 
 export interface IndexerOptions {
@@ -89,6 +94,7 @@ export async function scanWorkspace(
   root: string,
   known: readonly KnownFile[],
   options: IndexerOptions = {},
+  knownSkipped: ReadonlyMap<string, readonly [size: number, mtimeMs: number]> = new Map(),
 ): Promise<IndexChanges<AnalysedFile>> {
   const byPath = new Map(known.map((file) => [file[0], file]));
   const walked = walkWorkspace(root, options);
@@ -97,13 +103,23 @@ export async function scanWorkspace(
     touched: [],
     removed: [],
     skipped: walked.tooLarge,
+    skippedFiles: [],
   };
+  const skippedFiles = changes.skippedFiles as Array<[string, number, number]>;
   const seen = new Set<string>();
   const toRead: AnalyseItem[] = [];
   for (const stat of walked.files) {
     const previous = byPath.get(stat.path);
+    const skippedBefore = knownSkipped.get(stat.path);
     if (unchanged(stat, previous)) seen.add(stat.path);
-    else toRead.push([stat, previous?.[3]]);
+    else if (
+      previous === undefined &&
+      skippedBefore?.[0] === stat.size &&
+      skippedBefore[1] === stat.mtimeMs
+    ) {
+      changes.skipped++;
+      skippedFiles.push([stat.path, stat.size, stat.mtimeMs]);
+    } else toRead.push([stat, previous?.[3]]);
   }
   const workers = options.workers ?? 1;
   let outcomes: Outcome[];
@@ -117,6 +133,7 @@ export async function scanWorkspace(
     const stat = (toRead[i] as AnalyseItem)[0];
     if (outcome.kind === "skipped") {
       changes.skipped++;
+      skippedFiles.push([stat.path, stat.size, stat.mtimeMs]);
       continue;
     }
     seen.add(stat.path);
