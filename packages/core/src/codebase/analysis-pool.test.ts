@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type AnalyseItem, analyseInWorkers } from "./analysis-pool.js";
 import { contentHash, Grammars } from "./file-analysis.js";
-import { readOne } from "./indexer.js";
+import { readOne } from "./file-reader.js";
 
 // The analysis workers of a large scan answer exactly what reading on one thread answers, in the
 // order of the files given.

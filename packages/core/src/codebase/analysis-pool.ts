@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import type { Worker } from "node:worker_threads";
+import type { Outcome } from "./file-reader.js";
 import type { FileStat } from "./file-record.js";
-import type { Outcome } from "./indexer.js";
 import { startWorker } from "./worker-entry.js";
 
 // A large scan's reading and parsing, spread over several worker threads (started from the

@@ -1,8 +1,8 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { type AnalyseBatch, type AnalyseReply, analysisWorkers } from "./analysis-pool.js";
 import { Grammars } from "./file-analysis.js";
+import { type Outcome, readOne } from "./file-reader.js";
 import { IndexState } from "./index-state.js";
-import { type Outcome, readOne } from "./indexer.js";
 import { runTask } from "./run-task.js";
 import type { WorkerRole } from "./worker-entry.js";
 import type { WorkerRequest, WorkerResponse } from "./worker-protocol.js";

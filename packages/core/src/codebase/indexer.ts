@@ -1,16 +1,11 @@
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { type AnalyseItem, analyseInWorkers, PARALLEL_MIN_FILES } from "./analysis-pool.js";
-import { analyseFile, contentHash, type Grammars } from "./file-analysis.js";
+import type { Grammars } from "./file-analysis.js";
+import { type Outcome, readOne } from "./file-reader.js";
 import type { AnalysedFile, FileRecord, FileStat } from "./file-record.js";
 import { languageOf } from "./languages.js";
-import {
-  DEFAULT_MAX_FILE_BYTES,
-  IgnoreRules,
-  looksBinary,
-  looksGenerated,
-  walkWorkspace,
-} from "./walk.js";
+import { DEFAULT_MAX_FILE_BYTES, IgnoreRules, walkWorkspace } from "./walk.js";
 
 // The indexing work proper: walk, compare with what the index knows (size + mtime, then content
 // hash), read and parse what changed. Runs in the worker thread (index-worker.ts); plain
@@ -44,44 +39,6 @@ export interface IndexerOptions {
    * undefined reads on the calling thread
    */
   workers?: number;
-}
-
-export type Outcome =
-  | { kind: "record"; record: AnalysedFile }
-  | { kind: "touched"; size: number; mtimeMs: number }
-  | { kind: "skipped" };
-
-/** Reads one file: parsed, unchanged (same hash as known) or skipped. */
-export async function readOne(
-  grammars: Grammars,
-  root: string,
-  stat: FileStat,
-  knownHash: string | undefined,
-): Promise<Outcome> {
-  const language = languageOf(stat.path);
-  if (language === undefined) return { kind: "skipped" };
-  let buffer: Buffer;
-  try {
-    buffer = readFileSync(path.join(root, stat.path));
-  } catch {
-    return { kind: "skipped" };
-  }
-  const hash = contentHash(buffer);
-  if (knownHash === hash) {
-    return { kind: "touched", size: stat.size, mtimeMs: stat.mtimeMs };
-  }
-  if (looksBinary(buffer)) return { kind: "skipped" };
-  const content = buffer.toString("utf8");
-  if (looksGenerated(content)) return { kind: "skipped" };
-  const record = await analyseFile(grammars, {
-    path: stat.path,
-    size: stat.size,
-    mtimeMs: stat.mtimeMs,
-    language,
-    content,
-    hash,
-  });
-  return { kind: "record", record };
 }
 
 function unchanged(stat: FileStat, known: KnownFile | undefined): boolean {
