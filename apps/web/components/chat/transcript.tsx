@@ -284,6 +284,7 @@ export function Transcript({
             : undefined
         }
         onAnswer={questionOpen ? callbacks.onAnswer : undefined}
+        onOpenFile={callbacks.onOpenFile}
       />
     );
   };

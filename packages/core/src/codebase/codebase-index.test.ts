@@ -91,7 +91,7 @@ describe("CodebaseIndex", { timeout: 90_000 }, () => {
     await first.ready();
     expect(first.status).toMatchObject({ files: 17, reread: 17, reused: 0 });
     await first.close();
-    expect(readdirSync(ws.dataDir).filter((f) => f.endsWith(".json"))).toHaveLength(1);
+    expect(readdirSync(ws.dataDir).filter((f) => f.endsWith(".idx"))).toHaveLength(1);
 
     const second = indexOf(ws, false);
     await second.ready();
@@ -109,5 +109,13 @@ describe("CodebaseIndex", { timeout: 90_000 }, () => {
     expect(symbols.definitions("RenamedCart")[0]?.path).toBe(
       path.posix.join("py", "shop", "cart.py"),
     );
+    await third.close();
+
+    // the change was stored as a delta after the base: a fourth start reads both, re-reads none
+    const fourth = indexOf(ws, false);
+    const latest = await fourth.ready();
+    expect(fourth.status).toMatchObject({ files: 17, reread: 0, reused: 17 });
+    expect(latest.definitions("RenamedCart")).toHaveLength(1);
+    expect(latest.definitions("ShoppingCart")).toEqual([]);
   });
 });

@@ -80,17 +80,35 @@ export class CodebaseIndex {
     const began = performance.now();
     // subscribe before the scan: a change made during the scan is queued, not lost
     if (this.options.watch !== false) await this.subscribe();
-    const result: OpenResult = await this.runner.run({
+    // both asked at once: the worker walks the tree for the rescan while this thread applies the
+    // stored records
+    const opened = this.runner.run({
       type: "open",
       root: this.root,
       ...(this.options.storeDir !== undefined ? { storeDir: this.options.storeDir } : {}),
       ...(this.options.indexer !== undefined ? { options: this.options.indexer } : {}),
     });
-    this.symbols.apply({ records: result.records, touched: [], removed: [], skipped: 0 });
+    const scanned = this.runner.run({ type: "rescan" });
+    let stored: OpenResult;
+    try {
+      stored = await opened;
+    } finally {
+      // its failure follows the open's
+      scanned.catch(() => undefined);
+    }
+    this.symbols.apply({
+      records: stored.records,
+      strings: { from: 0, added: stored.strings },
+      touched: [],
+      removed: [],
+      skipped: 0,
+    });
+    const changes = await scanned;
+    this.symbols.apply(changes);
     this.lastStart = {
       files: this.symbols.fileCount,
-      reread: result.reread,
-      reused: result.reused,
+      reread: changes.records.length,
+      reused: this.symbols.fileCount - changes.records.length,
       startMs: performance.now() - began,
     };
   }

@@ -5,6 +5,7 @@ import type { AnyAgentTool, ToolContext, ToolResult } from "../tools/tool.js";
 import { CodebaseIndex } from "./codebase-index.js";
 import { createCodebaseTools, withCodebaseTools } from "./codebase-tools.js";
 import type { FindDefinitionDetails } from "./definition-tool.js";
+import { PARSE_MAX_BYTES } from "./file-analysis.js";
 import type { ProjectOverview } from "./overview.js";
 import type { FindReferencesDetails } from "./references-tool.js";
 import type { CodebaseSearchDetails } from "./search-tool.js";
@@ -210,6 +211,36 @@ describe("codebase tools", () => {
     }
     const paths = [...(await index.ready()).allFiles()].map((f) => f.path);
     expect(paths).not.toContain("src/blob.ts");
+  });
+
+  it("reads a file over PARSE_MAX_BYTES as text: searched and referenced, not parsed", async () => {
+    const body = Array.from(
+      { length: 6000 },
+      (_, i) => `export function generatedHelper${i}() { return useLargeTableEntry(${i}); }`,
+    ).join("\n");
+    expect(body.length).toBeGreaterThan(PARSE_MAX_BYTES);
+    ws.write("src/large-table.ts", `${body}\n`);
+    index.changed(["src/large-table.ts"]);
+    try {
+      const defs = await call<FindDefinitionDetails>("find_definition", {
+        symbol: "generatedHelper17",
+      });
+      expect(defs.details.definitions).toEqual([]);
+      const refs = await call<FindReferencesDetails>("find_references", {
+        symbol: "useLargeTableEntry",
+      });
+      expect(refs.details).toMatchObject({ total: 6000, files: 1 });
+      const lines = (await index.ready()).references("useLargeTableEntry")[0]?.lines;
+      expect(lines?.slice(0, 2)).toEqual([1, 2]);
+      const found = await call<CodebaseSearchDetails>("codebase_search", {
+        query: "large table entry",
+      });
+      expect(found.details.results.map((r) => r.path)).toContain("src/large-table.ts");
+    } finally {
+      ws.remove("src/large-table.ts");
+      index.changed(["src/large-table.ts"]);
+      await index.ready();
+    }
   });
 
   it("find_references groups uses by file with the total and surrounding lines", async () => {

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type * as TreeSitter from "@vscode/tree-sitter-wasm";
-import type { Definition, FileRecord } from "./file-record.js";
+import type { AnalysedFile, Definition } from "./file-record.js";
 import { SIGNATURE_MAX } from "./file-record.js";
 import { type DefinitionKind, type LanguageId, languageSpec } from "./languages.js";
 import { termFrequencies } from "./tokens.js";
@@ -166,7 +166,7 @@ function definitionsOf(loaded: LoadedLanguage, root: TreeSitter.Node, text: stri
   return defs;
 }
 
-function identifiersOf(loaded: LoadedLanguage, root: TreeSitter.Node): Array<[string, number[]]> {
+function identifiersOf(loaded: LoadedLanguage, root: TreeSitter.Node): Map<string, number[]> {
   const lines = new Map<string, number[]>();
   for (const capture of loaded.identifiers.captures(root)) {
     const name = capture.node.text;
@@ -175,7 +175,27 @@ function identifiersOf(loaded: LoadedLanguage, root: TreeSitter.Node): Array<[st
     if (list === undefined) lines.set(name, [line]);
     else if (list[list.length - 1] !== line) list.push(line);
   }
-  return [...lines];
+  return lines;
+}
+
+function packIdentifiers(
+  lines: Map<string, number[]>,
+): Pick<AnalysedFile, "idents" | "identStarts" | "identLines"> {
+  const identStarts = new Uint32Array(lines.size + 1);
+  let total = 0;
+  let i = 0;
+  for (const list of lines.values()) {
+    identStarts[i++] = total;
+    total += list.length;
+  }
+  identStarts[i] = total;
+  const identLines = new Uint32Array(total);
+  let at = 0;
+  for (const list of lines.values()) {
+    identLines.set(list, at);
+    at += list.length;
+  }
+  return { idents: [...lines.keys()].join("\n"), identStarts, identLines };
 }
 
 export interface AnalyseInput {
@@ -187,16 +207,45 @@ export interface AnalyseInput {
   hash: string;
 }
 
+/**
+ * Files larger than this (256 KiB) are not parsed: bundles, vendored builds and generated parsers,
+ * half the bytes of a tree such as next/dist in a few dozen files. They are still searched, and
+ * every word's lines are kept so find_references finds uses in them (comments and strings
+ * included, as text); only their definitions are not indexed.
+ */
+export const PARSE_MAX_BYTES = 256 * 1024;
+
+const WORD = /[A-Za-z_$][A-Za-z0-9_$]*/g;
+
+/** Every word of a text with the 1-based lines it occurs on (for files read as text). */
+function wordLines(text: string): Map<string, number[]> {
+  const lines = new Map<string, number[]>();
+  let line = 1;
+  let newline = text.indexOf("\n");
+  for (const match of text.matchAll(WORD)) {
+    while (newline !== -1 && newline < match.index) {
+      line++;
+      newline = text.indexOf("\n", newline + 1);
+    }
+    const list = lines.get(match[0]);
+    if (list === undefined) lines.set(match[0], [line]);
+    else if (list[list.length - 1] !== line) list.push(line);
+  }
+  return lines;
+}
+
 /** The file's record: definitions and identifiers for parsed languages, terms for all. */
-export async function analyseFile(grammars: Grammars, input: AnalyseInput): Promise<FileRecord> {
+export async function analyseFile(grammars: Grammars, input: AnalyseInput): Promise<AnalysedFile> {
   const { content } = input;
   const terms = termFrequencies(content);
   let termCount = 0;
   for (const count of terms.values()) termCount += count;
   let defs: Definition[] = [];
-  let idents: Array<[string, number[]]> = [];
+  let idents = new Map<string, number[]>();
   const loaded = await grammars.forLanguage(input.language);
-  if (loaded !== undefined) {
+  if (loaded !== undefined && input.size > PARSE_MAX_BYTES) {
+    idents = wordLines(content);
+  } else if (loaded !== undefined) {
     const tree = loaded.parser.parse(content);
     if (tree !== null) {
       try {
@@ -215,8 +264,9 @@ export async function analyseFile(grammars: Grammars, input: AnalyseInput): Prom
     language: input.language,
     lines: countLines(content),
     defs,
-    idents,
-    terms: [...terms],
+    ...packIdentifiers(idents),
+    terms: [...terms.keys()].join("\n"),
+    termCounts: Uint32Array.from(terms.values()),
     termCount,
   };
 }

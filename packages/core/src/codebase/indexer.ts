@@ -1,15 +1,11 @@
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
-import { analyseFile, contentHash, type Grammars } from "./file-analysis.js";
-import type { FileRecord, FileStat } from "./file-record.js";
+import { type AnalyseItem, analyseInWorkers, PARALLEL_MIN_FILES } from "./analysis-pool.js";
+import type { Grammars } from "./file-analysis.js";
+import { type Outcome, readOne } from "./file-reader.js";
+import type { AnalysedFile, FileRecord, FileStat } from "./file-record.js";
 import { languageOf } from "./languages.js";
-import {
-  DEFAULT_MAX_FILE_BYTES,
-  IgnoreRules,
-  looksBinary,
-  looksGenerated,
-  walkWorkspace,
-} from "./walk.js";
+import { DEFAULT_MAX_FILE_BYTES, IgnoreRules, walkWorkspace } from "./walk.js";
 
 // The indexing work proper: walk, compare with what the index knows (size + mtime, then content
 // hash), read and parse what changed. Runs in the worker thread (index-worker.ts); plain
@@ -18,56 +14,31 @@ import {
 /** What the index knows of a file: enough to tell whether it changed. */
 export type KnownFile = [path: string, size: number, mtimeMs: number, hash: string];
 
-export interface IndexChanges {
+export interface IndexChanges<R = FileRecord> {
   /** new or changed files, parsed */
-  records: FileRecord[];
+  records: R[];
+  /** strings the records name that the string table did not hold before (ids from `from` on) */
+  strings?: { from: number; added: string[] };
   /** files whose content is unchanged but whose size/mtime moved: [path, size, mtimeMs] */
   touched: Array<[string, number, number]>;
   /** files gone (deleted, now ignored, grown too large, turned binary) */
   removed: string[];
   /** files skipped as too large, binary or generated (scan only) */
   skipped: number;
+  /**
+   * a scan's binary or generated files with their size and mtime: remembered (and stored) so the
+   * next scan does not read them again while they stay as they are
+   */
+  skippedFiles?: Array<[path: string, size: number, mtimeMs: number]>;
 }
 
 export interface IndexerOptions {
   maxFileBytes?: number;
-}
-
-type Outcome =
-  | { kind: "record"; record: FileRecord }
-  | { kind: "touched"; size: number; mtimeMs: number }
-  | { kind: "skipped" };
-
-async function readOne(
-  grammars: Grammars,
-  root: string,
-  stat: FileStat,
-  known: KnownFile | undefined,
-): Promise<Outcome> {
-  const language = languageOf(stat.path);
-  if (language === undefined) return { kind: "skipped" };
-  let buffer: Buffer;
-  try {
-    buffer = readFileSync(path.join(root, stat.path));
-  } catch {
-    return { kind: "skipped" };
-  }
-  const hash = contentHash(buffer);
-  if (known !== undefined && known[3] === hash) {
-    return { kind: "touched", size: stat.size, mtimeMs: stat.mtimeMs };
-  }
-  if (looksBinary(buffer)) return { kind: "skipped" };
-  const content = buffer.toString("utf8");
-  if (looksGenerated(content)) return { kind: "skipped" };
-  const record = await analyseFile(grammars, {
-    path: stat.path,
-    size: stat.size,
-    mtimeMs: stat.mtimeMs,
-    language,
-    content,
-    hash,
-  });
-  return { kind: "record", record };
+  /**
+   * worker threads a scan with many files to read spreads them over (analysis-pool.ts); 1 or
+   * undefined reads on the calling thread
+   */
+  workers?: number;
 }
 
 function unchanged(stat: FileStat, known: KnownFile | undefined): boolean {
@@ -80,20 +51,46 @@ export async function scanWorkspace(
   root: string,
   known: readonly KnownFile[],
   options: IndexerOptions = {},
-): Promise<IndexChanges> {
+  knownSkipped: ReadonlyMap<string, readonly [size: number, mtimeMs: number]> = new Map(),
+): Promise<IndexChanges<AnalysedFile>> {
   const byPath = new Map(known.map((file) => [file[0], file]));
   const walked = walkWorkspace(root, options);
-  const changes: IndexChanges = { records: [], touched: [], removed: [], skipped: walked.tooLarge };
+  const changes: IndexChanges<AnalysedFile> = {
+    records: [],
+    touched: [],
+    removed: [],
+    skipped: walked.tooLarge,
+    skippedFiles: [],
+  };
+  const skippedFiles = changes.skippedFiles as Array<[string, number, number]>;
   const seen = new Set<string>();
+  const toRead: AnalyseItem[] = [];
   for (const stat of walked.files) {
     const previous = byPath.get(stat.path);
-    if (unchanged(stat, previous)) {
-      seen.add(stat.path);
-      continue;
-    }
-    const outcome = await readOne(grammars, root, stat, previous);
+    const skippedBefore = knownSkipped.get(stat.path);
+    if (unchanged(stat, previous)) seen.add(stat.path);
+    else if (
+      previous === undefined &&
+      skippedBefore?.[0] === stat.size &&
+      skippedBefore[1] === stat.mtimeMs
+    ) {
+      changes.skipped++;
+      skippedFiles.push([stat.path, stat.size, stat.mtimeMs]);
+    } else toRead.push([stat, previous?.[3]]);
+  }
+  const workers = options.workers ?? 1;
+  let outcomes: Outcome[];
+  if (workers > 1 && toRead.length >= PARALLEL_MIN_FILES) {
+    outcomes = await analyseInWorkers(root, toRead, workers);
+  } else {
+    outcomes = [];
+    for (const [stat, hash] of toRead) outcomes.push(await readOne(grammars, root, stat, hash));
+  }
+  for (const [i, outcome] of outcomes.entries()) {
+    const stat = (toRead[i] as AnalyseItem)[0];
     if (outcome.kind === "skipped") {
       changes.skipped++;
+      skippedFiles.push([stat.path, stat.size, stat.mtimeMs]);
       continue;
     }
     seen.add(stat.path);
@@ -111,11 +108,11 @@ export async function updatePaths(
   paths: readonly string[],
   known: readonly KnownFile[],
   options: IndexerOptions = {},
-): Promise<IndexChanges> {
+): Promise<IndexChanges<AnalysedFile>> {
   const byPath = new Map(known.map((file) => [file[0], file]));
   const rules = new IgnoreRules(root);
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const changes: IndexChanges = { records: [], touched: [], removed: [], skipped: 0 };
+  const changes: IndexChanges<AnalysedFile> = { records: [], touched: [], removed: [], skipped: 0 };
   for (const rel of new Set(paths)) {
     const previous = byPath.get(rel);
     let stat: FileStat | undefined;
@@ -134,7 +131,7 @@ export async function updatePaths(
       continue;
     }
     if (unchanged(stat, previous)) continue;
-    const outcome = await readOne(grammars, root, stat, previous);
+    const outcome = await readOne(grammars, root, stat, previous?.[3]);
     if (outcome.kind === "record") changes.records.push(outcome.record);
     else if (outcome.kind === "touched") changes.touched.push([rel, outcome.size, outcome.mtimeMs]);
     else if (previous !== undefined) changes.removed.push(rel);

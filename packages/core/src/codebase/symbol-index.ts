@@ -1,4 +1,4 @@
-import type { Definition, FileRecord } from "./file-record.js";
+import { type Definition, type FileRecord, identLinesAt, StringTable } from "./file-record.js";
 import type { IndexChanges } from "./indexer.js";
 import { identifierTerms, queryTerms } from "./tokens.js";
 
@@ -37,10 +37,21 @@ const EXACT_NAME_BOOST = 10;
 
 export class SymbolIndex {
   private readonly files = new Map<string, FileRecord>();
-  private readonly defsByName = new Map<string, DefinitionHit[]>();
-  private readonly defNamesLower = new Map<string, Set<string>>();
-  private readonly identFiles = new Map<string, Set<string>>();
-  private readonly termFiles = new Map<string, Map<string, number>>();
+  private readonly strings = new StringTable();
+  /** definition name → [record, index of the definition in it, record, index, …] */
+  private readonly defsByName = new Map<string, Array<FileRecord | number>>();
+  /** lower-cased name → names; built on first use (case-insensitive lookups, "did you mean") */
+  private defNamesLower: Map<string, Set<string>> | undefined;
+  // Postings are append-only arrays by string id and a file's slot: adding a file pushes its
+  // entries, removing one only frees its slot (lookups skip free slots). A file changed gets a
+  // new slot; once free slots outnumber the live ones the postings are rebuilt from the records.
+  /** term id → [slot, count, slot, count, …] */
+  private termPostings: Array<number[] | undefined> = [];
+  /** identifier id → [slot, index of the identifier in the record, …] */
+  private identPostings: Array<number[] | undefined> = [];
+  private slots: Array<FileRecord | undefined> = [];
+  private readonly slotOf = new Map<string, number>();
+  private freeSlots = 0;
   private totalTerms = 0;
 
   get fileCount(): number {
@@ -56,6 +67,14 @@ export class SymbolIndex {
   }
 
   apply(changes: IndexChanges): void {
+    if (changes.strings !== undefined) {
+      this.strings.append(changes.strings.from, changes.strings.added);
+      // postings arrays as long as the table: stores within bounds keep them fast arrays
+      const size = this.strings.size;
+      for (const postings of [this.termPostings, this.identPostings]) {
+        while (postings.length < size) postings.push(undefined);
+      }
+    }
     for (const path of changes.removed) this.remove(path);
     for (const [path, size, mtimeMs] of changes.touched) {
       const record = this.files.get(path);
@@ -68,25 +87,56 @@ export class SymbolIndex {
       this.remove(record.path);
       this.add(record);
     }
+    if (this.freeSlots > 1_000 && this.freeSlots > this.files.size) this.rebuildPostings();
   }
 
   private add(record: FileRecord): void {
     this.files.set(record.path, record);
-    for (const def of record.defs) {
-      const hit: DefinitionHit = { ...def, path: record.path };
-      const list = this.defsByName.get(def.name);
-      if (list === undefined) this.defsByName.set(def.name, [hit]);
-      else list.push(hit);
-      const lower = def.name.toLowerCase();
-      getOrCreate(this.defNamesLower, lower, () => new Set<string>()).add(def.name);
+    const defs = record.defs;
+    for (let i = 0; i < defs.length; i++) {
+      const name = (defs[i] as Definition).name;
+      const list = this.defsByName.get(name);
+      if (list === undefined) {
+        this.defsByName.set(name, [record, i]);
+        if (this.defNamesLower !== undefined) {
+          getOrCreate(this.defNamesLower, name.toLowerCase(), () => new Set<string>()).add(name);
+        }
+      } else list.push(record, i);
     }
-    for (const [name] of record.idents) {
-      getOrCreate(this.identFiles, name, () => new Set<string>()).add(record.path);
-    }
-    for (const [term, count] of record.terms) {
-      getOrCreate(this.termFiles, term, () => new Map<string, number>()).set(record.path, count);
-    }
+    this.post(record);
     this.totalTerms += record.termCount;
+  }
+
+  private post(record: FileRecord): void {
+    const slot = this.slots.length;
+    this.slots.push(record);
+    this.slotOf.set(record.path, slot);
+    const idents = record.identIds;
+    const identPostings = this.identPostings;
+    for (let i = 0; i < idents.length; i++) {
+      const id = idents[i] as number;
+      const list = identPostings[id];
+      if (list === undefined) identPostings[id] = [slot, i];
+      else list.push(slot, i);
+    }
+    const terms = record.termIds;
+    const counts = record.termCounts;
+    const termPostings = this.termPostings;
+    for (let i = 0; i < terms.length; i++) {
+      const id = terms[i] as number;
+      const list = termPostings[id];
+      if (list === undefined) termPostings[id] = [slot, counts[i] as number];
+      else list.push(slot, counts[i] as number);
+    }
+  }
+
+  private rebuildPostings(): void {
+    this.termPostings = new Array<number[] | undefined>(this.strings.size).fill(undefined);
+    this.identPostings = new Array<number[] | undefined>(this.strings.size).fill(undefined);
+    this.slots = [];
+    this.slotOf.clear();
+    this.freeSlots = 0;
+    for (const record of this.files.values()) this.post(record);
   }
 
   private remove(path: string): void {
@@ -96,26 +146,25 @@ export class SymbolIndex {
     for (const def of record.defs) {
       const list = this.defsByName.get(def.name);
       if (list === undefined) continue;
-      const kept = list.filter((hit) => hit.path !== path);
+      const kept: Array<FileRecord | number> = [];
+      for (let k = 0; k < list.length; k += 2) {
+        if (list[k] !== record) kept.push(list[k] as FileRecord, list[k + 1] as number);
+      }
       if (kept.length > 0) {
         this.defsByName.set(def.name, kept);
         continue;
       }
       this.defsByName.delete(def.name);
       const lower = def.name.toLowerCase();
-      const names = this.defNamesLower.get(lower);
+      const names = this.defNamesLower?.get(lower);
       names?.delete(def.name);
-      if (names?.size === 0) this.defNamesLower.delete(lower);
+      if (names?.size === 0) this.defNamesLower?.delete(lower);
     }
-    for (const [name] of record.idents) {
-      const set = this.identFiles.get(name);
-      set?.delete(path);
-      if (set?.size === 0) this.identFiles.delete(name);
-    }
-    for (const [term] of record.terms) {
-      const postings = this.termFiles.get(term);
-      postings?.delete(path);
-      if (postings?.size === 0) this.termFiles.delete(term);
+    const slot = this.slotOf.get(path);
+    if (slot !== undefined) {
+      this.slots[slot] = undefined;
+      this.slotOf.delete(path);
+      this.freeSlots++;
     }
     this.totalTerms -= record.termCount;
   }
@@ -131,10 +180,10 @@ export class SymbolIndex {
       .filter((part) => part !== "");
     const name = parts[parts.length - 1] ?? "";
     const container = parts.length > 1 ? parts[parts.length - 2] : undefined;
-    let hits = this.defsByName.get(name) ?? [];
+    let hits = this.hitsNamed(name);
     if (hits.length === 0) {
-      hits = [...(this.defNamesLower.get(name.toLowerCase()) ?? [])].flatMap(
-        (other) => this.defsByName.get(other) ?? [],
+      hits = [...(this.lowerNames().get(name.toLowerCase()) ?? [])].flatMap((other) =>
+        this.hitsNamed(other),
       );
     }
     if (container !== undefined) {
@@ -142,6 +191,27 @@ export class SymbolIndex {
       if (narrowed.length > 0) hits = narrowed;
     }
     return [...hits].sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line);
+  }
+
+  private hitsNamed(name: string): DefinitionHit[] {
+    const list = this.defsByName.get(name) ?? [];
+    const hits: DefinitionHit[] = [];
+    for (let k = 0; k < list.length; k += 2) {
+      const record = list[k] as FileRecord;
+      hits.push({ ...(record.defs[list[k + 1] as number] as Definition), path: record.path });
+    }
+    return hits;
+  }
+
+  private lowerNames(): Map<string, Set<string>> {
+    if (this.defNamesLower === undefined) {
+      const lower = new Map<string, Set<string>>();
+      for (const name of this.defsByName.keys()) {
+        getOrCreate(lower, name.toLowerCase(), () => new Set<string>()).add(name);
+      }
+      this.defNamesLower = lower;
+    }
+    return this.defNamesLower;
   }
 
   /**
@@ -152,7 +222,7 @@ export class SymbolIndex {
     const wanted = symbol.trim().toLowerCase();
     const wantedTerms = identifierTerms(symbol.trim());
     const scored: Array<{ name: string; score: number }> = [];
-    for (const [lower, names] of this.defNamesLower) {
+    for (const [lower, names] of this.lowerNames()) {
       const contained = lower.includes(wanted) || wanted.includes(lower);
       const lengthGap = Math.abs(lower.length - wanted.length);
       const first = names.values().next().value as string;
@@ -177,16 +247,17 @@ export class SymbolIndex {
         .split(/::|\.|#/)
         .filter((part) => part !== "")
         .pop() ?? "";
-    const files = [...(this.identFiles.get(name) ?? [])].sort();
+    const id = this.strings.idOf(name);
+    const postings = (id !== undefined ? this.identPostings[id] : undefined) ?? [];
     const out: ReferenceFile[] = [];
-    for (const path of files) {
-      const record = this.files.get(path);
-      const lines = record?.idents.find(([ident]) => ident === name)?.[1];
-      if (record === undefined || lines === undefined) continue;
+    for (let k = 0; k < postings.length; k += 2) {
+      const record = this.slots[postings[k] as number];
+      if (record === undefined) continue;
+      const lines = [...identLinesAt(record, postings[k + 1] as number)];
       const definitionLines = record.defs.filter((def) => def.name === name).map((def) => def.line);
-      out.push({ path, lines, definitionLines });
+      out.push({ path: record.path, lines, definitionLines });
     }
-    return out;
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
   /** Files ranked by BM25 over the query's terms, plus a boost for matching definitions. */
@@ -197,13 +268,21 @@ export class SymbolIndex {
     const avgLength = this.totalTerms / n || 1;
     const scores = new Map<string, number>();
     for (const term of terms) {
-      const postings = this.termFiles.get(term);
+      const id = this.strings.idOf(term);
+      const postings = id !== undefined ? this.termPostings[id] : undefined;
       if (postings === undefined) continue;
-      const idf = Math.log(1 + (n - postings.size + 0.5) / (postings.size + 0.5));
-      for (const [path, tf] of postings) {
-        const length = this.files.get(path)?.termCount ?? avgLength;
+      let df = 0;
+      for (let k = 0; k < postings.length; k += 2) {
+        if (this.slots[postings[k] as number] !== undefined) df++;
+      }
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      for (let k = 0; k < postings.length; k += 2) {
+        const record = this.slots[postings[k] as number];
+        if (record === undefined) continue;
+        const tf = postings[k + 1] as number;
+        const length = record.termCount;
         const score = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / avgLength));
-        scores.set(path, (scores.get(path) ?? 0) + score);
+        scores.set(record.path, (scores.get(record.path) ?? 0) + score);
       }
     }
     const queryText = query.trim().toLowerCase();
@@ -211,11 +290,13 @@ export class SymbolIndex {
     // exact name: on a large tree a common term's postings run into thousands of files
     const candidates = [...scores].sort((a, b) => b[1] - a[1]).slice(0, Math.max(limit * 4, 100));
     const seen = new Set(candidates.map(([path]) => path));
-    for (const name of this.defNamesLower.get(queryText) ?? []) {
-      for (const hit of this.defsByName.get(name) ?? []) {
-        if (!seen.has(hit.path)) {
-          seen.add(hit.path);
-          candidates.push([hit.path, scores.get(hit.path) ?? 0]);
+    for (const name of this.lowerNames().get(queryText) ?? []) {
+      const list = this.defsByName.get(name) ?? [];
+      for (let k = 0; k < list.length; k += 2) {
+        const record = list[k] as FileRecord;
+        if (!seen.has(record.path)) {
+          seen.add(record.path);
+          candidates.push([record.path, scores.get(record.path) ?? 0]);
         }
       }
     }

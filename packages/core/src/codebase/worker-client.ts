@@ -1,48 +1,12 @@
-import { createRequire } from "node:module";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { Grammars } from "./file-analysis.js";
 import { IndexState } from "./index-state.js";
 import { runTask } from "./run-task.js";
+import { startWorker } from "./worker-entry.js";
 import type { IndexTask, TaskResults, WorkerRequest, WorkerResponse } from "./worker-protocol.js";
 
 // The main thread's side of the indexing worker. Tasks are answered in order. The worker starts
-// on first use and ends with close(). From TypeScript sources (tests, benches) the worker loads
-// its .ts entry through tsx; from the build, the compiled .js beside this file.
-
-/**
- * Where the worker's entry is. Written so bundlers leave it alone (no `new URL("…", import.meta.url)`
- * or literal require): Next bundles core into its server chunks, where this module's URL is a
- * chunk's, so there the entry is core's own built file, found through the package's
- * `./codebase-worker` export from the app's directory.
- * - from TypeScript sources (tests, benches): index-worker.ts beside this file, loaded through tsx
- *   (a loader given by --import does not reach worker threads on Node 20);
- * - from core's build: index-worker.js beside this file.
- */
-function workerEntry(): { url: URL; typescript: boolean } {
-  const here = import.meta.url;
-  if (/\/codebase\/worker-client\.ts$/.test(here)) {
-    return {
-      url: new URL(here.replace(/worker-client\.ts$/, "index-worker.ts")),
-      typescript: true,
-    };
-  }
-  if (/\/codebase\/worker-client\.js$/.test(here)) {
-    return {
-      url: new URL(here.replace(/worker-client\.js$/, "index-worker.js")),
-      typescript: false,
-    };
-  }
-  const specifier = ["@arbor", "core", "codebase-worker"].join("/");
-  const resolved = createRequire(path.join(process.cwd(), "index.js")).resolve(specifier);
-  return { url: pathToFileURL(resolved), typescript: false };
-}
-
-/** The eval'd bootstrap of a TypeScript worker: tsx from the working directory, then the entry. */
-function typescriptBootstrap(entry: URL): string {
-  return `import("tsx/esm/api").then((tsx) => tsx.tsImport(${JSON.stringify(entry.href)}, ${JSON.stringify(entry.href)}))`;
-}
+// on first use and ends with close() (worker-entry.ts finds its entry).
 
 export interface IndexRunner {
   run<T extends IndexTask>(task: T): Promise<TaskResults[T["type"]]>;
@@ -71,10 +35,7 @@ export class WorkerRunner implements IndexRunner {
 
   private start(): Worker {
     if (this.worker !== undefined) return this.worker;
-    const entry = workerEntry();
-    const worker = entry.typescript
-      ? new Worker(typescriptBootstrap(entry.url), { eval: true })
-      : new Worker(entry.url);
+    const worker = startWorker({ role: "index" });
     worker.unref();
     worker.on("message", (response: WorkerResponse) => {
       const waiter = this.pending.get(response.id);
