@@ -4,6 +4,7 @@ import type { DatabaseTarget } from "./database-url.js";
 import { PrismaClient as PostgresClient } from "./generated/postgresql/client.js";
 import { type Prisma, PrismaClient as SqliteClient } from "./generated/sqlite/client.js";
 import type { Provider } from "./prisma-schema.js";
+import { SqliteDirect } from "./sqlite-direct.js";
 
 // One Prisma client per provider (each compiles queries for its own database), behind one type.
 // Both are generated from the same models with the same scalar types, so their model APIs are
@@ -21,6 +22,8 @@ export interface DatabaseOptions {
   synchronous?: SqliteSynchronous;
   /** PostgreSQL only: pool size; default 10 */
   poolSize?: number;
+  /** SQLite only: the direct write path (docs/decisions/0020); default ARBOR_SQLITE_DIRECT, else on */
+  direct?: boolean;
 }
 
 export interface Database {
@@ -30,6 +33,11 @@ export interface Database {
   writeTransaction<T>(run: (tx: Tx) => Promise<T>): Promise<T>;
   /** a transaction that only reads, from one snapshot, so it never sees half of a write */
   readTransaction<T>(run: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * SQLite: the hot writes, synchronous on the adapter's own connection (sqlite-direct.ts,
+   * docs/decisions/0020); absent on PostgreSQL, or when `ARBOR_SQLITE_DIRECT=0`
+   */
+  direct?: SqliteDirect;
   close(): Promise<void>;
 }
 
@@ -44,6 +52,11 @@ export function sqliteSynchronous(options: DatabaseOptions): SqliteSynchronous {
     throw new Error(`ARBOR_SQLITE_SYNCHRONOUS must be FULL or NORMAL (got ${value})`);
   }
   return value;
+}
+
+/** options.direct, else ARBOR_SQLITE_DIRECT (0 turns it off), else on */
+function sqliteDirectEnabled(options: DatabaseOptions): boolean {
+  return options.direct ?? process.env.ARBOR_SQLITE_DIRECT !== "0";
 }
 
 function asShared(client: PostgresClient): Client {
@@ -78,8 +91,9 @@ export async function openDatabase(
     };
   }
   // timeout: how long a writer waits for another process's write lock (busy_timeout)
+  const direct = new SqliteDirect();
   const client = new SqliteClient({
-    adapter: new PrismaBetterSqlite3({ url: target.url, timeout: 15_000 }),
+    adapter: direct.wrapFactory(new PrismaBetterSqlite3({ url: target.url, timeout: 15_000 })),
   });
   await client.$connect();
   // WAL: readers never block the writer and a commit is one append to the log. synchronous
@@ -98,6 +112,7 @@ export async function openDatabase(
     client,
     writeTransaction: transaction,
     readTransaction: transaction,
+    ...(direct.available && sqliteDirectEnabled(options) ? { direct } : {}),
     close: () => client.$disconnect(),
   };
 }
