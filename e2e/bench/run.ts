@@ -30,7 +30,17 @@ const sourceName = (file: string) => file.replace(/\.js$/, ".ts");
 
 const dataDir = mkdtempSync(join(tmpdir(), "arbor-web-bench-"));
 const fake = await startFakeLlm();
-const app = await startApp({ port: await freePort(), dataDir, fakeLlmUrl: fake.url });
+// ARBOR_SQLITE_DIRECT=0 runs the app with every write through Prisma (decision 0020), to compare
+const appEnv: Record<string, string> =
+  process.env.ARBOR_SQLITE_DIRECT === undefined
+    ? {}
+    : { ARBOR_SQLITE_DIRECT: process.env.ARBOR_SQLITE_DIRECT };
+const app = await startApp({
+  port: await freePort(),
+  dataDir,
+  fakeLlmUrl: fake.url,
+  env: appEnv,
+});
 const bare = await startBareRoute({ port: await freePort(), fakeLlmUrl: fake.url });
 process.stdout.write(
   `app ${app.url} (next start), bare route ${bare.url} (next start), fake LLM ${fake.url}\n`,
