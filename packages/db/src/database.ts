@@ -4,6 +4,7 @@ import type { DatabaseTarget } from "./database-url.js";
 import { PrismaClient as PostgresClient } from "./generated/postgresql/client.js";
 import { type Prisma, PrismaClient as SqliteClient } from "./generated/sqlite/client.js";
 import type { Provider } from "./prisma-schema.js";
+import { type Checkpointer, startCheckpointer } from "./sqlite-checkpoint.js";
 import { SqliteDirect } from "./sqlite-direct.js";
 
 // One Prisma client per provider (each compiles queries for its own database), behind one type.
@@ -103,6 +104,16 @@ export async function openDatabase(
   await client.$queryRawUnsafe("PRAGMA journal_mode = WAL");
   await client.$executeRawUnsafe(`PRAGMA synchronous = ${sqliteSynchronous(options)}`);
   await client.$executeRawUnsafe("PRAGMA foreign_keys = ON");
+  // The direct write path checkpoints the WAL on a worker thread instead of inside a COMMIT
+  // (sqlite-checkpoint.ts): a checkpoint's fsyncs no longer stall the event loop
+  const useDirect = direct.available && sqliteDirectEnabled(options);
+  let checkpointer: Checkpointer | undefined;
+  if (useDirect && target.file !== undefined) {
+    await client.$queryRawUnsafe("PRAGMA wal_autocheckpoint = 0");
+    checkpointer = startCheckpointer(target.file, (problem) => {
+      console.warn(`[arbor/db] WAL checkpoint failed: ${problem}`);
+    });
+  }
   // The adapter has one connection and serialises transactions on it, but a query outside a
   // transaction would run inside whichever transaction is open: every store operation therefore
   // runs in a transaction, reads included.
@@ -112,7 +123,10 @@ export async function openDatabase(
     client,
     writeTransaction: transaction,
     readTransaction: transaction,
-    ...(direct.available && sqliteDirectEnabled(options) ? { direct } : {}),
-    close: () => client.$disconnect(),
+    ...(useDirect ? { direct } : {}),
+    async close() {
+      await checkpointer?.close();
+      await client.$disconnect();
+    },
   };
 }

@@ -103,6 +103,7 @@ export class SqliteDirect {
   #waiting = false;
   /** transactions committed and writes stored by them, for the bench and the tests */
   readonly stats = { transactions: 0, writes: 0 };
+  groupTurn = process.env.ARBOR_SQLITE_GROUP_TURN === "1";
 
   /** Whether the adapter's connection was found (false: every write goes through Prisma). */
   get available(): boolean {
@@ -166,6 +167,16 @@ export class SqliteDirect {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ work, resolve, reject } as Job<unknown>);
       if (this.#waiting) return;
+      if (this.groupTurn) {
+        this.#waiting = true;
+        setImmediate(() => {
+          void this.#lock.acquire().then(() => {
+            this.#waiting = false;
+            this.#flush();
+          });
+        });
+        return;
+      }
       if (this.#lock.tryAcquire()) {
         this.#flush();
         return;
