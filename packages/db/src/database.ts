@@ -25,6 +25,11 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** SQLite only: the direct write path (docs/decisions/0020); default ARBOR_SQLITE_DIRECT, else on */
   direct?: boolean;
+  /**
+   * SQLite only: direct writes of one event-loop turn share a commit; default
+   * ARBOR_SQLITE_GROUP_COMMIT, else on
+   */
+  groupCommit?: boolean;
 }
 
 export interface Database {
@@ -60,6 +65,11 @@ function sqliteDirectEnabled(options: DatabaseOptions): boolean {
   return options.direct ?? process.env.ARBOR_SQLITE_DIRECT !== "0";
 }
 
+/** options.groupCommit, else ARBOR_SQLITE_GROUP_COMMIT (0 turns it off), else on */
+function sqliteGroupCommit(options: DatabaseOptions): boolean {
+  return options.groupCommit ?? process.env.ARBOR_SQLITE_GROUP_COMMIT !== "0";
+}
+
 function asShared(client: PostgresClient): Client {
   return client as unknown as Client;
 }
@@ -92,7 +102,7 @@ export async function openDatabase(
     };
   }
   // timeout: how long a writer waits for another process's write lock (busy_timeout)
-  const direct = new SqliteDirect();
+  const direct = new SqliteDirect({ groupCommit: sqliteGroupCommit(options) });
   const client = new SqliteClient({
     adapter: direct.wrapFactory(new PrismaBetterSqlite3({ url: target.url, timeout: 15_000 })),
   });

@@ -14,9 +14,12 @@ import type BetterSqlite3 from "better-sqlite3";
 // One connection, one lock: the adapter's `startTransaction` is wrapped so that a Prisma
 // transaction first takes this module's lock and gives it back when it commits or rolls back. A
 // direct write runs only while no Prisma transaction is open (otherwise its statements would land
-// inside that transaction); while one is, direct writes queue, and the ones that queued are then
-// stored in ONE transaction, each in its own savepoint (a group commit across sessions: one
-// failing write rolls back alone). A commit returns only once it is in the WAL (decision 0006),
+// inside that transaction).
+//
+// Group commit across sessions: the writes asked for during one turn of the event loop (every
+// session whose chunks arrived in it) are stored at the turn's check phase in ONE transaction,
+// each in its own savepoint, so one failing write rolls back alone; writes that wait for a Prisma
+// transaction are grouped the same way. A commit returns once it is in the WAL (decision 0006),
 // and a write's promise resolves only after its commit: nothing is acknowledged before it is
 // stored.
 
@@ -103,7 +106,16 @@ export class SqliteDirect {
   #waiting = false;
   /** transactions committed and writes stored by them, for the bench and the tests */
   readonly stats = { transactions: 0, writes: 0 };
-  groupTurn = process.env.ARBOR_SQLITE_GROUP_TURN === "1";
+  readonly #groupCommit: boolean;
+
+  /**
+   * `groupCommit` (default on): the writes asked for in one turn of the event loop are stored in
+   * one transaction at its check phase (setImmediate); off: each write at once when the
+   * connection is free (writes that queue behind a Prisma transaction still share one).
+   */
+  constructor(options: { groupCommit?: boolean } = {}) {
+    this.#groupCommit = options.groupCommit ?? true;
+  }
 
   /** Whether the adapter's connection was found (false: every write goes through Prisma). */
   get available(): boolean {
@@ -167,25 +179,26 @@ export class SqliteDirect {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ work, resolve, reject } as Job<unknown>);
       if (this.#waiting) return;
-      if (this.groupTurn) {
-        this.#waiting = true;
-        setImmediate(() => {
-          void this.#lock.acquire().then(() => {
-            this.#waiting = false;
-            this.#flush();
-          });
-        });
-        return;
-      }
-      if (this.#lock.tryAcquire()) {
-        this.#flush();
-        return;
-      }
       this.#waiting = true;
-      void this.#lock.acquire().then(() => {
-        this.#waiting = false;
-        this.#flush();
-      });
+      if (this.#groupCommit) {
+        // the writes asked for until the event loop's check phase share one commit
+        setImmediate(() => this.#flushWhenFree());
+        return;
+      }
+      this.#flushWhenFree();
+    });
+  }
+
+  /** Flushes the queue now if no Prisma transaction is open, else once the last one ends. */
+  #flushWhenFree(): void {
+    if (this.#lock.tryAcquire()) {
+      this.#waiting = false;
+      this.#flush();
+      return;
+    }
+    void this.#lock.acquire().then(() => {
+      this.#waiting = false;
+      this.#flush();
     });
   }
 
@@ -196,6 +209,7 @@ export class SqliteDirect {
     const jobs = this.#queue;
     this.#queue = [];
     try {
+      if (jobs.length === 0) return;
       if (conn === undefined || cache === undefined) {
         for (const job of jobs) job.reject(new Error("the SQLite connection is not open"));
         return;
@@ -238,14 +252,6 @@ export class SqliteDirect {
       for (const settle of settled) settle();
     } finally {
       this.#lock.release();
-      // writes queued by a Prisma transaction's waiters meanwhile run on the next release
-      if (this.#queue.length > 0 && !this.#waiting) {
-        this.#waiting = true;
-        void this.#lock.acquire().then(() => {
-          this.#waiting = false;
-          this.#flush();
-        });
-      }
     }
   }
 }

@@ -13,7 +13,7 @@ afterAll(() => databases.dispose());
 
 const quiet = { warn: () => {} };
 
-async function openStore(options: { direct?: boolean } = {}) {
+async function openStore(options: { direct?: boolean; groupCommit?: boolean } = {}) {
   const created = await createStore({
     databaseUrl: await databases.fresh(),
     skipMigrations: true,
@@ -105,6 +105,37 @@ describe("SQLite direct writes", () => {
       expect((await store.readEvents("a", 0)).map((e) => e.sequence)).toEqual([1]);
       expect((await store.readEvents("b", 0)).map((e) => e.sequence)).toEqual([1, 2]);
       expect((await store.loadSession("c"))?.session.title).toBe("Session c");
+    } finally {
+      await close();
+    }
+  });
+
+  it("writes asked for in one turn of the event loop share one commit", async () => {
+    const { store, db, close } = await openStore();
+    try {
+      const direct = db.direct;
+      if (direct === undefined) throw new Error("no direct path");
+      const transactions = direct.stats.transactions;
+      const [a, b, c] = await Promise.all([
+        store.write("a", { events: [delta(1)] }),
+        store.write("b", { events: [delta(1)] }),
+        store.write("c", { events: [delta(1), delta(2)] }),
+      ]);
+      expect(direct.stats.transactions).toBe(transactions + 1);
+      expect([a, b, c].map((w) => w.events.map((e) => e.sequence))).toEqual([[1], [1], [1, 2]]);
+      // off: a transaction per write
+      const single = await openStore({ groupCommit: false });
+      try {
+        const alone = single.db.direct;
+        const before = alone?.stats.transactions ?? 0;
+        await Promise.all([
+          single.store.write("a", { events: [delta(1)] }),
+          single.store.write("b", { events: [delta(1)] }),
+        ]);
+        expect(alone?.stats.transactions).toBe(before + 2);
+      } finally {
+        await single.close();
+      }
     } finally {
       await close();
     }
