@@ -30,11 +30,14 @@ const sourceName = (file: string) => file.replace(/\.js$/, ".ts");
 
 const dataDir = mkdtempSync(join(tmpdir(), "arbor-web-bench-"));
 const fake = await startFakeLlm();
-// ARBOR_SQLITE_DIRECT=0 runs the app with every write through Prisma (decision 0020), to compare
-const appEnv: Record<string, string> =
-  process.env.ARBOR_SQLITE_DIRECT === undefined
-    ? {}
-    : { ARBOR_SQLITE_DIRECT: process.env.ARBOR_SQLITE_DIRECT };
+// ARBOR_SQLITE_* settings pass to the app, to compare the write paths in one build
+// (ARBOR_SQLITE_DIRECT=0: every write through Prisma; docs/decisions/0020)
+const appEnv: Record<string, string> = Object.fromEntries(
+  Object.entries(process.env).filter(
+    (entry): entry is [string, string] =>
+      entry[0].startsWith("ARBOR_SQLITE_") && entry[1] !== undefined,
+  ),
+);
 const app = await startApp({
   port: await freePort(),
   dataDir,
