@@ -204,55 +204,69 @@ export class SqliteDirect {
 
   /** Stores the queued writes in one transaction; the lock is held on entry and freed on exit. */
   #flush(): void {
-    const conn = this.#conn;
-    const cache = this.#cache;
     const jobs = this.#queue;
     this.#queue = [];
     try {
-      if (jobs.length === 0) return;
-      if (conn === undefined || cache === undefined) {
-        for (const job of jobs) job.reject(new Error("the SQLite connection is not open"));
-        return;
-      }
-      const direct: DirectConnection = { statement: (sql) => cache.get(sql) };
-      const settled: Array<() => void> = [];
-      try {
-        cache.get("BEGIN IMMEDIATE").run();
-      } catch (error) {
-        for (const job of jobs) job.reject(error);
-        return;
-      }
-      const alone = jobs.length === 1;
-      for (const job of jobs) {
-        if (!alone) cache.get("SAVEPOINT arbor_write").run();
-        try {
-          const value = job.work(direct);
-          if (!alone) cache.get("RELEASE arbor_write").run();
-          settled.push(() => job.resolve(value));
-        } catch (error) {
-          if (alone) {
-            rollback(conn);
-            job.reject(error);
-            return;
-          }
-          cache.get("ROLLBACK TO arbor_write").run();
-          cache.get("RELEASE arbor_write").run();
-          settled.push(() => job.reject(error));
-        }
-      }
-      try {
-        cache.get("COMMIT").run();
-      } catch (error) {
-        rollback(conn);
-        for (const job of jobs) job.reject(error);
-        return;
-      }
-      this.stats.transactions++;
-      this.stats.writes += jobs.length;
-      for (const settle of settled) settle();
+      if (jobs.length > 0) this.#store(jobs);
     } finally {
       this.#lock.release();
     }
+  }
+
+  #store(jobs: Job<unknown>[]): void {
+    const conn = this.#conn;
+    const cache = this.#cache;
+    if (conn === undefined || cache === undefined || !conn.open) {
+      for (const job of jobs) job.reject(new Error("the SQLite connection is not open"));
+      return;
+    }
+    const direct: DirectConnection = { statement: (sql) => cache.get(sql) };
+    try {
+      cache.get("BEGIN IMMEDIATE").run();
+    } catch (error) {
+      // SQLITE_BUSY past the busy timeout (another process writes): the store retries each
+      for (const job of jobs) job.reject(error);
+      return;
+    }
+    const alone = jobs.length === 1;
+    const settled: Array<() => void> = [];
+    for (const [index, job] of jobs.entries()) {
+      try {
+        if (!alone) cache.get("SAVEPOINT arbor_write").run();
+        const value = job.work(direct);
+        if (!alone) cache.get("RELEASE arbor_write").run();
+        settled.push(() => job.resolve(value));
+      } catch (error) {
+        if (!alone && conn.inTransaction) {
+          try {
+            // this write alone is undone; the others stay in the transaction
+            cache.get("ROLLBACK TO arbor_write").run();
+            cache.get("RELEASE arbor_write").run();
+            settled.push(() => job.reject(error));
+            continue;
+          } catch {
+            // fall through: give up the whole transaction
+          }
+        }
+        // the transaction is gone (SQLite ends it on some errors) or the write was alone: this
+        // write fails, the others of the group are stored again by a transaction of their own
+        rollback(conn);
+        job.reject(error);
+        const others = [...jobs.slice(0, index), ...jobs.slice(index + 1)];
+        if (others.length > 0) this.#store(others);
+        return;
+      }
+    }
+    try {
+      cache.get("COMMIT").run();
+    } catch (error) {
+      rollback(conn);
+      for (const job of jobs) job.reject(error);
+      return;
+    }
+    this.stats.transactions++;
+    this.stats.writes += jobs.length;
+    for (const settle of settled) settle();
   }
 }
 

@@ -141,6 +141,28 @@ describe("SQLite direct writes", () => {
     }
   });
 
+  it("when a write ends the whole transaction, the others of its group are stored again", async () => {
+    const { store, db, close } = await openStore();
+    try {
+      const direct = db.direct;
+      if (direct === undefined) throw new Error("no direct path");
+      const results = await Promise.allSettled([
+        store.write("a", { events: [delta(1)] }),
+        // as SQLite does on some errors: the transaction is rolled back under the group
+        direct.write((conn) => {
+          conn.statement("ROLLBACK").run();
+          throw new Error("transaction lost");
+        }),
+        store.write("b", { events: [delta(1), delta(2)] }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      expect((await store.readEvents("a", 0)).map((e) => e.sequence)).toEqual([1]);
+      expect((await store.readEvents("b", 0)).map((e) => e.sequence)).toEqual([1, 2]);
+    } finally {
+      await close();
+    }
+  });
+
   it("a failing write leaves nothing behind and the next write goes on", async () => {
     const { store, close } = await openStore();
     try {
