@@ -30,7 +30,20 @@ const sourceName = (file: string) => file.replace(/\.js$/, ".ts");
 
 const dataDir = mkdtempSync(join(tmpdir(), "arbor-web-bench-"));
 const fake = await startFakeLlm();
-const app = await startApp({ port: await freePort(), dataDir, fakeLlmUrl: fake.url });
+// ARBOR_SQLITE_* settings pass to the app, to compare the write paths in one build
+// (ARBOR_SQLITE_DIRECT=0: every write through Prisma; docs/decisions/0020)
+const appEnv: Record<string, string> = Object.fromEntries(
+  Object.entries(process.env).filter(
+    (entry): entry is [string, string] =>
+      entry[0].startsWith("ARBOR_SQLITE_") && entry[1] !== undefined,
+  ),
+);
+const app = await startApp({
+  port: await freePort(),
+  dataDir,
+  fakeLlmUrl: fake.url,
+  env: appEnv,
+});
 const bare = await startBareRoute({ port: await freePort(), fakeLlmUrl: fake.url });
 process.stdout.write(
   `app ${app.url} (next start), bare route ${bare.url} (next start), fake LLM ${fake.url}\n`,

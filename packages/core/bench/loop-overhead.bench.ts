@@ -6,198 +6,125 @@
 //   fixed at 2 tokens = 8 characters, no pacing: it yields a microtask per chunk);
 // - the AI SDK's `streamText` on a `MockLanguageModelV3` whose doStream returns the chunks as
 //   LanguageModelV3 stream parts (all enqueued at once, as the ScriptedProvider does).
-// Each repetition runs the three systems in a rotating order, each as a pair (its fake stream
-// iterated alone, then through its loop), with a gc() before every timed run (`pnpm bench` runs
-// node with --expose-gc), so load from other processes on this 2-core machine and GC debt hit
-// every side alike. The peer figures are medians of per-repetition ratios to Arbor's Agent.
+// Each system runs in a worker thread of its own (loop-systems/worker.ts: its own V8 isolate, so
+// one system's modules, heap and inline caches cannot slow another's; in one shared isolate the
+// peers made Arbor's Agent ~2× slower). Each repetition runs the three systems in a rotating
+// order, one at a time, each as a pair: one untimed run (a thread that sat idle while the others
+// ran is slow to come back: 3–4× on the Agent after 300 ms idle on this machine), then its fake
+// stream iterated alone and the same stream through its loop, each timed after a gc()
+// (`pnpm bench` runs node with --expose-gc, which the workers inherit), so load from other
+// processes on this 2-core machine and GC debt hit every side alike. The peer figures are medians of per-repetition ratios to Arbor's Agent.
 // Only public entry points: @arbor/core, @arbor/core/testing and the peers' own packages.
 
-import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { Agent, DEFAULT_CACHE_CONFIG, modelConfig, type StreamRequest } from "@arbor/core";
-import { ScriptedProvider, type ScriptedTurn } from "@arbor/core/testing";
-import { type AgentMessage, agentLoop } from "@mariozechner/pi-agent-core";
-import {
-  fauxAssistantMessage,
-  type Message,
-  registerFauxProvider,
-  streamSimple,
-} from "@mariozechner/pi-ai";
-import { streamText } from "ai";
-import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
+import { Worker } from "node:worker_threads";
 import { type BenchFigure, median } from "./figure.js";
+import { CHUNKS } from "./loop-systems/shared.js";
+import type { PairReply } from "./loop-systems/worker.js";
 
-const CHUNKS = 10_000;
-const CHUNK_CHARS = 8;
-const TEXT = "x".repeat(CHUNKS * CHUNK_CHARS);
 const RUNS = 31;
 const WARMUP = 10;
-/** `pnpm bench` runs node with --expose-gc: collect before each timed run so GC debt is not carried over */
-const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
 function expectCount(what: string, got: number): void {
   if (got !== CHUNKS) throw new Error(`${what}: expected ${CHUNKS} text deltas, got ${got}`);
 }
 
-async function timed(what: string, body: () => Promise<number>): Promise<number> {
-  gc();
-  const started = performance.now();
-  const deltas = await body();
-  const elapsed = performance.now() - started;
-  expectCount(what, deltas);
-  return elapsed;
-}
+type Reply = PairReply | { error: string } | { ready: string };
 
-// --- Arbor: the Agent (default settings: compaction, limits and retry on, as a user runs it) ---
+/** A system in its worker: `pair` asks for one paired run and waits for it. */
+class SystemThread {
+  readonly name: string;
+  readonly #worker: Worker;
+  #pending: ((reply: Reply) => void) | undefined;
+  readonly ready: Promise<void>;
 
-const arborModel = modelConfig({ protocol: "offline", model: "bench" });
-const arborTurn: ScriptedTurn = { blocks: [{ type: "text", text: TEXT }], chunkSize: CHUNK_CHARS };
-
-async function arborRaw(): Promise<number> {
-  const provider = new ScriptedProvider([arborTurn]);
-  const request: StreamRequest = {
-    model: arborModel,
-    systemPrompt: "",
-    messages: [{ role: "user", content: [{ type: "text", text: "go" }], timestamp: 0 }],
-    tools: [],
-    thinkingLevel: "off",
-    cache: DEFAULT_CACHE_CONFIG,
-  };
-  let deltas = 0;
-  for await (const event of provider.stream(request, new AbortController().signal)) {
-    if (event.type === "textDelta") deltas++;
+  constructor(name: string, module: string) {
+    this.name = name;
+    // Node 20 does not pass the `--import tsx` hooks on to worker threads: the worker registers
+    // them itself before it loads the TypeScript entry
+    const tsx = import.meta.resolve("tsx/esm/api");
+    const entry = new URL("./loop-systems/worker.ts", import.meta.url).href;
+    this.#worker = new Worker(
+      `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`,
+      {
+        eval: true,
+        workerData: { module: new URL(`./loop-systems/${module}`, import.meta.url).href },
+      },
+    );
+    this.#worker.on("message", (reply: Reply) => {
+      const pending = this.#pending;
+      this.#pending = undefined;
+      pending?.(reply);
+    });
+    this.#worker.on("error", (error) => {
+      const pending = this.#pending;
+      this.#pending = undefined;
+      pending?.({ error: String(error) });
+    });
+    this.ready = this.#next().then((reply) => {
+      if ("error" in reply) throw new Error(`${name}: ${reply.error}`);
+    });
   }
-  return deltas;
-}
 
-async function arborAgent(): Promise<number> {
-  const agent = new Agent({ provider: new ScriptedProvider([arborTurn]), model: arborModel });
-  let updates = 0;
-  for await (const event of agent.prompt("go")) {
-    if (event.type === "messageUpdate") updates++;
+  #next(): Promise<Reply> {
+    return new Promise((resolve) => {
+      this.#pending = resolve;
+    });
   }
-  return updates;
-}
 
-// --- pi-agent-core: agentLoop on pi-ai's faux provider ---
-
-// 2 tokens × 4 characters = 8-character chunks, like the others; no tokensPerSecond: no pacing
-const faux = registerFauxProvider({ tokenSize: { min: 2, max: 2 } });
-const piModel = faux.getModel();
-const piPrompt = (): AgentMessage => ({ role: "user", content: "go", timestamp: Date.now() });
-
-async function piRaw(): Promise<number> {
-  faux.setResponses([fauxAssistantMessage(TEXT)]);
-  let deltas = 0;
-  for await (const event of streamSimple(piModel, { systemPrompt: "", messages: [piPrompt()] })) {
-    if (event.type === "text_delta") deltas++;
+  /** ms of one run of the fake stream alone (`raw`) and one through the loop, in that order */
+  async pair(): Promise<{ raw: number; loop: number }> {
+    const reply = this.#next();
+    this.#worker.postMessage("pair");
+    const got = await reply;
+    if ("error" in got) throw new Error(`${this.name}: ${got.error}`);
+    if (!("raw" in got)) throw new Error(`${this.name}: unexpected reply`);
+    expectCount(`${this.name} (fake alone)`, got.rawDeltas);
+    expectCount(this.name, got.loopDeltas);
+    return got;
   }
-  return deltas;
-}
 
-async function piLoop(): Promise<number> {
-  faux.setResponses([fauxAssistantMessage(TEXT)]);
-  const stream = agentLoop(
-    [piPrompt()],
-    { systemPrompt: "", messages: [], tools: [] },
-    {
-      model: piModel,
-      // the loop's documented default: keep the LLM's own message roles
-      convertToLlm: (messages) =>
-        messages.filter(
-          (m): m is Message =>
-            m.role === "user" || m.role === "assistant" || m.role === "toolResult",
-        ),
-    },
-  );
-  let updates = 0;
-  for await (const event of stream) {
-    if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta")
-      updates++;
+  stop(): Promise<number> {
+    return this.#worker.terminate();
   }
-  return updates;
-}
-
-// --- AI SDK: streamText on a mock LanguageModelV3 ---
-
-const aiParts: LanguageModelV3StreamPart[] = [
-  { type: "stream-start", warnings: [] },
-  { type: "text-start", id: "t0" },
-  ...Array.from(
-    { length: CHUNKS },
-    (_, i): LanguageModelV3StreamPart => ({
-      type: "text-delta",
-      id: "t0",
-      delta: TEXT.slice(i * CHUNK_CHARS, (i + 1) * CHUNK_CHARS),
-    }),
-  ),
-  { type: "text-end", id: "t0" },
-  {
-    type: "finish",
-    finishReason: { unified: "stop", raw: "stop" },
-    usage: {
-      inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-      outputTokens: { total: CHUNKS * 2, text: CHUNKS * 2, reasoning: 0 },
-    },
-  },
-];
-const aiModel = () =>
-  new MockLanguageModelV3({
-    doStream: async () => ({ stream: convertArrayToReadableStream(aiParts) }),
-  });
-
-async function aiRaw(): Promise<number> {
-  const { stream } = await aiModel().doStream({
-    prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }],
-  });
-  let deltas = 0;
-  for await (const part of stream) {
-    if (part.type === "text-delta") deltas++;
-  }
-  return deltas;
-}
-
-async function aiStreamText(): Promise<number> {
-  const result = streamText({ model: aiModel(), prompt: "go" });
-  let deltas = 0;
-  for await (const part of result.fullStream) {
-    if (part.type === "text-delta") deltas++;
-  }
-  return deltas;
 }
 
 // --- the paired run ---
 
 interface System {
-  name: string;
-  raw: () => Promise<number>;
-  loop: () => Promise<number>;
+  thread: SystemThread;
   rawTimes: number[];
   loopTimes: number[];
 }
-
-const systems: System[] = [
-  { name: "Arbor Agent", raw: arborRaw, loop: arborAgent, rawTimes: [], loopTimes: [] },
-  { name: "pi agentLoop", raw: piRaw, loop: piLoop, rawTimes: [], loopTimes: [] },
-  { name: "AI SDK streamText", raw: aiRaw, loop: aiStreamText, rawTimes: [], loopTimes: [] },
-];
 
 const ms = (v: number) => `${v.toFixed(2)} ms`;
 const x = (v: number) => `${v.toFixed(2)}×`;
 
 export async function run(): Promise<BenchFigure[]> {
-  for (let i = 0; i < WARMUP; i++) {
-    for (const s of systems) {
-      expectCount(`${s.name} (fake alone)`, await s.raw());
-      expectCount(s.name, await s.loop());
+  const systems: System[] = [
+    ["Arbor Agent", "arbor.ts"],
+    ["pi agentLoop", "pi.ts"],
+    ["AI SDK streamText", "ai-sdk.ts"],
+  ].map(([name, module]) => ({
+    thread: new SystemThread(name as string, module as string),
+    rawTimes: [],
+    loopTimes: [],
+  }));
+  try {
+    await Promise.all(systems.map((s) => s.thread.ready));
+    for (let i = 0; i < WARMUP; i++) {
+      for (const s of systems) await s.thread.pair();
     }
-  }
-  for (let i = 0; i < RUNS; i++) {
-    // rotate the order each repetition, so no system always runs first or after the same one
-    for (let k = 0; k < systems.length; k++) {
-      const s = systems[(i + k) % systems.length] as System;
-      s.rawTimes.push(await timed(`${s.name} (fake alone)`, s.raw));
-      s.loopTimes.push(await timed(s.name, s.loop));
+    for (let i = 0; i < RUNS; i++) {
+      // rotate the order each repetition, so no system always runs first or after the same one
+      for (let k = 0; k < systems.length; k++) {
+        const s = systems[(i + k) % systems.length] as System;
+        const { raw, loop } = await s.thread.pair();
+        s.rawTimes.push(raw);
+        s.loopTimes.push(loop);
+      }
     }
+  } finally {
+    await Promise.all(systems.map((s) => s.thread.stop()));
   }
   const [arbor, pi, ai] = systems as [System, System, System];
   const pairRatio = (a: number[], b: number[]) => median(a.map((t, i) => t / (b[i] as number)));
@@ -210,8 +137,8 @@ export async function run(): Promise<BenchFigure[]> {
   const piRatio = pairRatio(pi.loopTimes, arbor.loopTimes);
   const aiRatio = pairRatio(ai.loopTimes, arbor.loopTimes);
   const own = (s: System) =>
-    `${s.name} ${ms(median(s.loopTimes))} (its fake alone ${ms(median(s.rawTimes))}, ${x(pairRatio(s.loopTimes, s.rawTimes))} of it)`;
-  const peers = `median of ${RUNS} repetitions, per 10k chunks: ${own(arbor)}; ${own(pi)}; ${own(ai)}`;
+    `${s.thread.name} ${ms(median(s.loopTimes))} (its fake alone ${ms(median(s.rawTimes))}, ${x(pairRatio(s.loopTimes, s.rawTimes))} of it)`;
+  const peers = `median of ${RUNS} repetitions, each system in its own worker thread, per 10k chunks: ${own(arbor)}; ${own(pi)}; ${own(ai)}`;
   return [
     {
       name: "loop overhead: 10k chunks through Agent / raw provider stream",

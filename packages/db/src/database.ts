@@ -4,6 +4,8 @@ import type { DatabaseTarget } from "./database-url.js";
 import { PrismaClient as PostgresClient } from "./generated/postgresql/client.js";
 import { type Prisma, PrismaClient as SqliteClient } from "./generated/sqlite/client.js";
 import type { Provider } from "./prisma-schema.js";
+import { type Checkpointer, startCheckpointer } from "./sqlite-checkpoint.js";
+import { SqliteDirect } from "./sqlite-direct.js";
 
 // One Prisma client per provider (each compiles queries for its own database), behind one type.
 // Both are generated from the same models with the same scalar types, so their model APIs are
@@ -21,6 +23,13 @@ export interface DatabaseOptions {
   synchronous?: SqliteSynchronous;
   /** PostgreSQL only: pool size; default 10 */
   poolSize?: number;
+  /** SQLite only: the direct write path (docs/decisions/0020); default ARBOR_SQLITE_DIRECT, else on */
+  direct?: boolean;
+  /**
+   * SQLite only: direct writes of one event-loop turn share a commit; default
+   * ARBOR_SQLITE_GROUP_COMMIT, else on
+   */
+  groupCommit?: boolean;
 }
 
 export interface Database {
@@ -30,6 +39,11 @@ export interface Database {
   writeTransaction<T>(run: (tx: Tx) => Promise<T>): Promise<T>;
   /** a transaction that only reads, from one snapshot, so it never sees half of a write */
   readTransaction<T>(run: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * SQLite: the hot writes, synchronous on the adapter's own connection (sqlite-direct.ts,
+   * docs/decisions/0020); absent on PostgreSQL, or when `ARBOR_SQLITE_DIRECT=0`
+   */
+  direct?: SqliteDirect;
   close(): Promise<void>;
 }
 
@@ -44,6 +58,16 @@ export function sqliteSynchronous(options: DatabaseOptions): SqliteSynchronous {
     throw new Error(`ARBOR_SQLITE_SYNCHRONOUS must be FULL or NORMAL (got ${value})`);
   }
   return value;
+}
+
+/** options.direct, else ARBOR_SQLITE_DIRECT (0 turns it off), else on */
+function sqliteDirectEnabled(options: DatabaseOptions): boolean {
+  return options.direct ?? process.env.ARBOR_SQLITE_DIRECT !== "0";
+}
+
+/** options.groupCommit, else ARBOR_SQLITE_GROUP_COMMIT (0 turns it off), else on */
+function sqliteGroupCommit(options: DatabaseOptions): boolean {
+  return options.groupCommit ?? process.env.ARBOR_SQLITE_GROUP_COMMIT !== "0";
 }
 
 function asShared(client: PostgresClient): Client {
@@ -78,8 +102,9 @@ export async function openDatabase(
     };
   }
   // timeout: how long a writer waits for another process's write lock (busy_timeout)
+  const direct = new SqliteDirect({ groupCommit: sqliteGroupCommit(options) });
   const client = new SqliteClient({
-    adapter: new PrismaBetterSqlite3({ url: target.url, timeout: 15_000 }),
+    adapter: direct.wrapFactory(new PrismaBetterSqlite3({ url: target.url, timeout: 15_000 })),
   });
   await client.$connect();
   // WAL: readers never block the writer and a commit is one append to the log. synchronous
@@ -89,6 +114,16 @@ export async function openDatabase(
   await client.$queryRawUnsafe("PRAGMA journal_mode = WAL");
   await client.$executeRawUnsafe(`PRAGMA synchronous = ${sqliteSynchronous(options)}`);
   await client.$executeRawUnsafe("PRAGMA foreign_keys = ON");
+  // The direct write path checkpoints the WAL on a worker thread instead of inside a COMMIT
+  // (sqlite-checkpoint.ts): a checkpoint's fsyncs no longer stall the event loop
+  const useDirect = direct.available && sqliteDirectEnabled(options);
+  let checkpointer: Checkpointer | undefined;
+  if (useDirect && target.file !== undefined) {
+    await client.$queryRawUnsafe("PRAGMA wal_autocheckpoint = 0");
+    checkpointer = startCheckpointer(target.file, (problem) => {
+      console.warn(`[arbor/db] WAL checkpoint failed: ${problem}`);
+    });
+  }
   // The adapter has one connection and serialises transactions on it, but a query outside a
   // transaction would run inside whichever transaction is open: every store operation therefore
   // runs in a transaction, reads included.
@@ -98,6 +133,10 @@ export async function openDatabase(
     client,
     writeTransaction: transaction,
     readTransaction: transaction,
-    close: () => client.$disconnect(),
+    ...(useDirect ? { direct } : {}),
+    async close() {
+      await checkpointer?.close();
+      await client.$disconnect();
+    },
   };
 }

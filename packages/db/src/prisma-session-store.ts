@@ -18,6 +18,7 @@ import { classifyFailure } from "./failures.js";
 import { loadSessionRows } from "./load-session.js";
 import { branchRow, describeZodError, loopRow, parseJson } from "./rows.js";
 import { applyWrite, checkWriteShape } from "./write-session.js";
+import { applyWriteDirect, isDirectWrite } from "./write-session-direct.js";
 
 // The Prisma SessionStore: the contract of core's store/types.ts on SQLite or PostgreSQL.
 // Every operation is one transaction. Writes are incremental (a message is one row, an append to
@@ -176,6 +177,18 @@ export class PrismaSessionStore implements SessionStore {
 
   async write(sessionId: string, write: SessionWrite): Promise<{ events: StoredEvent[] }> {
     checkWriteShape(sessionId, write);
+    const direct = this.#db.direct;
+    if (direct !== undefined && isDirectWrite(write)) {
+      const events = await this.#attempt("write", () =>
+        direct.write((conn) =>
+          applyWriteDirect(conn, sessionId, write, {
+            at: this.#now().toISOString(),
+            touched: nextTick(),
+          }),
+        ),
+      );
+      return { events };
+    }
     const events = await this.#write("write", (tx) =>
       applyWrite(tx, sessionId, write, { at: this.#now().toISOString(), touched: nextTick() }),
     );
@@ -305,14 +318,23 @@ export class PrismaSessionStore implements SessionStore {
     }
   }
 
-  async #write<T>(
+  #write<T>(
     operation: string,
     run: (tx: Tx) => Promise<T>,
     options: { onUnique?: () => StoreError } = {},
   ): Promise<T> {
+    return this.#attempt(operation, () => this.#db.writeTransaction(run), options);
+  }
+
+  /** Runs a write, again while it collides with a concurrent writer; failures become StoreErrors. */
+  async #attempt<T>(
+    operation: string,
+    write: () => Promise<T>,
+    options: { onUnique?: () => StoreError } = {},
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#db.writeTransaction(run);
+        return await write();
       } catch (error) {
         if (error instanceof StoreError) throw error;
         const failure = classifyFailure(error);

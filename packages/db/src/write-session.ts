@@ -261,17 +261,7 @@ export async function applyWrite(
   // --- events: the sequences reserved above. A collision on UNIQUE(session_id, sequence) (a
   // writer that did not reserve through the counter) propagates and the store retries.
   if (events.length === 0) return [];
-  let sequence = session.lastEventSequence - events.length;
-  const stored: StoredEvent[] = events.map((event) => {
-    sequence += 1;
-    return {
-      session_id: sessionId,
-      sequence,
-      name: event.name,
-      payload: withSequence(event.payload, sequence),
-      created_at: at,
-    };
-  });
+  const stored = storedEvents(sessionId, events, session.lastEventSequence, at);
   await insertEvents(
     tx,
     sessionId,
@@ -283,6 +273,26 @@ export async function applyWrite(
     at,
   );
   return stored;
+}
+
+/** The write's events as stored: the `events.length` sequences up to `lastSequence`. */
+export function storedEvents(
+  sessionId: string,
+  events: NonNullable<SessionWrite["events"]>,
+  lastSequence: number,
+  at: string,
+): StoredEvent[] {
+  let sequence = lastSequence - events.length;
+  return events.map((event) => {
+    sequence += 1;
+    return {
+      session_id: sessionId,
+      sequence,
+      name: event.name,
+      payload: withSequence(event.payload, sequence),
+      created_at: at,
+    };
+  });
 }
 
 /**

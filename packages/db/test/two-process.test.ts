@@ -10,12 +10,15 @@ import { pgAvailable, testDatabases } from "./stores.js";
 // sequence, the sequences are 1..n without a gap, and nothing either process wrote is missing.
 
 const here = dirname(fileURLToPath(import.meta.url));
-const WRITES = 400;
+// per process; SQLite's direct writes take ~0.1 ms each, so it needs more of them for the two
+// processes' writes to overlap for certain
+const WRITES_OF = { sqlite: 4000, postgresql: 400 } as const;
 
 function runChild(
   url: string,
   sessionId: string,
   writer: string,
+  writes: number,
 ): { ready: Promise<void>; done: Promise<string> } {
   let markReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => {
@@ -31,7 +34,7 @@ function runChild(
         join(here, "fixtures", "append-events.ts"),
         url,
         sessionId,
-        String(WRITES),
+        String(writes),
         writer,
       ],
       { cwd: join(here, ".."), stdio: ["ignore", "pipe", "pipe"] },
@@ -63,12 +66,13 @@ for (const provider of ["sqlite", "postgresql"] as const) {
       afterAll(() => databases.dispose());
 
       it("appending to one session concurrently never loses or duplicates a sequence", async () => {
+        const WRITES = WRITES_OF[provider];
         const url = await databases.fresh();
         const mine = await createStore({ databaseUrl: url, skipMigrations: true });
         try {
           const { session, branch } = sampleSession("shared");
           await mine.store.createSession(session, branch);
-          const child = runChild(url, "shared", "child");
+          const child = runChild(url, "shared", "child", WRITES);
           await child.ready;
           const lanes = 4;
           await Promise.all(

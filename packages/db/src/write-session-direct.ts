@@ -1,0 +1,206 @@
+import { type SessionWrite, type StoredEvent, StoreError } from "@arbor/core";
+import { isUniqueViolation } from "./failures.js";
+import { approvalRows, messageRow } from "./rows.js";
+import type { DirectConnection } from "./sqlite-direct.js";
+import { storedEvents, type WriteContext } from "./write-session.js";
+
+// The body of the hot writes on SQLite, synchronous, on statements prepared once
+// (sqlite-direct.ts, docs/decisions/0020): a batch of streamed chunks (a state move and its
+// events), a new message appended to a branch with its events. The same steps in the same order
+// as applyWrite (write-session.ts) for the writes `isDirectWrite` accepts; the others (lifecycle
+// updates, branch reshapes, optimization views, switching the active branch) stay on Prisma.
+// Both paths pass the one store contract.
+
+/** Whether the direct path stores this write (the shapes of the streaming hot path). */
+export function isDirectWrite(write: SessionWrite): boolean {
+  return (
+    (write.message_updates?.length ?? 0) === 0 &&
+    (write.branches?.length ?? 0) === 0 &&
+    (write.deleted_branch_ids?.length ?? 0) === 0 &&
+    (write.optimization_views?.length ?? 0) === 0 &&
+    write.session?.active_branch_id === undefined
+  );
+}
+
+const MESSAGE_COLUMNS = [
+  "session_id",
+  "id",
+  "position",
+  "role",
+  "type",
+  "payload",
+  "status",
+  "created_at",
+  "completed_at",
+  "meta",
+  "usage_input",
+  "usage_output",
+  "usage_cache_read",
+  "usage_cache_write",
+  "usage_total_tokens",
+  "usage_cost_usd",
+];
+const APPROVAL_COLUMNS = [
+  "session_id",
+  "message_id",
+  "tool_call_id",
+  "call_index",
+  "tool_name",
+  "approval",
+  "approval_note",
+  "decided_at",
+];
+
+const insertSql = (table: string, columns: readonly string[]) =>
+  `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
+
+const INSERT_MESSAGE = insertSql("messages", MESSAGE_COLUMNS);
+const INSERT_APPROVAL = insertSql("tool_approvals", APPROVAL_COLUMNS);
+const INSERT_EVENT = insertSql("events", [
+  "session_id",
+  "sequence",
+  "name",
+  "payload",
+  "created_at",
+]);
+const INSERT_BRANCH_ENTRY = insertSql("branch_messages", [
+  "session_id",
+  "branch_id",
+  "position",
+  "message_id",
+]);
+const MESSAGE_EXISTS = `SELECT 1 FROM "messages" WHERE "session_id" = ? AND "id" = ?`;
+const RESERVE_BRANCH = `UPDATE "branches" SET "updated_at" = ?, "last_position" = "last_position" + ?
+  WHERE "session_id" = ? AND "id" = ? RETURNING "last_position"`;
+
+/** The session UPDATE for the patch's fields: one SQL text per combination, each prepared once. */
+function reserveSql(patch: NonNullable<SessionWrite["session"]>): string {
+  let sets = `"updated_at" = ?, "touched" = ?, "last_message_position" = "last_message_position" + ?, "last_event_sequence" = "last_event_sequence" + ?`;
+  if (patch.title !== undefined) sets += `, "title" = ?`;
+  if (patch.config !== undefined) sets += `, "config" = ?`;
+  if (patch.state !== undefined) sets += `, "state" = ?, "state_type" = ?`;
+  return `UPDATE "sessions" SET ${sets} WHERE "id" = ? RETURNING "last_message_position", "last_event_sequence"`;
+}
+
+function notFound(what: string): StoreError {
+  return new StoreError("not_found", what);
+}
+
+/** Stores `write` (one `isDirectWrite` accepts) inside the caller's transaction; throws to undo. */
+export function applyWriteDirect(
+  conn: DirectConnection,
+  sessionId: string,
+  write: SessionWrite,
+  { at, touched }: WriteContext,
+): StoredEvent[] {
+  const patch = write.session ?? {};
+  const messages = write.messages ?? [];
+  const events = write.events ?? [];
+
+  // lock the session (the IMMEDIATE transaction holds the database's write lock already) and
+  // reserve the write's message positions and event sequences
+  const params: unknown[] = [at, touched, messages.length, events.length];
+  if (patch.title !== undefined) params.push(patch.title);
+  if (patch.config !== undefined) params.push(JSON.stringify(patch.config));
+  if (patch.state !== undefined) params.push(JSON.stringify(patch.state), patch.state.type);
+  params.push(sessionId);
+  const reserved = conn.statement(reserveSql(patch)).raw(true).get(params) as
+    | [unknown, unknown]
+    | undefined;
+  if (reserved === undefined) throw notFound(`session ${sessionId} not found`);
+  const lastMessagePosition = Number(reserved[0]);
+  const lastEventSequence = Number(reserved[1]);
+
+  // messages first: a duplicate id is a conflict before anything else is looked at
+  const incoming = new Set<string>();
+  if (messages.length > 0) {
+    const insert = conn.statement(INSERT_MESSAGE);
+    let position = lastMessagePosition - messages.length;
+    try {
+      for (const message of messages) {
+        incoming.add(message.id);
+        const r = messageRow(message, ++position);
+        insert.run(
+          r.sessionId,
+          r.id,
+          r.position,
+          r.role,
+          r.type,
+          r.payload,
+          r.status,
+          r.createdAt,
+          r.completedAt,
+          r.meta,
+          r.usageInput,
+          r.usageOutput,
+          r.usageCacheRead,
+          r.usageCacheWrite,
+          r.usageTotalTokens,
+          r.usageCostUsd,
+        );
+      }
+    } catch (error) {
+      // the primary key (session, id): content is immutable, an id is never written twice
+      if (isUniqueViolation(error)) {
+        throw new StoreError(
+          "conflict",
+          "a message of this write already exists; content is immutable",
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+    const approvals = messages.flatMap((message) => approvalRows(message, at));
+    if (approvals.length > 0) {
+      const insertApproval = conn.statement(INSERT_APPROVAL);
+      for (const a of approvals) {
+        insertApproval.run(
+          a.sessionId,
+          a.messageId,
+          a.toolCallId,
+          a.callIndex,
+          a.toolName,
+          a.approval,
+          a.approvalNote,
+          a.decidedAt,
+        );
+      }
+    }
+  }
+
+  // what the appends name must be in the pool
+  const appends = write.branch_appends ?? [];
+  const exists = appends.length > 0 ? conn.statement(MESSAGE_EXISTS) : undefined;
+  const checked = new Set<string>();
+  for (const append of appends) {
+    for (const id of append.message_ids) {
+      if (incoming.has(id) || checked.has(id)) continue;
+      if (exists?.get(sessionId, id) === undefined) {
+        throw notFound(`a branch names unknown message ${id}`);
+      }
+      checked.add(id);
+    }
+  }
+  for (const append of appends) {
+    const count = append.message_ids.length;
+    const row = conn
+      .statement(RESERVE_BRANCH)
+      .raw(true)
+      .get(at, count, sessionId, append.branch_id) as [unknown] | undefined;
+    if (row === undefined) throw notFound(`branch ${append.branch_id} not found`);
+    let position = Number(row[0]) - count;
+    const insert = conn.statement(INSERT_BRANCH_ENTRY);
+    for (const messageId of append.message_ids) {
+      insert.run(sessionId, append.branch_id, ++position, messageId);
+    }
+  }
+
+  // events: the sequences reserved above
+  if (events.length === 0) return [];
+  const stored = storedEvents(sessionId, events, lastEventSequence, at);
+  const insert = conn.statement(INSERT_EVENT);
+  for (const event of stored) {
+    insert.run(sessionId, event.sequence, event.name, JSON.stringify(event.payload ?? null), at);
+  }
+  return stored;
+}

@@ -1,0 +1,200 @@
+import { sampleSession, textMessage } from "@arbor/core/store-contract-fixtures";
+import { afterAll, describe, expect, it } from "vitest";
+import { createStore } from "../src/create-store.js";
+import { testDatabases } from "./stores.js";
+
+// The SQLite direct write path (src/sqlite-direct.ts, docs/decisions/0020). The store contract
+// (contract.test.ts) runs through it for every write shape it takes; these tests pin what the
+// contract cannot see: that it is in use, that it never writes inside an open Prisma transaction,
+// and that writes queued behind one share a commit while each fails alone.
+
+const databases = testDatabases("sqlite");
+afterAll(() => databases.dispose());
+
+const quiet = { warn: () => {} };
+
+async function openStore(options: { direct?: boolean; groupCommit?: boolean } = {}) {
+  const created = await createStore({
+    databaseUrl: await databases.fresh(),
+    skipMigrations: true,
+    logger: quiet,
+    ...options,
+  });
+  for (const id of ["a", "b", "c"]) {
+    const { session, branch } = sampleSession(id);
+    await created.store.createSession(session, branch);
+  }
+  return created;
+}
+
+const delta = (k: number) => ({ name: "content_delta", payload: { k, sequence: 0 } });
+
+describe("SQLite direct writes", () => {
+  it("stores the streaming writes directly, on the adapter's connection", async () => {
+    const { store, db, close } = await openStore();
+    try {
+      const direct = db.direct;
+      expect(direct).toBeDefined();
+      const before = direct?.stats.writes ?? 0;
+      const message = textMessage("a", "m1");
+      await store.write("a", {
+        session: { state: { type: "StreamingLLMResponse", chunks: 1, chars: 3 } },
+        messages: [message],
+        branch_appends: [{ branch_id: "a-main", message_ids: [message.id] }],
+        events: [delta(1), delta(2)],
+      });
+      expect(direct?.stats.writes).toBe(before + 1);
+      // Prisma reads what the direct path wrote
+      const loaded = await store.loadSession("a");
+      expect(loaded?.session.state).toEqual({ type: "StreamingLLMResponse", chunks: 1, chars: 3 });
+      expect(loaded?.branches[0]?.message_ids).toEqual(["m1"]);
+      const events = await store.readEvents("a", 0);
+      expect(events.map((e) => [e.sequence, e.payload])).toEqual([
+        [1, { k: 1, sequence: 1 }],
+        [2, { k: 2, sequence: 2 }],
+      ]);
+      // a lifecycle update is not a direct write: Prisma stores it
+      await store.write("a", { message_updates: [{ id: "m1", status: "complete" }] });
+      expect(direct?.stats.writes).toBe(before + 1);
+    } finally {
+      await close();
+    }
+  });
+
+  it("waits for an open Prisma transaction, then stores the queued writes in one commit", async () => {
+    const { store, db, close } = await openStore();
+    try {
+      const direct = db.direct;
+      if (direct === undefined) throw new Error("no direct path");
+      let inside: () => void = () => {};
+      const entered = new Promise<void>((resolve) => {
+        inside = resolve;
+      });
+      let finish: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      // a Prisma transaction that writes, stays open across awaits, then rolls back
+      const prismaTx = db
+        .writeTransaction(async (tx) => {
+          await tx.session.update({ where: { id: "c" }, data: { title: "rolled back" } });
+          inside();
+          await held;
+          throw new Error("roll back");
+        })
+        .catch((error: Error) => error.message);
+      await entered;
+      const transactions = direct.stats.transactions;
+      const writes = [
+        store.write("a", { events: [delta(1)] }),
+        store.write("b", { events: [delta(1), delta(2)] }),
+        // fails alone: its savepoint is rolled back, the others commit
+        store.write("missing", { events: [delta(1)] }).catch((error: Error) => error.message),
+      ];
+      // nothing direct ran inside the open transaction
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(direct.stats.transactions).toBe(transactions);
+      finish();
+      expect(await prismaTx).toBe("roll back");
+      const [a, b, missing] = await Promise.all(writes);
+      expect(missing).toMatch(/session missing not found/);
+      expect(direct.stats.transactions).toBe(transactions + 1);
+      expect((a as { events: unknown[] }).events).toHaveLength(1);
+      expect((b as { events: unknown[] }).events).toHaveLength(2);
+      // the queued writes survived the Prisma transaction's rollback, and it kept nothing
+      expect((await store.readEvents("a", 0)).map((e) => e.sequence)).toEqual([1]);
+      expect((await store.readEvents("b", 0)).map((e) => e.sequence)).toEqual([1, 2]);
+      expect((await store.loadSession("c"))?.session.title).toBe("Session c");
+    } finally {
+      await close();
+    }
+  });
+
+  it("writes asked for in one turn of the event loop share one commit", async () => {
+    const { store, db, close } = await openStore();
+    try {
+      const direct = db.direct;
+      if (direct === undefined) throw new Error("no direct path");
+      const transactions = direct.stats.transactions;
+      const [a, b, c] = await Promise.all([
+        store.write("a", { events: [delta(1)] }),
+        store.write("b", { events: [delta(1)] }),
+        store.write("c", { events: [delta(1), delta(2)] }),
+      ]);
+      expect(direct.stats.transactions).toBe(transactions + 1);
+      expect([a, b, c].map((w) => w.events.map((e) => e.sequence))).toEqual([[1], [1], [1, 2]]);
+      // off: a transaction per write
+      const single = await openStore({ groupCommit: false });
+      try {
+        const alone = single.db.direct;
+        const before = alone?.stats.transactions ?? 0;
+        await Promise.all([
+          single.store.write("a", { events: [delta(1)] }),
+          single.store.write("b", { events: [delta(1)] }),
+        ]);
+        expect(alone?.stats.transactions).toBe(before + 2);
+      } finally {
+        await single.close();
+      }
+    } finally {
+      await close();
+    }
+  });
+
+  it("when a write ends the whole transaction, the others of its group are stored again", async () => {
+    const { store, db, close } = await openStore();
+    try {
+      const direct = db.direct;
+      if (direct === undefined) throw new Error("no direct path");
+      const results = await Promise.allSettled([
+        store.write("a", { events: [delta(1)] }),
+        // as SQLite does on some errors: the transaction is rolled back under the group
+        direct.write((conn) => {
+          conn.statement("ROLLBACK").run();
+          throw new Error("transaction lost");
+        }),
+        store.write("b", { events: [delta(1), delta(2)] }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      expect((await store.readEvents("a", 0)).map((e) => e.sequence)).toEqual([1]);
+      expect((await store.readEvents("b", 0)).map((e) => e.sequence)).toEqual([1, 2]);
+    } finally {
+      await close();
+    }
+  });
+
+  it("a failing write leaves nothing behind and the next write goes on", async () => {
+    const { store, close } = await openStore();
+    try {
+      await store.write("a", {
+        messages: [textMessage("a", "m1")],
+        branch_appends: [{ branch_id: "a-main", message_ids: ["m1"] }],
+      });
+      // a branch that names an unknown message: the message inserted before the check is undone
+      await expect(
+        store.write("a", {
+          messages: [textMessage("a", "m2")],
+          branch_appends: [{ branch_id: "a-main", message_ids: ["m2", "nope"] }],
+          events: [delta(1)],
+        }),
+      ).rejects.toMatchObject({ code: "not_found" });
+      await store.write("a", { events: [delta(2)] });
+      const loaded = await store.loadSession("a");
+      expect(loaded?.messages.map((m) => m.id)).toEqual(["m1"]);
+      expect((await store.readEvents("a", 0)).map((e) => e.sequence)).toEqual([1]);
+    } finally {
+      await close();
+    }
+  });
+
+  it("can be turned off: every write goes through Prisma", async () => {
+    const { store, db, close } = await openStore({ direct: false });
+    try {
+      expect(db.direct).toBeUndefined();
+      await store.write("a", { events: [delta(1)] });
+      expect((await store.readEvents("a", 0)).map((e) => e.sequence)).toEqual([1]);
+    } finally {
+      await close();
+    }
+  });
+});
