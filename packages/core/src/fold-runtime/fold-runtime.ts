@@ -2,13 +2,7 @@ import { z } from "zod";
 import { runAgentLoop } from "../agent/loop.js";
 import { estimateTextTokens } from "../agent/tokens.js";
 import type { AgentEvent, AgentLoopConfig } from "../agent/types.js";
-import {
-  budgetWarningText,
-  DEFAULT_FOLDING_CONFIG,
-  FOLD_WARNING_SHARE,
-  type FoldForcedReason,
-  FoldLedger,
-} from "../folding/ledger.js";
+import { budgetWarningText, type FoldForcedReason, FoldLedger } from "../folding/ledger.js";
 import { childAbortController } from "../model/cancellation.js";
 import {
   type AgentMessage,
@@ -29,10 +23,6 @@ import { type AnyAgentTool, defineTool, ToolError, type ToolResult } from "../to
 // request, at 100% (or on timeout, cancellation, or its parent returning) it is forced to return
 // a partial summary.
 
-/** The spec's defaults (the session config's `folding`). */
-export const DEFAULT_FOLDING: FoldingSettings = DEFAULT_FOLDING_CONFIG;
-
-export { FOLD_WARNING_SHARE, type FoldForcedReason };
 /** The share of the budget injected memories may take. */
 export const FOLD_MEMORY_SHARE = 0.2;
 
