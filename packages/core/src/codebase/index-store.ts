@@ -1,5 +1,13 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import type { FileRecord } from "./file-record.js";
 
@@ -15,14 +23,36 @@ interface Stored {
   files: FileRecord[];
 }
 
+/** A workspace's own file in `dir`: `<folder name>-<sha1 of its path>.json`. */
+export function workspaceFile(dir: string, root: string): string {
+  const key = createHash("sha1").update(root).digest("hex").slice(0, 16);
+  return path.join(dir, `${path.basename(root) || "root"}-${key}.json`);
+}
+
+/**
+ * Writes `text` to `file` whole or not at all: a temporary file beside it, flushed to disk, then
+ * renamed over it, so a crash leaves the old file or the new one, never half of one.
+ */
+export function writeFileAtomic(file: string, text: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  const fd = openSync(temporary, "w");
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temporary, file);
+}
+
 export class IndexStore {
   readonly file: string;
   constructor(
     dir: string,
     private readonly root: string,
   ) {
-    const key = createHash("sha1").update(root).digest("hex").slice(0, 16);
-    this.file = path.join(dir, `${path.basename(root) || "root"}-${key}.json`);
+    this.file = workspaceFile(dir, root);
   }
 
   load(): FileRecord[] {
@@ -38,10 +68,7 @@ export class IndexStore {
   }
 
   save(files: Iterable<FileRecord>): void {
-    mkdirSync(path.dirname(this.file), { recursive: true });
     const stored: Stored = { format: FORMAT, root: this.root, files: [...files] };
-    const temporary = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify(stored));
-    renameSync(temporary, this.file);
+    writeFileAtomic(this.file, JSON.stringify(stored));
   }
 }

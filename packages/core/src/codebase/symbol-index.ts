@@ -1,3 +1,4 @@
+import { bm25Idf, bm25TermScore } from "./bm25.js";
 import type { Definition, FileRecord } from "./file-record.js";
 import type { IndexChanges } from "./indexer.js";
 import { identifierTerms, queryTerms } from "./tokens.js";
@@ -28,9 +29,6 @@ export interface RankedFile {
   definitions: Array<{ def: Definition; boost: number }>;
 }
 
-/** BM25 parameters (the usual ones). */
-const K1 = 1.2;
-const B = 0.75;
 /** added per query term a definition's name holds; a name equal to the query gets more */
 const DEFINITION_BOOST = 4;
 const EXACT_NAME_BOOST = 10;
@@ -199,11 +197,10 @@ export class SymbolIndex {
     for (const term of terms) {
       const postings = this.termFiles.get(term);
       if (postings === undefined) continue;
-      const idf = Math.log(1 + (n - postings.size + 0.5) / (postings.size + 0.5));
+      const idf = bm25Idf(n, postings.size);
       for (const [path, tf] of postings) {
         const length = this.files.get(path)?.termCount ?? avgLength;
-        const score = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / avgLength));
-        scores.set(path, (scores.get(path) ?? 0) + score);
+        scores.set(path, (scores.get(path) ?? 0) + bm25TermScore(tf, idf, length, avgLength));
       }
     }
     const queryText = query.trim().toLowerCase();

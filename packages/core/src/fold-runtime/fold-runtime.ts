@@ -59,11 +59,11 @@ export interface FoldMemory {
   text: string;
 }
 
-/** Per-workspace fold memories (packages/core/src/folding/memory.ts provides the BM25 store). */
+/** Per-workspace fold memories (folding/memory.ts: `FoldMemoryFile`, BM25 over descriptions). */
 export interface FoldMemoryStore {
-  /** the memories most relevant to `description`, best first */
-  rank(description: string): FoldMemory[] | Promise<FoldMemory[]>;
-  remember(description: string, lesson: string): void | Promise<void>;
+  /** the most relevant memories for `description` that fit in `tokenBudget`, best first */
+  recall(description: string, tokenBudget: number): FoldMemory[] | Promise<FoldMemory[]>;
+  remember(description: string, lesson: string): unknown;
 }
 
 /** What the runtime needs from its session. */
@@ -452,16 +452,7 @@ export class FoldRuntime {
   async #selectMemories(description: string, budget: number): Promise<FoldMemory[]> {
     const store = this.#host.memories;
     if (!store) return [];
-    const limit = Math.floor(FOLD_MEMORY_SHARE * budget);
-    const chosen: FoldMemory[] = [];
-    let used = 0;
-    for (const memory of await store.rank(description)) {
-      const cost = this.#count(memory.text);
-      if (used + cost > limit) continue;
-      chosen.push(memory);
-      used += cost;
-    }
-    return chosen;
+    return await store.recall(description, Math.floor(FOLD_MEMORY_SHARE * budget));
   }
 
   #emit(event: FoldEvent): void {

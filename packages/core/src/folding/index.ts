@@ -1,2 +1,3 @@
 export * from "./ledger.js";
+export * from "./memory.js";
 export * from "./scrub.js";
