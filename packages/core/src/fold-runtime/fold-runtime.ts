@@ -1,8 +1,16 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { runAgentLoop } from "../agent/loop.js";
 import { estimateTextTokens } from "../agent/tokens.js";
 import type { AgentEvent, AgentLoopConfig } from "../agent/types.js";
-import { budgetWarningText, type FoldForcedReason, FoldLedger } from "../folding/ledger.js";
+import {
+  budgetWarningText,
+  FOLD_MEMORY_SHARE,
+  type FoldForcedReason,
+  FoldLedger,
+  forcedReturnHeader,
+} from "../folding/ledger.js";
+import type { FoldMemorySource } from "../folding/memory.js";
+import { BranchParams, ReturnParams } from "../folding/params.js";
 import { childAbortController } from "../model/cancellation.js";
 import {
   type AgentMessage,
@@ -22,9 +30,6 @@ import { type AnyAgentTool, defineTool, ToolError, type ToolResult } from "../to
 // count when none) and on the tool output entering it: at 80% a warning goes into its next
 // request, at 100% (or on timeout, cancellation, or its parent returning) it is forced to return
 // a partial summary.
-
-/** The share of the budget injected memories may take. */
-export const FOLD_MEMORY_SHARE = 0.2;
 
 export interface FoldRecord {
   id: string;
@@ -60,11 +65,7 @@ export interface FoldMemory {
 }
 
 /** Per-workspace fold memories (folding/memory.ts: `FoldMemoryFile`, BM25 over descriptions). */
-export interface FoldMemoryStore {
-  /** the most relevant memories for `description` that fit in `tokenBudget`, best first */
-  recall(description: string, tokenBudget: number): FoldMemory[] | Promise<FoldMemory[]>;
-  remember(description: string, lesson: string): unknown;
-}
+export type FoldMemoryStore = FoldMemorySource;
 
 /** What the runtime needs from its session. */
 export interface FoldHost {
@@ -87,18 +88,6 @@ export interface FoldHost {
   settings?: Partial<FoldingSettings>;
   now?: () => number;
 }
-
-export const BranchParams = z.object({
-  description: z.string().min(1).max(500),
-  prompt: z.string().min(1).max(10_000),
-  budget: z.number().int().positive().optional(),
-  timeout_seconds: z.number().positive().optional(),
-});
-
-export const ReturnParams = z.object({
-  message: z.string(),
-  remember: z.boolean().optional(),
-});
 
 export interface FoldResultDetails {
   fold_id: string;
@@ -396,7 +385,7 @@ export class FoldRuntime {
       forced = record.forcedReason ?? "budget";
       record.forcedReason = forced;
       const partial = await this.#partialSummary(record, parentSignal);
-      message = `[fold forced to return: ${forced}; ${record.used} of ${record.budget} tokens used] Partial result:\n${partial}`;
+      message = `${forcedReturnHeader(forced, record.used, record.budget)} Partial result:\n${partial}`;
     }
     const scrubbed = await this.#host.scrub(message);
     record.result = scrubbed;

@@ -14,6 +14,8 @@ export const DEFAULT_FOLDING_CONFIG: FoldingConfig = FoldingSettingsSchema.parse
 
 /** The share of the budget at which a fold is warned. */
 export const FOLD_WARNING_SHARE = 0.8;
+/** The share of a fold's budget its injected memories may take. */
+export const FOLD_MEMORY_SHARE = 0.2;
 
 /** Why a fold was forced to return (protocol/events.ts `fold_returned.reason`). */
 export type FoldForcedReason = NonNullable<FoldReturned["reason"]>;
@@ -79,6 +81,11 @@ export interface FoldClosed {
   durationMs: number;
   /** children still open when it closed: the caller forces them (`parent_returned`) */
   openChildren: string[];
+}
+
+/** The head of a forced fold's return message: why, and how much of its budget it used. */
+export function forcedReturnHeader(reason: FoldForcedReason, used: number, budget: number): string {
+  return `[fold forced to return: ${reason}; ${used} of ${budget} tokens used]`;
 }
 
 /** The message injected into a warned fold's next request. */

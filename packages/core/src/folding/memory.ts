@@ -18,6 +18,16 @@ const FORMAT = 1;
 /** the oldest lessons go beyond this many per workspace */
 export const FOLD_MEMORY_LIMIT = 500;
 
+/** What a fold needs of a memory store (FoldMemoryFile is one; tests pass their own). */
+export interface FoldMemorySource {
+  /** the most relevant memories for `description` that fit in `tokenBudget`, best first */
+  recall(
+    description: string,
+    tokenBudget: number,
+  ): Array<{ id: string; text: string }> | Promise<Array<{ id: string; text: string }>>;
+  remember(description: string, text: string): unknown;
+}
+
 export interface FoldMemoryEntry {
   id: string;
   /** what the fold that kept it was for */
@@ -46,7 +56,7 @@ export interface FoldMemoryStoreOptions {
   limit?: number;
 }
 
-export class FoldMemoryFile {
+export class FoldMemoryFile implements FoldMemorySource {
   readonly file: string;
   readonly #workspace: string;
   readonly #count: (text: string) => number;
