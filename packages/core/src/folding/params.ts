@@ -25,7 +25,11 @@ export const ReturnParams = z.object({
 
 /** Over MCP the calling agent works the fold itself: its prompt is its own, so optional. */
 export const McpBranchParams = BranchParams.extend({
-  prompt: BranchParams.shape.prompt.optional(),
+  prompt: z
+    .string()
+    .max(10_000)
+    .optional()
+    .describe("the sub-task, for the record (you work the fold yourself)"),
 });
 
 /** Over MCP `return` may name the fold; the innermost open one by default. */
