@@ -138,6 +138,7 @@ describe("scrubSecrets", () => {
       "The config loader lives in packages/core/src/model/session-config.ts (line 65).",
       "Commit 3fbbaf5c2d9e4a1b7f60c8e9d1a2b3c4d5e6f708 changed the fold runtime.",
       "Set max_tokens=4096 and token_count: 1234; the key insight is caching.",
+      "The primary key: user_id; the next token: identifier; Secret: nothing.",
       "const apiKey = process.env.OPENAI_API_KEY;",
       'password: "$' + '{DB_PASSWORD}"',
       "See https://example.com/docs?page=2 and postgres://db.internal:5432/app.",

@@ -24,6 +24,9 @@ interface ShapeRule {
 
 const BASE64_40 = /^[A-Za-z0-9/+]{40}$/;
 
+/** Names that are also everyday words: a lower-case word after one is not taken for a secret. */
+const GENERIC_NAME = /^(?:key|token|secret|auth|cookie|credentials?|authorization)$/i;
+
 /** Values of a secret-named assignment that are not secrets. */
 const NOT_A_SECRET =
   /^(?:true|false|null|nil|none|undefined|\d+(?:\.\d+)?|\*+|x+|\.{3}|…|\[redacted\]|<[^>]*>|\$\{?[A-Za-z_][\w.]*\}?|process\.env\.\w+|os\.environ.*|env\(.*\))$/i;
@@ -85,6 +88,8 @@ function shapeRanges(text: string): Array<[number, number]> {
         if (!SECRET_NAME.test(name) && !/passwd|pwd$/i.test(name)) continue;
         const value = groups.dq ?? groups.sq ?? groups.bare ?? "";
         if (!isAssignedSecret(value)) continue;
+        // prose ("the primary key: user_id", "next token: identifier"), not a credential
+        if (GENERIC_NAME.test(name) && /^[a-z][a-z_-]*[.!?]?$/.test(value)) continue;
         const at = start + match[0].lastIndexOf(value);
         ranges.push([at, at + value.length]);
         continue;
