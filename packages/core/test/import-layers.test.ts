@@ -16,6 +16,7 @@ const CORE_LAYERS = [
   "agent",
   "mcp",
   "recording",
+  "folding",
   "fold-runtime",
   "context",
   "testing",

@@ -60,10 +60,17 @@ export interface Endpoint {
   parameters?: ReadonlyArray<{ name: string; in: "query" | "header"; description: string }>;
   body?: NamedSchema;
   /** the success answer */
-  response: { status: 200 | 201; json: NamedSchema } | { status: 200; sse: true } | { status: 204 };
+  response:
+    | { status: 200 | 201; json: NamedSchema }
+    | { status: 200; sse: true }
+    | { status: 200; mcp: true }
+    | { status: 204 };
   /** error statuses this endpoint can answer, besides 500 */
   errors: ReadonlyArray<400 | 401 | 404 | 409>;
 }
+
+const MCP_SUMMARY =
+  "Arbor as an MCP server for other agents (Streamable HTTP; docs/mcp.md, \"Folding over MCP\"): `branch`, `return` and `fold_status`, and Arbor's read-only tools (read_file, list_files, search and the codebase tools), whose output counts against the active fold's budget. Same token rule as the rest of the API. A POST without `Mcp-Session-Id` must be `initialize` (the answer carries the new session's id); then POST carries JSON-RPC requests, GET opens the server's notification stream and DELETE ends the session (its open folds are forced `cancelled`). Protocol errors are JSON-RPC error bodies: 400 for a request without a session that is not `initialize`, 404 for a session that does not exist or ended.";
 
 const s = {
   createSession: { title: "CreateSessionRequest", schema: CreateSessionRequestSchema },
@@ -413,6 +420,27 @@ export const ENDPOINTS: readonly Endpoint[] = [
     body: s.mcpPromptRequest,
     response: { status: 200, json: s.mcpPrompt },
     errors: [400, 404],
+  },
+  {
+    method: "POST",
+    path: "/api/mcp",
+    summary: MCP_SUMMARY,
+    response: { status: 200, mcp: true },
+    errors: [],
+  },
+  {
+    method: "GET",
+    path: "/api/mcp",
+    summary: "The MCP session's server-to-client stream (`text/event-stream`); see POST /api/mcp.",
+    response: { status: 200, mcp: true },
+    errors: [],
+  },
+  {
+    method: "DELETE",
+    path: "/api/mcp",
+    summary: "Ends the MCP session named by `Mcp-Session-Id`; see POST /api/mcp.",
+    response: { status: 200, mcp: true },
+    errors: [],
   },
   {
     method: "GET",

@@ -32,6 +32,7 @@ function success(endpoint: Endpoint): string {
   if ("sse" in response) {
     return "`200` `text/event-stream` of session events (see [Server-sent events](#server-sent-events))";
   }
+  if ("mcp" in response) return "`200` MCP JSON-RPC (Streamable HTTP; see [mcp.md](mcp.md))";
   return "`204` no body";
 }
 

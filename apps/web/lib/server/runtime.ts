@@ -4,12 +4,16 @@ import {
   type CreateSessionRequest,
   createDefaultProviderRegistry,
   createDefaultTools,
+  createFoldingMcpServer,
+  createServedTools,
   DEFAULT_BASE_PROMPT,
   DEFAULT_PIPELINE,
   describeModelConfig,
   detectSandbox,
   endGroupsOnShutdown,
   type FileViewResult,
+  FoldingMcpHttp,
+  FoldMemoryFile,
   type ImportSessionRequest,
   type Logger,
   type LoopTreeResponse,
@@ -35,6 +39,7 @@ import {
 import { dataDirOf } from "./data-dir";
 import { installToken } from "./install-token";
 import { createRedactingLogger } from "./logger";
+import { maxBodyBytes } from "./request-gate";
 import { openStore } from "./store";
 
 // The server's one runtime: the store, the SessionManager over it, the model and tools chosen
@@ -91,6 +96,8 @@ export interface Runtime {
   readonly mcp: McpManager;
   /** how tools run (GET /api/settings) */
   readonly settings: SettingsResponse;
+  /** Arbor as an MCP server for other agents (/api/mcp): folding and the read-only tools */
+  readonly foldingMcp: FoldingMcpHttp;
   /** Creates a session whose tools and file references are confined to the runtime's workspace. */
   createSession(request: CreateSessionRequest): Promise<Session>;
   /** A new session from an exported file: its title, system prompt and messages (at rest). */
@@ -196,6 +203,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     },
     mcp,
   });
+  // other agents fold through Arbor over MCP (/api/mcp): the workspace's read-only tools, built
+  // as a session's are, and the workspace's fold memories
+  const foldMemories = new FoldMemoryFile({ dataDir, workspace });
+  const servedTools = createServedTools({
+    workspaceRoot: workspace,
+    env,
+    secrets,
+    index: codebase,
+  });
+  const foldingMcp = new FoldingMcpHttp({
+    create: () => createFoldingMcpServer({ tools: servedTools, memories: foldMemories }),
+    maxBodyBytes: maxBodyBytes(env),
+  });
   const described = describeModelConfig(model);
   logger.info("runtime started", {
     model: described,
@@ -213,6 +233,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     dataDir,
     mcp,
     settings,
+    foldingMcp,
     createSession: (request) =>
       // the workspace is the server's to choose: a client-sent one could point the tools at /
       manager.create({
@@ -239,6 +260,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       );
     },
     close: async () => {
+      await foldingMcp.close();
       await mcp.close();
       stopEndingGroups();
       processes.shutdown();

@@ -1,15 +1,12 @@
-import { createHash } from "node:crypto";
 import {
   appendFileSync,
-  mkdirSync,
   readFileSync,
-  renameSync,
   rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
-import path from "node:path";
 import { type FileRecord, splitList } from "./file-record.js";
+import { workspaceFile, writeFileAtomic } from "./workspace-file.js";
 
 // The persisted index of one workspace: <dir>/<name>-<sha1 of the workspace path>.idx, one file
 // holding a base snapshot followed by deltas appended as files change, so a one-file change costs
@@ -181,8 +178,7 @@ export class IndexStore {
     dir: string,
     private readonly root: string,
   ) {
-    const key = createHash("sha1").update(root).digest("hex").slice(0, 16);
-    this.file = path.join(dir, `${path.basename(root) || "root"}-${key}.idx`);
+    this.file = workspaceFile(dir, root, "idx");
   }
 
   load(): StoredIndex | undefined {
@@ -236,11 +232,8 @@ export class IndexStore {
     files: Iterable<FileRecord>,
     skipped: readonly SkippedFile[] = [],
   ): void {
-    mkdirSync(path.dirname(this.file), { recursive: true });
     const chunk = encodeChunk(this.root, 0, strings, [], [...files], skipped);
-    const temporary = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temporary, chunk);
-    renameSync(temporary, this.file);
+    writeFileAtomic(this.file, chunk);
     this.baseBytes = chunk.length;
     this.deltaBytes = 0;
     this.valid = true;

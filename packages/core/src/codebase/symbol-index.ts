@@ -1,3 +1,4 @@
+import { bm25Idf, bm25TermScore } from "./bm25.js";
 import { type Definition, type FileRecord, identLinesAt, StringTable } from "./file-record.js";
 import type { IndexChanges } from "./indexer.js";
 import { identifierTerms, queryTerms } from "./tokens.js";
@@ -28,9 +29,6 @@ export interface RankedFile {
   definitions: Array<{ def: Definition; boost: number }>;
 }
 
-/** BM25 parameters (the usual ones). */
-const K1 = 1.2;
-const B = 0.75;
 /** added per query term a definition's name holds; a name equal to the query gets more */
 const DEFINITION_BOOST = 4;
 const EXACT_NAME_BOOST = 10;
@@ -275,13 +273,13 @@ export class SymbolIndex {
       for (let k = 0; k < postings.length; k += 2) {
         if (this.slots[postings[k] as number] !== undefined) df++;
       }
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const idf = bm25Idf(n, df);
       for (let k = 0; k < postings.length; k += 2) {
         const record = this.slots[postings[k] as number];
         if (record === undefined) continue;
         const tf = postings[k + 1] as number;
         const length = record.termCount;
-        const score = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / avgLength));
+        const score = bm25TermScore(tf, idf, length, avgLength);
         scores.set(record.path, (scores.get(record.path) ?? 0) + score);
       }
     }

@@ -1,7 +1,16 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { runAgentLoop } from "../agent/loop.js";
 import { estimateTextTokens } from "../agent/tokens.js";
 import type { AgentEvent, AgentLoopConfig } from "../agent/types.js";
+import {
+  budgetWarningText,
+  FOLD_MEMORY_SHARE,
+  type FoldForcedReason,
+  FoldLedger,
+  forcedReturnHeader,
+} from "../folding/ledger.js";
+import type { FoldMemorySource } from "../folding/memory.js";
+import { BranchParams, ReturnParams } from "../folding/params.js";
 import { childAbortController } from "../model/cancellation.js";
 import {
   type AgentMessage,
@@ -9,8 +18,8 @@ import {
   messageText,
   userMessage,
 } from "../model/llm-messages.js";
-import { type FoldingSettings, FoldingSettingsSchema } from "../model/session-config.js";
-import type { FoldReturned, SessionEventBody } from "../protocol/events.js";
+import type { FoldingSettings } from "../model/session-config.js";
+import type { SessionEventBody } from "../protocol/events.js";
 import { type AnyAgentTool, defineTool, ToolError, type ToolResult } from "../tools/tool.js";
 
 // The fold runtime (issue #13): `branch` starts a fold, a child loop whose context is the
@@ -21,16 +30,6 @@ import { type AnyAgentTool, defineTool, ToolError, type ToolResult } from "../to
 // count when none) and on the tool output entering it: at 80% a warning goes into its next
 // request, at 100% (or on timeout, cancellation, or its parent returning) it is forced to return
 // a partial summary.
-
-/** The spec's defaults (the session config's `folding`). */
-export const DEFAULT_FOLDING: FoldingSettings = FoldingSettingsSchema.parse({});
-
-/** The share of the budget at which the fold is warned. */
-export const FOLD_WARNING_SHARE = 0.8;
-/** The share of the budget injected memories may take. */
-export const FOLD_MEMORY_SHARE = 0.2;
-
-export type FoldForcedReason = NonNullable<FoldReturned["reason"]>;
 
 export interface FoldRecord {
   id: string;
@@ -65,12 +64,8 @@ export interface FoldMemory {
   text: string;
 }
 
-/** Per-workspace fold memories (packages/core/src/folding/memory.ts provides the BM25 store). */
-export interface FoldMemoryStore {
-  /** the memories most relevant to `description`, best first */
-  rank(description: string): FoldMemory[] | Promise<FoldMemory[]>;
-  remember(description: string, lesson: string): void | Promise<void>;
-}
+/** Per-workspace fold memories (folding/memory.ts: `FoldMemoryFile`, BM25 over descriptions). */
+export type FoldMemoryStore = FoldMemorySource;
 
 /** What the runtime needs from its session. */
 export interface FoldHost {
@@ -82,7 +77,7 @@ export interface FoldHost {
   /** the parent's loop config: provider, model, approval gate, limits */
   loopConfig: AgentLoopConfig;
   /** secret scrubbing of every return message (folding/scrub.ts: scrubSecrets) */
-  scrub: (text: string) => string;
+  scrub: (text: string) => string | Promise<string>;
   /** the session's summarizer; absent or failing: extractive from the fold's last steps */
   summarize?: (steps: AgentMessage[], signal: AbortSignal) => Promise<string>;
   memories?: FoldMemoryStore;
@@ -93,18 +88,6 @@ export interface FoldHost {
   settings?: Partial<FoldingSettings>;
   now?: () => number;
 }
-
-export const BranchParams = z.object({
-  description: z.string().min(1).max(500),
-  prompt: z.string().min(1).max(10_000),
-  budget: z.number().int().positive().optional(),
-  timeout_seconds: z.number().positive().optional(),
-});
-
-export const ReturnParams = z.object({
-  message: z.string(),
-  remember: z.boolean().optional(),
-});
 
 export interface FoldResultDetails {
   fold_id: string;
@@ -129,11 +112,16 @@ export class FoldRuntime {
   readonly #folds = new Map<string, FoldRecord>();
   readonly #open = new Map<string, OpenFold>();
   readonly #running = new Set<Promise<unknown>>();
-  #counter = 0;
+  /** limits, budgets and open/closed state (folding/ledger.ts); this class runs the loops */
+  readonly #ledger: FoldLedger;
 
   constructor(host: FoldHost) {
     this.#host = host;
-    this.settings = { ...DEFAULT_FOLDING, ...host.settings };
+    this.#ledger = new FoldLedger({
+      ...(host.settings ? { config: host.settings } : {}),
+      ...(host.now ? { now: host.now } : {}),
+    });
+    this.settings = this.#ledger.config;
   }
 
   /** Every fold of the session, in start order. */
@@ -221,24 +209,22 @@ export class FoldRuntime {
     params: z.output<typeof BranchParams>,
     signal: AbortSignal,
   ): Promise<ToolResult<FoldResultDetails>> {
-    const s = this.settings;
-    const depth = (parent?.record.depth ?? 0) + 1;
-    if (depth > s.max_depth)
-      throw ToolError.failed(`fold depth ${depth} exceeds the maximum depth ${s.max_depth}`);
-    if (this.#open.size >= s.max_concurrent)
-      throw ToolError.failed(`at most ${s.max_concurrent} folds may be open at once`);
-    const budget = params.budget ?? s.default_budget;
-    if (budget > s.max_budget)
-      throw ToolError.invalidArgs(`budget ${budget} exceeds the maximum ${s.max_budget}`);
-    const timeoutSeconds = params.timeout_seconds ?? s.default_timeout_seconds;
-    if (timeoutSeconds > s.max_timeout_seconds)
-      throw ToolError.invalidArgs(
-        `timeout_seconds ${timeoutSeconds} exceeds the maximum ${s.max_timeout_seconds}`,
-      );
+    const opened = this.#ledger.open({
+      description: params.description,
+      ...(params.budget !== undefined ? { budget: params.budget } : {}),
+      ...(params.timeout_seconds !== undefined ? { timeoutSeconds: params.timeout_seconds } : {}),
+      ...(parent ? { parentId: parent.record.id } : {}),
+    });
+    if (!opened.ok) {
+      const { code, message } = opened.refusal;
+      throw code === "budget" || code === "timeout"
+        ? ToolError.invalidArgs(message)
+        : ToolError.failed(message);
+    }
+    const { id, depth, budget, timeoutSeconds, startedAt } = opened.fold;
     const now = this.#host.now ?? Date.now;
-    this.#counter += 1;
     const record: FoldRecord = {
-      id: `fold-${this.#counter}`,
+      id,
       ...(parent ? { parentId: parent.record.id } : {}),
       depth,
       description: params.description,
@@ -250,7 +236,7 @@ export class FoldRuntime {
       injectedMemoryIds: [],
       warned: false,
       steps: [],
-      startedAt: now(),
+      startedAt,
     };
     const controller = childAbortController(signal);
     const open: OpenFold = {
@@ -323,6 +309,7 @@ export class FoldRuntime {
         record.status = "forced";
         record.forcedReason ??= "crash";
         record.endedAt = now();
+        this.#ledger.close(record.id, record.forcedReason);
       }
     }
   }
@@ -368,23 +355,23 @@ export class FoldRuntime {
     } else {
       return;
     }
-    record.used += tokens;
-    const left = record.budget - record.used;
-    if (!record.warned && record.used >= FOLD_WARNING_SHARE * record.budget) {
+    const outcome = this.#ledger.meter(record.id, tokens);
+    record.used = outcome.used;
+    if (outcome.warningCrossed) {
       record.warned = true;
       this.#emit({
         name: "fold_budget_warning",
         payload: {
           context_id: this.#host.sessionId,
           fold_id: record.id,
-          tokens_used: record.used,
-          budget: record.budget,
-          tokens_left: Math.max(0, left),
+          tokens_used: outcome.used,
+          budget: outcome.budget,
+          tokens_left: outcome.left,
         },
       });
     }
-    if (record.warned) open.pendingWarning = `${Math.max(0, left)} tokens left: finish and return.`;
-    if (left <= 0 && open.returned === undefined) open.abort("budget");
+    if (outcome.state !== "within") open.pendingWarning = budgetWarningText(outcome.left);
+    if (outcome.state === "exhausted" && open.returned === undefined) open.abort("budget");
   }
 
   async #finish(open: OpenFold, parentSignal: AbortSignal): Promise<ToolResult<FoldResultDetails>> {
@@ -398,12 +385,13 @@ export class FoldRuntime {
       forced = record.forcedReason ?? "budget";
       record.forcedReason = forced;
       const partial = await this.#partialSummary(record, parentSignal);
-      message = `[fold forced to return: ${forced}; ${record.used} of ${record.budget} tokens used] Partial result:\n${partial}`;
+      message = `${forcedReturnHeader(forced, record.used, record.budget)} Partial result:\n${partial}`;
     }
-    const scrubbed = this.#host.scrub(message);
+    const scrubbed = await this.#host.scrub(message);
     record.result = scrubbed;
     record.status = forced ? "forced" : "returned";
     record.endedAt = now();
+    this.#ledger.close(record.id, forced);
     if (open.returned?.remember && this.#host.memories) {
       try {
         await this.#host.memories.remember(record.description, scrubbed);
@@ -453,16 +441,7 @@ export class FoldRuntime {
   async #selectMemories(description: string, budget: number): Promise<FoldMemory[]> {
     const store = this.#host.memories;
     if (!store) return [];
-    const limit = Math.floor(FOLD_MEMORY_SHARE * budget);
-    const chosen: FoldMemory[] = [];
-    let used = 0;
-    for (const memory of await store.rank(description)) {
-      const cost = this.#count(memory.text);
-      if (used + cost > limit) continue;
-      chosen.push(memory);
-      used += cost;
-    }
-    return chosen;
+    return await store.recall(description, Math.floor(FOLD_MEMORY_SHARE * budget));
   }
 
   #emit(event: FoldEvent): void {

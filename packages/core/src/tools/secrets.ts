@@ -8,7 +8,18 @@ type Env = Readonly<Record<string, string | undefined>>;
 export const SECRET_NAME = /key|secret|token|password|authorization|cookie|credential(?!s?_?file)/i;
 export const REDACTED = "[redacted]";
 /** shorter values are too likely to occur by chance (and too weak to be real keys) */
-const MIN_SECRET_LENGTH = 6;
+export const MIN_SECRET_LENGTH = 6;
+
+/** The password of a URL such as `postgres://user:pw@host/db` (decoded), or "" when it has none. */
+export function urlPassword(value: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return "";
+  try {
+    return decodeURIComponent(new URL(value).password);
+  } catch {
+    // not a URL after all (or a malformed escape): nothing to extract
+    return "";
+  }
+}
 
 /**
  * The values of every environment variable whose name says it is secret, plus the passwords of
@@ -24,13 +35,7 @@ export function secretsFromEnv(env: Env, extra: Iterable<string> = []): string[]
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
     if (SECRET_NAME.test(name)) add(value);
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-      try {
-        add(decodeURIComponent(new URL(value).password));
-      } catch {
-        // not a URL after all: nothing to extract
-      }
-    }
+    add(urlPassword(value));
   }
   return [...secrets].sort((a, b) => b.length - a.length);
 }

@@ -1,0 +1,167 @@
+import { lintSource } from "@secretlint/core";
+import { creator as recommendedPreset } from "@secretlint/secretlint-rule-preset-recommend";
+import { MIN_SECRET_LENGTH, redact, SECRET_NAME, urlPassword } from "../tools/secrets.js";
+
+// Secret scrubbing of a fold's return message (issue #13): what a fold found must not carry a
+// credential into its parent's context. Unlike tools/secrets.ts, which redacts the secret VALUES
+// Arbor knows (its environment), this finds secrets nobody told us about, by their shape:
+// secretlint with its recommended preset, plus rules for what the preset misses (checked: it
+// reports neither AWS key pairs nor PEM bodies nor generic assignments). Every span found is
+// replaced with `[redacted]`, and so is every other occurrence of the same text; overlapping
+// spans are merged first, so no fragment of a secret survives between two findings.
+
+const SECRETLINT_CONFIG = {
+  rules: [{ id: "@secretlint/secretlint-rule-preset-recommend", rule: recommendedPreset }],
+};
+
+/** A rule of our own: each match's `value` group (or the whole match) is a secret. */
+interface ShapeRule {
+  id: string;
+  pattern: RegExp;
+  /** false: the match is not a secret after all */
+  accept?: (value: string) => boolean;
+}
+
+const BASE64_40 = /^[A-Za-z0-9/+]{40}$/;
+
+/** Names that are also everyday words: a lower-case word after one is not taken for a secret. */
+const GENERIC_NAME = /^(?:key|token|secret|auth|cookie|credentials?|authorization)$/i;
+
+/** Values of a secret-named assignment that are not secrets. */
+const NOT_A_SECRET =
+  /^(?:true|false|null|nil|none|undefined|\d+(?:\.\d+)?|\*+|x+|\.{3}|…|\[redacted\]|<[^>]*>|\$\{?[A-Za-z_][\w.]*\}?|process\.env\.\w+|os\.environ.*|env\(.*\))$/i;
+
+const SHAPE_RULES: ShapeRule[] = [
+  {
+    // the whole block, header to footer; a block cut off before its footer runs to the end
+    id: "pem-private-key",
+    pattern:
+      /-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+  },
+  {
+    id: "aws-access-key-id",
+    pattern: /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}\b/g,
+  },
+  {
+    // a standalone 40-character base64 word in mixed case: the shape of an AWS secret key
+    // (a git SHA is lowercase hex, so it is not taken)
+    id: "aws-secret-access-key",
+    pattern: /(?<![A-Za-z0-9/+=])(?<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/g,
+    accept: (v) => BASE64_40.test(v) && /[a-z]/.test(v) && /[A-Z]/.test(v) && /[0-9/+]/.test(v),
+  },
+  {
+    id: "jwt",
+    pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
+  },
+  {
+    // OpenAI (sk-, sk-proj-, sk-svcacct-) and Anthropic (sk-ant-…) keys of any length: the
+    // preset knows only some lengths (GitHub, GitLab and Slack tokens it finds on its own)
+    id: "sk-api-key",
+    pattern: /\bsk-[A-Za-z0-9_-]{20,}/g,
+  },
+  {
+    id: "bearer-token",
+    pattern: /\bBearer\s+(?<value>[A-Za-z0-9._~+/-]{8,}=*)/g,
+  },
+  {
+    // scheme://user:password@host: the password as written
+    id: "url-password",
+    pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:(?<value>[^\s@/]+)@/gi,
+  },
+  {
+    // name = value, name: value, "name": "value", with a name that says it is secret
+    id: "secret-assignment",
+    pattern:
+      /(?<name>[A-Za-z_][\w.-]*)["']?\s*(?::=|=|:)\s*(?:"(?<dq>[^"\n]*)"|'(?<sq>[^'\n]*)'|(?<bare>[^\s"',;}\])]+))/g,
+  },
+];
+
+/** Character ranges [start, end) of every secret found by our own rules. */
+function shapeRanges(text: string): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  for (const rule of SHAPE_RULES) {
+    for (const match of text.matchAll(rule.pattern)) {
+      const start = match.index;
+      if (rule.id === "secret-assignment") {
+        const groups = match.groups ?? {};
+        const name = groups.name ?? "";
+        if (!SECRET_NAME.test(name) && !/passwd|pwd$/i.test(name)) continue;
+        const value = groups.dq ?? groups.sq ?? groups.bare ?? "";
+        if (!isAssignedSecret(value)) continue;
+        // prose ("the primary key: user_id", "next token: identifier"), not a credential
+        if (GENERIC_NAME.test(name) && /^[a-z][a-z_-]*[.!?]?$/.test(value)) continue;
+        const at = start + match[0].lastIndexOf(value);
+        ranges.push([at, at + value.length]);
+        continue;
+      }
+      const value = match.groups?.value;
+      if (value !== undefined) {
+        if (rule.accept && !rule.accept(value)) continue;
+        const at = start + match[0].indexOf(value);
+        ranges.push([at, at + value.length]);
+      } else {
+        if (rule.accept && !rule.accept(match[0])) continue;
+        ranges.push([start, start + match[0].length]);
+      }
+    }
+  }
+  return ranges;
+}
+
+function isAssignedSecret(value: string): boolean {
+  if (NOT_A_SECRET.test(value)) return false;
+  return value.length >= MIN_SECRET_LENGTH || (value.length >= 3 && /[0-9]/.test(value));
+}
+
+async function secretlintRanges(text: string): Promise<Array<[number, number]>> {
+  const result = await lintSource({
+    source: { filePath: "fold-return.txt", content: text, contentType: "text" },
+    options: { config: SECRETLINT_CONFIG, maskSecrets: false, noPhysicFilePath: true },
+  });
+  return result.messages.map((m) => [m.range[0], m.range[1]]);
+}
+
+/** Overlapping or touching ranges joined, in order. */
+function mergeRanges(ranges: Array<[number, number]>): Array<[number, number]> {
+  const sorted = ranges.filter(([a, b]) => b > a).sort((x, y) => x[0] - y[0] || y[1] - x[1]);
+  const merged: Array<[number, number]> = [];
+  for (const [start, end] of sorted) {
+    const last = merged.at(-1);
+    if (last !== undefined && start <= last[1]) last[1] = Math.max(last[1], end);
+    else merged.push([start, end]);
+  }
+  return merged;
+}
+
+/**
+ * The secrets found in `text`: the spans our rules and secretlint report, merged, plus the
+ * decoded passwords of URLs among them. Longest first, as `redact` wants them.
+ */
+export async function findSecrets(text: string): Promise<string[]> {
+  let ranges = shapeRanges(text);
+  try {
+    ranges = ranges.concat(await secretlintRanges(text));
+  } catch {
+    // secretlint failing leaves our own rules, which cover every shape we promise
+  }
+  const found = new Set<string>();
+  for (const [start, end] of mergeRanges(ranges)) {
+    const span = text.slice(start, end);
+    found.add(span);
+    const decoded = urlPassword(span);
+    if (decoded.length >= MIN_SECRET_LENGTH) found.add(decoded);
+  }
+  return [...found].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * `text` with every secret found replaced by `[redacted]`, each occurrence of it; text without
+ * secrets comes back unchanged.
+ */
+export async function scrubSecrets(text: string): Promise<string> {
+  if (text === "") return text;
+  const secrets = await findSecrets(text);
+  if (secrets.length === 0) return text;
+  // the merged spans first, then any repeat of them elsewhere in the text
+  return redact(text, secrets);
+}
