@@ -84,14 +84,13 @@ export async function startPetstoreServer(
     });
   });
 
-  function route(req: IncomingMessage, res: ServerResponse, body: string): void {
+  function route(req: IncomingMessage, res: ServerResponse, body: string): Sent {
     const url = new URL(req.url ?? "/", "http://petstore.local");
     const method = req.method ?? "GET";
     if (options.auth !== undefined) {
       const given = req.headers[options.auth.header.toLowerCase()];
       if (given !== options.auth.value) {
-        send(res, 401, { code: 401, type: "error", message: "missing or wrong API key" });
-        return;
+        return send(res, 401, { code: 401, type: "error", message: "missing or wrong API key" });
       }
     }
     if (!url.pathname.startsWith("/v2/")) return notFound(res, "no such path");
@@ -273,15 +272,19 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+/** What a route returns: the answer was written. */
+type Sent = true;
+
+function send(res: ServerResponse, status: number, body: unknown): Sent {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
+  return true;
 }
 
-function notFound(res: ServerResponse, message: string): void {
-  send(res, 404, { code: 1, type: "error", message });
+function notFound(res: ServerResponse, message: string): Sent {
+  return send(res, 404, { code: 1, type: "error", message });
 }
 
-function notAllowed(res: ServerResponse): void {
-  send(res, 405, { code: 405, type: "error", message: "Method not allowed" });
+function notAllowed(res: ServerResponse): Sent {
+  return send(res, 405, { code: 405, type: "error", message: "Method not allowed" });
 }
