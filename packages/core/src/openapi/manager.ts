@@ -133,9 +133,17 @@ export class OpenApiManager implements ToolSource {
     const { entry } = spec;
     const source = entry.source.kind === "file" ? entry.source.path : entry.source.url;
     try {
+      const timeoutMs = this.#options.specTimeoutMs ?? 15_000;
       const document = (await SwaggerParser.validate(source, {
-        resolve: { http: { timeout: this.#options.specTimeoutMs ?? 15_000 } },
-      })) as unknown as Record<string, unknown>;
+        resolve: {
+          // the URL the user named is read even on a local address (an internal API's spec);
+          // $refs inside it go through the parser's own resolver, which refuses local addresses
+          ...(entry.source.kind === "url"
+            ? { namedUrl: this.#namedUrlResolver(entry.source.url, timeoutMs) }
+            : {}),
+          http: { timeout: timeoutMs },
+        },
+      } as SwaggerParser.Options)) as unknown as Record<string, unknown>;
       const version = typeof document.openapi === "string" ? document.openapi : undefined;
       if (version === undefined || !version.startsWith("3.")) {
         throw new Error(
@@ -172,6 +180,23 @@ export class OpenApiManager implements ToolSource {
       this.#options.logger.error("openapi spec failed", { spec: entry.spec, error: spec.error });
     }
     this.#changed();
+  }
+
+  /** A swagger-parser resolver that reads exactly `url` (JSON or YAML: the parser tells them apart). */
+  #namedUrlResolver(url: string, timeoutMs: number) {
+    const fetchFn = this.#options.fetch ?? globalThis.fetch;
+    return {
+      order: 1,
+      canRead: (file: { url: string }) => file.url === url,
+      read: async (): Promise<string> => {
+        const response = await fetchFn(url, {
+          headers: { accept: "application/json, application/yaml, text/yaml, */*;q=0.5" },
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
+        return response.text();
+      },
+    };
   }
 
   #changed(): void {
