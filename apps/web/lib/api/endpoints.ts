@@ -21,6 +21,7 @@ import {
   MergeRequestSchema,
   MergeResponseSchema,
   MessagesResponseSchema,
+  OpenApiSpecsResponseSchema,
   PatchConfigRequestSchema,
   PatchSessionRequestSchema,
   ResolveMergeRequestSchema,
@@ -100,6 +101,7 @@ const s = {
   mcpServer: { title: "McpServerView", schema: McpServerViewSchema },
   mcpPromptRequest: { title: "McpPromptRequest", schema: McpPromptRequestSchema },
   mcpPrompt: { title: "McpPromptResponse", schema: McpPromptResponseSchema },
+  openApiSpecs: { title: "OpenApiSpecsResponse", schema: OpenApiSpecsResponseSchema },
   rename: { title: "PatchSessionRequest", schema: PatchSessionRequestSchema },
   search: { title: "SearchResponse", schema: SearchResponseSchema },
   importSession: {
@@ -403,6 +405,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
     body: s.mcpPromptRequest,
     response: { status: 200, json: s.mcpPrompt },
     errors: [400, 404],
+  },
+  {
+    method: "GET",
+    path: "/api/openapi/specs",
+    summary:
+      "The OpenAPI 3.x specs listed in `<workspace>/.arbor/openapi.json` (see docs/openapi.md), read once at start: each one's status (`loading`, `loaded`, `failed` with `error`), where its calls go (`base_url`), the environment variable holding its credential and whether it is set (never its value), the operations left out (`warnings`), and its tools: one per operation, named by its operationId (`<name_prefix>__<operationId>` with a prefix). The tools run through the approval gate like every tool; a call answers `{METHOD} {URL} → {STATUS}` and the body (at most 32 KiB), a status outside 2xx is a failed tool result. An invalid entry is listed as `failed` with the wrong field in `error`; the other specs still load.",
+    response: { status: 200, json: s.openApiSpecs },
+    errors: [],
   },
   {
     method: "GET",

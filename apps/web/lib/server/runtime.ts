@@ -19,6 +19,8 @@ import {
   type ModelConfigDescription,
   mcpConfigPath,
   modelConfigFromEnv,
+  OpenApiManager,
+  openApiConfigPath,
   readWorkspaceFile,
   type Session,
   SessionManager,
@@ -31,6 +33,7 @@ import {
   ToolRegistry,
   toolEnvNames,
   withCodebaseTools,
+  withoutVariables,
 } from "@arbor/core";
 import { dataDirOf } from "./data-dir";
 import { installToken } from "./install-token";
@@ -51,6 +54,9 @@ import { openStore } from "./store";
 //   ARBOR_TOOL_ENV   names of further variables tool processes get (never keys or Arbor's tokens)
 //   ARBOR_SANDBOX (auto|bubblewrap|off), ARBOR_SANDBOX_NETWORK=1   bash's sandbox (core sandbox.ts)
 //   ARBOR_MCP_CONFIG   the MCP servers' config file (default: <workspace>/mcp_servers.json)
+//   <workspace>/.arbor/openapi.json   OpenAPI specs whose operations become tools (docs/openapi.md);
+//                   the variables its `auth.env` names are read at each call, redacted from tool
+//                   output and withheld from every tool process (even if ARBOR_TOOL_ENV names them)
 // The model's keys stay in this process: only describeModelConfig's redacted view is logged, tool
 // processes get an allow-listed environment, and tool output is redacted of every secret value.
 //
@@ -87,6 +93,8 @@ export interface Runtime {
   readonly dataDir: string;
   /** the MCP servers of mcp_servers.json (GET /api/mcp/servers) */
   readonly mcp: McpManager;
+  /** the OpenAPI specs of .arbor/openapi.json (GET /api/openapi/specs) */
+  readonly openapi: OpenApiManager;
   /** how tools run (GET /api/settings) */
   readonly settings: SettingsResponse;
   /** Creates a session whose tools and file references are confined to the runtime's workspace. */
@@ -118,10 +126,24 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     logger.warn("killed tool processes a previous server left running", { groups: leftovers });
   }
   const stopEndingGroups = endGroupsOnShutdown(processes);
+  // reads .arbor/openapi.json now (the specs load in the background): the variables holding its
+  // credentials are known before any tool process can start, and are never given to one
+  const openapi = new OpenApiManager({
+    configPath: openApiConfigPath(workspace),
+    workspaceRoot: workspace,
+    env,
+    logger,
+    secrets: () => toolSecrets,
+  });
+  await openapi.start();
+  // the OpenAPI credentials whatever their variables' names (secretsFromEnv goes by the name)
+  const toolSecrets = secretsFromEnv(env, [token, ...openapi.credentials()]);
+  const secrets = (): readonly string[] => toolSecrets;
+  const toolProcessEnv = withoutVariables(env, openapi.credentialVariables());
   const sandbox = await detectSandbox({ env, hiddenPaths: [dataDir] });
   const settings: SettingsResponse = {
     sandbox: sandboxSettings(sandbox),
-    tool_env: toolEnvNames({ env, workspaceRoot: workspace }),
+    tool_env: toolEnvNames({ env: toolProcessEnv, workspaceRoot: workspace }),
     default_system_prompt: DEFAULT_BASE_PROMPT,
     default_pipeline: [...DEFAULT_PIPELINE.processors],
   };
@@ -135,8 +157,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     storeDir: join(dataDir, "codebase-index"),
     onError: (err) => logger.warn("codebase index update failed", { error: err.message }),
   });
-  const toolSecrets = secretsFromEnv(env, [token]);
-  const secrets = (): readonly string[] => toolSecrets;
 
   let opened: { store: SessionStore; close(): Promise<void>; location: string };
   try {
@@ -151,7 +171,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const mcp = new McpManager({
     configPath: mcpConfigPath(workspace, env),
     workspaceRoot: workspace,
-    env,
+    env: toolProcessEnv,
     logger,
     secrets,
   });
@@ -176,7 +196,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const root = config.workspace ?? workspace;
       const builtins = createDefaultTools({
         workspaceRoot: root,
-        env,
+        env: toolProcessEnv,
         secrets,
         sandbox,
         processes,
@@ -184,7 +204,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       // an older session's own workspace has no index here: it keeps the six file tools
       return new ToolRegistry(
         root === workspace ? withCodebaseTools(builtins, { index: codebase, secrets }) : builtins,
-        [mcp],
+        [mcp, openapi],
       );
     },
     mcp,
@@ -205,6 +225,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     model: described,
     dataDir,
     mcp,
+    openapi,
     settings,
     createSession: (request) =>
       // the workspace is the server's to choose: a client-sent one could point the tools at /

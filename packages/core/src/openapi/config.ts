@@ -49,6 +49,8 @@ export interface OpenApiConfigProblem {
   message: string;
   /** the entry it concerns (absent: the file as a whole) */
   index?: number;
+  /** that entry's `spec`, when it has one */
+  spec?: string;
 }
 
 export interface OpenApiConfig {
@@ -104,7 +106,13 @@ export function parseOpenApiConfig(
       entries.push(parseEntry(item, index, workspaceRoot));
     } catch (error) {
       if (!(error instanceof EntryError)) throw error;
-      problems.push({ index, field: error.field, message: error.message });
+      const spec = isObject(item) && typeof item.spec === "string" ? item.spec : undefined;
+      problems.push({
+        index,
+        field: error.field,
+        message: error.message,
+        ...(spec !== undefined ? { spec } : {}),
+      });
     }
   });
   return { entries, problems };

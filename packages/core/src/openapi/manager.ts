@@ -293,7 +293,7 @@ export class OpenApiManager implements ToolSource {
     for (const problem of this.#invalid) {
       out.push({
         index: problem.index ?? -1,
-        spec: "",
+        spec: problem.spec ?? "",
         status: "failed",
         error: `${problem.field}: ${problem.message}`,
         warnings: [],

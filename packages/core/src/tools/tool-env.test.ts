@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TOOL_ENV_NEVER, toolEnvironment, toolEnvNames } from "./tool-env.js";
+import { TOOL_ENV_NEVER, toolEnvironment, toolEnvNames, withoutVariables } from "./tool-env.js";
 
 const server = {
   PATH: "/usr/bin:/bin",
@@ -56,5 +56,21 @@ describe("toolEnvironment", () => {
       "USER",
       "WORKSPACE_DIR",
     ]);
+  });
+});
+
+describe("withoutVariables", () => {
+  it("takes named credentials out, so ARBOR_TOOL_ENV cannot pass them to tool processes", () => {
+    const env = {
+      ...server,
+      PETSTORE_AUTH: "p-secret",
+      ARBOR_TOOL_ENV: "PETSTORE_AUTH,GITHUB_TOKEN",
+    };
+    expect(toolEnvironment({ env, workspaceRoot: "/ws" }).PETSTORE_AUTH).toBe("p-secret");
+    const scrubbed = withoutVariables(env, ["PETSTORE_AUTH"]);
+    const out = toolEnvironment({ env: scrubbed, workspaceRoot: "/ws" });
+    expect(out.PETSTORE_AUTH).toBeUndefined();
+    expect(out.GITHUB_TOKEN).toBe("ghp_x");
+    expect(env.PETSTORE_AUTH).toBe("p-secret");
   });
 });
