@@ -46,7 +46,7 @@ import { openStore } from "./store";
 // sessions' in-memory operation queues.
 //
 // Environment (official variable names; see @arbor/core modelConfigFromEnv):
-//   ANTHROPIC_API_KEY, OPENAI_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, Azure/Vertex/Bedrock's own,
+//   ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, an OAuth token), OPENAI_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, Azure/Vertex/Bedrock's own,
 //   *_BASE_URL; ARBOR_PROVIDER and ARBOR_MODEL to choose; no key at all → the offline model.
 //   WORKSPACE_DIR   root of the file tools and file references (default: the start directory)
 //   DATABASE_URL / ARBOR_DATA_DIR   the store (see store.ts)

@@ -10,6 +10,7 @@ const server = {
   TERM: "xterm",
   USER: "me",
   ANTHROPIC_API_KEY: "sk-ant-secret",
+  ANTHROPIC_AUTH_TOKEN: "sk-ant-oat01-secret",
   OPENAI_API_KEY: "sk-openai",
   ARBOR_TOKEN: "install-token",
   ARBOR_ADMIN_TOKEN: "admin-token",
@@ -37,7 +38,7 @@ describe("toolEnvironment", () => {
     const env = {
       ...server,
       ARBOR_TOOL_ENV:
-        " GITHUB_TOKEN , NODE_OPTIONS,ANTHROPIC_API_KEY,ARBOR_TOKEN,ARBOR_ADMIN_TOKEN,DATABASE_URL,OPENAI_API_KEY,UNSET_NAME,,",
+        " GITHUB_TOKEN , NODE_OPTIONS,ANTHROPIC_API_KEY,ANTHROPIC_AUTH_TOKEN,ARBOR_TOKEN,ARBOR_ADMIN_TOKEN,DATABASE_URL,OPENAI_API_KEY,UNSET_NAME,,",
     };
     const out = toolEnvironment({ env, workspaceRoot: "/ws" });
     expect(out.GITHUB_TOKEN).toBe("ghp_x");
