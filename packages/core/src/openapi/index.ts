@@ -35,3 +35,12 @@ export {
   operationsOf,
   toolNameFor,
 } from "./operations.js";
+export {
+  loadOpenApiDocument,
+  type OpenApiDocument,
+  type OpenApiSpecSource,
+  type OpenApiToolsOptions,
+  type OperationToolOptions,
+  openApiTools,
+  operationTool,
+} from "./spec-tools.js";

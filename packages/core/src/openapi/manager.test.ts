@@ -15,6 +15,7 @@ import { ToolRegistry } from "../tools/registry.js";
 import { type AnyAgentTool, ToolError, type ToolResult } from "../tools/tool.js";
 import { openApiConfigPath } from "./config.js";
 import { OpenApiManager } from "./manager.js";
+import { openApiTools } from "./spec-tools.js";
 
 const API_KEY = "petstore-key-5f1d2a9c";
 
@@ -273,5 +274,34 @@ describe("OpenApiManager over the Petstore", () => {
     expect(specs[2]?.error).toBe('[2].auth.type: expected "bearer", "api_key" or "basic"');
     const invalid = await started([{ spec: `${specServer.url}/nothing.yaml` }]);
     expect(invalid.manager.specs()[0]?.status).toBe("failed");
+  });
+});
+
+describe("openApiTools (REQ-157/158: for an Agent, from a file, a URL or the text)", () => {
+  it("gives the same tools from each source, and they call the API", async () => {
+    const yaml = readFileSync(petstoreSpecPath(), "utf8");
+    const json = JSON.stringify(await SwaggerParser.parse(petstoreSpecPath()));
+    const options = {
+      baseUrl: petstore.baseUrl,
+      auth: { type: "api_key" as const, env: "PETSTORE_KEY" },
+      env: { PETSTORE_KEY: API_KEY },
+      filter: { tags: ["pet"] },
+    };
+    const fromFile = await openApiTools({ file: petstoreSpecPath() }, options);
+    const fromUrl = await openApiTools({ url: `${specServer.url}/petstore.yaml` }, options);
+    const fromYaml = await openApiTools({ text: yaml }, options);
+    const fromJson = await openApiTools({ text: json }, options);
+    const shape = (r: { tools: AnyAgentTool[] }) =>
+      r.tools.map((t) => [t.name, JSON.stringify(t.inputSchema)]);
+    expect(shape(fromFile)).toHaveLength(8);
+    expect(shape(fromUrl)).toEqual(shape(fromFile));
+    expect(shape(fromYaml)).toEqual(shape(fromFile));
+    expect(shape(fromJson)).toEqual(shape(fromFile));
+    const getPet = fromYaml.tools.find((t) => t.name === "getPetById");
+    expect(text(await call(getPet, { petId: 1 }))).toContain('"name":"doggie"');
+    await expect(openApiTools({ text: "openapi: 3.0.0\ninfo: {}\n" })).rejects.toThrow();
+    await expect(
+      openApiTools({ text: '{"swagger":"2.0","info":{"title":"t","version":"1"},"paths":{}}' }),
+    ).rejects.toThrow(/OpenAPI 3/);
   });
 });

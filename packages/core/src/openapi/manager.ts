@@ -1,17 +1,11 @@
-import SwaggerParser from "@apidevtools/swagger-parser";
 import type { Logger } from "../agent/types.js";
 import { type SecretSource, withRedactedOutput } from "../tools/redacting-tool.js";
-import { jsonSchemaTool, type ToolSource } from "../tools/registry.js";
-import type { AgentTool, AnyAgentTool } from "../tools/tool.js";
+import type { ToolSource } from "../tools/registry.js";
+import type { AnyAgentTool } from "../tools/tool.js";
 import { loadOpenApiConfig, type OpenApiConfigProblem, type OpenApiEntry } from "./config.js";
-import {
-  callOperation,
-  DEFAULT_OPENAPI_MAX_RESPONSE_BYTES,
-  DEFAULT_OPENAPI_TIMEOUT_MS,
-  type ResolvedAuth,
-  resolveAuth,
-} from "./http-call.js";
+import { type ResolvedAuth, resolveAuth } from "./http-call.js";
 import { type OpenApiOperation, operationsOf } from "./operations.js";
+import { loadOpenApiDocument, operationTool } from "./spec-tools.js";
 
 // The workspace's OpenAPI tools (REQ-152–158): reads .arbor/openapi.json, reads and validates
 // each spec with swagger-parser ($refs resolved, JSON or YAML, file or URL) in the background,
@@ -131,26 +125,17 @@ export class OpenApiManager implements ToolSource {
 
   async #load(spec: LoadedSpec): Promise<void> {
     const { entry } = spec;
-    const source = entry.source.kind === "file" ? entry.source.path : entry.source.url;
     try {
-      const timeoutMs = this.#options.specTimeoutMs ?? 15_000;
-      const document = (await SwaggerParser.validate(source, {
-        resolve: {
-          // the URL the user named is read even on a local address (an internal API's spec);
-          // $refs inside it go through the parser's own resolver, which refuses local addresses
-          ...(entry.source.kind === "url"
-            ? { namedUrl: this.#namedUrlResolver(entry.source.url, timeoutMs) }
+      const loaded = await loadOpenApiDocument(
+        entry.source.kind === "file" ? { file: entry.source.path } : { url: entry.source.url },
+        {
+          ...(this.#options.specTimeoutMs !== undefined
+            ? { timeoutMs: this.#options.specTimeoutMs }
             : {}),
-          http: { timeout: timeoutMs },
+          ...(this.#options.fetch !== undefined ? { fetch: this.#options.fetch } : {}),
         },
-      } as SwaggerParser.Options)) as unknown as Record<string, unknown>;
-      const version = typeof document.openapi === "string" ? document.openapi : undefined;
-      if (version === undefined || !version.startsWith("3.")) {
-        throw new Error(
-          `not an OpenAPI 3.x document (${version ?? `swagger ${String(document.swagger ?? "?")}`})`,
-        );
-      }
-      const info = (document.info ?? {}) as { title?: unknown; version?: unknown };
+      );
+      const { document } = loaded;
       const { operations, warnings } = operationsOf(document, {
         ...(entry.filter !== undefined ? { filter: entry.filter } : {}),
         ...(entry.namePrefix !== undefined ? { namePrefix: entry.namePrefix } : {}),
@@ -159,8 +144,8 @@ export class OpenApiManager implements ToolSource {
       });
       spec.operations = operations;
       spec.warnings = warnings;
-      if (typeof info.title === "string") spec.title = info.title;
-      if (typeof info.version === "string") spec.version = info.version;
+      if (loaded.title !== undefined) spec.title = loaded.title;
+      if (loaded.version !== undefined) spec.version = loaded.version;
       const auth = resolveAuth(entry.auth, document);
       if (auth !== undefined) spec.auth = auth;
       spec.status = "loaded";
@@ -180,23 +165,6 @@ export class OpenApiManager implements ToolSource {
       this.#options.logger.error("openapi spec failed", { spec: entry.spec, error: spec.error });
     }
     this.#changed();
-  }
-
-  /** A swagger-parser resolver that reads exactly `url` (JSON or YAML: the parser tells them apart). */
-  #namedUrlResolver(url: string, timeoutMs: number) {
-    const fetchFn = this.#options.fetch ?? globalThis.fetch;
-    return {
-      order: 1,
-      canRead: (file: { url: string }) => file.url === url,
-      read: async (): Promise<string> => {
-        const response = await fetchFn(url, {
-          headers: { accept: "application/json, application/yaml, text/yaml, */*;q=0.5" },
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
-        return response.text();
-      },
-    };
   }
 
   #changed(): void {
@@ -235,25 +203,17 @@ export class OpenApiManager implements ToolSource {
   }
 
   #tool(spec: LoadedSpec, operation: OpenApiOperation): AnyAgentTool {
-    const category: AgentTool["category"] =
-      operation.method === "GET" || operation.method === "HEAD" ? "read" : "network";
     const options = this.#options;
-    return jsonSchemaTool({
-      name: operation.toolName,
-      label: `${operation.operationId} (${spec.title ?? spec.entry.spec})`,
-      description: operation.description,
-      inputSchema: operation.inputSchema,
-      category,
-      origin: { kind: "openapi", spec: spec.entry.spec, operation: operation.operationId },
-      execute: (params, ctx) =>
-        callOperation(operation, params, {
-          env: options.env,
-          ...(spec.auth !== undefined ? { auth: spec.auth } : {}),
-          maxResponseBytes: options.maxResponseBytes ?? DEFAULT_OPENAPI_MAX_RESPONSE_BYTES,
-          timeoutMs: options.timeoutMs ?? DEFAULT_OPENAPI_TIMEOUT_MS,
-          ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
-          signal: ctx.signal,
-        }),
+    return operationTool(operation, {
+      env: options.env,
+      spec: spec.entry.spec,
+      ...(spec.title !== undefined ? { title: spec.title } : {}),
+      ...(spec.auth !== undefined ? { auth: spec.auth } : {}),
+      ...(options.maxResponseBytes !== undefined
+        ? { maxResponseBytes: options.maxResponseBytes }
+        : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
     });
   }
 
