@@ -168,6 +168,9 @@ export class LoopRecorder {
       case "inputRejected":
       case "retry":
       case "compaction":
+      // a parallel group's membership: recorded by whoever runs the group (not yet: issue #14)
+      case "parallelLoopStart":
+      case "parallelLoopEnd":
         return;
       default:
         event satisfies never;
