@@ -38,11 +38,16 @@ const offlineOption = {
 
 /** Providers a session can switch to when their key is set, with the protocol each speaks. */
 const KEYED_PROVIDERS = [
-  { key: "ANTHROPIC_API_KEY", provider: "anthropic", protocol: "anthropic-messages" },
-  { key: "OPENAI_API_KEY", provider: "openai", protocol: "openai-chat" },
-  { key: "GOOGLE_GENERATIVE_AI_API_KEY", provider: "google", protocol: "google-gemini" },
+  // an OAuth token (ANTHROPIC_AUTH_TOKEN) reaches Anthropic as well as a key (REQ-159)
+  {
+    keys: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"],
+    provider: "anthropic",
+    protocol: "anthropic-messages",
+  },
+  { keys: ["OPENAI_API_KEY"], provider: "openai", protocol: "openai-chat" },
+  { keys: ["GOOGLE_GENERATIVE_AI_API_KEY"], provider: "google", protocol: "google-gemini" },
 ] as const satisfies ReadonlyArray<{
-  key: string;
+  keys: readonly string[];
   provider: keyof typeof DEFAULT_MODELS;
   protocol: ApiProtocol;
 }>;
@@ -53,7 +58,9 @@ function keyedOptions(
   except: string,
   contextWindow: number,
 ): ModelInfo["options"] {
-  return KEYED_PROVIDERS.filter((p) => env[p.key]?.trim() && p.protocol !== except).map((p) => ({
+  return KEYED_PROVIDERS.filter(
+    (p) => p.keys.some((key) => env[key]?.trim()) && p.protocol !== except,
+  ).map((p) => ({
     label: `${DEFAULT_MODELS[p.provider]} (${p.protocol})`,
     model: {
       protocol: p.protocol,

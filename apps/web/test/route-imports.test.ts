@@ -50,6 +50,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "McpServerView",
   "McpPromptRequestSchema",
   "McpPromptResponse",
+  "OpenApiSpecsResponse",
   "McpLookupError",
   "isMcpLookupError",
   "Branch",

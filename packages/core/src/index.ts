@@ -7,6 +7,7 @@ export * from "./folding/index.js";
 export * from "./llm/index.js";
 export * from "./mcp/index.js";
 export * from "./model/index.js";
+export * from "./openapi/index.js";
 export * from "./protocol/index.js";
 export * from "./recording/index.js";
 export * from "./runtime-info.js";

@@ -15,6 +15,7 @@ const CORE_LAYERS = [
   "codebase",
   "agent",
   "mcp",
+  "openapi",
   "recording",
   "folding",
   "fold-runtime",

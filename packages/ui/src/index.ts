@@ -33,6 +33,7 @@ export * from "./messages/preview.js";
 export * from "./messages/system-control-card.js";
 export type { ToolResults } from "./messages/tool-request-card.js";
 export * from "./model-picker.js";
+export * from "./openapi-specs.js";
 export * from "./optimization-divider.js";
 export * from "./optimization-settings.js";
 export * from "./prompt-menu.js";

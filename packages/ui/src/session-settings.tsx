@@ -39,6 +39,8 @@ export interface SessionSettingsProps {
   sandbox?: SandboxSettingsView;
   /** the MCP servers' section (McpServerList), shown under its own heading */
   mcpServers?: ReactNode;
+  /** the OpenAPI specs' section (OpenApiSpecList), shown under its own heading */
+  openApiSpecs?: ReactNode;
   /** the workspace instructions in use (GET .../instructions); not shown while unknown */
   instructions?: WorkspaceInstructionsResponse | undefined;
   /** called each time the dialog opens, e.g. to read the instructions afresh */
@@ -124,6 +126,7 @@ export function SessionSettings({
   onSave,
   sandbox,
   mcpServers,
+  openApiSpecs,
   instructions,
   onOpen,
 }: SessionSettingsProps) {
@@ -319,6 +322,12 @@ export function SessionSettings({
             <section className="flex flex-col gap-1" aria-label="MCP servers">
               <h3 className="mb-1 text-sm font-medium">MCP servers</h3>
               {mcpServers}
+            </section>
+          )}
+          {openApiSpecs !== undefined && (
+            <section className="flex flex-col gap-1" aria-label="OpenAPI specs">
+              <h3 className="mb-1 text-sm font-medium">OpenAPI tools</h3>
+              {openApiSpecs}
             </section>
           )}
           {instructions !== undefined && <InstructionsInUse instructions={instructions} />}

@@ -12,6 +12,7 @@ import {
   McpServerList,
   type ModelOption,
   ModelPicker,
+  OpenApiSpecList,
   SessionList,
   SessionMenu,
   SessionSettings,
@@ -136,6 +137,13 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     // servers connect in the background: look again while one is still connecting
     refetchInterval: (query) =>
       query.state.data?.servers.some((s) => s.status === "connecting") ? 2_000 : false,
+  });
+  const openApiSpecs = useQuery({
+    queryKey: ["openapi-specs"],
+    queryFn: () => api.listOpenApiSpecs(),
+    // specs load in the background: look again while one is still loading
+    refetchInterval: (query) =>
+      query.state.data?.specs.some((s) => s.status === "loading") ? 2_000 : false,
   });
   const mcpResources = useMemo(
     () =>
@@ -360,6 +368,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
                   reconnecting={reconnecting}
                 />
               }
+              openApiSpecs={<OpenApiSpecList specs={openApiSpecs.data?.specs ?? []} />}
               instructions={instructions.data}
               onOpen={() => void instructions.refetch()}
             />

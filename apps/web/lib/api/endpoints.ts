@@ -22,6 +22,7 @@ import {
   MergeResponseSchema,
   MessagesResponseSchema,
   OptimizeResponseSchema,
+  OpenApiSpecsResponseSchema,
   PatchConfigRequestSchema,
   PatchSessionRequestSchema,
   ResolveMergeRequestSchema,
@@ -109,6 +110,7 @@ const s = {
   mcpServer: { title: "McpServerView", schema: McpServerViewSchema },
   mcpPromptRequest: { title: "McpPromptRequest", schema: McpPromptRequestSchema },
   mcpPrompt: { title: "McpPromptResponse", schema: McpPromptResponseSchema },
+  openApiSpecs: { title: "OpenApiSpecsResponse", schema: OpenApiSpecsResponseSchema },
   rename: { title: "PatchSessionRequest", schema: PatchSessionRequestSchema },
   search: { title: "SearchResponse", schema: SearchResponseSchema },
   importSession: {
@@ -440,6 +442,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
     path: "/api/mcp",
     summary: "Ends the MCP session named by `Mcp-Session-Id`; see POST /api/mcp.",
     response: { status: 200, mcp: true },
+    errors: [],
+  },
+  {
+    method: "GET",
+    path: "/api/openapi/specs",
+    summary:
+      "The OpenAPI 3.x specs listed in `<workspace>/.arbor/openapi.json` (see docs/openapi.md), read once at start: each one's status (`loading`, `loaded`, `failed` with `error`), where its calls go (`base_url`), the environment variable holding its credential and whether it is set (never its value), the operations left out (`warnings`), and its tools: one per operation, named by its operationId (`<name_prefix>__<operationId>` with a prefix). The tools run through the approval gate like every tool; a call answers `{METHOD} {URL} → {STATUS}` and the body (at most 32 KiB), a status outside 2xx is a failed tool result. An invalid entry is listed as `failed` with the wrong field in `error`; the other specs still load.",
+    response: { status: 200, json: s.openApiSpecs },
     errors: [],
   },
   {

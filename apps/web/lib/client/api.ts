@@ -20,6 +20,7 @@ import type {
   MessagePayload,
   MessagesResponse,
   OptimizeResponse,
+  OpenApiSpecsResponse,
   PatchConfigRequest,
   ResolveMergeRequest,
   SearchResponse,
@@ -153,6 +154,9 @@ export const api = {
     json<McpPromptResponse>("POST", `/api/mcp/servers/${enc(server)}/prompts/${enc(prompt)}`, {
       arguments: args,
     }),
+  /** the OpenAPI specs of .arbor/openapi.json, their states and tools */
+  listOpenApiSpecs: (options?: RequestOptions) =>
+    json<OpenApiSpecsResponse>("GET", "/api/openapi/specs", undefined, options),
   reconnectMcpServer: (name: string) =>
     json<McpServerView>("POST", `/api/mcp/servers/${enc(name)}/reconnect`),
   listSessions: (options?: RequestOptions) =>

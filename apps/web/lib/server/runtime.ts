@@ -23,6 +23,8 @@ import {
   type ModelConfigDescription,
   mcpConfigPath,
   modelConfigFromEnv,
+  OpenApiManager,
+  openApiConfigPath,
   readWorkspaceFile,
   type Session,
   SessionManager,
@@ -35,6 +37,7 @@ import {
   ToolRegistry,
   toolEnvNames,
   withCodebaseTools,
+  withoutVariables,
 } from "@arbor/core";
 import { dataDirOf } from "./data-dir";
 import { installToken } from "./install-token";
@@ -48,7 +51,7 @@ import { openStore } from "./store";
 // sessions' in-memory operation queues.
 //
 // Environment (official variable names; see @arbor/core modelConfigFromEnv):
-//   ANTHROPIC_API_KEY, OPENAI_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, Azure/Vertex/Bedrock's own,
+//   ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, an OAuth token), OPENAI_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, Azure/Vertex/Bedrock's own,
 //   *_BASE_URL; ARBOR_PROVIDER and ARBOR_MODEL to choose; no key at all → the offline model.
 //   WORKSPACE_DIR   root of the file tools and file references (default: the start directory)
 //   DATABASE_URL / ARBOR_DATA_DIR   the store (see store.ts)
@@ -58,6 +61,9 @@ import { openStore } from "./store";
 //   ARBOR_MCP_CONFIG   the MCP servers' config file (default: <workspace>/mcp_servers.json)
 //   ARBOR_SUMMARIES=extractive   optimization never asks a model for summaries (default: it asks
 //                  the session's model, or the config's optimization.summary_model)
+//   <workspace>/.arbor/openapi.json   OpenAPI specs whose operations become tools (docs/openapi.md);
+//                   the variables its `auth.env` names are read at each call, redacted from tool
+//                   output and withheld from every tool process (even if ARBOR_TOOL_ENV names them)
 // The model's keys stay in this process: only describeModelConfig's redacted view is logged, tool
 // processes get an allow-listed environment, and tool output is redacted of every secret value.
 //
@@ -94,6 +100,8 @@ export interface Runtime {
   readonly dataDir: string;
   /** the MCP servers of mcp_servers.json (GET /api/mcp/servers) */
   readonly mcp: McpManager;
+  /** the OpenAPI specs of .arbor/openapi.json (GET /api/openapi/specs) */
+  readonly openapi: OpenApiManager;
   /** how tools run (GET /api/settings) */
   readonly settings: SettingsResponse;
   /** Arbor as an MCP server for other agents (/api/mcp): folding and the read-only tools */
@@ -127,10 +135,24 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     logger.warn("killed tool processes a previous server left running", { groups: leftovers });
   }
   const stopEndingGroups = endGroupsOnShutdown(processes);
+  // reads .arbor/openapi.json now (the specs load in the background): the variables holding its
+  // credentials are known before any tool process can start, and are never given to one
+  const openapi = new OpenApiManager({
+    configPath: openApiConfigPath(workspace),
+    workspaceRoot: workspace,
+    env,
+    logger,
+    secrets: () => toolSecrets,
+  });
+  await openapi.start();
+  // the OpenAPI credentials whatever their variables' names (secretsFromEnv goes by the name)
+  const toolSecrets = secretsFromEnv(env, [token, ...openapi.credentials()]);
+  const secrets = (): readonly string[] => toolSecrets;
+  const toolProcessEnv = withoutVariables(env, openapi.credentialVariables());
   const sandbox = await detectSandbox({ env, hiddenPaths: [dataDir] });
   const settings: SettingsResponse = {
     sandbox: sandboxSettings(sandbox),
-    tool_env: toolEnvNames({ env, workspaceRoot: workspace }),
+    tool_env: toolEnvNames({ env: toolProcessEnv, workspaceRoot: workspace }),
     default_system_prompt: DEFAULT_BASE_PROMPT,
     default_pipeline: [...DEFAULT_PIPELINE.processors],
   };
@@ -144,8 +166,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     storeDir: join(dataDir, "codebase-index"),
     onError: (err) => logger.warn("codebase index update failed", { error: err.message }),
   });
-  const toolSecrets = secretsFromEnv(env, [token]);
-  const secrets = (): readonly string[] => toolSecrets;
 
   let opened: { store: SessionStore; close(): Promise<void>; location: string };
   try {
@@ -160,7 +180,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const mcp = new McpManager({
     configPath: mcpConfigPath(workspace, env),
     workspaceRoot: workspace,
-    env,
+    env: toolProcessEnv,
     logger,
     secrets,
   });
@@ -190,7 +210,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const root = config.workspace ?? workspace;
       const builtins = createDefaultTools({
         workspaceRoot: root,
-        env,
+        env: toolProcessEnv,
         secrets,
         sandbox,
         processes,
@@ -198,7 +218,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       // an older session's own workspace has no index here: it keeps the six file tools
       return new ToolRegistry(
         root === workspace ? withCodebaseTools(builtins, { index: codebase, secrets }) : builtins,
-        [mcp],
+        [mcp, openapi],
       );
     },
     mcp,
@@ -232,6 +252,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     model: described,
     dataDir,
     mcp,
+    openapi,
     settings,
     foldingMcp,
     createSession: (request) =>

@@ -60,6 +60,11 @@ import type {
 /** Loops run without an Agent still get `{sessionId}.{configId}.{n}` ids. */
 const bareLoopIds = new LoopIdAllocator();
 
+/** The next id of a loop run without an Agent (parallel branches take theirs before they start). */
+export function nextBareLoopId(sessionId: string, configId: string): string {
+  return bareLoopIds.next(sessionId, configId);
+}
+
 /** REQ-036: an origin run. Adds identity to `context` when absent (REQ-190); mutates `context.messages`. */
 export function agentLoop(
   prompts: AgentMessage[],

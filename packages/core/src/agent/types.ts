@@ -103,6 +103,30 @@ export type AgentEvent =
       /** which tiers ran: 1 truncate tool outputs, 2 summarize old turns, 3 drop middle; "custom" for a strategy */
       tiers: Array<1 | 2 | 3 | "custom">;
       reason: "budget" | "overflow";
+    }
+  /**
+   * REQ-198: agentLoopParallel's group. `loopId` is the group's own id
+   * (`{sessionId}.parallel.{n}`), not one of its branches'.
+   */
+  | {
+      type: "parallelLoopStart";
+      loopId: string;
+      sessionId: string;
+      /** the branches' loop ids, in config order */
+      loopIds: string[];
+      timestamp: number;
+    }
+  | {
+      type: "parallelLoopEnd";
+      loopId: string;
+      sessionId: string;
+      selectedLoopId: string;
+      selectedConfigIndex: number;
+      /** what the evaluation itself spent (the judge's calls); zero for the other strategies */
+      evaluationUsage: Usage;
+      /** why that branch (the strategy's or the judge's words) */
+      reason: string;
+      timestamp: number;
     };
 
 export type AgentEventType = AgentEvent["type"];

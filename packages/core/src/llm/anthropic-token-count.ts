@@ -1,9 +1,12 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { toCallOptions } from "./ai-sdk-prompt.js";
 import {
+  ANTHROPIC_OAUTH_HEADERS,
+  ANTHROPIC_OAUTH_USER_AGENT,
   createLanguageModel,
   type FetchFunction,
   normalizeAnthropicBaseUrl,
+  withExactUserAgent,
 } from "./model-factory.js";
 import type { StreamRequest } from "./provider.js";
 
@@ -20,9 +23,12 @@ export interface AnthropicTokenCountOptions {
   signal?: AbortSignal;
 }
 
-/** True when counting can be exact (Anthropic protocol with a key). */
+/** True when counting can be exact (Anthropic protocol with a key or an OAuth token). */
 export function canCountAnthropicTokens(request: StreamRequest): boolean {
-  return request.model.protocol === "anthropic-messages" && Boolean(request.model.apiKey);
+  return (
+    request.model.protocol === "anthropic-messages" &&
+    Boolean(request.model.apiKey || request.model.authToken)
+  );
 }
 
 /**
@@ -34,17 +40,27 @@ export async function countAnthropicTokens(
   options: AnthropicTokenCountOptions = {},
 ): Promise<number> {
   const config = request.model;
-  if (config.protocol !== "anthropic-messages" || !config.apiKey) {
-    throw new Error("Exact token counts need an anthropic-messages model config with an apiKey.");
+  if (config.protocol !== "anthropic-messages" || !(config.apiKey || config.authToken)) {
+    throw new Error(
+      "Exact token counts need an anthropic-messages model config with an apiKey or authToken.",
+    );
   }
   const body = await anthropicRequestBody(request);
+  const oauth = !config.apiKey && Boolean(config.authToken);
+  const fetch = options.fetch ?? globalThis.fetch;
   const client = new Anthropic({
-    apiKey: config.apiKey,
+    // REQ-159: a token goes as Authorization: Bearer with the OAuth headers, never as x-api-key
+    apiKey: oauth ? null : (config.apiKey ?? null),
+    authToken: oauth ? (config.authToken ?? null) : null,
     // the official SDK appends /v1 itself
     baseURL: normalizeAnthropicBaseUrl(config.baseUrl).replace(/\/v1$/, ""),
-    defaultHeaders: config.headers,
+    defaultHeaders: oauth ? { ...config.headers, ...ANTHROPIC_OAUTH_HEADERS } : config.headers,
     maxRetries: 1,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(oauth
+      ? { fetch: withExactUserAgent(fetch, ANTHROPIC_OAUTH_USER_AGENT) }
+      : options.fetch
+        ? { fetch: options.fetch }
+        : {}),
   });
   const result = await client.messages.countTokens(
     body,
@@ -66,7 +82,9 @@ export async function anthropicRequestBody(
   const capture: FetchFunction = async (_url, init) => {
     throw new CapturedBody(typeof init?.body === "string" ? JSON.parse(init.body) : undefined);
   };
-  const model = createLanguageModel({ ...request.model, apiKey: "capture" }, capture);
+  // the body alone is wanted: a placeholder key (the AI SDK refuses a key and a token together)
+  const { authToken: _token, ...keyless } = request.model;
+  const model = createLanguageModel({ ...keyless, apiKey: "capture" }, capture);
   let body: unknown;
   try {
     await model.doStream(toCallOptions(request, undefined));

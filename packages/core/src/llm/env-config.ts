@@ -69,7 +69,8 @@ export function providerFromEnv(env: Env = process.env): EnvProvider {
     }
     return match;
   }
-  if (get(env, "ANTHROPIC_API_KEY")) return "anthropic";
+  // REQ-159: an OAuth token selects Anthropic on its own, like a key
+  if (get(env, "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")) return "anthropic";
   if (get(env, "OPENAI_API_KEY")) return "openai";
   if (get(env, "GOOGLE_GENERATIVE_AI_API_KEY")) return "google";
   if (
@@ -162,11 +163,17 @@ function providerModelConfig(
   });
 
   switch (provider) {
-    case "anthropic":
+    case "anthropic": {
+      // a key wins over a token when both are set: x-api-key is the API's documented default
+      const apiKey = get(env, "ANTHROPIC_API_KEY");
+      const authToken = apiKey ? undefined : get(env, "ANTHROPIC_AUTH_TOKEN");
       return modelConfig({
         ...base("anthropic-messages", get(env, "ANTHROPIC_BASE_URL")),
-        apiKey: need(get(env, "ANTHROPIC_API_KEY"), "ANTHROPIC_API_KEY"),
+        ...(authToken
+          ? { authToken }
+          : { apiKey: need(apiKey, "ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)") }),
       });
+    }
     case "openai":
     case "openai-responses":
       return modelConfig({
@@ -248,6 +255,8 @@ export interface ModelConfigDescription {
   name: string;
   baseUrl: string;
   apiKey: "set" | "not set";
+  /** present when the model is reached with an OAuth token (ANTHROPIC_AUTH_TOKEN) */
+  authToken?: "set";
   headers: Record<string, string>;
   options: Record<string, unknown>;
 }
@@ -262,6 +271,7 @@ export function describeModelConfig(config: ModelConfig): ModelConfigDescription
     name: config.name ?? config.model,
     baseUrl: config.baseUrl ? redactUrl(config.baseUrl) : "(provider default)",
     apiKey: config.apiKey ? "set" : "not set",
+    ...(config.authToken ? { authToken: "set" as const } : {}),
     headers: Object.fromEntries(
       Object.entries(config.headers).map(([k, v]) => [k, String(redact(k, v))]),
     ),

@@ -33,6 +33,29 @@ export const PROVIDER_IDS: Record<AiSdkProtocol, string> = {
 export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com/v1";
 
 /**
+ * REQ-159: what an Anthropic OAuth token (ANTHROPIC_AUTH_TOKEN) is sent with, besides
+ * `Authorization: Bearer <token>`. The betas join those a request adds itself (thinking, …).
+ */
+export const ANTHROPIC_OAUTH_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "anthropic-beta": "claude-code-20250219,oauth-2025-04-20,fine-grained-tool-streaming-2025-05-14",
+  "x-app": "cli",
+  "anthropic-dangerous-direct-browser-access": "true",
+});
+export const ANTHROPIC_OAUTH_USER_AGENT = "claude-cli/2.1.2";
+
+/**
+ * The AI SDK appends its own parts to any user-agent given as a header; OAuth requests carry
+ * exactly `userAgent`, so it is set on the request itself.
+ */
+export function withExactUserAgent(fetch: FetchFunction, userAgent: string): FetchFunction {
+  return (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set("user-agent", userAgent);
+    return fetch(input, { ...init, headers });
+  };
+}
+
+/**
  * ANTHROPIC_BASE_URL comes in two conventions: the official SDK's (no /v1) and the AI SDK's
  * (with /v1, appended only for the official host). Accept both by adding /v1 when missing.
  */
@@ -102,6 +125,15 @@ export function createLanguageModel(config: ModelConfig, fetch?: FetchFunction):
   const headers = config.headers;
   switch (protocol) {
     case "anthropic-messages":
+      if (config.authToken) {
+        // REQ-159: Authorization: Bearer and the OAuth headers; never x-api-key
+        return createAnthropic({
+          baseURL: normalizeAnthropicBaseUrl(config.baseUrl),
+          authToken: config.authToken,
+          headers: { ...headers, ...ANTHROPIC_OAUTH_HEADERS },
+          fetch: withExactUserAgent(fetch ?? globalThis.fetch, ANTHROPIC_OAUTH_USER_AGENT),
+        })(config.model);
+      }
       return createAnthropic({
         baseURL: normalizeAnthropicBaseUrl(config.baseUrl),
         apiKey: config.apiKey ?? "",

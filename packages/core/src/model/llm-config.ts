@@ -46,6 +46,11 @@ export const ModelConfigSchema = z.object({
   /** base URL of the API; the provider's official one when absent */
   baseUrl: z.string().optional(),
   apiKey: z.string().optional(),
+  /**
+   * REQ-159, Anthropic only: an OAuth token (ANTHROPIC_AUTH_TOKEN), sent as `Authorization:
+   * Bearer` with the OAuth beta headers instead of apiKey's `x-api-key`. Never set with apiKey.
+   */
+  authToken: z.string().optional(),
   headers: z.record(z.string(), z.string()).default({}),
   /** OpenAI-compatible: "max_tokens" (default) or "max_completion_tokens" */
   maxTokensField: z.enum(["max_tokens", "max_completion_tokens"]).default("max_tokens"),

@@ -1,13 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { TokenEfficientEvaluation } from "../agent/evaluation.js";
 import { agentLoop, agentLoopContinue } from "../agent/loop.js";
+import { agentLoopParallel } from "../agent/parallel.js";
 import type { AgentContext, AgentEvent, AgentLoopConfig } from "../agent/types.js";
 import { modelConfig } from "../model/llm-config.js";
 import { userMessage } from "../model/llm-messages.js";
+import type { SessionLoopTree } from "../model/loop-records.js";
 import { ScriptedProvider } from "../testing/scripted-provider.js";
 import { defineTool } from "../tools/tool.js";
 import { LoopRecorder } from "./recorder.js";
-import { childrenOf, rootLoops, totalUsage } from "./session-tree.js";
+import { childrenOf, getLoop, parallelSiblings, rootLoops, totalUsage } from "./session-tree.js";
 import { InMemoryLoopRecordSink } from "./sink.js";
 
 // The recorder fed by the real agent loop (not hand-built events): a two-turn run with a tool,
@@ -120,5 +123,44 @@ describe("LoopRecorder on a real agent loop", () => {
     expect(totalUsage(parent).totalTokens).toBeGreaterThan(0);
     // what a store would reload matches what the recorder holds
     expect(sink.sessions()).toEqual(recorder.sessions());
+  });
+});
+
+describe("LoopRecorder on agentLoopParallel (REQ-213)", () => {
+  it("marks each branch with its group, the chosen one selected, and the evaluation's usage", async () => {
+    const recorder = new LoopRecorder();
+    const branch = (text: string, output: number): AgentLoopConfig => ({
+      provider: new ScriptedProvider([
+        { blocks: [{ type: "text", text }], usage: { input: 5, output } },
+      ]),
+      model,
+      contextConfig: null,
+      executionLimits: null,
+    });
+    const stream = agentLoopParallel(
+      [userMessage("which?")],
+      { systemPrompt: "test", messages: [], tools: [], sessionId: "sess-par", agentId: "agent" },
+      [branch("long answer", 40), branch("short", 2)],
+      new TokenEfficientEvaluation(),
+    );
+    await drain(stream, recorder);
+    const result = await stream.result();
+    const session = recorder.getSession("sess-par");
+    expect(session?.loops.map((l) => l.loopId)).toEqual(result.outcomes.map((o) => o.loopId));
+    const [first, second] = result.outcomes.map((o) =>
+      getLoop(session as SessionLoopTree, o.loopId),
+    );
+    expect(first?.parallelGroup).toEqual({
+      groupId: result.groupId,
+      loopIds: result.outcomes.map((o) => o.loopId),
+      selectedLoopId: result.outcomes[1]?.loopId,
+      selectedConfigIndex: 1,
+      isSelected: false,
+      evaluationUsage: result.evaluationUsage,
+    });
+    expect(second?.parallelGroup?.isSelected).toBe(true);
+    expect(
+      parallelSiblings(session as SessionLoopTree, first?.loopId ?? "").map((l) => l.loopId),
+    ).toEqual([second?.loopId]);
   });
 });

@@ -11,6 +11,7 @@ import {
   type LoopConfigSnapshot,
   type LoopRecord,
   type LoopStatus,
+  type ParallelGroupRecord,
   type SessionLoopTree,
   type SpawnRef,
 } from "../model/loop-records.js";
@@ -46,6 +47,9 @@ export class LoopRecorder {
   /** the same record objects as in #sessions, indexed by loop id */
   readonly #loops = new Map<string, LoopRecord>();
   readonly #pendingChildLinks = new Map<string, PendingChildLink>();
+  /** REQ-213: parallel groups by group id, and the group of each branch loop id */
+  readonly #groups = new Map<string, ParallelGroupRecord>();
+  readonly #groupOfBranch = new Map<string, string>();
   readonly #writer: SerializedSinkWriter | undefined;
   readonly #logger: Logger | undefined;
   readonly #now: () => number;
@@ -169,6 +173,12 @@ export class LoopRecorder {
       case "retry":
       case "compaction":
         return;
+      case "parallelLoopStart":
+        this.#onParallelStart(event);
+        return;
+      case "parallelLoopEnd":
+        this.#onParallelEnd(event);
+        return;
       default:
         event satisfies never;
     }
@@ -204,6 +214,9 @@ export class LoopRecorder {
       });
     } else if (event.parentLoopId !== undefined) record.parentLoopId = event.parentLoopId;
     if (event.continuationKind !== undefined) record.continuationKind = event.continuationKind;
+    const groupId = this.#groupOfBranch.get(event.loopId);
+    const group = groupId === undefined ? undefined : this.#groups.get(groupId);
+    if (group !== undefined) record.parallelGroup = { ...group, loopIds: [...group.loopIds] };
     session.loops.push(record);
     this.#loops.set(record.loopId, record);
 
@@ -224,6 +237,40 @@ export class LoopRecorder {
       }
     }
     this.#write(record);
+  }
+
+  /** A parallel group starts: its branches' records will carry it (REQ-213). */
+  #onParallelStart(event: EventOf<"parallelLoopStart">): void {
+    this.#groups.set(event.loopId, {
+      groupId: event.loopId,
+      loopIds: [...event.loopIds],
+      isSelected: false,
+    });
+    for (const id of event.loopIds) this.#groupOfBranch.set(id, event.loopId);
+  }
+
+  /** The group's choice: every branch's record learns it, the chosen one is marked. */
+  #onParallelEnd(event: EventOf<"parallelLoopEnd">): void {
+    const group = this.#groups.get(event.loopId);
+    if (group === undefined) {
+      this.#log("warn", "parallelLoopEnd of an unknown group ignored", { loopId: event.loopId });
+      return;
+    }
+    group.selectedLoopId = event.selectedLoopId;
+    group.selectedConfigIndex = event.selectedConfigIndex;
+    group.evaluationUsage = event.evaluationUsage;
+    for (const id of group.loopIds) {
+      const record = this.#loops.get(id);
+      if (record === undefined) continue;
+      record.parallelGroup = {
+        ...group,
+        loopIds: [...group.loopIds],
+        isSelected: id === event.selectedLoopId,
+      };
+      this.#write(record);
+    }
+    this.#groups.delete(event.loopId);
+    for (const id of group.loopIds) this.#groupOfBranch.delete(id);
   }
 
   #onTurnStart(event: EventOf<"turnStart">): void {

@@ -4,5 +4,6 @@
 export * from "./bench-report.js";
 export * from "./fake-llm-server/index.js";
 export * from "./mcp-servers.js";
+export * from "./petstore-server.js";
 export * from "./script.js";
 export * from "./scripted-provider.js";

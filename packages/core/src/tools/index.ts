@@ -27,6 +27,7 @@ export {
   type ToolEnvOptions,
   toolEnvironment,
   toolEnvNames,
+  withoutVariables,
 } from "./tool-env.js";
 export {
   DEFAULT_KILL_GRACE_MS,

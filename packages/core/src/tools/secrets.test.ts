@@ -10,6 +10,7 @@ describe("secretsFromEnv / redact", () => {
     const secrets = secretsFromEnv(
       {
         ANTHROPIC_API_KEY: "sk-ant-0123456789",
+        ANTHROPIC_AUTH_TOKEN: "sk-ant-oat01-abcdefgh",
         ARBOR_TOKEN: "tok-abcdef",
         DATABASE_URL: "postgres://arbor:p%40ssw0rd@db:5432/arbor",
         PASSWORD: "abc",
@@ -18,7 +19,13 @@ describe("secretsFromEnv / redact", () => {
       },
       ["from-a-file-123"],
     );
-    expect(secrets).toEqual(["sk-ant-0123456789", "from-a-file-123", "tok-abcdef", "p@ssw0rd"]);
+    expect(secrets).toEqual([
+      "sk-ant-oat01-abcdefgh",
+      "sk-ant-0123456789",
+      "from-a-file-123",
+      "tok-abcdef",
+      "p@ssw0rd",
+    ]);
     expect(redact("key sk-ant-0123456789 and tok-abcdef, pw p@ssw0rd", secrets)).toBe(
       "key [redacted] and [redacted], pw [redacted]",
     );

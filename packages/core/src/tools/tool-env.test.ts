@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TOOL_ENV_NEVER, toolEnvironment, toolEnvNames } from "./tool-env.js";
+import { TOOL_ENV_NEVER, toolEnvironment, toolEnvNames, withoutVariables } from "./tool-env.js";
 
 const server = {
   PATH: "/usr/bin:/bin",
@@ -10,6 +10,7 @@ const server = {
   TERM: "xterm",
   USER: "me",
   ANTHROPIC_API_KEY: "sk-ant-secret",
+  ANTHROPIC_AUTH_TOKEN: "sk-ant-oat01-secret",
   OPENAI_API_KEY: "sk-openai",
   ARBOR_TOKEN: "install-token",
   ARBOR_ADMIN_TOKEN: "admin-token",
@@ -37,7 +38,7 @@ describe("toolEnvironment", () => {
     const env = {
       ...server,
       ARBOR_TOOL_ENV:
-        " GITHUB_TOKEN , NODE_OPTIONS,ANTHROPIC_API_KEY,ARBOR_TOKEN,ARBOR_ADMIN_TOKEN,DATABASE_URL,OPENAI_API_KEY,UNSET_NAME,,",
+        " GITHUB_TOKEN , NODE_OPTIONS,ANTHROPIC_API_KEY,ANTHROPIC_AUTH_TOKEN,ARBOR_TOKEN,ARBOR_ADMIN_TOKEN,DATABASE_URL,OPENAI_API_KEY,UNSET_NAME,,",
     };
     const out = toolEnvironment({ env, workspaceRoot: "/ws" });
     expect(out.GITHUB_TOKEN).toBe("ghp_x");
@@ -56,5 +57,21 @@ describe("toolEnvironment", () => {
       "USER",
       "WORKSPACE_DIR",
     ]);
+  });
+});
+
+describe("withoutVariables", () => {
+  it("takes named credentials out, so ARBOR_TOOL_ENV cannot pass them to tool processes", () => {
+    const env = {
+      ...server,
+      PETSTORE_AUTH: "p-secret",
+      ARBOR_TOOL_ENV: "PETSTORE_AUTH,GITHUB_TOKEN",
+    };
+    expect(toolEnvironment({ env, workspaceRoot: "/ws" }).PETSTORE_AUTH).toBe("p-secret");
+    const scrubbed = withoutVariables(env, ["PETSTORE_AUTH"]);
+    const out = toolEnvironment({ env: scrubbed, workspaceRoot: "/ws" });
+    expect(out.PETSTORE_AUTH).toBeUndefined();
+    expect(out.GITHUB_TOKEN).toBe("ghp_x");
+    expect(env.PETSTORE_AUTH).toBe("p-secret");
   });
 });

@@ -80,3 +80,17 @@ export function toolEnvironment(options: ToolEnvOptions): Record<string, string>
 export function toolEnvNames(options: ToolEnvOptions): string[] {
   return Object.keys(toolEnvironment(options)).sort();
 }
+
+/**
+ * `env` without the variables `names`: for variables that hold credentials of Arbor's own
+ * integrations (the OpenAPI specs' `auth.env`), whatever their names. Give the result to
+ * everything that starts tool processes, so not even ARBOR_TOOL_ENV can pass them on.
+ */
+export function withoutVariables(
+  env: Env,
+  names: Iterable<string>,
+): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = { ...env };
+  for (const name of names) delete out[name];
+  return out;
+}

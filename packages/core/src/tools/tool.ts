@@ -38,8 +38,14 @@ export class ToolError extends Error {
   }
 }
 
-/** Where a tool comes from: a built-in, or a tool `tool` of the MCP server `server`. */
-export type ToolOrigin = { kind: "builtin" } | { kind: "mcp"; server: string; tool: string };
+/**
+ * Where a tool comes from: a built-in, a tool `tool` of the MCP server `server`, or the operation
+ * `operation` (its operationId) of the OpenAPI spec `spec` (as .arbor/openapi.json names it).
+ */
+export type ToolOrigin =
+  | { kind: "builtin" }
+  | { kind: "mcp"; server: string; tool: string }
+  | { kind: "openapi"; spec: string; operation: string };
 
 /** REQ-009: what a running tool may use. */
 export interface ToolContext {

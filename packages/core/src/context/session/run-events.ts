@@ -63,6 +63,8 @@ export function storeLoopEvent(run: RunContext, event: AgentEvent): Promise<void
     case "progressMessage":
     case "inputRejected":
     case "compaction":
+    case "parallelLoopStart":
+    case "parallelLoopEnd":
       return undefined;
     default:
       return event satisfies never;

@@ -2,6 +2,7 @@ import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
   LanguageModelV3FinishReason,
+  LanguageModelV3FunctionTool,
   LanguageModelV3Usage,
 } from "@ai-sdk/provider";
 
@@ -19,7 +20,7 @@ export interface ReadBack {
   errors: unknown[];
 }
 
-export const weatherTool = {
+export const weatherTool: LanguageModelV3FunctionTool = {
   type: "function",
   name: "get_weather",
   description: "Weather for a city",
@@ -28,7 +29,7 @@ export const weatherTool = {
     properties: { city: { type: "string" } },
     required: ["city"],
   },
-} as const;
+};
 
 export function userPrompt(text: string): LanguageModelV3CallOptions {
   return {

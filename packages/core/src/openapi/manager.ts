@@ -1,0 +1,270 @@
+import type { Logger } from "../agent/types.js";
+import { type SecretSource, withRedactedOutput } from "../tools/redacting-tool.js";
+import type { ToolSource } from "../tools/registry.js";
+import type { AnyAgentTool } from "../tools/tool.js";
+import { loadOpenApiConfig, type OpenApiConfigProblem, type OpenApiEntry } from "./config.js";
+import { type ResolvedAuth, resolveAuth } from "./http-call.js";
+import { type OpenApiOperation, operationsOf } from "./operations.js";
+import { loadOpenApiDocument, operationTool } from "./spec-tools.js";
+
+// The workspace's OpenAPI tools (REQ-152–158): reads .arbor/openapi.json, reads and validates
+// each spec with swagger-parser ($refs resolved, JSON or YAML, file or URL) in the background,
+// offers one tool per operation to the tool registry (a ToolSource, like the MCP servers), and
+// answers each spec's state for the settings. The credentials stay in the environment: the
+// manager knows their variables' names, reads the values at each call, and redacts them from
+// every result.
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface OpenApiManagerOptions {
+  /** .arbor/openapi.json of the workspace (openApiConfigPath) */
+  configPath: string;
+  workspaceRoot: string;
+  /** the server's environment: where each `auth.env` is read, at each call */
+  env: Env;
+  logger: Logger;
+  /** redacted from results besides the credentials themselves (the server's other secrets) */
+  secrets?: SecretSource;
+  maxResponseBytes?: number;
+  timeoutMs?: number;
+  /** how long reading a spec from a URL may take (default 15 s) */
+  specTimeoutMs?: number;
+  fetch?: typeof globalThis.fetch;
+}
+
+export type OpenApiSpecStatus = "loading" | "loaded" | "failed";
+
+/** One entry of the file, as GET /api/openapi/specs shows it. */
+export interface OpenApiSpecInfo {
+  /** its place in the file */
+  index: number;
+  spec: string;
+  title?: string;
+  version?: string;
+  status: OpenApiSpecStatus;
+  error?: string;
+  /** operations skipped and parts not sent (no operationId, a form-only body) */
+  warnings: string[];
+  /** where calls go: base_url, else the spec's server (absent: neither gives an absolute URL) */
+  base_url?: string;
+  name_prefix?: string;
+  /** the credential's variable and whether it is set; never its value */
+  auth?: { type: "bearer" | "api_key" | "basic"; env: string; set: boolean };
+  tools: Array<{ name: string; method: string; path: string; description: string }>;
+}
+
+interface LoadedSpec {
+  entry: OpenApiEntry;
+  status: OpenApiSpecStatus;
+  error?: string;
+  warnings: string[];
+  title?: string;
+  version?: string;
+  operations: OpenApiOperation[];
+  auth?: ResolvedAuth;
+}
+
+export class OpenApiManager implements ToolSource {
+  readonly #options: OpenApiManagerOptions;
+  #specs: LoadedSpec[] = [];
+  #fileProblems: OpenApiConfigProblem[] = [];
+  #invalid: OpenApiConfigProblem[] = [];
+  #version = 0;
+  #builtVersion = -1;
+  #tools: AnyAgentTool[] = [];
+  #loading: Promise<void> = Promise.resolve();
+
+  constructor(options: OpenApiManagerOptions) {
+    this.#options = options;
+  }
+
+  get configPath(): string {
+    return this.#options.configPath;
+  }
+
+  /**
+   * Reads the config file and starts reading the specs; resolves once the file is read (the
+   * credentials' names are known then), not when the specs are (see `settled`).
+   */
+  async start(): Promise<void> {
+    const { configPath, workspaceRoot, logger } = this.#options;
+    const config = await loadOpenApiConfig(configPath, workspaceRoot);
+    for (const problem of config.problems) {
+      logger.error("openapi config problem", { file: config.path, ...problem });
+    }
+    this.#fileProblems = config.problems.filter((p) => p.index === undefined);
+    this.#invalid = config.problems.filter((p) => p.index !== undefined);
+    this.#specs = config.entries.map((entry) => ({
+      entry,
+      status: "loading",
+      warnings: [],
+      operations: [],
+    }));
+    this.#changed();
+    this.#loading = Promise.all(this.#specs.map((spec) => this.#load(spec))).then(() => undefined);
+  }
+
+  /** Resolves when every spec is loaded or failed (tests; the app never waits for this). */
+  settled(): Promise<void> {
+    return this.#loading;
+  }
+
+  /** The variables holding credentials: withheld from tool processes, their values redacted. */
+  credentialVariables(): string[] {
+    return [
+      ...new Set(this.#specs.flatMap((s) => (s.entry.auth ? [s.entry.auth.env] : []))),
+    ].sort();
+  }
+
+  /** The credentials' values now set (redacted wherever tool output goes). */
+  credentials(): string[] {
+    return this.credentialVariables()
+      .map((name) => this.#options.env[name]?.trim() ?? "")
+      .filter((value) => value !== "");
+  }
+
+  async #load(spec: LoadedSpec): Promise<void> {
+    const { entry } = spec;
+    try {
+      const loaded = await loadOpenApiDocument(
+        entry.source.kind === "file" ? { file: entry.source.path } : { url: entry.source.url },
+        {
+          ...(this.#options.specTimeoutMs !== undefined
+            ? { timeoutMs: this.#options.specTimeoutMs }
+            : {}),
+          ...(this.#options.fetch !== undefined ? { fetch: this.#options.fetch } : {}),
+        },
+      );
+      const { document } = loaded;
+      const { operations, warnings } = operationsOf(document, {
+        ...(entry.filter !== undefined ? { filter: entry.filter } : {}),
+        ...(entry.namePrefix !== undefined ? { namePrefix: entry.namePrefix } : {}),
+        ...(entry.baseUrl !== undefined ? { baseUrl: entry.baseUrl } : {}),
+        ...(entry.source.kind === "url" ? { documentUrl: entry.source.url } : {}),
+      });
+      spec.operations = operations;
+      spec.warnings = warnings;
+      if (loaded.title !== undefined) spec.title = loaded.title;
+      if (loaded.version !== undefined) spec.version = loaded.version;
+      const auth = resolveAuth(entry.auth, document);
+      if (auth !== undefined) spec.auth = auth;
+      spec.status = "loaded";
+      if (operations.length > 0 && operations.every((o) => o.baseUrl === undefined)) {
+        spec.warnings.push("the spec names no absolute server URL: set base_url, or calls fail");
+      }
+      for (const warning of warnings) {
+        this.#options.logger.warn("openapi operation skipped", { spec: entry.spec, warning });
+      }
+      this.#options.logger.info("openapi spec loaded", {
+        spec: entry.spec,
+        tools: operations.length,
+      });
+    } catch (error) {
+      spec.status = "failed";
+      spec.error = error instanceof Error ? error.message : String(error);
+      this.#options.logger.error("openapi spec failed", { spec: entry.spec, error: spec.error });
+    }
+    this.#changed();
+  }
+
+  #changed(): void {
+    this.#version++;
+  }
+
+  // ---- ToolSource ----------------------------------------------------------------------------
+
+  version(): number {
+    return this.#version;
+  }
+
+  tools(): readonly AnyAgentTool[] {
+    if (this.#builtVersion !== this.#version) this.#buildTools();
+    return this.#tools;
+  }
+
+  #buildTools(): void {
+    const secrets = (): readonly string[] => {
+      const extra = this.#options.secrets;
+      const base = extra === undefined ? [] : typeof extra === "function" ? extra() : extra;
+      return [...this.credentials(), ...base].sort((a, b) => b.length - a.length);
+    };
+    const seen = new Set<string>();
+    this.#tools = [];
+    for (const spec of this.#specs) {
+      if (spec.status !== "loaded") continue;
+      for (const operation of spec.operations) {
+        // a later spec's operation with a name already taken is left out (first wins)
+        if (seen.has(operation.toolName)) continue;
+        seen.add(operation.toolName);
+        this.#tools.push(withRedactedOutput(this.#tool(spec, operation), secrets));
+      }
+    }
+    this.#builtVersion = this.#version;
+  }
+
+  #tool(spec: LoadedSpec, operation: OpenApiOperation): AnyAgentTool {
+    const options = this.#options;
+    return operationTool(operation, {
+      env: options.env,
+      spec: spec.entry.spec,
+      ...(spec.title !== undefined ? { title: spec.title } : {}),
+      ...(spec.auth !== undefined ? { auth: spec.auth } : {}),
+      ...(options.maxResponseBytes !== undefined
+        ? { maxResponseBytes: options.maxResponseBytes }
+        : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
+    });
+  }
+
+  // ---- the API's view ------------------------------------------------------------------------
+
+  specs(): OpenApiSpecInfo[] {
+    const out: OpenApiSpecInfo[] = this.#specs.map((spec) => {
+      const { entry } = spec;
+      const baseUrl = entry.baseUrl ?? spec.operations.find((o) => o.baseUrl)?.baseUrl;
+      return {
+        index: entry.index,
+        spec: entry.spec,
+        ...(spec.title !== undefined ? { title: spec.title } : {}),
+        ...(spec.version !== undefined ? { version: spec.version } : {}),
+        status: spec.status,
+        ...(spec.error !== undefined ? { error: spec.error } : {}),
+        warnings: [...spec.warnings],
+        ...(baseUrl !== undefined ? { base_url: baseUrl } : {}),
+        ...(entry.namePrefix !== undefined ? { name_prefix: entry.namePrefix } : {}),
+        ...(entry.auth !== undefined
+          ? {
+              auth: {
+                type: entry.auth.type,
+                env: entry.auth.env,
+                set: (this.#options.env[entry.auth.env]?.trim() ?? "") !== "",
+              },
+            }
+          : {}),
+        tools: spec.operations.map((o) => ({
+          name: o.toolName,
+          method: o.method,
+          path: o.path,
+          description: o.description,
+        })),
+      };
+    });
+    for (const problem of this.#invalid) {
+      out.push({
+        index: problem.index ?? -1,
+        spec: problem.spec ?? "",
+        status: "failed",
+        error: `${problem.field}: ${problem.message}`,
+        warnings: [],
+        tools: [],
+      });
+    }
+    return out.sort((a, b) => a.index - b.index);
+  }
+
+  /** Problems of the file as a whole (not JSON, not an array). */
+  configErrors(): OpenApiConfigProblem[] {
+    return [...this.#fileProblems];
+  }
+}
