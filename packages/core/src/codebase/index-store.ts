@@ -1,10 +1,4 @@
-import {
-  appendFileSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { appendFileSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { type FileRecord, splitList } from "./file-record.js";
 import { workspaceFile, writeFileAtomic } from "./workspace-file.js";
 

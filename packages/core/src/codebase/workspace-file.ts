@@ -20,7 +20,8 @@ export function writeFileAtomic(file: string, data: string | Uint8Array): void {
   const temporary = `${file}.${process.pid}.tmp`;
   const fd = openSync(temporary, "w");
   try {
-    writeSync(fd, data);
+    if (typeof data === "string") writeSync(fd, data);
+    else writeSync(fd, data, 0, data.length);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

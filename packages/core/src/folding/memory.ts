@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { estimateTextTokens } from "../agent/tokens.js";
 import { bm25Idf, bm25TermScore } from "../codebase/bm25.js";
-import { workspaceFile, writeFileAtomic } from "../codebase/workspace-file.js";
 import { queryTerms, termFrequencies } from "../codebase/tokens.js";
+import { workspaceFile, writeFileAtomic } from "../codebase/workspace-file.js";
 
 // Fold memories (issue #13): short lessons a fold kept when it returned, stored per workspace
 // with the fold's description, and offered to later folds whose description is alike. One JSON
