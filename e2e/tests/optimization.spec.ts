@@ -14,21 +14,21 @@ test.beforeEach(async ({ request }) => {
   await resetFakeLlm(request);
 });
 
-/** A long answer (~1,700 characters, ~720 tokens), so a few of them overflow a small window. */
-function longAnswer(n: number): string {
-  return Array.from({ length: 60 }, (_, i) => `Fact ${n}.${i}: the quick brown fox jumps.`).join(
-    " ",
-  );
+/** A long question (~520 tokens) that ends "Question number n". */
+function longQuestion(n: number): string {
+  const facts = Array.from({ length: 42 }, (_, i) => `Fact ${n}.${i}: the quick brown fox jumps.`);
+  return `${facts.join(" ")} Question number ${n}`;
 }
 
 test("history past the trigger is optimized: the divider expands to the originals, full history shows all", async ({
   page,
   request,
 }, testInfo) => {
-  // A 4,300-token window (the system prompt and the tool definitions take about 2,350 of it: the
+  // A 4,300-token window (the system prompt and the tool definitions take about 2,160 of it: the
   // prompt names the tools, their definitions come with the request) and the recent-N strategy,
-  // which drops without summarizing: the third exchange crosses the 80% trigger (3,440 tokens;
-  // ~3,850 by then), the second stays below it (~3,100).
+  // which drops without summarizing. The questions are long and the answers short, so the context
+  // crosses the 80% trigger (3,440 tokens) when the third question is sent (~3,740), not after an
+  // answer (~3,220 after the second): the optimization runs on the send, not ahead of it.
   const { session_id } = await createSession(request, {
     config: {
       model: { protocol: "anthropic-messages", model: "claude-e2e", context_window: 4_300 },
@@ -37,9 +37,9 @@ test("history past the trigger is optimized: the divider expands to the original
   });
   await scriptFakeLlm(
     request,
-    [1, 2, 3].map((n) => ({ blocks: [{ type: "text" as const, text: longAnswer(n) }] })),
+    [1, 2, 3].map((n) => ({ blocks: [{ type: "text" as const, text: `Answer number ${n}.` }] })),
   );
-  for (const n of [1, 2, 3]) await sendViaApi(request, session_id, `Question number ${n}`);
+  for (const n of [1, 2, 3]) await sendViaApi(request, session_id, longQuestion(n));
 
   // What the model saw last: the third question alone, the first two exchanges dropped.
   const requests = await fakeLlmRequests(request);
@@ -48,6 +48,7 @@ test("history past the trigger is optimized: the divider expands to the original
   expect(lastBody).toContain("Question number 3");
   expect(lastBody).not.toContain("Question number 1");
   expect(lastBody).not.toContain("Fact 2.0");
+  expect(lastBody).not.toContain("Answer number 2");
 
   await openSession(page, session_id);
   const views = page.getByRole("radiogroup", { name: "Transcript view" });
@@ -63,11 +64,9 @@ test("history past the trigger is optimized: the divider expands to the original
   await toggle.click();
   const originals = divider.getByRole("region", { name: "Original messages" });
   await expect(originals.getByRole("article")).toHaveCount(4);
-  await expect(originals.getByRole("article", { name: "You message" })).toHaveText([
-    /Question number 1/,
-    /Question number 2/,
-  ]);
-  await expect(originals).toContainText("Fact 2.59: the quick brown fox jumps.");
+  await expect(originals.getByRole("article", { name: "You message" })).toHaveCount(2);
+  await expect(originals).toContainText("Fact 2.41: the quick brown fox jumps.");
+  await expect(originals).toContainText("Answer number 2.");
   await expect(toggle).toContainText("hide originals");
   await keepScreenshot(page, testInfo, "optimization-expanded");
 
