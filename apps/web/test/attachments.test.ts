@@ -1,23 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
-import {
-  createSessionId,
-  jsonRequest,
-  params,
-  readSse,
-  startTestServer,
-  type TestServer,
-} from "./support";
+import { createSessionId, jsonRequest, params, readSse, useTestServer } from "./support";
 
 // Files attached to the conversation (issue #18): the `attachment` payload over HTTP.
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startTestServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = useTestServer();
 
 // a 1×1 transparent PNG
 const PNG =

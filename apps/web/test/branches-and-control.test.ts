@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as checkout from "@/app/api/sessions/[id]/branches/[branch_id]/checkout/route";
 import * as branch from "@/app/api/sessions/[id]/branches/[branch_id]/route";
 import * as branches from "@/app/api/sessions/[id]/branches/route";
@@ -9,39 +9,16 @@ import * as merges from "@/app/api/sessions/[id]/merges/route";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as resume from "@/app/api/sessions/[id]/resume/route";
 import * as sessions from "@/app/api/sessions/route";
-import {
-  finalState,
-  jsonRequest,
-  params,
-  readSse,
-  startTestServer,
-  type TestServer,
-} from "./support";
+import { finalState, jsonRequest, params, postText, readSse, useTestServer } from "./support";
 
 // Branches, merges, config, interrupt and resume through their route handlers.
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startTestServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = useTestServer();
 
 async function createSession(body: unknown = {}): Promise<{ id: string; main: string }> {
   const response = await sessions.POST(jsonRequest("POST", "/api/sessions", body), params({}));
   const created = (await response.json()) as { session_id: string; branch_id: string };
   return { id: created.session_id, main: created.branch_id };
-}
-
-function send(id: string, text: string): Promise<Response> {
-  return messages.POST(
-    jsonRequest("POST", `/api/sessions/${id}/messages`, {
-      session_id: id,
-      payload: { type: "text", text },
-    }),
-    params({ id }),
-  );
 }
 
 async function messageIds(id: string, branchId?: string): Promise<string[]> {
@@ -62,7 +39,7 @@ describe("branches and merges", () => {
       { blocks: [{ type: "text", text: "first answer" }] },
       { blocks: [{ type: "text", text: "answer on the fork" }] },
     );
-    await readSse(await send(id, "first question"));
+    await readSse(await postText(id, "first question"));
     const [, firstAnswer] = await messageIds(id);
 
     const forked = await branches.POST(
@@ -75,7 +52,7 @@ describe("branches and merges", () => {
     expect(forked.status).toBe(201);
     const fork = (await forked.json()) as { id: string; name: string; parent_branch_id: string };
     expect(fork).toMatchObject({ name: "idea", parent_branch_id: main });
-    await readSse(await send(id, "question on the fork"));
+    await readSse(await postText(id, "question on the fork"));
     expect(await messageIds(id, fork.id)).toHaveLength(4);
     expect(await messageIds(id, main)).toHaveLength(2);
 
@@ -152,7 +129,7 @@ describe("branches and merges", () => {
       blocks: [{ type: "toolCall", name: "read_file", arguments: { path: "notes.txt" } }],
     });
     const { id } = await createSession();
-    const stream = await readSse(await send(id, "read it"));
+    const stream = await readSse(await postText(id, "read it"));
     expect(finalState(stream)).toBe("AwaitingToolApproval");
     const [first] = await messageIds(id);
     const refused = await branches.POST(
@@ -167,7 +144,7 @@ describe("branches and merges", () => {
 describe("PATCH /api/sessions/{id}/branches/{branch_id}", () => {
   async function forked(id: string): Promise<string> {
     server.llm.enqueue({ blocks: [{ type: "text", text: "first answer" }] });
-    await readSse(await send(id, "first question"));
+    await readSse(await postText(id, "first question"));
     const [first] = await messageIds(id);
     const response = await branches.POST(
       jsonRequest("POST", `/api/sessions/${id}/branches`, { from_message_id: first, name: "alt" }),
@@ -215,10 +192,10 @@ describe("PATCH /api/sessions/{id}/branches/{branch_id}", () => {
       { blocks: [{ type: "text", text: "Arr." }] },
       { blocks: [{ type: "text", text: "Plain." }] },
     );
-    await readSse(await send(id, "on the pirate branch"));
+    await readSse(await postText(id, "on the pirate branch"));
     expect(systemOf(server.llm.requests.at(-1))).toContain("Talk like a pirate.");
     await checkout.POST(jsonRequest("POST", "/x"), params({ id, branch_id: main }));
-    await readSse(await send(id, "on main"));
+    await readSse(await postText(id, "on main"));
     expect(systemOf(server.llm.requests.at(-1))).toContain("Session prompt.");
     expect(systemOf(server.llm.requests.at(-1))).not.toContain("pirate");
 
@@ -284,7 +261,7 @@ describe("config, interrupt and resume", () => {
       chunkDelayMs: 20,
     });
     const { id } = await createSession();
-    const streaming = send(id, "talk slowly");
+    const streaming = postText(id, "talk slowly");
     const response = await streaming;
     const reader = response.body?.getReader();
     if (!reader) throw new Error("no body");

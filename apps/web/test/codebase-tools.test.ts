@@ -3,13 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import * as fileContent from "@/app/api/sessions/[id]/files/content/route";
-import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as sessions from "@/app/api/sessions/route";
 import {
   finalState,
   jsonRequest,
   params,
-  readSse,
+  sendText,
   startTestServer,
   type TestServer,
 } from "./support";
@@ -47,18 +46,6 @@ function writeWorkspace(root: string): void {
 async function session(config: Record<string, unknown>): Promise<string> {
   const created = await sessions.POST(jsonRequest("POST", "/api/sessions", { config }), params({}));
   return ((await created.json()) as { session_id: string }).session_id;
-}
-
-async function send(id: string, text: string) {
-  return readSse(
-    await messages.POST(
-      jsonRequest("POST", `/api/sessions/${id}/messages`, {
-        session_id: id,
-        payload: { type: "text", text },
-      }),
-      params({ id }),
-    ),
-  );
 }
 
 /** The names of the tools offered in request `n`. */
@@ -122,7 +109,7 @@ describe("codebase tools through a session", () => {
       { blocks: [{ type: "text", text: "understood" }] },
     );
     const id = await session({ approval_policy: { type: "auto_approve_all" } });
-    const stream = await send(id, "explain the code");
+    const stream = await sendText(id, "explain the code");
     expect(finalState(stream)).toBe("Idle");
 
     const tools = offeredTools(test, 0);
@@ -173,11 +160,11 @@ describe("codebase tools through a session", () => {
       { blocks: [{ type: "text", text: "a plan" }] },
     );
     const id = await session({ approval_policy: { type: "auto_approve_all" } });
-    expect(finalState(await send(id, "add a discount"))).toBe("Idle");
+    expect(finalState(await sendText(id, "add a discount"))).toBe("Idle");
     expect(toolResults(test, 1)[1]).toContain("src/discount.ts:1 function applyDiscount");
 
     const planned = await session({ agent_mode: "plan" });
-    expect(finalState(await send(planned, "plan"))).toBe("Idle");
+    expect(finalState(await sendText(planned, "plan"))).toBe("Idle");
     const offered = offeredTools(test, 2);
     expect(offered).toEqual(
       expect.arrayContaining([

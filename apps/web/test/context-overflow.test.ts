@@ -1,5 +1,5 @@
 import { isSummaryRequest } from "@arbor/core/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
 import {
   createSessionId,
@@ -7,46 +7,26 @@ import {
   jsonRequest,
   type ParsedSseEvent,
   params,
-  readSse,
-  startTestServer,
-  type TestServer,
+  sendText,
+  useTestServer,
 } from "./support";
 
 // Issue #10 item 5 over HTTP: the fake LLM server answers 400 "prompt is too long" in Anthropic's
 // own error format; the session optimizes the branch, says so in a context_update, stores the
 // optimization (the transcript's divider) and retries once. A second overflow fails clearly.
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startTestServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = useTestServer();
 
 const OVERFLOW = {
   error: { status: 400, message: "prompt is too long: 250000 tokens > 200000 maximum" },
 };
 const TURNS = 6;
 
-async function send(id: string, text: string): Promise<ParsedSseEvent[]> {
-  const response = await messages.POST(
-    jsonRequest("POST", `/api/sessions/${id}/messages`, {
-      session_id: id,
-      payload: { type: "text", text },
-    }),
-    params({ id }),
-  );
-  expect(response.status).toBe(200);
-  expect(response.headers.get("content-type")).toContain("text/event-stream");
-  return readSse(response);
-}
-
 /** A session with TURNS long exchanges, answered by the fake server's default reply. */
 async function longSession(): Promise<string> {
   const id = await createSessionId();
   for (let i = 0; i < TURNS; i++) {
-    expect(finalState(await send(id, `question ${i} ${"word ".repeat(300)}`))).toBe("Idle");
+    expect(finalState(await sendText(id, `question ${i} ${"word ".repeat(300)}`))).toBe("Idle");
   }
   return id;
 }
@@ -76,7 +56,7 @@ describe("context overflow over HTTP", () => {
   it("400 prompt is too long once: optimized, said so, retried, answered", async () => {
     const id = await longSession();
     server.llm.enqueue(OVERFLOW, { blocks: [{ type: "text", text: "Fits now." }] });
-    const events = await send(id, "and now?");
+    const events = await sendText(id, "and now?");
 
     expect(events.filter((e) => e.event === "error")).toEqual([]);
     expect(finalState(events)).toBe("Idle");
@@ -116,7 +96,7 @@ describe("context overflow over HTTP", () => {
   it("a second overflow fails the run with a clear context_overflow error", async () => {
     const id = await longSession();
     server.llm.enqueue(OVERFLOW, OVERFLOW);
-    const events = await send(id, "and now?");
+    const events = await sendText(id, "and now?");
     expect(overflowUpdates(events)).toHaveLength(1);
     expect(conversation()).toHaveLength(TURNS + 2);
     expect(finalState(events)).toBe("Failed");

@@ -1,6 +1,6 @@
 import type { ContextUsage, MessagesResponse, OptimizeResponse } from "@arbor/core";
 import { isSummaryRequest } from "@arbor/core/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as optimize from "@/app/api/sessions/[id]/optimize/route";
 import {
@@ -9,36 +9,17 @@ import {
   finalState,
   jsonRequest,
   params,
-  readSse,
-  startTestServer,
-  type TestServer,
+  sendText,
+  useTestServer,
 } from "./support";
 
 // Issue #15 over HTTP, against the fake LLM server (the Anthropic wire format): "Optimize now"
 // (POST /optimize) with summaries written by the session's model, the fixed part of every
 // request in GET /messages' context_usage, and the planted facts surviving in the summary.
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startTestServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = useTestServer();
 
 const PADDING = "The archive review goes on, shelf after shelf, with nothing new. ".repeat(6);
-
-async function send(id: string, text: string) {
-  const response = await messages.POST(
-    jsonRequest("POST", `/api/sessions/${id}/messages`, {
-      session_id: id,
-      payload: { type: "text", text },
-    }),
-    params({ id }),
-  );
-  expect(response.status).toBe(200);
-  return readSse(response);
-}
 
 async function list(id: string, view: "full" | "optimized" = "optimized") {
   const response = await messages.GET(
@@ -65,7 +46,7 @@ describe("context quality over HTTP", () => {
     });
     for (let i = 1; i <= 5; i++) {
       server.llm.enqueue({ blocks: [{ type: "text", text: `Noted, room ${i}.` }] });
-      const events = await send(
+      const events = await sendText(
         id,
         `The vault code for room R${i} is garnet-10${i}4. Keep it. ${PADDING}`,
       );
@@ -107,8 +88,7 @@ describe("context quality over HTTP", () => {
   });
 
   it("ARBOR_SUMMARIES=extractive never asks the model for a summary", async () => {
-    await server.close();
-    server = await startTestServer({ ARBOR_SUMMARIES: "extractive" });
+    await server.restart({ ARBOR_SUMMARIES: "extractive" });
     const id = await createSessionId({
       config: {
         model: { protocol: "anthropic-messages", model: "claude-test", context_window: 6_000 },
@@ -117,7 +97,7 @@ describe("context quality over HTTP", () => {
     });
     for (let i = 1; i <= 5; i++) {
       server.llm.enqueue({ blocks: [{ type: "text", text: `Noted, room ${i}.` }] });
-      await send(id, `The vault code for room R${i} is amber-20${i}0. ${PADDING}`);
+      await sendText(id, `The vault code for room R${i} is amber-20${i}0. ${PADDING}`);
     }
     const body = (await (await optimizeNow(id)).json()) as OptimizeResponse;
     expect(body.changed).toBe(true);
@@ -134,7 +114,7 @@ describe("context quality over HTTP", () => {
     server.llm.enqueue({
       blocks: [{ type: "toolCall", name: "read_file", arguments: { path: "notes.txt" } }],
     });
-    const events = await send(id, "read the notes");
+    const events = await sendText(id, "read the notes");
     expect(finalState(events)).toBe("AwaitingToolApproval");
     const busy = await optimizeNow(id);
     expect(busy.status).toBe(409);

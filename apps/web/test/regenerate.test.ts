@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as regenerate from "@/app/api/sessions/[id]/messages/[message_id]/regenerate/route";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as session from "@/app/api/sessions/[id]/route";
@@ -9,19 +9,12 @@ import {
   jsonRequest,
   params,
   readSse,
-  startTestServer,
-  type TestServer,
+  useTestServer,
 } from "./support";
 
 // POST /api/sessions/{id}/messages/{message_id}/regenerate (issue #18).
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startTestServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = useTestServer();
 
 async function texts(id: string): Promise<string[]> {
   const response = await messages.GET(

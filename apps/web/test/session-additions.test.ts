@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as files from "@/app/api/sessions/[id]/files/route";
 import * as instructions from "@/app/api/sessions/[id]/instructions/route";
 import * as edit from "@/app/api/sessions/[id]/messages/[message_id]/edit/route";
@@ -13,20 +13,13 @@ import {
   jsonRequest,
   params,
   readSse,
-  startTestServer,
-  type TestServer,
+  useTestServer,
 } from "./support";
 
 // The endpoints the chat page uses for plan approval, edit & resend and the file picker, and the
 // sequences in the session detail that a reloading page subscribes after.
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startTestServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = useTestServer();
 
 const createSession = createSessionId;
 

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { MAX_TEXT_CHARS } from "@arbor/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as config from "@/app/api/sessions/[id]/config/route";
 import * as events from "@/app/api/sessions/[id]/events/route";
 import * as edit from "@/app/api/sessions/[id]/messages/[message_id]/edit/route";
@@ -14,21 +14,14 @@ import {
   jsonRequest,
   params,
   readSse,
-  startTestServer,
-  type TestServer,
+  useTestServer,
 } from "./support";
 
 // Issue #9 finding 11 and friends, over the route handlers: text and path limits (400 naming the
 // field), Last-Event-ID / ?after outside the stored range, a message during a DELETE (409),
 // client_metadata stored and returned, a workflow in plan mode refused.
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startTestServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = useTestServer();
 
 const createSession = createSessionId;
 

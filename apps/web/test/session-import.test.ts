@@ -1,31 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as session from "@/app/api/sessions/[id]/route";
 import * as importRoute from "@/app/api/sessions/import/route";
 import * as sessions from "@/app/api/sessions/route";
-import { authedRequest, jsonRequest, params, startTestServer, type TestServer } from "./support";
+import { authedRequest, jsonRequest, params, sendText, useTestServer } from "./support";
 
 // POST /api/sessions/import: a file written by Export › JSON becomes a new session (issue #18).
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startTestServer();
-});
-afterEach(async () => {
-  await server.close();
-});
-
-async function send(id: string, text: string): Promise<void> {
-  const response = await messages.POST(
-    jsonRequest("POST", `/api/sessions/${id}/messages`, {
-      session_id: id,
-      payload: { type: "text", text },
-    }),
-    params({ id }),
-  );
-  expect(response.status).toBe(200);
-  await response.text();
-}
+const server = useTestServer();
 
 async function getJson<T>(url: string, handler: typeof session.GET, id: string): Promise<T> {
   const response = await handler(authedRequest(`http://localhost${url}`), params({ id }));
@@ -62,7 +44,7 @@ describe("POST /api/sessions/import", () => {
     );
     const { session_id: original } = (await created.json()) as { session_id: string };
     server.llm.enqueue({ blocks: [{ type: "text", text: "The tokenizer is in src/lex.ts." }] });
-    await send(original, "where is the tokenizer?");
+    await sendText(original, "where is the tokenizer?");
 
     const response = await postImport(await exportFile(original));
     expect(response.status).toBe(201);
@@ -85,7 +67,7 @@ describe("POST /api/sessions/import", () => {
     expect(detail.config.approval_policy).not.toEqual({ type: "auto_approve_all" });
 
     server.llm.enqueue({ blocks: [{ type: "text", text: "Yes, still src/lex.ts." }] });
-    await send(imported.session_id, "still there?");
+    await sendText(imported.session_id, "still there?");
     const last = server.llm.requests.at(-1);
     expect(JSON.stringify(last)).toContain("where is the tokenizer?");
     expect(JSON.stringify(last)).toContain("The tokenizer is in src/lex.ts.");

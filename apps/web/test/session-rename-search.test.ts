@@ -1,19 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as search from "@/app/api/search/route";
-import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as session from "@/app/api/sessions/[id]/route";
 import * as sessions from "@/app/api/sessions/route";
-import { authedRequest, jsonRequest, params, startTestServer, type TestServer } from "./support";
+import { authedRequest, jsonRequest, params, sendText, useTestServer } from "./support";
 
 // PATCH /api/sessions/{id} (rename) and GET /api/search (full-text over messages), issue #18.
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startTestServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = useTestServer();
 
 async function createSession(title?: string): Promise<string> {
   const response = await sessions.POST(
@@ -22,18 +15,6 @@ async function createSession(title?: string): Promise<string> {
   );
   expect(response.status).toBe(201);
   return ((await response.json()) as { session_id: string }).session_id;
-}
-
-async function send(id: string, text: string): Promise<void> {
-  const response = await messages.POST(
-    jsonRequest("POST", `/api/sessions/${id}/messages`, {
-      session_id: id,
-      payload: { type: "text", text },
-    }),
-    params({ id }),
-  );
-  expect(response.status).toBe(200);
-  await response.text();
 }
 
 function rename(id: string, body: unknown): Promise<Response> {
@@ -84,10 +65,10 @@ describe("GET /api/search", () => {
   it("finds the messages of every session holding every word, newest first", async () => {
     const a = await createSession("Alpha");
     server.llm.enqueue({ blocks: [{ type: "text", text: "The tokenizer is in src/lex.ts." }] });
-    await send(a, "where is the tokenizer?");
+    await sendText(a, "where is the tokenizer?");
     const b = await createSession("Beta");
     server.llm.enqueue({ blocks: [{ type: "text", text: "Sunny." }] });
-    await send(b, "weather today");
+    await sendText(b, "weather today");
 
     const response = await find("?q=TOKENIZER%20the");
     expect(response.status).toBe(200);
@@ -122,12 +103,11 @@ describe("GET /api/search", () => {
 
 describe("titles from the model", () => {
   it("after the first answer the model names the session; the list shows it", async () => {
-    await server.close();
-    server = await startTestServer({ ARBOR_TITLES: "model" });
+    await server.restart({ ARBOR_TITLES: "model" });
     const id = await createSession();
     server.llm.enqueue({ blocks: [{ type: "text", text: "Use ripgrep with --type ts." }] });
     server.llm.enqueue({ blocks: [{ type: "text", text: "Searching TypeScript files" }] });
-    await send(id, "how do I search only the ts files?");
+    await sendText(id, "how do I search only the ts files?");
     await expect
       .poll(async () => {
         const list = await sessions.GET(authedRequest("http://localhost/api/sessions"), params({}));

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as approvals from "@/app/api/sessions/[id]/approvals/route";
 import * as events from "@/app/api/sessions/[id]/events/route";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
@@ -10,21 +10,15 @@ import {
   jsonRequest,
   params,
   parseSse,
+  postText,
   readSse,
-  startTestServer,
-  type TestServer,
+  useTestServer,
 } from "./support";
 
 // The core flows over the route handlers, with the runtime's model being the fake LLM server
 // spoken to over HTTP: create, send (SSE), read back, approvals, reconnect with Last-Event-ID.
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startTestServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = useTestServer();
 
 async function createSession(body: unknown = {}): Promise<string> {
   const response = await sessions.POST(jsonRequest("POST", "/api/sessions", body), params({}));
@@ -34,16 +28,6 @@ async function createSession(body: unknown = {}): Promise<string> {
   return created.session_id;
 }
 
-function send(id: string, text: string): Promise<Response> {
-  return messages.POST(
-    jsonRequest("POST", `/api/sessions/${id}/messages`, {
-      session_id: id,
-      payload: { type: "text", text },
-    }),
-    params({ id }),
-  );
-}
-
 describe("sessions and messages", () => {
   it("creates a session, streams a message's events as SSE, and reads the messages back", async () => {
     server.llm.enqueue({
@@ -51,7 +35,7 @@ describe("sessions and messages", () => {
     });
     const id = await createSession({ title: "First chat" });
 
-    const response = await send(id, "hi there");
+    const response = await postText(id, "hi there");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const stream = await readSse(response);
@@ -127,7 +111,7 @@ describe("sessions and messages", () => {
   it("keeps the pipeline's timings on the user's message, and logs a failing processor with its trace", async () => {
     server.llm.enqueue({ blocks: [{ type: "text", text: "ok" }] });
     const id = await createSession();
-    await (await send(id, "hi")).text();
+    await (await postText(id, "hi")).text();
     const read = await messages.GET(
       jsonRequest("GET", `/api/sessions/${id}/messages`),
       params({ id }),
@@ -172,7 +156,7 @@ describe("sessions and messages", () => {
   it("answers 404 for an unknown session on every session route", async () => {
     const id = "no-such-session";
     const answers = [
-      await send(id, "hello"),
+      await postText(id, "hello"),
       await session.GET(jsonRequest("GET", `/api/sessions/${id}`), params({ id })),
       await session.DELETE(jsonRequest("DELETE", `/api/sessions/${id}`), params({ id })),
       await messages.GET(jsonRequest("GET", `/api/sessions/${id}/messages`), params({ id })),
@@ -213,7 +197,7 @@ describe("tool approvals", () => {
     );
     const id = await createSession({ config: { approval_policy: { type: "manual" } } });
 
-    const first = await readSse(await send(id, "what is in notes.txt?"));
+    const first = await readSse(await postText(id, "what is in notes.txt?"));
     expect(finalState(first)).toBe("AwaitingToolApproval");
     const waiting = first.filter((e) => e.event === "context_update").at(-1)?.data
       .current_state as {
@@ -270,7 +254,7 @@ describe("reconnecting", () => {
       blocks: [{ type: "text", text: "A reply long enough for several chunks." }],
     });
     const id = await createSession();
-    const all = await readSse(await send(id, "hello"));
+    const all = await readSse(await postText(id, "hello"));
     const ids = all.map((e) => e.id ?? 0);
     const cut = ids[Math.floor(ids.length / 2)] ?? 0;
 
@@ -294,7 +278,7 @@ describe("reconnecting", () => {
     }
     // then a live event: a second message's events follow on the same stream
     server.llm.enqueue({ blocks: [{ type: "text", text: "live" }] });
-    await readSse(await send(id, "again"));
+    await readSse(await postText(id, "again"));
     while (!text.includes('"delta":"live"')) {
       const chunk = await reader.read();
       if (chunk.done) break;
@@ -314,7 +298,7 @@ describe("reconnecting", () => {
   it("accepts ?after=N and rejects a malformed Last-Event-ID naming it", async () => {
     server.llm.enqueue({ blocks: [{ type: "text", text: "ok" }] });
     const id = await createSession();
-    const all = await readSse(await send(id, "hello"));
+    const all = await readSse(await postText(id, "hello"));
     const abort = new AbortController();
     const last = all.at(-1)?.id ?? 0;
     const response = await events.GET(

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as approvals from "@/app/api/sessions/[id]/approvals/route";
 import * as events from "@/app/api/sessions/[id]/events/route";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
@@ -11,8 +11,7 @@ import {
   params,
   parseSse,
   readSse,
-  startTestServer,
-  type TestServer,
+  useTestServer,
 } from "./support";
 
 // Messages sent while the agent works, through the real routes and SSE (docs/decisions/0011):
@@ -20,13 +19,7 @@ import {
 // delivery shows as the usual created/completed updates. The run waits for a tool approval here,
 // so the message is sent at a known point of the run without any timing.
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startTestServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = useTestServer();
 
 function send(id: string, text: string, delivery?: "steer" | "follow_up"): Promise<Response> {
   return messages.POST(

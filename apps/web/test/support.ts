@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InMemorySessionStore, type Logger } from "@arbor/core";
 import { type FakeLlmServer, startFakeLlmServer } from "@arbor/core/testing";
-import { expect } from "vitest";
+import { afterEach, beforeEach, expect } from "vitest";
 import { createRuntime, type Runtime, setRuntime } from "@/lib/server/runtime";
 
 // Shared fixtures of the route-handler tests: a runtime over the in-memory store whose model is
@@ -126,6 +126,57 @@ export function finalState(events: readonly ParsedSseEvent[]): string | undefine
   const updates = events.filter((e) => e.event === "context_update");
   const state = updates.at(-1)?.data.current_state as { type?: string } | undefined;
   return state?.type;
+}
+
+/** The current test's server; `restart` replaces it with one started with other settings. */
+export type TestServerHandle = TestServer & {
+  restart(env: Record<string, string>): Promise<void>;
+};
+
+/**
+ * A test server for each test of the file (or of the describe block it is called in): started
+ * before each test, closed after it. The value stands for the current test's server.
+ */
+export function useTestServer(env: Record<string, string> = {}): TestServerHandle {
+  let current: TestServer | undefined;
+  const restart = async (other: Record<string, string>): Promise<void> => {
+    await current?.close();
+    current = await startTestServer(other);
+  };
+  beforeEach(async () => {
+    current = await startTestServer(env);
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return new Proxy({} as TestServerHandle, {
+    get(_, key) {
+      if (key === "restart") return restart;
+      if (current === undefined) throw new Error("the test server runs only inside a test");
+      return Reflect.get(current, key);
+    },
+  });
+}
+
+/** POST /api/sessions/{id}/messages with a text payload: the streaming response. */
+export async function postText(id: string, text: string): Promise<Response> {
+  const { POST } = await import("@/app/api/sessions/[id]/messages/route");
+  return POST(
+    jsonRequest("POST", `/api/sessions/${id}/messages`, {
+      session_id: id,
+      payload: { type: "text", text },
+    }),
+    params({ id }),
+  );
+}
+
+/** Sends a text message (200 expected) and reads the whole run's SSE events. */
+export async function sendText(id: string, text: string): Promise<ParsedSseEvent[]> {
+  const response = await postText(id, text);
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toContain("text/event-stream");
+  return readSse(response);
 }
 
 /** Creates a session through POST /api/sessions (201) and returns its id. */
