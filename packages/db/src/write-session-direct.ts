@@ -3,6 +3,7 @@ import { isUniqueViolation } from "./failures.js";
 import { approvalRows, messageRow } from "./rows.js";
 import type { DirectConnection } from "./sqlite-direct.js";
 import { storedEvents, type WriteContext } from "./write-session.js";
+import { EVENT_COLUMNS, MESSAGE_COLUMNS } from "./write-statements.js";
 
 // The body of the hot writes on SQLite, synchronous, on statements prepared once
 // (sqlite-direct.ts, docs/decisions/0020): a batch of streamed chunks (a state move and its
@@ -22,24 +23,6 @@ export function isDirectWrite(write: SessionWrite): boolean {
   );
 }
 
-const MESSAGE_COLUMNS = [
-  "session_id",
-  "id",
-  "position",
-  "role",
-  "type",
-  "payload",
-  "status",
-  "created_at",
-  "completed_at",
-  "meta",
-  "usage_input",
-  "usage_output",
-  "usage_cache_read",
-  "usage_cache_write",
-  "usage_total_tokens",
-  "usage_cost_usd",
-];
 const APPROVAL_COLUMNS = [
   "session_id",
   "message_id",
@@ -56,13 +39,7 @@ const insertSql = (table: string, columns: readonly string[]) =>
 
 const INSERT_MESSAGE = insertSql("messages", MESSAGE_COLUMNS);
 const INSERT_APPROVAL = insertSql("tool_approvals", APPROVAL_COLUMNS);
-const INSERT_EVENT = insertSql("events", [
-  "session_id",
-  "sequence",
-  "name",
-  "payload",
-  "created_at",
-]);
+const INSERT_EVENT = insertSql("events", EVENT_COLUMNS);
 const INSERT_BRANCH_ENTRY = insertSql("branch_messages", [
   "session_id",
   "branch_id",

@@ -101,6 +101,29 @@ export interface EventRow {
   payload: string;
 }
 
+/** The columns a message row is inserted with (here and by the direct SQLite path). */
+export const MESSAGE_COLUMNS = [
+  "session_id",
+  "id",
+  "position",
+  "role",
+  "type",
+  "payload",
+  "status",
+  "created_at",
+  "completed_at",
+  "meta",
+  "usage_input",
+  "usage_output",
+  "usage_cache_read",
+  "usage_cache_write",
+  "usage_total_tokens",
+  "usage_cost_usd",
+] as const;
+
+/** The columns an event row is inserted with. */
+export const EVENT_COLUMNS = ["session_id", "sequence", "name", "payload", "created_at"] as const;
+
 export function insertEvents(
   tx: Tx,
   sessionId: string,
@@ -110,7 +133,7 @@ export function insertEvents(
   return insertRows(
     tx,
     "events",
-    ["session_id", "sequence", "name", "payload", "created_at"],
+    EVENT_COLUMNS,
     events.map((e) => [sessionId, e.sequence, e.name, e.payload, at]),
   );
 }
@@ -119,24 +142,7 @@ export function insertMessages(tx: Tx, rows: readonly MessageRow[]): Promise<voi
   return insertRows(
     tx,
     "messages",
-    [
-      "session_id",
-      "id",
-      "position",
-      "role",
-      "type",
-      "payload",
-      "status",
-      "created_at",
-      "completed_at",
-      "meta",
-      "usage_input",
-      "usage_output",
-      "usage_cache_read",
-      "usage_cache_write",
-      "usage_total_tokens",
-      "usage_cost_usd",
-    ],
+    MESSAGE_COLUMNS,
     rows.map((r) => [
       r.sessionId,
       r.id,
