@@ -167,4 +167,26 @@ describe("the request gate", () => {
     expect(gate(other, config, limiter, 30_000)).toMatchObject({ status: 401 });
     expect(gate(wrong, config, limiter, 60_000)).toMatchObject({ status: 401 });
   });
+
+  it("counts failures over all clients too: a client that changes its claimed address each time is stopped", () => {
+    const limiter = new FailureLimiter(10, 60_000, 10_000, 100);
+    const wrongFrom = (n: number) =>
+      request(
+        "GET",
+        "/api/sessions",
+        { authorization: "Bearer nope" },
+        `10.1.${n >> 8}.${n & 255}`,
+      );
+    for (let n = 0; n < 100; n++)
+      expect(gate(wrongFrom(n), config, limiter, 0)).toMatchObject({ status: 401 });
+    expect(gate(wrongFrom(100), config, limiter, 10_000)).toMatchObject({
+      status: 429,
+      headers: { "retry-after": "50" },
+    });
+    // the owner's valid credential still passes; after the window failures are counted anew
+    expect(
+      gate(request("GET", "/api/sessions", bearer, "10.1.9.9"), config, limiter, 10_000),
+    ).toEqual({ type: "pass" });
+    expect(gate(wrongFrom(101), config, limiter, 60_000)).toMatchObject({ status: 401 });
+  });
 });

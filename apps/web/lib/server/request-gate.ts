@@ -110,24 +110,36 @@ export function gateRequest(request: Request, url: URL = new URL(request.url)): 
   };
 }
 
-/** Failed credentials per client: `limit` within `windowMs`, then 429 until the window passes. */
+/**
+ * Failed credentials per client: `limit` within `windowMs`, then 429 until the window passes.
+ * The client's key is its `x-forwarded-for` address, which a client can set itself: so failures
+ * are also counted over all clients together, and past `overallLimit` within the window every
+ * failure is answered 429 whatever address it claims (valid credentials still pass).
+ */
 export class FailureLimiter {
-  readonly #failures = new Map<string, { count: number; since: number }>();
+  readonly #failures = new Map<string, Window>();
+  #overall: Window | undefined;
   constructor(
     readonly limit = 10,
     readonly windowMs = 60_000,
     /** clients remembered at most (the oldest go first) */
     readonly maxClients = 10_000,
+    /** failures of all clients together within the window */
+    readonly overallLimit = 100,
   ) {}
 
   /** Seconds until the client may try again; undefined when it may now. */
   blockedFor(key: string, now: number): number | undefined {
-    const entry = this.#current(key, now);
-    if (entry === undefined || entry.count < this.limit) return undefined;
-    return Math.max(1, Math.ceil((entry.since + this.windowMs - now) / 1000));
+    return (
+      this.#blocked(this.#current(key, now), this.limit, now) ??
+      this.#blocked(this.#currentOverall(now), this.overallLimit, now)
+    );
   }
 
   fail(key: string, now: number): void {
+    const overall = this.#currentOverall(now);
+    if (overall === undefined) this.#overall = { count: 1, since: now };
+    else overall.count++;
     const entry = this.#current(key, now);
     if (entry !== undefined) {
       entry.count++;
@@ -140,7 +152,12 @@ export class FailureLimiter {
     this.#failures.set(key, { count: 1, since: now });
   }
 
-  #current(key: string, now: number): { count: number; since: number } | undefined {
+  #blocked(entry: Window | undefined, limit: number, now: number): number | undefined {
+    if (entry === undefined || entry.count < limit) return undefined;
+    return Math.max(1, Math.ceil((entry.since + this.windowMs - now) / 1000));
+  }
+
+  #current(key: string, now: number): Window | undefined {
     const entry = this.#failures.get(key);
     if (entry !== undefined && now - entry.since >= this.windowMs) {
       this.#failures.delete(key);
@@ -148,6 +165,18 @@ export class FailureLimiter {
     }
     return entry;
   }
+
+  #currentOverall(now: number): Window | undefined {
+    if (this.#overall !== undefined && now - this.#overall.since >= this.windowMs) {
+      this.#overall = undefined;
+    }
+    return this.#overall;
+  }
+}
+
+interface Window {
+  count: number;
+  since: number;
 }
 
 export function gate(
