@@ -3,7 +3,7 @@ import { userMessage } from "../model/llm-messages.js";
 import type { StreamProvider } from "./provider.js";
 
 // One request, one text answer: for the small jobs a session asks of its model beside the
-// conversation (a title). No tools, no thinking; a failure is thrown with the provider and model
+// conversation (a title, a summary). No tools, no thinking; a failure is thrown with the provider and model
 // named, so the caller can fall back.
 
 export interface CompleteTextRequest {

@@ -1,7 +1,6 @@
+import { completeText } from "../../llm/complete-text.js";
 import type { StreamProvider } from "../../llm/provider.js";
 import type { ModelConfig } from "../../model/llm-config.js";
-import { DEFAULT_CACHE_CONFIG } from "../../model/llm-config.js";
-import { userMessage } from "../../model/llm-messages.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import { toModelText } from "./model-view.js";
 
@@ -104,39 +103,21 @@ export class LlmSummarizer implements Summarizer {
     signal.throwIfAborted();
     const maxTokens = options.maxTokens ?? this.options.maxTokens ?? 600;
     const prompt = `${SUMMARY_REQUEST_PREFIX} ${messages.length} messages:\n\n${transcriptOf(messages, options.turnOf)}`;
-    const stream = this.options.provider.stream(
-      {
-        model: this.options.model,
-        systemPrompt: `${this.options.systemPrompt ?? SUMMARIZATION_SYSTEM_PROMPT}\n${lengthRule(maxTokens)}`,
-        messages: [userMessage(prompt)],
-        tools: [],
-        thinkingLevel: "off",
-        maxTokens,
-        cache: DEFAULT_CACHE_CONFIG,
-      },
-      signal,
-    );
-    const where = `${this.options.provider.providerId}/${this.options.model.model}`;
-    for await (const event of stream) {
-      if (event.type === "error") {
-        throw new SummarizationError(
-          `LLM summarization with ${where} failed (${event.error.kind}): ${event.error.message}`,
-        );
-      }
-      if (event.type !== "done") continue;
-      const { message } = event;
-      if (message.stopReason === "error" || message.stopReason === "aborted") {
-        throw new SummarizationError(
-          `LLM summarization with ${where} stopped (${message.stopReason}): ${message.errorMessage ?? "no message"}`,
-        );
-      }
-      const text = message.content
-        .flatMap((block) => (block.type === "text" ? [block.text] : []))
-        .join("\n")
-        .trim();
-      if (!text) throw new SummarizationError(`LLM summarization with ${where} returned no text`);
-      return text;
+    try {
+      return await completeText(
+        {
+          provider: this.options.provider,
+          model: this.options.model,
+          systemPrompt: `${this.options.systemPrompt ?? SUMMARIZATION_SYSTEM_PROMPT}\n${lengthRule(maxTokens)}`,
+          prompt,
+          maxTokens,
+        },
+        signal,
+      );
+    } catch (error) {
+      throw new SummarizationError(
+        `LLM summarization with ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
-    throw new SummarizationError(`LLM summarization with ${where} ended without a response`);
   }
 }
