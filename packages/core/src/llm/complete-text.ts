@@ -3,8 +3,8 @@ import { userMessage } from "../model/llm-messages.js";
 import type { StreamProvider } from "./provider.js";
 
 // One request, one text answer: for the small jobs a session asks of its model beside the
-// conversation (a title, a summary). No tools, no thinking; a failure is thrown with the provider and model
-// named, so the caller can fall back.
+// conversation (a title, a summary). No tools, no thinking; a failure is thrown with the provider
+// and model named, so the caller can fall back.
 
 export interface CompleteTextRequest {
   provider: StreamProvider;
