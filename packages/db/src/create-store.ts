@@ -1,6 +1,7 @@
 import { type Database, type DatabaseOptions, openDatabase } from "./database.js";
 import { resolveDatabase, type DatabaseOptions as TargetOptions } from "./database-url.js";
 import { applyMigrations } from "./migrate.js";
+import { PgCoordinator } from "./pg-coordinator.js";
 import { PrismaSessionStore, type StoreLogger } from "./prisma-session-store.js";
 
 // The package's entry point for the app: resolve where the data lives, migrate, open. Safe to
@@ -12,6 +13,13 @@ export interface CreateStoreOptions extends TargetOptions, DatabaseOptions {
   /** skip applying migrations (the caller ran db:migrate); default false */
   skipMigrations?: boolean;
   now?: () => Date;
+  /**
+   * PostgreSQL only: open the coordinator several app instances share sessions through (leases,
+   * cross-instance events; pg-coordinator.ts, docs/decisions/0030). Default false: the app asks.
+   */
+  coordinate?: boolean;
+  /** the coordinator's polling interval for watchers (a lost notification), ms; default 1000 */
+  pollIntervalMs?: number;
 }
 
 export interface CreatedStore {
@@ -23,6 +31,8 @@ export interface CreatedStore {
   applied: string[];
   /** the Prisma client underneath, for read-only admin queries beyond the store's interface */
   db: Database;
+  /** PostgreSQL with `coordinate`: leases and cross-instance events for the SessionManager */
+  coordinator?: PgCoordinator;
   close(): Promise<void>;
 }
 
@@ -34,12 +44,26 @@ export async function createStore(options: CreateStoreOptions = {}): Promise<Cre
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
+  const coordinator =
+    options.coordinate && target.provider === "postgresql"
+      ? await PgCoordinator.open({
+          url: target.url,
+          ...(options.logger ? { logger: options.logger } : {}),
+          ...(options.pollIntervalMs === undefined
+            ? {}
+            : { pollIntervalMs: options.pollIntervalMs }),
+        })
+      : undefined;
   return {
     store,
     provider: target.provider,
     location: target.file ?? target.url.replace(/\/\/[^@/]*@/, "//"),
     applied,
     db,
-    close: () => db.close(),
+    ...(coordinator ? { coordinator } : {}),
+    async close() {
+      await coordinator?.close();
+      await db.close();
+    },
   };
 }

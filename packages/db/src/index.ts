@@ -11,6 +11,7 @@ export {
   resolveDatabase,
 } from "./database-url.js";
 export { type ApplyResult, applyMigrations } from "./migrate.js";
+export { PgCoordinator, type PgCoordinatorOptions } from "./pg-coordinator.js";
 export {
   PrismaSessionStore,
   type PrismaSessionStoreOptions,

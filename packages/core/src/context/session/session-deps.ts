@@ -6,6 +6,7 @@ import type { McpResourceReader } from "../../mcp/resource-message.js";
 import type { ModelConfig } from "../../model/llm-config.js";
 import type { AgentRole, SessionConfig } from "../../model/session-config.js";
 import type { LoopRecorder } from "../../recording/recorder.js";
+import type { SessionCoordinator } from "../../store/coordination.js";
 import type { SessionStore } from "../../store/types.js";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
 import type { ToolRegistry } from "../../tools/registry.js";
@@ -65,12 +66,18 @@ export interface SessionDeps {
   processors?: ProcessorRegistry;
   /** records loop trees into the store; one is made per manager when absent */
   recorder?: LoopRecorder;
+  /**
+   * several instances on one database (PostgreSQL): leases, cross-instance events and control
+   * (store/coordination.ts); absent for a single process
+   */
+  coordinator?: SessionCoordinator;
   newId?: () => string;
   now?: () => Date;
 }
 
 export interface ResolvedDeps
-  extends Required<Omit<SessionDeps, "recorder" | "executionLimits" | "mcp" | "summarizer">> {
+  extends Required<Omit<SessionDeps, "recorder" | "executionLimits" | "mcp" | "summarizer" | "coordinator">> {
+  coordinator: SessionCoordinator | undefined;
   summarizer: Summarizer | undefined;
   executionLimits: ExecutionLimits | null;
   mcp: McpResourceReader | undefined;
@@ -107,6 +114,7 @@ export function resolveDeps(deps: SessionDeps): ResolvedDeps {
       deps.executionLimits === undefined ? DEFAULT_EXECUTION_LIMITS : deps.executionLimits,
     processors: deps.processors ?? createProcessorRegistry(),
     recorder: deps.recorder,
+    coordinator: deps.coordinator,
     newId: deps.newId ?? randomUUID,
     now: deps.now ?? (() => new Date()),
   };

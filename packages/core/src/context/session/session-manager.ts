@@ -49,6 +49,16 @@ export class SessionManager {
       writeDelayMs: LOOP_RECORD_WRITE_DELAY_MS,
     });
     this.#deps = resolved;
+    // several instances: an interrupt sent through another instance reaches the run here
+    resolved.coordinator?.onControl((id, control) => {
+      if (control !== "interrupt") return;
+      void this.#sessions.get(id)?.then(async (session) => {
+        if (session === undefined || session.operationsHere === 0) return;
+        for await (const _event of session.interrupt()) {
+          // drained: the events reach the watchers through the store
+        }
+      });
+    });
   }
 
   async create(input: { title?: string; config?: SessionConfigInput } = {}): Promise<Session> {
@@ -59,6 +69,7 @@ export class SessionManager {
         { session: record, branches: [branch], messages: [], optimization_views: [], corrupt: [] },
         this.#deps,
       ),
+      () => this.#loadCore(record.id),
     );
     this.#sessions.set(record.id, Promise.resolve(session));
     return session;
@@ -123,6 +134,7 @@ export class SessionManager {
   /** The session, loaded (and recovered) on first use; undefined when it does not exist. */
   get(id: string): Promise<Session | undefined> {
     let entry = this.#sessions.get(id);
+    if (entry && this.#deps.coordinator) entry = this.#currentEntry(id, entry);
     if (!entry) {
       entry = this.#load(id);
       this.#sessions.set(id, entry);
@@ -136,7 +148,34 @@ export class SessionManager {
     return entry;
   }
 
-  async #load(id: string): Promise<Session | undefined> {
+  /**
+   * Several instances: a cached session is handed out only while an operation of this instance
+   * runs in it (its queue must be shared); at rest it is read again, since another instance may
+   * have changed it (issue #17: no long-lived caches of sessions owned elsewhere).
+   */
+  #currentEntry(
+    id: string,
+    entry: Promise<Session | undefined>,
+  ): Promise<Session | undefined> | undefined {
+    const fresh = entry.then(async (session) => {
+      if (session === undefined || session.operationsHere > 0 || session.deleting) return session;
+      if (this.#sessions.get(id) !== fresh) return session;
+      return (await this.#load(id)) ?? undefined;
+    });
+    this.#sessions.set(id, fresh);
+    fresh.then(
+      (session) => {
+        if (!session && this.#sessions.get(id) === fresh) this.#sessions.delete(id);
+      },
+      () => {
+        if (this.#sessions.get(id) === fresh) this.#sessions.delete(id);
+      },
+    );
+    return fresh;
+  }
+
+  /** The stored session as it is now, not recovered (see Session.#lease). */
+  async #loadCore(id: string): Promise<StoredSession | undefined> {
     const loaded = await this.#deps.store.loadSession(id);
     if (!loaded) return undefined;
     for (const row of loaded.corrupt) {
@@ -146,8 +185,24 @@ export class SessionManager {
     loaded.session.config = sessionConfig(loaded.session.config);
     const core = new StoredSession(loaded, this.#deps);
     core.lastSequence = await findLastSequence(this.#deps.store, id);
-    await recoverSession(core);
-    return new Session(core);
+    return core;
+  }
+
+  async #load(id: string): Promise<Session | undefined> {
+    const core = await this.#loadCore(id);
+    if (!core) return undefined;
+    const coordinator = this.#deps.coordinator;
+    if (coordinator === undefined) await recoverSession(core);
+    else if (await coordinator.tryLease(id)) {
+      // several instances: a session left mid-operation is recovered only under its lease (an
+      // instance that holds it is running the operation, not crashed)
+      try {
+        await recoverSession(core);
+      } finally {
+        await coordinator.release(id);
+      }
+    }
+    return new Session(core, () => this.#loadCore(id));
   }
 
   list(): Promise<SessionSummary[]> {

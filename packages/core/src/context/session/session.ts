@@ -8,6 +8,7 @@ import type { ContextState } from "../../model/states.js";
 import type { SessionEvent } from "../../protocol/events.js";
 import type { ContextUsage } from "../../protocol/http-responses.js";
 import type { ApprovalDecision, MessagePayload } from "../../protocol/requests.js";
+import { busyElsewhereMessage, type SessionCoordinator } from "../../store/coordination.js";
 import type { OptimizationView } from "../../store/types.js";
 import {
   type ListWorkspaceFilesOptions,
@@ -69,7 +70,8 @@ import {
   startAhead,
   takeAhead,
 } from "./session-optimization.js";
-import { replayEvents } from "./stored-events.js";
+import { recoverSession } from "./recovery.js";
+import { followEvents, replayEvents } from "./stored-events.js";
 import {
   OperationRejected,
   RESTING_STATES,
@@ -101,7 +103,9 @@ export interface MessagesView {
 }
 
 export class Session {
-  readonly #core: StoredSession;
+  #core: StoredSession;
+  /** reads the session again from the store, without recovery (several instances: see #lease) */
+  readonly #reload: (() => Promise<StoredSession | undefined>) | undefined;
   readonly #queue = new OperationQueue();
   readonly #pendingMerges = new Map<string, PendingMerge>();
   #operationAbort: AbortController | undefined;
@@ -119,8 +123,9 @@ export class Session {
   /** an optimization made ahead, until it is stored or dropped (see #optimizeAhead) */
   #ahead: Promise<void> | undefined;
 
-  constructor(core: StoredSession) {
+  constructor(core: StoredSession, reload?: () => Promise<StoredSession | undefined>) {
     this.#core = core;
+    this.#reload = reload;
   }
 
   get id(): string {
@@ -194,6 +199,10 @@ export class Session {
       await this.#ahead;
     } while (this.#active > 0);
   }
+  /** operations of this instance started and not finished (queued or running) */
+  get operationsHere(): number {
+    return this.#active;
+  }
   /**
    * The agent is working: an operation runs (or waits its turn), or the run waits for a tool
    * approval. A text message sent now is queued (sendMessage).
@@ -256,7 +265,16 @@ export class Session {
         `afterSequence must be an integer from 0 to ${this.#core.lastSequence}, got ${afterSequence}`,
       );
     }
-    return replayEvents(this.#core, afterSequence);
+    const core = this.#core;
+    const coordinator = core.deps.coordinator;
+    // several instances: the session may run elsewhere, so the watcher follows the database
+    if (coordinator) {
+      return followEvents(core.deps.store, coordinator, core.id, afterSequence, (error) => ({
+        ...core.errorEvent("storage", `cannot read events: ${String(error)}`, true),
+        sequence: 0,
+      }));
+    }
+    return replayEvents(core, afterSequence);
   }
 
   // ---- operations -------------------------------------------------------------------------
@@ -335,6 +353,10 @@ export class Session {
    * Yields the events from now until the running operation has ended (none when idle).
    */
   interrupt(): AsyncIterable<SessionEvent> {
+    const coordinator = this.#core.deps.coordinator;
+    if (this.#queue.size === 0 && coordinator !== undefined && !coordinator.holds(this.id)) {
+      return this.#interruptElsewhere(coordinator);
+    }
     const channel = new Channel<SessionEvent>(() => unsubscribe());
     const unsubscribe = this.#core.subscribe((event) => channel.push(event));
     if (this.#queue.size === 0) {
@@ -513,6 +535,68 @@ export class Session {
     });
   }
 
+  /**
+   * Several instances: the run is on the lease holder, so the interrupt goes there (a control
+   * message every instance hears) and this stream follows the stored events until the session
+   * rests. Nothing runs anywhere (no lease held): it ends at once, like a local interrupt.
+   */
+  #interruptElsewhere(coordinator: SessionCoordinator): AsyncIterable<SessionEvent> {
+    const core = this.#core;
+    const id = core.id;
+    const from = core.lastSequence;
+    // a stream that is closed once it has seen a resting state (or nothing runs anywhere)
+    const out = new Channel<SessionEvent>(() => void source[Symbol.asyncIterator]().return?.());
+    const source = followEvents(core.deps.store, coordinator, id, from, (error) => ({
+      ...core.errorEvent("storage", `cannot read events: ${String(error)}`, true),
+      sequence: 0,
+    }));
+    void (async () => {
+      if (await coordinator.tryLease(id)) {
+        await coordinator.release(id);
+        out.end();
+        return;
+      }
+      coordinator.sendControl(id, "interrupt");
+      for await (const event of source) {
+        out.push(event);
+        if (
+          event.name === "context_update" &&
+          RESTING_STATES.has(event.payload.current_state.type)
+        ) {
+          core.machine.reset(event.payload.current_state);
+          break;
+        }
+        if (out.ended) break;
+      }
+      out.end();
+    })().catch(() => out.end());
+    return out;
+  }
+
+  /**
+   * Several instances (store/coordination.ts): an operation runs only under the session's lease.
+   * Refused (409) while another instance holds it. Once taken, a session another instance has
+   * changed since it was read is read again, and one left mid-operation by an instance that died
+   * (its lease freed with its connection) is recovered first: only now is "busy elsewhere" told
+   * apart from "crashed".
+   */
+  async #lease(coordinator: SessionCoordinator): Promise<void> {
+    const id = this.#core.id;
+    if (!(await coordinator.tryLease(id))) throw new BusyElsewhere(busyElsewhereMessage(id));
+    try {
+      const newer = await this.#core.deps.store.readEvents(id, this.#core.lastSequence, 1);
+      if (newer.length > 0 || !RESTING_STATES.has(this.#core.state.type)) {
+        const fresh = await this.#reload?.();
+        if (fresh === undefined) throw new OperationRejected("invalid_request", `session ${id} is gone`);
+        this.#core = fresh;
+      }
+      if (!RESTING_STATES.has(this.#core.state.type)) await recoverSession(this.#core);
+    } catch (error) {
+      await coordinator.release(id);
+      throw error;
+    }
+  }
+
   // ---- the operation runner ---------------------------------------------------------------
 
   #operation<R>(
@@ -524,6 +608,17 @@ export class Session {
     if (this.#deleting) return this.#refusedWhileDeleting(channel);
     this.#active++;
     void this.#queue.enqueue(async () => {
+      const coordinator = this.#core.deps.coordinator;
+      let leased = false;
+      let refused: unknown;
+      if (coordinator) {
+        try {
+          await this.#lease(coordinator);
+          leased = true;
+        } catch (error) {
+          refused = error;
+        }
+      }
       const unsubscribe = this.#core.subscribe((event) => channel.push(event));
       const abort = new AbortController();
       this.#operationAbort = abort;
@@ -533,6 +628,7 @@ export class Session {
       if (callerSignal?.aborted) abort.abort();
       let result: OperationResult<R>;
       try {
+        if (refused !== undefined) throw refused;
         result = { ok: true, value: await run(abort.signal) };
       } catch (error) {
         result = { ok: false, error: await this.#onOperationError(error) };
@@ -544,6 +640,14 @@ export class Session {
         // counted down before the stream ends: a client that sends right after the stream
         // ended finds the session not working
         this.#active--;
+      }
+      if (leased) {
+        await coordinator?.release(this.#core.id).catch((error: unknown) =>
+          this.#core.deps.logger.warn("could not release the session's lease", {
+            session: this.#core.id,
+            error: String(error),
+          }),
+        );
       }
       channel.finish(result);
       this.#deliverQueuedIfIdle();
@@ -712,6 +816,8 @@ export class Session {
     const core = this.#core;
     const reported = this.#reportedError(error);
     core.emitUnsequenced(core.errorEvent(reported.code, reported.message, reported.recoverable));
+    // another instance runs it: its state is that instance's to change
+    if (error instanceof BusyElsewhere) return reported;
     if (RESTING_STATES.has(core.state.type)) return reported;
     // an operation that stopped half-way: move to a resting state if the store lets us
     const failed: ContextState = {
@@ -745,5 +851,13 @@ export class Session {
     const message = error instanceof Error ? error.message : String(error);
     core.deps.logger.error("session operation failed", { session: core.id, error: message });
     return { code: "internal", message, recoverable: false };
+  }
+}
+
+/** Another instance holds the session's lease: refused (409) without touching the session. */
+class BusyElsewhere extends OperationRejected {
+  constructor(message: string) {
+    super("invalid_transition", message);
+    this.name = "BusyElsewhere";
   }
 }

@@ -8,6 +8,7 @@ import {
   FoldStartedSchema,
   type SessionEvent,
 } from "../../protocol/events.js";
+import type { SessionCoordinator } from "../../store/coordination.js";
 import type { SessionStore, StoredEvent } from "../../store/types.js";
 import { Channel } from "./channel.js";
 import type { StoredSession } from "./stored-session.js";
@@ -120,5 +121,64 @@ export function replayEvents(
       unsubscribe();
     },
   );
+  return channel;
+}
+
+// Several instances (store/coordination.ts): the session may run on another instance, so a
+// watcher follows the database instead of this process's listeners. It reads the events after
+// the last one it forwarded whenever an instance notifies a newer sequence, and every
+// `pollIntervalMs` in case a notification was lost; reads run one at a time and forward in
+// sequence order, so there is no gap and no duplicate whichever instance writes.
+
+export function followEvents(
+  store: SessionStore,
+  coordinator: SessionCoordinator,
+  sessionId: string,
+  afterSequence: number,
+  onError: (error: unknown) => SessionEvent,
+): AsyncIterable<SessionEvent> {
+  let last = afterSequence;
+  let reading: Promise<void> | undefined;
+  let again = false;
+  const stopWatching = coordinator.watchEvents(sessionId, (sequence) => {
+    if (sequence > last) read();
+  });
+  const timer = setInterval(() => read(), coordinator.pollIntervalMs);
+  timer.unref?.();
+  const stop = (): void => {
+    clearInterval(timer);
+    stopWatching();
+  };
+  const channel = new Channel<SessionEvent>(stop);
+  function read(): void {
+    if (channel.ended) return;
+    if (reading !== undefined) {
+      again = true;
+      return;
+    }
+    reading = (async () => {
+      do {
+        again = false;
+        const rows = await store.readEvents(sessionId, last);
+        for (const row of rows) {
+          if (row.sequence <= last) continue;
+          last = row.sequence;
+          const event = parseStoredEvent(row);
+          if (event) channel.push(event);
+        }
+      } while (again && !channel.ended);
+    })().then(
+      () => {
+        reading = undefined;
+      },
+      (error: unknown) => {
+        reading = undefined;
+        channel.push(onError(error));
+        channel.end();
+        stop();
+      },
+    );
+  }
+  read();
   return channel;
 }

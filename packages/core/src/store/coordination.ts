@@ -1,0 +1,39 @@
+// Several app instances on one database (issue #17, docs/decisions/0030). The store says what is
+// stored; the coordinator says who may change a session now and tells every instance when a
+// session's events grew. PostgreSQL implements it (packages/db pg-coordinator.ts: advisory locks
+// and LISTEN/NOTIFY); a single process on SQLite has none, and the Session behaves as before.
+
+/** What an instance asks another one to do to a session it runs. */
+export type SessionControl = "interrupt";
+
+export interface SessionCoordinator {
+  /**
+   * Takes the session's lease for this instance: true when taken, false when another instance
+   * holds it (or this instance already does: a lease is never taken twice). Never waits.
+   */
+  tryLease(sessionId: string): Promise<boolean>;
+  /** Gives the lease back (a lease this instance does not hold: nothing happens). */
+  release(sessionId: string): Promise<void>;
+  /** True while this instance holds the session's lease. */
+  holds(sessionId: string): boolean;
+  /** Tells every instance that the session's events now reach `sequence` (after the write). */
+  notifyEvents(sessionId: string, sequence: number): void;
+  /** Calls `listener` with the newest sequence each time an instance notifies the session's events. */
+  watchEvents(sessionId: string, listener: (sequence: number) => void): () => void;
+  /** Asks whichever instance runs the session to act (every instance hears it). */
+  sendControl(sessionId: string, control: SessionControl): void;
+  /** Calls `listener` for every control message any instance sends. */
+  onControl(listener: (sessionId: string, control: SessionControl) => void): () => void;
+  /** How often a watcher re-reads the events without a notification (a lost NOTIFY), in ms. */
+  readonly pollIntervalMs: number;
+}
+
+/** The refusal of an operation on a session another instance runs (the web layer answers 409). */
+export function busyElsewhereMessage(sessionId: string): string {
+  return `session ${sessionId} is busy on another instance (it holds the session's lease); retry when its operation has ended`;
+}
+
+/** The refusal of an operation prepared from a view another instance has changed since (409). */
+export function staleSessionMessage(sessionId: string): string {
+  return `session ${sessionId} changed on another instance since it was read; reload and retry`;
+}

@@ -1,0 +1,206 @@
+import type { SessionControl, SessionCoordinator } from "@arbor/core";
+import pg from "pg";
+
+// Several app instances on one PostgreSQL (issue #17, docs/decisions/0030). Two dedicated
+// connections per instance, beside Prisma's pool:
+// - the lease connection holds one session-level advisory lock per session this instance runs an
+//   operation in. PostgreSQL frees a connection's advisory locks when it ends, so the lease of an
+//   instance killed with -9 frees itself as soon as the server sees the connection drop, and the
+//   next request on any instance recovers the session (Session.#lease).
+// - the listen connection LISTENs on `arbor_events` (payload "<session id> <sequence>", sent after
+//   each event write) and `arbor_control` ("<session id> interrupt"), and sends both. NOTIFYs of
+//   one event-loop turn go out in one statement; a session's watchers on this instance are also
+//   told at once, without the round trip.
+// A lost notification (the listen connection dropped and came back) is covered by the watchers'
+// polling (`pollIntervalMs`, stored-events.ts followEvents).
+
+const EVENTS_CHANNEL = "arbor_events";
+const CONTROL_CHANNEL = "arbor_control";
+const CONTROLS: ReadonlySet<string> = new Set<SessionControl>(["interrupt"]);
+
+export interface PgCoordinatorOptions {
+  url: string;
+  /** default 1000 ms */
+  pollIntervalMs?: number;
+  logger?: { warn(message: string, fields?: Record<string, unknown>): void };
+}
+
+type Listener = (sequence: number) => void;
+
+export class PgCoordinator implements SessionCoordinator {
+  readonly pollIntervalMs: number;
+  readonly #url: string;
+  readonly #logger: PgCoordinatorOptions["logger"];
+  #lease: pg.Client;
+  #listen: pg.Client;
+  readonly #held = new Set<string>();
+  /** leases being taken: a second tryLease of the same session meanwhile is refused */
+  readonly #taking = new Set<string>();
+  readonly #watchers = new Map<string, Set<Listener>>();
+  readonly #controls = new Set<(sessionId: string, control: SessionControl) => void>();
+  readonly #pending = new Map<string, number>();
+  #flushing = false;
+  #closed = false;
+
+  private constructor(options: PgCoordinatorOptions, lease: pg.Client, listen: pg.Client) {
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.#url = options.url;
+    this.#logger = options.logger;
+    this.#lease = lease;
+    this.#listen = listen;
+  }
+
+  static async open(options: PgCoordinatorOptions): Promise<PgCoordinator> {
+    const lease = new pg.Client({ connectionString: options.url });
+    const listen = new pg.Client({ connectionString: options.url });
+    await Promise.all([lease.connect(), listen.connect()]);
+    const coordinator = new PgCoordinator(options, lease, listen);
+    coordinator.#watchLease(lease);
+    await coordinator.#startListening(listen);
+    return coordinator;
+  }
+
+  holds(sessionId: string): boolean {
+    return this.#held.has(sessionId);
+  }
+
+  async tryLease(sessionId: string): Promise<boolean> {
+    if (this.#closed || this.#held.has(sessionId) || this.#taking.has(sessionId)) return false;
+    this.#taking.add(sessionId);
+    try {
+      const result = await this.#lease.query<{ taken: boolean }>(
+        "SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS taken",
+        [sessionId],
+      );
+      const taken = result.rows[0]?.taken === true;
+      if (taken) this.#held.add(sessionId);
+      return taken;
+    } finally {
+      this.#taking.delete(sessionId);
+    }
+  }
+
+  async release(sessionId: string): Promise<void> {
+    if (!this.#held.delete(sessionId)) return;
+    await this.#lease.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [sessionId]);
+  }
+
+  /** the sessions whose leases this instance holds */
+  get leases(): string[] {
+    return [...this.#held];
+  }
+
+  notifyEvents(sessionId: string, sequence: number): void {
+    for (const listener of this.#watchers.get(sessionId) ?? []) listener(sequence);
+    this.#pending.set(sessionId, Math.max(sequence, this.#pending.get(sessionId) ?? 0));
+    if (!this.#flushing) {
+      this.#flushing = true;
+      setImmediate(() => void this.#flush());
+    }
+  }
+
+  watchEvents(sessionId: string, listener: Listener): () => void {
+    let set = this.#watchers.get(sessionId);
+    if (set === undefined) {
+      set = new Set();
+      this.#watchers.set(sessionId, set);
+    }
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.#watchers.get(sessionId) === set) this.#watchers.delete(sessionId);
+    };
+  }
+
+  sendControl(sessionId: string, control: SessionControl): void {
+    this.#listen
+      .query("SELECT pg_notify($1, $2)", [CONTROL_CHANNEL, `${sessionId} ${control}`])
+      .catch((error: unknown) => this.#warn("could not send a control message", error));
+  }
+
+  onControl(listener: (sessionId: string, control: SessionControl) => void): () => void {
+    this.#controls.add(listener);
+    return () => {
+      this.#controls.delete(listener);
+    };
+  }
+
+  /** Releases every lease and closes both connections. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#flush();
+    this.#held.clear();
+    await Promise.allSettled([this.#lease.end(), this.#listen.end()]);
+  }
+
+  async #flush(): Promise<void> {
+    this.#flushing = false;
+    if (this.#pending.size === 0) return;
+    const payloads = [...this.#pending].map(([id, sequence]) => `${id} ${sequence}`);
+    this.#pending.clear();
+    try {
+      await this.#listen.query(`SELECT pg_notify('${EVENTS_CHANNEL}', p) FROM unnest($1::text[]) p`, [
+        payloads,
+      ]);
+    } catch (error) {
+      // the watchers' polling picks the events up
+      this.#warn("could not notify events", error);
+    }
+  }
+
+  #onNotification(message: pg.Notification): void {
+    const [id, value] = (message.payload ?? "").split(" ");
+    if (id === undefined || id === "" || value === undefined) return;
+    if (message.channel === EVENTS_CHANNEL) {
+      const sequence = Number(value);
+      if (!Number.isSafeInteger(sequence)) return;
+      for (const listener of this.#watchers.get(id) ?? []) listener(sequence);
+    } else if (message.channel === CONTROL_CHANNEL && CONTROLS.has(value)) {
+      for (const listener of this.#controls) listener(id, value as SessionControl);
+    }
+  }
+
+  async #startListening(client: pg.Client): Promise<void> {
+    client.on("notification", (message) => this.#onNotification(message));
+    client.on("error", (error) => this.#warn("the listen connection failed", error));
+    client.on("end", () => {
+      if (!this.#closed) void this.#reconnectListen();
+    });
+    await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+    await client.query(`LISTEN ${CONTROL_CHANNEL}`);
+  }
+
+  async #reconnectListen(): Promise<void> {
+    while (!this.#closed) {
+      const client = new pg.Client({ connectionString: this.#url });
+      try {
+        await client.connect();
+        this.#listen = client;
+        await this.#startListening(client);
+        return;
+      } catch (error) {
+        this.#warn("could not reconnect the listen connection", error);
+        await client.end().catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, this.pollIntervalMs));
+      }
+    }
+  }
+
+  #watchLease(client: pg.Client): void {
+    client.on("error", (error) => this.#warn("the lease connection failed", error));
+    client.on("end", () => {
+      if (this.#closed) return;
+      // every advisory lock went with the connection: this instance holds no lease any more
+      this.#held.clear();
+      const next = new pg.Client({ connectionString: this.#url });
+      this.#lease = next;
+      this.#watchLease(next);
+      next.connect().catch((error: unknown) => this.#warn("could not reconnect leases", error));
+    });
+  }
+
+  #warn(message: string, error: unknown): void {
+    this.#logger?.warn(message, { error: error instanceof Error ? error.message : String(error) });
+  }
+}
