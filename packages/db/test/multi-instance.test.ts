@@ -1,0 +1,227 @@
+import { spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { SessionEvent } from "@arbor/core";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { type Instance, slowAnswer, startInstance } from "./fixtures/instance.js";
+import { pgAvailable, testDatabases } from "./stores.js";
+
+// Several app instances on one PostgreSQL (issue #17): each instance has its own store pool,
+// coordinator connections and SessionManager. Checked through the Session API the routes call.
+
+const here = dirname(fileURLToPath(import.meta.url));
+const say = (text: string) => ({ blocks: [{ type: "text" as const, text }] });
+const callCount = (id: string) => ({
+  blocks: [{ type: "toolCall" as const, id, name: "count", arguments: {} }],
+});
+
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Collects a stream's events in the background; `stop` ends it. */
+function watch(events: AsyncIterable<SessionEvent>) {
+  const seen: SessionEvent[] = [];
+  const iterator = events[Symbol.asyncIterator]();
+  const done = (async () => {
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) return;
+      seen.push(next.value);
+    }
+  })();
+  return {
+    seen,
+    async stop() {
+      await iterator.return?.();
+      await done;
+    },
+  };
+}
+
+function stateOf(event: SessionEvent): string | undefined {
+  return event.name === "context_update" ? event.payload.current_state.type : undefined;
+}
+
+describe.skipIf(!pgAvailable())("several instances on one PostgreSQL", () => {
+  const databases = testDatabases("postgresql");
+  const instances: Instance[] = [];
+  afterEach(async () => {
+    for (const instance of instances.splice(0)) await instance.close();
+  });
+  afterAll(() => databases.dispose());
+
+  async function two(scriptA: Parameters<typeof startInstance>[2], scriptB = scriptA) {
+    const url = await databases.fresh();
+    const a = await startInstance("A", url, scriptA);
+    const b = await startInstance("B", url, scriptB);
+    instances.push(a, b);
+    return { url, a, b };
+  }
+
+  it("a watcher on B sees every event of a stream on A, live, in order, without a gap", async () => {
+    const { a, b } = await two([slowAnswer(60, 3)], []);
+    const onA = await a.manager.create();
+    const onB = await b.manager.get(onA.id);
+    const watcher = watch(onB!.events(0));
+    const run = onA.sendMessage({ type: "text", text: "hello" });
+    const own = watch(run);
+    expect((await run.result).ok).toBe(true);
+    await until(() => watcher.seen.at(-1)?.sequence === onA.lastSequence, "B to catch up");
+    await own.stop();
+    await watcher.stop();
+    const sequences = watcher.seen.map((event) => event.sequence);
+    expect(sequences).toEqual(Array.from({ length: onA.lastSequence }, (_, i) => i + 1));
+    expect(watcher.seen.filter((event) => event.name === "content_delta").length).toBeGreaterThan(
+      50,
+    );
+    // B's reads reflect the database, not what it saw first
+    const again = await b.manager.get(onA.id);
+    expect(again!.messages().messages.map((m) => m.role)).toEqual(
+      onA.messages().messages.map((m) => m.role),
+    );
+  });
+
+  it("a reconnect to B replays from Last-Event-ID and goes on live", async () => {
+    const { a, b } = await two([slowAnswer(40, 5)], []);
+    const onA = await a.manager.create();
+    const first = watch(onA.events(0));
+    const run = onA.sendMessage({ type: "text", text: "hello" });
+    await until(() => first.seen.length >= 8, "some events on A");
+    await first.stop();
+    const lastSeen = first.seen.at(-1)!.sequence;
+    const onB = await b.manager.get(onA.id);
+    const second = watch(onB!.events(lastSeen));
+    await run.result;
+    await until(() => second.seen.at(-1)?.sequence === onA.lastSequence, "B to catch up");
+    await second.stop();
+    const all = [...first.seen, ...second.seen].map((event) => event.sequence);
+    expect(all).toEqual(Array.from({ length: onA.lastSequence }, (_, i) => i + 1));
+  });
+
+  it("sends through A and B at once: one runs, the other is refused (409) and the session stays whole", async () => {
+    const { a, b } = await two([slowAnswer(30, 5)], [say("second answer")]);
+    const onA = await a.manager.create();
+    const runA = onA.sendMessage({ type: "text", text: "one" });
+    const watcher = watch(onA.events(0));
+    await until(() => watcher.seen.some((e) => e.name === "content_delta"), "A streaming");
+    await watcher.stop();
+    const onB = await b.manager.get(onA.id);
+    // B did not "recover" A's session as crashed while A answers
+    expect(onB!.state.type).toBe("StreamingLLMResponse");
+    const refused = await onB!.sendMessage({ type: "text", text: "two" }).result;
+    expect(refused.ok).toBe(false);
+    expect(!refused.ok && refused.error.code).toBe("invalid_transition");
+    expect(!refused.ok && refused.error.message).toMatch(/busy on another instance/);
+    const resultA = await runA.result;
+    expect(resultA.ok).toBe(true);
+    expect(onA.state.type).toBe("Idle");
+    // taking turns: B sends now, and its model sees every earlier message
+    const onB2 = await b.manager.get(onA.id);
+    const resultB = await onB2!.sendMessage({ type: "text", text: "two" }).result;
+    expect(resultB.ok).toBe(true);
+    expect(b.provider.requests.at(-1)?.messages.length).toBe(3);
+    const stored = await b.created.store.loadSession(onA.id);
+    const branch = stored!.branches.find((br) => br.id === stored!.session.active_branch_id)!;
+    const roles = branch.message_ids.map(
+      (id) => stored!.messages.find((m) => m.id === id)?.role ?? "?",
+    );
+    expect(roles).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(stored!.session.state.type).toBe("Idle");
+  });
+
+  it("an approval decided through B runs the tool once, and A's second decision is refused", async () => {
+    const { a, b } = await two([callCount("c1")], [say("done")]);
+    const onA = await a.manager.create();
+    await onA.sendMessage({ type: "text", text: "count" }).result;
+    expect(onA.state.type).toBe("AwaitingToolApproval");
+    // both instances read the pending approval, then both decide at once
+    const onB = await b.manager.get(onA.id);
+    const onA2 = await a.manager.get(onA.id);
+    const decisions = [{ tool_call_id: "c1", decision: "approve" as const }];
+    const [fromB, fromA] = await Promise.all([
+      onB!.decideToolCalls(decisions).result,
+      onA2!.decideToolCalls(decisions).result,
+    ]);
+    expect(a.toolRuns() + b.toolRuns()).toBe(1);
+    expect([fromA.ok, fromB.ok].filter(Boolean)).toHaveLength(1);
+    // later, again through A: still not pending
+    const later = await (await a.manager.get(onA.id))!.decideToolCalls(decisions).result;
+    expect(later.ok).toBe(false);
+    expect(a.toolRuns() + b.toolRuns()).toBe(1);
+  });
+
+  it("an interrupt through B stops A's run", async () => {
+    const { a, b } = await two([slowAnswer(3000, 10)], []);
+    const onA = await a.manager.create();
+    const runA = onA.sendMessage({ type: "text", text: "long" });
+    const watcher = watch(onA.events(0));
+    await until(() => watcher.seen.some((e) => e.name === "content_delta"), "A streaming");
+    await watcher.stop();
+    const onB = await b.manager.get(onA.id);
+    const seen: SessionEvent[] = [];
+    for await (const event of onB!.interrupt()) seen.push(event);
+    expect(seen.map(stateOf).filter(Boolean).at(-1)).toBe("Paused");
+    const resultA = await runA.result;
+    expect(resultA.ok).toBe(true);
+    expect(onA.state).toMatchObject({ type: "Paused" });
+    // the partial answer is kept, marked incomplete
+    const answer = onA.messages().messages.find((m) => m.role === "assistant");
+    expect(answer?.status).toBe("incomplete");
+  });
+
+  it("the owner killed with -9 mid-answer: B recovers the session and carries on", async () => {
+    const url = await databases.fresh();
+    const b = await startInstance("B", url, [say("after the crash")]);
+    instances.push(b);
+    const session = await b.manager.create();
+    const child = spawn(
+      process.execPath,
+      [
+        "--conditions=@arbor/source",
+        "--import",
+        "tsx",
+        join(here, "fixtures", "instance-run.ts"),
+        url,
+        session.id,
+      ],
+      { cwd: join(here, ".."), stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      err += chunk;
+    });
+    const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+    await until(() => {
+      if (child.exitCode !== null) throw new Error(`instance A ended: ${err}`);
+      return out.includes("streaming");
+    }, "A to stream");
+    // while A answers, B neither recovers nor runs anything
+    const busy = await b.manager.get(session.id);
+    expect(busy!.state.type).toBe("StreamingLLMResponse");
+    expect((await busy!.sendMessage({ type: "text", text: "x" }).result).ok).toBe(false);
+    child.kill("SIGKILL");
+    await exited;
+    // the lease freed with A's connection: the next request on B recovers, then runs
+    await until(async () => (await b.coordinator.tryLease(session.id)).valueOf(), "the lease");
+    await b.coordinator.release(session.id);
+    const recovered = await b.manager.get(session.id);
+    expect(recovered!.state.type).toBe("Idle");
+    const partial = recovered!.messages().messages.find((m) => m.role === "assistant");
+    expect(partial?.status).toBe("incomplete");
+    const next = await recovered!.sendMessage({ type: "text", text: "second question" }).result;
+    expect(next.ok).toBe(true);
+    // the model saw the first question (and what was kept of the answer) before the second
+    const texts = JSON.stringify(b.provider.requests.at(-1)?.messages);
+    expect(texts).toContain("first question");
+    expect(texts).toContain("second question");
+  });
+});
