@@ -19,4 +19,6 @@ export async function register(): Promise<void> {
       error: error instanceof Error ? error.message : String(error),
     });
   });
+  const { installGracefulShutdown } = await import("./lib/server/graceful-shutdown");
+  installGracefulShutdown();
 }

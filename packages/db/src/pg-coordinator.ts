@@ -140,9 +140,10 @@ export class PgCoordinator implements SessionCoordinator {
     const payloads = [...this.#pending].map(([id, sequence]) => `${id} ${sequence}`);
     this.#pending.clear();
     try {
-      await this.#listen.query(`SELECT pg_notify('${EVENTS_CHANNEL}', p) FROM unnest($1::text[]) p`, [
-        payloads,
-      ]);
+      await this.#listen.query(
+        `SELECT pg_notify('${EVENTS_CHANNEL}', p) FROM unnest($1::text[]) p`,
+        [payloads],
+      );
     } catch (error) {
       // the watchers' polling picks the events up
       this.#warn("could not notify events", error);

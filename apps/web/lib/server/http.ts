@@ -13,6 +13,7 @@ import { createRedactingLogger } from "./logger";
 import { gate, gateRequest, maxBodyBytes, processGate } from "./request-gate";
 import { getRuntime, type Runtime } from "./runtime";
 import { securityHeaders } from "./security-headers";
+import { draining } from "./shutdown";
 
 // JSON answers and the pieces every route handler shares: reading and validating a body, loading
 // the session (404), the admin check (401), and the wrapper that turns any thrown error into a
@@ -198,6 +199,17 @@ export function handle<C>(name: string, handler: Handler<C>): Handler<C> {
     if (verdict.type === "refuse") {
       const headers = new Headers(verdict.headers);
       return json({ error: verdict.error, message: verdict.message }, verdict.status, headers);
+    }
+    // shutting down (shutdown.ts): another instance takes the request
+    if (draining()) {
+      return json(
+        errorBody(
+          "shutting_down",
+          "this instance is shutting down; retry (another instance answers)",
+        ),
+        503,
+        new Headers({ "retry-after": "1" }),
+      );
     }
     try {
       return await handler(request, context);

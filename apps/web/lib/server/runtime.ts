@@ -27,6 +27,7 @@ import {
   openApiConfigPath,
   readWorkspaceFile,
   type Session,
+  type SessionCoordinator,
   SessionManager,
   type SessionStore,
   type SettingsResponse,
@@ -115,6 +116,13 @@ export interface Runtime {
   /** The session's loop tree from the store (empty before the first run). */
   /** the admin loop tree, as the wire shows it (snake_case) */
   loopTree(sessionId: string): Promise<LoopTreeResponse>;
+  /** PostgreSQL: several instances share the sessions (docs/decisions/0030); absent on SQLite */
+  readonly coordinator: SessionCoordinator | undefined;
+  /**
+   * Graceful shutdown (shutdown.ts): waits up to `graceMs` for the running operations, interrupts
+   * what still runs, releases the leases and closes everything.
+   */
+  shutdown(graceMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -167,7 +175,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     onError: (err) => logger.warn("codebase index update failed", { error: err.message }),
   });
 
-  let opened: { store: SessionStore; close(): Promise<void>; location: string };
+  let opened: {
+    store: SessionStore;
+    close(): Promise<void>;
+    location: string;
+    coordinator?: SessionCoordinator;
+  };
   try {
     opened = options.store
       ? { store: options.store, close: async () => undefined, location: "provided by the caller" }
@@ -222,6 +235,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       );
     },
     mcp,
+    ...(opened.coordinator ? { coordinator: opened.coordinator } : {}),
   });
   // other agents fold through Arbor over MCP (/api/mcp): the workspace's read-only tools, built
   // as a session's are, and the workspace's fold memories
@@ -236,6 +250,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     create: () => createFoldingMcpServer({ tools: servedTools, memories: foldMemories }),
     maxBodyBytes: maxBodyBytes(env),
   });
+  const close = async (): Promise<void> => {
+    await foldingMcp.close();
+    await mcp.close();
+    stopEndingGroups();
+    processes.shutdown();
+    await codebase.close();
+    await opened.close();
+  };
   const described = describeModelConfig(model);
   logger.info("runtime started", {
     model: described,
@@ -280,14 +302,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         trees.find((tree) => tree.sessionId === sessionId) ?? { sessionId, agentId: "", loops: [] },
       );
     },
-    close: async () => {
-      await foldingMcp.close();
-      await mcp.close();
-      stopEndingGroups();
-      processes.shutdown();
-      await codebase.close();
-      await opened.close();
+    coordinator: opened.coordinator,
+    async shutdown(graceMs) {
+      await manager.drain(graceMs);
+      await close();
     },
+    close,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { SessionEvent } from "@arbor/core";
+import { trackStream } from "./shutdown";
 
 // Session events as Server-Sent Events. Each event is written as
 //   id: <sequence>          (left out for unsequenced events, sequence 0: refusals, storage errors)
@@ -51,10 +52,12 @@ export function sseStream(
   let onAbort: (() => void) | undefined;
   /** a next() that was not ready when the previous chunk was cut: the next pull awaits it */
   let waiting: Promise<IteratorResult<SessionEvent>> | undefined;
+  let untrack: (() => void) | undefined;
 
   const finish = (controller?: ReadableStreamDefaultController<Uint8Array>): void => {
     if (closed) return;
     closed = true;
+    untrack?.();
     if (heartbeat !== undefined) clearInterval(heartbeat);
     if (onAbort) options.signal?.removeEventListener("abort", onAbort);
     // stop the session feeding an iterator nobody reads; a pending next() resolves done
@@ -80,6 +83,12 @@ export function sseStream(
           // a heartbeat alone must not keep the process alive
           heartbeat.unref?.();
         }
+        // a shutdown ends the stream with a reconnect hint (shutdown.ts)
+        untrack = trackStream((retryMs) => {
+          if (closed) return;
+          controller.enqueue(encoder.encode(`retry: ${retryMs}\n\n`));
+          finish(controller);
+        });
         onAbort = () => finish(controller);
         if (options.signal?.aborted) finish(controller);
         else options.signal?.addEventListener("abort", onAbort, { once: true });

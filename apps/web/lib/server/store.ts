@@ -1,4 +1,4 @@
-import type { Logger, SessionStore } from "@arbor/core";
+import type { Logger, SessionCoordinator, SessionStore } from "@arbor/core";
 
 // Opens the session store: @arbor/db's Prisma store, a SQLite file in ARBOR_DATA_DIR (default
 // <cwd>/.data) or PostgreSQL when DATABASE_URL says so. Migrations run on open (skipped when
@@ -16,6 +16,11 @@ export interface OpenedStore {
   close(): Promise<void>;
   /** where the data is (the SQLite file, or the PostgreSQL URL without credentials) */
   location: string;
+  /**
+   * PostgreSQL: the coordinator that lets several instances share the database's sessions
+   * (leases, cross-instance events; docs/decisions/0030). Absent on SQLite.
+   */
+  coordinator?: SessionCoordinator & { close(): Promise<void>; readonly leases: string[] };
 }
 
 export async function openStore(env: Env, logger: Logger): Promise<OpenedStore> {
@@ -26,9 +31,15 @@ export async function openStore(env: Env, logger: Logger): Promise<OpenedStore> 
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(dataDir ? { dataDir } : {}),
     logger,
+    coordinate: true,
   });
   if (opened.applied.length > 0) {
     logger.info("database migrated", { applied: opened.applied, location: opened.location });
   }
-  return { store: opened.store, close: opened.close, location: opened.location };
+  return {
+    store: opened.store,
+    close: opened.close,
+    location: opened.location,
+    ...(opened.coordinator ? { coordinator: opened.coordinator } : {}),
+  };
 }

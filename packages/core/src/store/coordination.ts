@@ -33,6 +33,11 @@ export function busyElsewhereMessage(sessionId: string): string {
   return `session ${sessionId} is busy on another instance (it holds the session's lease); retry when its operation has ended`;
 }
 
+/** True for the message of busyElsewhereMessage. */
+export function isBusyElsewhere(message: string): boolean {
+  return message.includes("is busy on another instance");
+}
+
 /** The refusal of an operation prepared from a view another instance has changed since (409). */
 export function staleSessionMessage(sessionId: string): string {
   return `session ${sessionId} changed on another instance since it was read; reload and retry`;

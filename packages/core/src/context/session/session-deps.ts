@@ -76,7 +76,9 @@ export interface SessionDeps {
 }
 
 export interface ResolvedDeps
-  extends Required<Omit<SessionDeps, "recorder" | "executionLimits" | "mcp" | "summarizer" | "coordinator">> {
+  extends Required<
+    Omit<SessionDeps, "recorder" | "executionLimits" | "mcp" | "summarizer" | "coordinator">
+  > {
   coordinator: SessionCoordinator | undefined;
   summarizer: Summarizer | undefined;
   executionLimits: ExecutionLimits | null;

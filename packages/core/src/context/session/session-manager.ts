@@ -205,6 +205,37 @@ export class SessionManager {
     return new Session(core, () => this.#loadCore(id));
   }
 
+  /**
+   * Shutdown (several instances: the next request goes to another instance): refuses every new
+   * operation, waits up to `graceMs` for the running ones to end, then interrupts what still runs
+   * (the partial answer is kept, the session rests Paused) and waits for that. Resolves once no
+   * operation of this manager runs; its leases are then released.
+   */
+  async drain(graceMs: number): Promise<void> {
+    const sessions = (
+      await Promise.all([...this.#sessions.values()].map((entry) => entry.catch(() => undefined)))
+    ).filter((session): session is Session => session !== undefined);
+    const running = sessions.filter((session) => session.operationsHere > 0);
+    for (const session of sessions) session.setDraining();
+    const allIdle = Promise.all(running.map((session) => session.idle()));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = await Promise.race([
+      allIdle.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!late) return;
+    for (const session of running) {
+      if (session.operationsHere === 0) continue;
+      for await (const _event of session.interrupt()) {
+        // drained: the interrupt's events are stored
+      }
+    }
+    await allIdle;
+  }
+
   list(): Promise<SessionSummary[]> {
     return this.#deps.store.listSessions();
   }

@@ -50,6 +50,7 @@ import {
 } from "./config-operations.js";
 import { asQueued, queuedMessages, storeQueued } from "./message-queue.js";
 import { type MessageMatch, searchMessages } from "./message-search.js";
+import { recoverSession } from "./recovery.js";
 import type { RunResult } from "./run-driver.js";
 import {
   instructionsFor,
@@ -70,7 +71,6 @@ import {
   startAhead,
   takeAhead,
 } from "./session-optimization.js";
-import { recoverSession } from "./recovery.js";
 import { followEvents, replayEvents } from "./stored-events.js";
 import {
   OperationRejected,
@@ -111,6 +111,8 @@ export class Session {
   #operationAbort: AbortController | undefined;
   /** set by SessionManager.delete before it waits: no operation is accepted any more */
   #deleting = false;
+  /** set by SessionManager.drain: no operation is accepted any more (the running one goes on) */
+  #draining = false;
   /** the model was asked for a title (or will not be: offline model, renamed by the user) */
   #titled = false;
   /** a delivery found the queue's head refused or interrupted: no run starts by itself until a
@@ -183,6 +185,13 @@ export class Session {
    */
   get deleting(): boolean {
     return this.#deleting;
+  }
+  /**
+   * The server is shutting down (SessionManager.drain): operations started from now on are
+   * refused like during a delete, but the running one goes on and nothing is aborted.
+   */
+  setDraining(): void {
+    this.#draining = true;
   }
   /** Marks the session as being deleted (false: the delete failed, the session is usable again). */
   setDeleting(deleting: boolean): void {
@@ -587,7 +596,8 @@ export class Session {
       const newer = await this.#core.deps.store.readEvents(id, this.#core.lastSequence, 1);
       if (newer.length > 0 || !RESTING_STATES.has(this.#core.state.type)) {
         const fresh = await this.#reload?.();
-        if (fresh === undefined) throw new OperationRejected("invalid_request", `session ${id} is gone`);
+        if (fresh === undefined)
+          throw new OperationRejected("invalid_request", `session ${id} is gone`);
         this.#core = fresh;
       }
       if (!RESTING_STATES.has(this.#core.state.type)) await recoverSession(this.#core);
@@ -605,7 +615,7 @@ export class Session {
   ): Operation<R> {
     const channel = new OperationChannel<R>();
     // checked when the operation is started, not when it runs: nothing is queued behind a delete
-    if (this.#deleting) return this.#refusedWhileDeleting(channel);
+    if (this.#deleting || this.#draining) return this.#refusedWhileDeleting(channel);
     this.#active++;
     void this.#queue.enqueue(async () => {
       const coordinator = this.#core.deps.coordinator;
@@ -744,8 +754,10 @@ export class Session {
   #refusedWhileDeleting<R>(channel: OperationChannel<R>): OperationChannel<R> {
     const error: OperationError = {
       code: "invalid_transition",
-      message: `session ${this.#core.id} is being deleted`,
-      recoverable: false,
+      message: this.#deleting
+        ? `session ${this.#core.id} is being deleted`
+        : "this instance is shutting down; retry (another instance answers)",
+      recoverable: !this.#deleting,
     };
     channel.push({ name: "error", sequence: 0, payload: { context_id: this.#core.id, ...error } });
     channel.finish({ ok: false, error });
@@ -762,7 +774,7 @@ export class Session {
   ): Operation<RunResult> {
     const channel = new OperationChannel<RunResult>();
     const core = this.#core;
-    if (this.#deleting) return this.#refusedWhileDeleting(channel);
+    if (this.#deleting || this.#draining) return this.#refusedWhileDeleting(channel);
     void (async () => {
       let result: OperationResult<RunResult>;
       try {

@@ -1,7 +1,7 @@
 import { ApprovalsRequestSchema } from "@arbor/core";
 import { handle, loadSession, readBody } from "@/lib/server/http";
+import { operationResponse } from "@/lib/server/operation-sse";
 import { getRuntime } from "@/lib/server/runtime";
-import { sseResponse } from "@/lib/server/sse";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -13,8 +13,11 @@ export const POST = handle(
   "POST /api/sessions/{id}/approvals",
   async (request, context: Context) => {
     const { id } = await context.params;
-    const session = await loadSession(await getRuntime(), id);
+    const arbor = await getRuntime();
+    const session = await loadSession(arbor, id);
     const body = await readBody(request, ApprovalsRequestSchema);
-    return sseResponse(session.decideToolCalls(body.decisions), { signal: request.signal });
+    return operationResponse(arbor, session.decideToolCalls(body.decisions), {
+      signal: request.signal,
+    });
   },
 );

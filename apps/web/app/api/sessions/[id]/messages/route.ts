@@ -8,8 +8,8 @@ import {
   notFound,
   readBody,
 } from "@/lib/server/http";
+import { operationResponse } from "@/lib/server/operation-sse";
 import { getRuntime } from "@/lib/server/runtime";
-import { sseResponse } from "@/lib/server/sse";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -79,6 +79,8 @@ export const POST = handle(
       ...(body.client_metadata ? { clientMetadata: body.client_metadata } : {}),
       ...(body.delivery ? { delivery: body.delivery } : {}),
     };
-    return sseResponse(session.sendMessage(body.payload, options), { signal: request.signal });
+    return operationResponse(arbor, session.sendMessage(body.payload, options), {
+      signal: request.signal,
+    });
   },
 );

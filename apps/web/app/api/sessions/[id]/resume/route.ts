@@ -1,6 +1,6 @@
 import { handle, loadSession } from "@/lib/server/http";
+import { operationResponse } from "@/lib/server/operation-sse";
 import { getRuntime } from "@/lib/server/runtime";
-import { sseResponse } from "@/lib/server/sse";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -10,6 +10,7 @@ type Context = { params: Promise<{ id: string }> };
 /** Continues a paused or recoverably failed run; streams its events. */
 export const POST = handle("POST /api/sessions/{id}/resume", async (request, context: Context) => {
   const { id } = await context.params;
-  const session = await loadSession(await getRuntime(), id);
-  return sseResponse(session.resume(), { signal: request.signal });
+  const arbor = await getRuntime();
+  const session = await loadSession(arbor, id);
+  return operationResponse(arbor, session.resume(), { signal: request.signal });
 });

@@ -1,7 +1,7 @@
 import { EditMessageRequestSchema } from "@arbor/core";
 import { handle, loadSession, readBody } from "@/lib/server/http";
+import { operationResponse } from "@/lib/server/operation-sse";
 import { getRuntime } from "@/lib/server/runtime";
-import { sseResponse } from "@/lib/server/sse";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -13,8 +13,11 @@ export const POST = handle(
   "POST /api/sessions/{id}/messages/{message_id}/edit",
   async (request, context: Context) => {
     const { id, message_id } = await context.params;
-    const session = await loadSession(await getRuntime(), id);
+    const arbor = await getRuntime();
+    const session = await loadSession(arbor, id);
     const body = await readBody(request, EditMessageRequestSchema);
-    return sseResponse(session.editAndResend(message_id, body.text), { signal: request.signal });
+    return operationResponse(arbor, session.editAndResend(message_id, body.text), {
+      signal: request.signal,
+    });
   },
 );

@@ -1,6 +1,6 @@
 import { handle, loadSession } from "@/lib/server/http";
+import { operationResponse } from "@/lib/server/operation-sse";
 import { getRuntime } from "@/lib/server/runtime";
-import { sseResponse } from "@/lib/server/sse";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -12,7 +12,8 @@ export const POST = handle(
   "POST /api/sessions/{id}/messages/{message_id}/regenerate",
   async (request, context: Context) => {
     const { id, message_id } = await context.params;
-    const session = await loadSession(await getRuntime(), id);
-    return sseResponse(session.regenerate(message_id), { signal: request.signal });
+    const arbor = await getRuntime();
+    const session = await loadSession(arbor, id);
+    return operationResponse(arbor, session.regenerate(message_id), { signal: request.signal });
   },
 );
