@@ -30,7 +30,7 @@ const offlineDataDir = mkdtempSync(join(tmpdir(), "arbor-e2e-offline-"));
 
 // The security suite (security/) starts servers of its own in each spec file: a run of that
 // project alone (`--project=security`) does not start the shared ones below.
-const securityOnly = /(?:^|\s)--project[= ]security(?:\s|$)/.test(process.argv.join(" "));
+const securityOnly = /(?:^|\s)--project[= ](?:security|multi)(?:\s|$)/.test(process.argv.join(" "));
 
 const withToken = { authorization: `Bearer ${E2E_TOKEN}` };
 
@@ -83,6 +83,13 @@ export default defineConfig({
       name: "offline",
       testMatch: /offline\.spec\.ts/,
       use: { baseURL: `http://127.0.0.1:${OFFLINE_APP_PORT}`, extraHTTPHeaders: withToken },
+    },
+    {
+      // issue #17's multi-instance suite: two servers on one PostgreSQL, started by the spec
+      name: "multi",
+      testDir: "./multi",
+      timeout: 180_000,
+      use: { screenshot: "off", trace: "off" },
     },
     {
       // issue #9's security suite: plain HTTP against servers each spec starts (security/README.md)
