@@ -11,8 +11,8 @@ import { type BenchRun, percentile } from "./figure.js";
 // all 50 sessions with its own watchers on the same database. PostgreSQL only (SQLite: one process).
 
 const SESSIONS = 50;
-const CHUNKS = Number(process.env.ARBOR_BENCH_CHUNKS ?? 60);
-const CHUNK_DELAY_MS = 10;
+const CHUNKS = Number(process.env.ARBOR_BENCH_CHUNKS ?? 30);
+const CHUNK_DELAY_MS = Number(process.env.ARBOR_BENCH_CHUNK_DELAY_MS ?? 100);
 
 interface Outcome {
   lost: number;

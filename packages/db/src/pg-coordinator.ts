@@ -1,4 +1,4 @@
-import type { SessionControl, SessionCoordinator } from "@arbor/core";
+import type { SessionControl, SessionCoordinator, StoredEvent } from "@arbor/core";
 import pg from "pg";
 
 // Several app instances on one PostgreSQL (issue #17, docs/decisions/0030). Two dedicated
@@ -25,7 +25,10 @@ export interface PgCoordinatorOptions {
   logger?: { warn(message: string, fields?: Record<string, unknown>): void };
 }
 
-type Listener = (sequence: number) => void;
+type Listener = (sequence: number, events?: readonly StoredEvent[]) => void;
+
+/** NOTIFY payloads must stay under 8000 bytes: larger batches go as the sequence alone. */
+const MAX_PAYLOAD_CHARS = 7000;
 
 export class PgCoordinator implements SessionCoordinator {
   readonly pollIntervalMs: number;
@@ -38,7 +41,8 @@ export class PgCoordinator implements SessionCoordinator {
   readonly #taking = new Set<string>();
   readonly #watchers = new Map<string, Set<Listener>>();
   readonly #controls = new Set<(sessionId: string, control: SessionControl) => void>();
-  readonly #pending = new Map<string, number>();
+  /** per session: the newest sequence and the events since the last flush (undefined: too many) */
+  readonly #pending = new Map<string, { sequence: number; events: StoredEvent[] | undefined }>();
   #flushing = false;
   #closed = false;
 
@@ -90,9 +94,16 @@ export class PgCoordinator implements SessionCoordinator {
     return [...this.#held];
   }
 
-  notifyEvents(sessionId: string, sequence: number): void {
-    for (const listener of this.#watchers.get(sessionId) ?? []) listener(sequence);
-    this.#pending.set(sessionId, Math.max(sequence, this.#pending.get(sessionId) ?? 0));
+  notifyEvents(sessionId: string, sequence: number, events?: readonly StoredEvent[]): void {
+    for (const listener of this.#watchers.get(sessionId) ?? []) listener(sequence, events);
+    const entry = this.#pending.get(sessionId);
+    if (entry === undefined) {
+      this.#pending.set(sessionId, { sequence, events: events ? [...events] : undefined });
+    } else {
+      entry.sequence = Math.max(entry.sequence, sequence);
+      if (entry.events !== undefined && events !== undefined) entry.events.push(...events);
+      else entry.events = undefined;
+    }
     if (!this.#flushing) {
       this.#flushing = true;
       setImmediate(() => void this.#flush());
@@ -137,7 +148,12 @@ export class PgCoordinator implements SessionCoordinator {
   async #flush(): Promise<void> {
     this.#flushing = false;
     if (this.#pending.size === 0) return;
-    const payloads = [...this.#pending].map(([id, sequence]) => `${id} ${sequence}`);
+    const payloads = [...this.#pending].map(([id, { sequence, events }]) => {
+      const head = `${id} ${sequence}`;
+      if (events === undefined || events.length === 0) return head;
+      const body = JSON.stringify(events.map((e) => [e.sequence, e.name, e.payload, e.created_at]));
+      return head.length + body.length < MAX_PAYLOAD_CHARS ? `${head} ${body}` : head;
+    });
     this.#pending.clear();
     try {
       await this.#listen.query(
@@ -151,12 +167,19 @@ export class PgCoordinator implements SessionCoordinator {
   }
 
   #onNotification(message: pg.Notification): void {
-    const [id, value] = (message.payload ?? "").split(" ");
-    if (id === undefined || id === "" || value === undefined) return;
+    const text = message.payload ?? "";
+    const first = text.indexOf(" ");
+    const second = text.indexOf(" ", first + 1);
+    const id = first < 0 ? "" : text.slice(0, first);
+    const value = first < 0 ? undefined : text.slice(first + 1, second < 0 ? undefined : second);
+    if (id === "" || value === undefined) return;
     if (message.channel === EVENTS_CHANNEL) {
       const sequence = Number(value);
       if (!Number.isSafeInteger(sequence)) return;
-      for (const listener of this.#watchers.get(id) ?? []) listener(sequence);
+      const listeners = this.#watchers.get(id);
+      if (listeners === undefined) return;
+      const events = second < 0 ? undefined : parseEvents(id, text.slice(second + 1));
+      for (const listener of listeners) listener(sequence, events);
     } else if (message.channel === CONTROL_CHANNEL && CONTROLS.has(value)) {
       for (const listener of this.#controls) listener(id, value as SessionControl);
     }
@@ -203,5 +226,29 @@ export class PgCoordinator implements SessionCoordinator {
 
   #warn(message: string, error: unknown): void {
     this.#logger?.warn(message, { error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+/** The events a notification carried, or undefined when they do not parse (watchers then read). */
+function parseEvents(sessionId: string, text: string): StoredEvent[] | undefined {
+  try {
+    const rows = JSON.parse(text) as unknown;
+    if (!Array.isArray(rows)) return undefined;
+    const events: StoredEvent[] = [];
+    for (const row of rows) {
+      if (!Array.isArray(row) || typeof row[0] !== "number" || typeof row[1] !== "string") {
+        return undefined;
+      }
+      events.push({
+        session_id: sessionId,
+        sequence: row[0],
+        name: row[1],
+        payload: row[2],
+        created_at: String(row[3]),
+      });
+    }
+    return events;
+  } catch {
+    return undefined;
   }
 }

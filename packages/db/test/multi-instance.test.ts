@@ -104,7 +104,7 @@ describe.skipIf(!pgAvailable())("several instances on one PostgreSQL", () => {
   });
 
   it("sends through A and B at once: one runs, the other is refused (409) and the session stays whole", async () => {
-    const { a, b } = await two([slowAnswer(30, 5)], [say("second answer")]);
+    const { a, b } = await two([slowAnswer(400, 10)], [say("second answer")]);
     const onA = await a.manager.create();
     const runA = onA.sendMessage({ type: "text", text: "one" });
     const watcher = watch(onA.events(0));

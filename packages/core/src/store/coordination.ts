@@ -3,6 +3,8 @@
 // session's events grew. PostgreSQL implements it (packages/db pg-coordinator.ts: advisory locks
 // and LISTEN/NOTIFY); a single process on SQLite has none, and the Session behaves as before.
 
+import type { StoredEvent } from "./types.js";
+
 /** What an instance asks another one to do to a session it runs. */
 export type SessionControl = "interrupt";
 
@@ -16,10 +18,20 @@ export interface SessionCoordinator {
   release(sessionId: string): Promise<void>;
   /** True while this instance holds the session's lease. */
   holds(sessionId: string): boolean;
-  /** Tells every instance that the session's events now reach `sequence` (after the write). */
-  notifyEvents(sessionId: string, sequence: number): void;
-  /** Calls `listener` with the newest sequence each time an instance notifies the session's events. */
-  watchEvents(sessionId: string, listener: (sequence: number) => void): () => void;
+  /**
+   * Tells every instance that the session's events now reach `sequence` (after the write, in
+   * commit order). `events` are the ones just stored: carried along when small enough, so
+   * watchers need not read them back.
+   */
+  notifyEvents(sessionId: string, sequence: number, events?: readonly StoredEvent[]): void;
+  /**
+   * Calls `listener` with the newest sequence each time an instance notifies the session's
+   * events, and the events themselves when they came with the notification.
+   */
+  watchEvents(
+    sessionId: string,
+    listener: (sequence: number, events?: readonly StoredEvent[]) => void,
+  ): () => void;
   /** Asks whichever instance runs the session to act (every instance hears it). */
   sendControl(sessionId: string, control: SessionControl): void;
   /** Calls `listener` for every control message any instance sends. */

@@ -140,8 +140,14 @@ export function followEvents(
   let last = afterSequence;
   let reading: Promise<void> | undefined;
   let again = false;
-  const stopWatching = coordinator.watchEvents(sessionId, (sequence) => {
-    if (sequence > last) read();
+  const stopWatching = coordinator.watchEvents(sessionId, (sequence, events) => {
+    if (sequence <= last) return;
+    // the notification carries the events that follow on at once: no read needed
+    if (reading === undefined && events !== undefined && events[0]?.sequence === last + 1) {
+      forward(events, true);
+      if (last >= sequence) return;
+    }
+    read();
   });
   const timer = setInterval(() => read(), coordinator.pollIntervalMs);
   timer.unref?.();
@@ -150,6 +156,16 @@ export function followEvents(
     stopWatching();
   };
   const channel = new Channel<SessionEvent>(stop);
+  function forward(rows: readonly StoredEvent[], contiguous = false): void {
+    for (const row of rows) {
+      if (row.sequence <= last) continue;
+      // notified events after a gap: what is missing is read from the store (the caller reads)
+      if (contiguous && row.sequence !== last + 1) return;
+      last = row.sequence;
+      const event = parseStoredEvent(row);
+      if (event) channel.push(event);
+    }
+  }
   function read(): void {
     if (channel.ended) return;
     if (reading !== undefined) {
@@ -159,13 +175,7 @@ export function followEvents(
     reading = (async () => {
       do {
         again = false;
-        const rows = await store.readEvents(sessionId, last);
-        for (const row of rows) {
-          if (row.sequence <= last) continue;
-          last = row.sequence;
-          const event = parseStoredEvent(row);
-          if (event) channel.push(event);
-        }
+        forward(await store.readEvents(sessionId, last));
       } while (again && !channel.ended);
     })().then(
       () => {

@@ -339,7 +339,7 @@ export class StoredSession {
     this.#apply(change);
     for (const event of stored) this.lastSequence = Math.max(this.lastSequence, event.sequence);
     // other instances' watchers read the new events from the database (stored-events.ts)
-    if (stored.length > 0) this.deps.coordinator?.notifyEvents(this.id, this.lastSequence);
+    if (stored.length > 0) this.deps.coordinator?.notifyEvents(this.id, this.lastSequence, stored);
     const events = bodies.map((body, i) => withSequence(body, stored[i]?.sequence ?? 0));
     for (const event of events) this.#emit(event);
     return events;
