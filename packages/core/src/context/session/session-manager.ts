@@ -176,6 +176,9 @@ export class SessionManager {
 
   /** The stored session as it is now, not recovered (see Session.#lease). */
   async #loadCore(id: string): Promise<StoredSession | undefined> {
+    // the last sequence first: a write landing between the two reads makes it older than the
+    // loaded rows, never newer, so Session.#lease sees events after it and reads again
+    const lastSequence = await findLastSequence(this.#deps.store, id);
     const loaded = await this.#deps.store.loadSession(id);
     if (!loaded) return undefined;
     for (const row of loaded.corrupt) {
@@ -184,24 +187,28 @@ export class SessionManager {
     // a config stored before a field existed gets its default (e.g. agent_mode → act)
     loaded.session.config = sessionConfig(loaded.session.config);
     const core = new StoredSession(loaded, this.#deps);
-    core.lastSequence = await findLastSequence(this.#deps.store, id);
+    core.lastSequence = lastSequence;
     return core;
   }
 
   async #load(id: string): Promise<Session | undefined> {
-    const core = await this.#loadCore(id);
-    if (!core) return undefined;
     const coordinator = this.#deps.coordinator;
-    if (coordinator === undefined) await recoverSession(core);
-    else if (await coordinator.tryLease(id)) {
+    let core: StoredSession | undefined;
+    if (coordinator === undefined) {
+      core = await this.#loadCore(id);
+      if (core) await recoverSession(core);
+    } else if (await coordinator.tryLease(id)) {
       // several instances: a session left mid-operation is recovered only under its lease (an
-      // instance that holds it is running the operation, not crashed)
+      // instance that holds it is running the operation, not crashed), and read under it, so
+      // what is recovered is not a view from before another instance's operation ended
       try {
-        await recoverSession(core);
+        core = await this.#loadCore(id);
+        if (core) await recoverSession(core);
       } finally {
         await coordinator.release(id);
       }
-    }
+    } else core = await this.#loadCore(id);
+    if (!core) return undefined;
     return new Session(core, () => this.#loadCore(id));
   }
 
