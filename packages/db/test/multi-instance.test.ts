@@ -155,6 +155,18 @@ describe.skipIf(!pgAvailable())("several instances on one PostgreSQL", () => {
     expect(a.toolRuns() + b.toolRuns()).toBe(1);
   });
 
+  it("config changes through A and B apply field by field: neither overwrites the other", async () => {
+    const { a, b } = await two([], []);
+    const onA = await a.manager.create();
+    const onB = await b.manager.get(onA.id);
+    expect((await onB!.updateConfig({ system_prompt: "from B" }).result).ok).toBe(true);
+    // A's object was read before B's change: it reads the session again under the lease
+    expect((await onA.updateConfig({ agent_mode: "plan" }).result).ok).toBe(true);
+    const stored = await a.created.store.loadSession(onA.id);
+    expect(stored!.session.config.system_prompt).toBe("from B");
+    expect(stored!.session.config.agent_mode).toBe("plan");
+  });
+
   it("an interrupt through B stops A's run", async () => {
     const { a, b } = await two([slowAnswer(3000, 10)], []);
     const onA = await a.manager.create();
