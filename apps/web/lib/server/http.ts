@@ -13,6 +13,7 @@ import { createRedactingLogger } from "./logger";
 import { gate, gateRequest, maxBodyBytes, processGate } from "./request-gate";
 import { getRuntime, type Runtime } from "./runtime";
 import { securityHeaders } from "./security-headers";
+import { isDraining, servedWhileDraining } from "./shutdown";
 
 // JSON answers and the pieces every route handler shares: reading and validating a body, loading
 // the session (404), the admin check (401), and the wrapper that turns any thrown error into a
@@ -198,6 +199,16 @@ export function handle<C>(name: string, handler: Handler<C>): Handler<C> {
     if (verdict.type === "refuse") {
       const headers = new Headers(verdict.headers);
       return json({ error: verdict.error, message: verdict.message }, verdict.status, headers);
+    }
+    if (isDraining() && !servedWhileDraining(request.method, new URL(request.url).pathname)) {
+      return json(
+        {
+          error: "shutting_down",
+          message: "this server is shutting down; try again (another instance may answer)",
+        },
+        503,
+        new Headers({ "retry-after": "1" }),
+      );
     }
     try {
       return await handler(request, context);
