@@ -2,6 +2,7 @@
 // the install's token (made now at first start), as Jupyter does. The runtime is created now
 // rather than on the first request, so that its start-up work happens at start: tool process
 // groups a previous server left running (killed with -9) are killed before anyone waits on them.
+// A SIGTERM drains the server before it exits (lib/server/shutdown.ts).
 
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
@@ -11,14 +12,16 @@ export async function register(): Promise<void> {
   const port = process.env.PORT?.trim() || "3000";
   const origin = `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
   console.log(`Arbor is running at ${origin}/?token=${installToken(process.env)}`);
-  const { getRuntime } = await import("./lib/server/runtime");
+  const { getRuntime, startedRuntime } = await import("./lib/server/runtime");
   const { createRedactingLogger } = await import("./lib/server/logger");
+  // SIGTERM/SIGINT drain the server (end the event streams, finish or interrupt the running
+  // operations, close the store) before it exits: lib/server/shutdown.ts
+  const { installShutdown } = await import("./lib/server/shutdown");
+  installShutdown(startedRuntime);
   // a failed start is retried by the first request; the server stays up to answer it
   await getRuntime().catch((error: unknown) => {
     createRedactingLogger().error("the runtime did not start", {
       error: error instanceof Error ? error.message : String(error),
     });
   });
-  const { installGracefulShutdown } = await import("./lib/server/graceful-shutdown");
-  installGracefulShutdown();
 }

@@ -13,7 +13,7 @@ import { createRedactingLogger } from "./logger";
 import { gate, gateRequest, maxBodyBytes, processGate } from "./request-gate";
 import { getRuntime, type Runtime } from "./runtime";
 import { securityHeaders } from "./security-headers";
-import { draining } from "./shutdown";
+import { isDraining, servedWhileDraining } from "./shutdown";
 
 // JSON answers and the pieces every route handler shares: reading and validating a body, loading
 // the session (404), the admin check (401), and the wrapper that turns any thrown error into a
@@ -200,13 +200,12 @@ export function handle<C>(name: string, handler: Handler<C>): Handler<C> {
       const headers = new Headers(verdict.headers);
       return json({ error: verdict.error, message: verdict.message }, verdict.status, headers);
     }
-    // shutting down (shutdown.ts): another instance takes the request
-    if (draining()) {
+    if (isDraining() && !servedWhileDraining(request.method, new URL(request.url).pathname)) {
       return json(
-        errorBody(
-          "shutting_down",
-          "this instance is shutting down; retry (another instance answers)",
-        ),
+        {
+          error: "shutting_down",
+          message: "this server is shutting down; try again (another instance may answer)",
+        },
         503,
         new Headers({ "retry-after": "1" }),
       );

@@ -60,6 +60,8 @@ import { openStore } from "./store";
 //   ARBOR_TOOL_ENV   names of further variables tool processes get (never keys or Arbor's tokens)
 //   ARBOR_SANDBOX (auto|bubblewrap|off), ARBOR_SANDBOX_NETWORK=1   bash's sandbox (core sandbox.ts)
 //   ARBOR_MCP_CONFIG   the MCP servers' config file (default: <workspace>/mcp_servers.json)
+//   ARBOR_SHUTDOWN_GRACE_MS   how long a SIGTERM lets running operations finish before it
+//                  interrupts them (default 5000; shutdown.ts)
 //   ARBOR_SUMMARIES=extractive   optimization never asks a model for summaries (default: it asks
 //                  the session's model, or the config's optimization.summary_model)
 //   <workspace>/.arbor/openapi.json   OpenAPI specs whose operations become tools (docs/openapi.md);
@@ -118,11 +120,6 @@ export interface Runtime {
   loopTree(sessionId: string): Promise<LoopTreeResponse>;
   /** PostgreSQL: several instances share the sessions (docs/decisions/0030); absent on SQLite */
   readonly coordinator: SessionCoordinator | undefined;
-  /**
-   * Graceful shutdown (shutdown.ts): waits up to `graceMs` for the running operations, interrupts
-   * what still runs, releases the leases and closes everything.
-   */
-  shutdown(graceMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -303,10 +300,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       );
     },
     coordinator: opened.coordinator,
-    async shutdown(graceMs) {
-      await manager.drain(graceMs);
-      await close();
-    },
     close,
   };
 }
@@ -328,6 +321,11 @@ export function getRuntime(): Promise<Runtime> {
     });
   }
   return runtime;
+}
+
+/** The runtime if one was started and did start (never starts one): for the shutdown. */
+export async function startedRuntime(): Promise<Runtime | undefined> {
+  return holder[GLOBAL_KEY]?.catch(() => undefined);
 }
 
 /** Installs a runtime (tests), or forgets the current one (undefined). Closes the one replaced. */

@@ -1,66 +1,152 @@
-// Graceful shutdown (issue #17): on SIGTERM the server stops taking requests (503 with
-// Retry-After, so a load balancer or client goes to another instance), ends every open event
-// stream with a `retry:` hint (an EventSource reconnects, through the proxy, to an instance that is
-// up, and replays from Last-Event-ID), lets running operations reach their end within
-// ARBOR_SHUTDOWN_GRACE_MS (default 10 s; after that they are interrupted: the partial answer is
-// kept, the session rests Paused), releases the sessions' leases and closes the store. Next's own
-// SIGTERM handler then finds no open stream holding the server and exits; a hard timer makes the
-// whole within grace + 5 s whatever happens.
+import type { ContextStateType } from "@arbor/core";
+import type { Runtime } from "./runtime";
 
-/** the reconnect delay an ended stream tells its client, ms */
-export const SHUTDOWN_RETRY_MS = 1000;
+// Graceful shutdown (issue #17, item 6). On SIGTERM or SIGINT the server:
+// 1. stops taking operations: every request but a plain read (GET/HEAD, not an event stream) is
+//    answered 503 `shutting_down` with `Retry-After` (http.ts and the proxy's gate ask
+//    `isDraining()`), so a client tries again, through a load balancer on another instance;
+// 2. ends every open event stream with a `retry:` hint (sse.ts listens to `drainSignal()`), so the
+//    clients reconnect at once and replay from Last-Event-ID instead of watching a dead stream;
+// 3. lets the running operations finish for up to ARBOR_SHUTDOWN_GRACE_MS (default 5 s), then
+//    interrupts the rest: a partial answer is kept, marked incomplete, and /resume continues it;
+// 4. closes the runtime (store, MCP servers, tool processes), then exits (143 for SIGTERM, 130 for
+//    SIGINT): within the grace plus CLOSE_MS whatever happens.
+// Next's own handler would close the HTTP server and wait for every open request, which an idle
+// event stream never ends; so ours takes its place (installed from instrumentation.ts) and calls
+// it at the end, when nothing is open any more.
 
-type StreamCloser = (retryMs: number) => void;
+/** the `retry:` an ended stream carries: reconnect after this long */
+export const DRAIN_RETRY_MS = 1_000;
+const DEFAULT_GRACE_MS = 5_000;
+/** what interrupting and closing may take after the grace, before the process exits anyway */
+const CLOSE_MS = 5_000;
 
-const KEY = Symbol.for("arbor.web.shutdown");
-interface ShutdownState {
+/** The states in which a session rests: nothing runs, its state is stored. */
+const RESTING: ReadonlySet<ContextStateType> = new Set([
+  "Idle",
+  "AwaitingToolApproval",
+  "AwaitingUserAnswer",
+  "Paused",
+  "Failed",
+]);
+
+interface DrainState {
   draining: boolean;
-  streams: Set<StreamCloser>;
+  readonly streams: AbortController;
 }
-const holder = globalThis as { [KEY]?: ShutdownState };
-function state(): ShutdownState {
-  holder[KEY] ??= { draining: false, streams: new Set() };
+
+// on globalThis: proxy.ts and the route handlers are separate bundles of one process
+const KEY = Symbol.for("arbor.web.drain");
+type Holder = { [KEY]?: DrainState };
+
+function drainState(): DrainState {
+  const holder = globalThis as Holder;
+  holder[KEY] ??= { draining: false, streams: new AbortController() };
   return holder[KEY];
 }
 
-/** True once a shutdown has begun: no request is taken any more. */
-export function draining(): boolean {
-  return state().draining;
+/** True once a shutdown has begun: operations and new event streams are refused. */
+export function isDraining(): boolean {
+  return drainState().draining;
 }
 
-/** An open event stream: `close` ends it with a `retry:` hint. Returns the unregister function. */
-export function trackStream(close: StreamCloser): () => void {
-  const streams = state().streams;
-  streams.add(close);
-  return () => {
-    streams.delete(close);
-  };
+/** Aborts when a shutdown begins: every open event stream ends then. */
+export function drainSignal(): AbortSignal {
+  return drainState().streams.signal;
 }
 
-/** How many event streams are open (tests). */
-export function openStreams(): number {
-  return state().streams.size;
+/** Whether a request may still be served while draining: a plain read, not an event stream. */
+export function servedWhileDraining(method: string, pathname: string): boolean {
+  const read = method === "GET" || method === "HEAD";
+  return read && !pathname.endsWith("/events");
 }
 
-/** Refuses new requests and ends every open event stream. Returns how many streams it ended. */
-export function beginDrain(): number {
-  const current = state();
-  current.draining = true;
-  const streams = [...current.streams];
-  current.streams.clear();
-  for (const close of streams) close(SHUTDOWN_RETRY_MS);
-  return streams.length;
+export function graceMs(env: Record<string, string | undefined>): number {
+  const value = Number(env.ARBOR_SHUTDOWN_GRACE_MS);
+  return Number.isFinite(value) && value >= 0 ? value : DEFAULT_GRACE_MS;
 }
 
-/** Forgets a drain (tests). */
-export function resetDrain(): void {
-  const current = state();
-  current.draining = false;
-  current.streams.clear();
+/**
+ * Drains the server: refuses operations, ends the event streams, waits up to `grace` ms for the
+ * running operations, interrupts the rest and closes the runtime. Resolves when all is done.
+ */
+export async function drain(runtime: Runtime | undefined, grace: number): Promise<void> {
+  const state = drainState();
+  if (state.draining) return;
+  state.draining = true;
+  state.streams.abort();
+  if (runtime === undefined) return;
+  const logger = runtime.logger;
+  const running = (await runtime.manager.list()).filter((s) => !RESTING.has(s.state.type));
+  logger.info("shutting down", { running_sessions: running.length, grace_ms: grace });
+  // several instances (docs/decisions/0030): only what runs here; another instance's sessions
+  // are its own to finish (interrupting them would reach that instance)
+  const sessions = (await Promise.all(running.map((s) => runtime.manager.get(s.id)))).filter(
+    (s) => s !== undefined && (runtime.coordinator === undefined || s.operationsHere > 0),
+  );
+  const finished = await within(grace, Promise.all(sessions.map((s) => s.idle())));
+  if (!finished) {
+    const busy = sessions.filter((s) => !RESTING.has(s.state.type));
+    logger.warn("interrupting the operations still running", {
+      sessions: busy.map((s) => s.id),
+    });
+    await within(
+      CLOSE_MS,
+      Promise.all(
+        busy.map(async (session) => {
+          for await (const _ of session.interrupt()) {
+            // the interrupt's events are stored and reach the clients that reconnect
+          }
+        }),
+      ),
+    );
+  }
+  await within(CLOSE_MS, runtime.close()).catch(() => undefined);
 }
 
-export function shutdownGraceMs(env: Record<string, string | undefined>): number {
-  const raw = env.ARBOR_SHUTDOWN_GRACE_MS?.trim();
-  const value = raw ? Number(raw) : 10_000;
-  return Number.isFinite(value) && value >= 0 ? value : 10_000;
+/** True when `work` settled within `ms`. */
+async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref?.();
+  });
+  try {
+    return await Promise.race([work.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Takes over SIGTERM and SIGINT from Next's handler (kept, and called once drained, so Next still
+ * closes its server and exits as it does). Call once, at start (instrumentation.ts).
+ */
+export function installShutdown(runtime: () => Promise<Runtime | undefined>): void {
+  const next = new Map<NodeJS.Signals, NodeJS.SignalsListener[]>();
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    next.set(signal, process.listeners(signal) as NodeJS.SignalsListener[]);
+    process.removeAllListeners(signal);
+    process.on(signal, () => void onSignal(signal));
+  }
+  // had Next not registered yet, it must not now: its handler would exit before the drain ends
+  process.env.NEXT_MANUAL_SIG_HANDLE = "true";
+  let started = false;
+
+  async function onSignal(signal: NodeJS.Signals): Promise<void> {
+    if (started) return;
+    started = true;
+    const grace = graceMs(process.env);
+    const code = signal === "SIGINT" ? 130 : 143;
+    setTimeout(() => process.exit(code), grace + 2 * CLOSE_MS).unref();
+    try {
+      await drain(await runtime(), grace);
+    } catch (error) {
+      console.error("[arbor] shutdown:", error instanceof Error ? error.message : String(error));
+    }
+    // Next's handler closes its server (nothing is open now) and exits; should it not be there
+    // (or not exit), the process exits shortly after anyway
+    setTimeout(() => process.exit(code), CLOSE_MS);
+    for (const listener of next.get(signal) ?? []) listener(signal);
+  }
 }

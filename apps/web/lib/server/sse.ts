@@ -1,5 +1,5 @@
 import type { SessionEvent } from "@arbor/core";
-import { trackStream } from "./shutdown";
+import { DRAIN_RETRY_MS, drainSignal } from "./shutdown";
 
 // Session events as Server-Sent Events. Each event is written as
 //   id: <sequence>          (left out for unsequenced events, sequence 0: refusals, storage errors)
@@ -9,8 +9,9 @@ import { trackStream } from "./shutdown";
 // (backpressure: a slow client leaves events buffered in the session's channel, not in the
 // socket). One pull takes every event that is ready at once (one store write emits several) into
 // one chunk, so a burst costs one socket write instead of one per event. It ends when the events
-// end, or when `signal` aborts (the client went away); either way the iterator is returned so the
-// session stops feeding it.
+// end, when `signal` aborts (the client went away), or when the server shuts down (with a
+// `retry:` hint: the client reconnects, elsewhere behind a load balancer, and replays from its
+// Last-Event-ID); in every case the iterator is returned so the session stops feeding it.
 
 const encoder = new TextEncoder();
 
@@ -50,16 +51,17 @@ export function sseStream(
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let closed = false;
   let onAbort: (() => void) | undefined;
+  let onDrain: (() => void) | undefined;
+  const drain = drainSignal();
   /** a next() that was not ready when the previous chunk was cut: the next pull awaits it */
   let waiting: Promise<IteratorResult<SessionEvent>> | undefined;
-  let untrack: (() => void) | undefined;
 
   const finish = (controller?: ReadableStreamDefaultController<Uint8Array>): void => {
     if (closed) return;
     closed = true;
-    untrack?.();
     if (heartbeat !== undefined) clearInterval(heartbeat);
     if (onAbort) options.signal?.removeEventListener("abort", onAbort);
+    if (onDrain) drain.removeEventListener("abort", onDrain);
     // stop the session feeding an iterator nobody reads; a pending next() resolves done
     void iterator.return?.()?.catch(() => undefined);
     if (controller) {
@@ -83,15 +85,16 @@ export function sseStream(
           // a heartbeat alone must not keep the process alive
           heartbeat.unref?.();
         }
-        // a shutdown ends the stream with a reconnect hint (shutdown.ts)
-        untrack = trackStream((retryMs) => {
-          if (closed) return;
-          controller.enqueue(encoder.encode(`retry: ${retryMs}\n\n`));
-          finish(controller);
-        });
         onAbort = () => finish(controller);
         if (options.signal?.aborted) finish(controller);
         else options.signal?.addEventListener("abort", onAbort, { once: true });
+        onDrain = () => {
+          if (closed) return;
+          controller.enqueue(encoder.encode(`retry: ${DRAIN_RETRY_MS}\n\n`));
+          finish(controller);
+        };
+        if (drain.aborted) onDrain();
+        else drain.addEventListener("abort", onDrain, { once: true });
       },
       async pull(controller) {
         let text = "";

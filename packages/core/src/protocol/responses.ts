@@ -90,7 +90,7 @@ export const ErrorResponseSchema = z
       .describe(
         "invalid_request → 400, unauthorized → 401, forbidden → 403, not_found → 404, conflict → 409, " +
           "payload_too_large → 413, unsupported_media_type → 415, too_many_requests → 429, internal → 500, " +
-          "shutting_down → 503 (the instance is stopping: retry, another instance answers)",
+          "shutting_down → 503",
       ),
     message: z.string(),
     fields: z.array(FieldErrorSchema).optional().describe("invalid_request: one entry per problem"),
