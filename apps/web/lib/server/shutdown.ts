@@ -82,7 +82,8 @@ export async function drain(runtime: Runtime | undefined, grace: number): Promis
   // several instances (docs/decisions/0030): only what runs here; another instance's sessions
   // are its own to finish (interrupting them would reach that instance)
   const sessions = (await Promise.all(running.map((s) => runtime.manager.get(s.id)))).filter(
-    (s) => s !== undefined && (runtime.coordinator === undefined || s.operationsHere > 0),
+    (s): s is NonNullable<typeof s> =>
+      s !== undefined && (runtime.coordinator === undefined || s.operationsHere > 0),
   );
   const finished = await within(grace, Promise.all(sessions.map((s) => s.idle())));
   if (!finished) {
