@@ -2,7 +2,7 @@ import type { Branch } from "../../model/branch.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import { type SessionConfigInput, sessionConfig } from "../../model/session-config.js";
 import { LoopRecorder } from "../../recording/recorder.js";
-import type { SessionSummary } from "../../store/types.js";
+import { type SessionSummary, StoreError } from "../../store/types.js";
 import { importedMessages } from "../session-import.js";
 import { type MessageMatch, searchWords } from "./message-search.js";
 import { recoverSession } from "./recovery.js";
@@ -176,9 +176,18 @@ export class SessionManager {
 
   /** The stored session as it is now, not recovered (see Session.#lease). */
   async #loadCore(id: string): Promise<StoredSession | undefined> {
-    // the last sequence first: a write landing between the two reads makes it older than the
-    // loaded rows, never newer, so Session.#lease sees events after it and reads again
-    const lastSequence = await findLastSequence(this.#deps.store, id);
+    // several instances: the last sequence first: a write landing between the two reads makes it
+    // older than the loaded rows, never newer, so Session.#lease sees events after it and reads
+    // again (one process: nobody else writes, the order is as it always was)
+    let lastSequence: number | undefined;
+    if (this.#deps.coordinator !== undefined) {
+      try {
+        lastSequence = await findLastSequence(this.#deps.store, id);
+      } catch (error) {
+        if (error instanceof StoreError && error.code === "not_found") return undefined;
+        throw error;
+      }
+    }
     const loaded = await this.#deps.store.loadSession(id);
     if (!loaded) return undefined;
     for (const row of loaded.corrupt) {
@@ -187,7 +196,7 @@ export class SessionManager {
     // a config stored before a field existed gets its default (e.g. agent_mode → act)
     loaded.session.config = sessionConfig(loaded.session.config);
     const core = new StoredSession(loaded, this.#deps);
-    core.lastSequence = lastSequence;
+    core.lastSequence = lastSequence ?? (await findLastSequence(this.#deps.store, id));
     return core;
   }
 
