@@ -65,6 +65,7 @@ const ALLOWED_MODULES: Record<string, ReadonlySet<string> | undefined> = {
   "@/lib/server/runtime": undefined,
   "@/lib/server/http": undefined,
   "@/lib/server/sse": undefined,
+  "@/lib/server/operation-sse": undefined,
   "@/lib/server/results": undefined,
   "next/server": undefined,
 };
