@@ -9,7 +9,8 @@ import { EVENT_COLUMNS, MESSAGE_COLUMNS } from "./write-statements.js";
 // (sqlite-direct.ts, docs/decisions/0020): a batch of streamed chunks (a state move and its
 // events), a new message appended to a branch with its events. The same steps in the same order
 // as applyWrite (write-session.ts) for the writes `isDirectWrite` accepts; the others (lifecycle
-// updates, branch reshapes, optimization views, switching the active branch) stay on Prisma.
+// updates, branch reshapes, optimization views, switching the active branch, pending merges) stay
+// on Prisma.
 // Both paths pass the one store contract.
 
 /** Whether the direct path stores this write (the shapes of the streaming hot path). */
@@ -19,7 +20,8 @@ export function isDirectWrite(write: SessionWrite): boolean {
     (write.branches?.length ?? 0) === 0 &&
     (write.deleted_branch_ids?.length ?? 0) === 0 &&
     (write.optimization_views?.length ?? 0) === 0 &&
-    write.session?.active_branch_id === undefined
+    write.session?.active_branch_id === undefined &&
+    write.session?.pending_merges === undefined
   );
 }
 

@@ -88,8 +88,10 @@ export class InMemorySessionStore implements SessionStore {
     if (firstBranch.message_ids.length > 0) {
       throw new StoreError("invalid", "a new session's first branch cannot name messages");
     }
+    const { pending_merges, ...rest } = session;
+    const record = pending_merges?.length ? { ...rest, pending_merges } : rest;
     this.#sessions.set(session.id, {
-      record: structuredClone(session),
+      record: structuredClone(record),
       touched: ++this.#clock,
       branches: new Map([[firstBranch.id, structuredClone(firstBranch)]]),
       messages: new Map(),
@@ -230,6 +232,10 @@ export class InMemorySessionStore implements SessionStore {
     if (patch.config !== undefined) record.config = patch.config;
     if (patch.state !== undefined) record.state = patch.state;
     if (patch.active_branch_id !== undefined) record.active_branch_id = patch.active_branch_id;
+    if (patch.pending_merges !== undefined) {
+      if (patch.pending_merges.length > 0) record.pending_merges = patch.pending_merges;
+      else delete record.pending_merges;
+    }
     data.record = record;
     data.touched = ++this.#clock;
     return stored;

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Branch } from "../model/branch.js";
 import { emptyUsage } from "../model/llm-messages.js";
 import type { LoopRecord } from "../model/loop-records.js";
+import type { PendingMerge } from "../model/merge-types.js";
 import type { ContextMessage } from "../model/message-types.js";
 import { sessionConfig } from "../model/session-config.js";
 import { everyMessageType, sampleSession, textMessage } from "./contract-fixtures.js";
@@ -482,6 +483,39 @@ export function describeSessionStoreContract(
           store.write("s1", { branches: [{ ...fork, message_ids: ["ghost"] }] }),
           "not_found",
         );
+      }));
+
+    it("pending merges are stored with the session, replaced whole and cleared", () =>
+      withStore(async (store) => {
+        const { branch } = await seeded(store);
+        const cherry: PendingMerge = {
+          strategy: "cherry_pick",
+          merge_id: "mg-1",
+          source_branch_id: "fork",
+          target: branch,
+          picked_ids: ["m-file"],
+          dependency_ids: ["m-text"],
+          with_dependencies_ids: ["m-text", "m-file"],
+          warnings: [{ kind: "nothing_to_merge", description: "already there" }],
+        };
+        const rebase: PendingMerge = {
+          strategy: "rebase",
+          merge_id: "mg-2",
+          source_branch_id: "fork",
+          target: branch,
+          replay_ids: ["m-plan"],
+          conflicts: [],
+          resolutions: [{ conflict_id: "c1", resolution: "custom", text: "mine" }],
+        };
+        await store.write("s1", {
+          session: { pending_merges: [cherry, rebase] },
+          events: [{ name: "context_update", payload: {} }],
+        });
+        expect((await store.loadSession("s1"))!.session.pending_merges).toEqual([cherry, rebase]);
+        await store.write("s1", { session: { pending_merges: [rebase] } });
+        expect((await store.loadSession("s1"))!.session.pending_merges).toEqual([rebase]);
+        await store.write("s1", { session: { pending_merges: [] } });
+        expect((await store.loadSession("s1"))!.session.pending_merges).toBeUndefined();
       }));
 
     it("optimization views round trip", () =>

@@ -30,7 +30,9 @@ export type {
 
 /** One unit of work on a session, applied atomically. */
 export interface SessionWrite {
-  session?: Partial<Pick<SessionRecord, "title" | "config" | "state" | "active_branch_id">>;
+  session?: Partial<
+    Pick<SessionRecord, "title" | "config" | "state" | "active_branch_id" | "pending_merges">
+  >;
   messages?: ContextMessage[];
   message_updates?: MessageLifecycleUpdate[];
   /** appends ids to a branch's list (the common case: one new message) */
