@@ -1,4 +1,9 @@
-import { type SessionWrite, type StoredEvent, StoreError } from "@arbor/core";
+import {
+  checkExpectedSequence,
+  type SessionWrite,
+  type StoredEvent,
+  StoreError,
+} from "@arbor/core";
 import { isUniqueViolation } from "./failures.js";
 import { approvalRows, messageRow } from "./rows.js";
 import type { DirectConnection } from "./sqlite-direct.js";
@@ -89,6 +94,7 @@ export function applyWriteDirect(
   if (reserved === undefined) throw notFound(`session ${sessionId} not found`);
   const lastMessagePosition = Number(reserved[0]);
   const lastEventSequence = Number(reserved[1]);
+  checkExpectedSequence(sessionId, write.expected_last_sequence, lastEventSequence - events.length);
 
   // messages first: a duplicate id is a conflict before anything else is looked at
   const incoming = new Set<string>();

@@ -3,6 +3,7 @@ import { combineUsage, emptyUsage } from "../model/llm-messages.js";
 import type { LoopRecord } from "../model/loop-records.js";
 import { applyLifecycleUpdate, describeLifecycleUpdateError } from "../model/message-lifecycle.js";
 import type { ContextMessage } from "../model/message-types.js";
+import { checkExpectedSequence } from "./coordination.js";
 import { nextLoopNumberOf } from "./loop-numbers.js";
 import {
   type LoadedSession,
@@ -153,6 +154,7 @@ export class InMemorySessionStore implements SessionStore {
     if (injected !== undefined) throw injected;
     const data = this.#sessions.get(sessionId);
     if (data === undefined) throw notFound(sessionId);
+    checkExpectedSequence(sessionId, write.expected_last_sequence, data.events.length);
     // Clone first: validation and application both work on the copy, never on caller objects.
     const input = structuredClone(write);
     const plan = planWrite(sessionId, data, input);

@@ -518,6 +518,27 @@ export function describeSessionStoreContract(
         expect((await store.loadSession("s1"))!.session.pending_merges).toBeUndefined();
       }));
 
+    it("a write expecting a newer or older last sequence than stored is refused whole", () =>
+      withStore(async (store) => {
+        await seeded(store);
+        const event = { name: "context_update", payload: {} };
+        await store.write("s1", { events: [event], expected_last_sequence: 0 });
+        for (const stale of [0, 2]) {
+          await expectStoreError(
+            store.write("s1", {
+              events: [event],
+              session: { title: "stale" },
+              expected_last_sequence: stale,
+            }),
+            "conflict",
+          );
+        }
+        expect((await store.readEvents("s1", 0)).map((e) => e.sequence)).toEqual([1]);
+        expect((await store.loadSession("s1"))!.session.title).not.toBe("stale");
+        await store.write("s1", { events: [event, event], expected_last_sequence: 1 });
+        expect((await store.readEvents("s1", 0)).map((e) => e.sequence)).toEqual([1, 2, 3]);
+      }));
+
     it("optimization views round trip", () =>
       withStore(async (store) => {
         const { branch } = await seeded(store);

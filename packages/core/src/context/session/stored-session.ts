@@ -335,6 +335,9 @@ export class StoredSession {
     let stored: StoredEvent[];
     try {
       await previous;
+      // several instances: refused if another instance stored events since this view was read
+      // (the lease makes that a bug, not a race; the store guards it anyway)
+      if (this.deps.coordinator !== undefined) write.expected_last_sequence = this.lastSequence;
       stored = (await this.deps.store.write(this.id, write)).events;
     } catch (error) {
       throw new StorageFailure(error);
