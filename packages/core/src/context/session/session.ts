@@ -110,8 +110,6 @@ export class Session {
   #operationAbort: AbortController | undefined;
   /** set by SessionManager.delete before it waits: no operation is accepted any more */
   #deleting = false;
-  /** set by SessionManager.drain: no operation is accepted any more (the running one goes on) */
-  #draining = false;
   /** the model was asked for a title (or will not be: offline model, renamed by the user) */
   #titled = false;
   /** a delivery found the queue's head refused or interrupted: no run starts by itself until a
@@ -186,11 +184,12 @@ export class Session {
     return this.#deleting;
   }
   /**
-   * The server is shutting down (SessionManager.drain): operations started from now on are
-   * refused like during a delete, but the running one goes on and nothing is aborted.
+   * The server is shutting down (SessionManager.drain sets it for every session of the manager at
+   * once): operations started from now on are refused like during a delete, but the running one
+   * goes on and nothing is aborted.
    */
-  setDraining(): void {
-    this.#draining = true;
+  get #draining(): boolean {
+    return this.#core.deps.lifecycle.draining;
   }
   /** Marks the session as being deleted (false: the delete failed, the session is usable again). */
   setDeleting(deleting: boolean): void {
