@@ -44,6 +44,7 @@ beforeAll(async () => {
           args: [testServerScript()],
           env: { SLOW_START_MS: "5000" },
         },
+        fixture: { command: process.execPath, args: [testServerScript()] },
       },
     }),
   );
@@ -79,6 +80,7 @@ describe("GET /api/mcp/servers", () => {
     const list = await listServers();
     expect(list.map((s) => [s.name, s.transport, s.status])).toEqual([
       ["everything", "stdio", "connected"],
+      ["fixture", "stdio", "connected"],
       ["ghost", "stdio", "failed"],
       ["slow", "stdio", "connected"],
     ]);
@@ -90,7 +92,7 @@ describe("GET /api/mcp/servers", () => {
     });
     expect(everything?.resources.length).toBeGreaterThan(0);
     expect(everything?.prompts.length).toBeGreaterThan(0);
-    expect(list[1]?.error).toContain("ENOENT");
+    expect(list[2]?.error).toContain("ENOENT");
     expect(server.logs.some((l) => l.message === "mcp server failed")).toBe(true);
   });
 
@@ -242,6 +244,152 @@ describe("mcp_resource messages", () => {
       params({ id }),
     );
     expect(((await stored.json()) as { messages: unknown[] }).messages).toEqual([]);
+    expect(server.llm.requests.length).toBe(requests);
+  });
+});
+
+type StoredMessage = { id: string; role: string; body: Record<string, unknown> };
+
+async function storedMessages(id: string): Promise<StoredMessage[]> {
+  const response = await messages.GET(
+    jsonRequest("GET", `/api/sessions/${id}/messages`),
+    params({ id }),
+  );
+  return ((await response.json()) as { messages: StoredMessage[] }).messages;
+}
+
+/** The Anthropic request's messages the fake LLM received last. */
+function lastRequestMessages(): Array<{ role: string; content: unknown }> {
+  const body = server.llm.requests.at(-1)?.body as
+    | { messages: Array<{ role: string; content: unknown }> }
+    | undefined;
+  return body?.messages ?? [];
+}
+
+describe("images reach the model as image blocks", () => {
+  it("an image resource (mcp_resource) is stored as its data and sent as an image block", async () => {
+    server.llm.enqueue({ blocks: [{ type: "text", text: "A pixel." }] });
+    const id = await createSessionId();
+    const stream = await readSse(
+      await send(id, {
+        type: "mcp_resource",
+        server_name: "fixture",
+        resource_uri: "test://image/pixel.png",
+      }),
+    );
+    expect(finalState(stream)).toBe("Idle");
+    const [stored] = await storedMessages(id);
+    expect(stored?.body).toMatchObject({ message_type: "mcp_resource", mime_type: "image/png" });
+    const content = lastRequestMessages()[0]?.content as Array<Record<string, unknown>>;
+    expect(content[0]).toMatchObject({ type: "text" });
+    expect(String(content[0]?.text)).toContain("test://image/pixel.png");
+    expect(content[1]).toMatchObject({
+      type: "image",
+      source: { type: "base64", media_type: "image/png", data: stored?.body.content },
+    });
+  });
+
+  it("an image in a tool result (get-tiny-image) is sent as an image block", async () => {
+    server.llm.enqueue(
+      {
+        blocks: [
+          {
+            type: "toolCall",
+            id: "call_img",
+            name: "mcp__everything__get-tiny-image",
+            arguments: {},
+          },
+        ],
+      },
+      { blocks: [{ type: "text", text: "Tiny." }] },
+    );
+    const id = await createSessionId({ config: { approval_policy: { type: "auto_approve_all" } } });
+    expect(finalState(await readSse(await send(id, { type: "text", text: "an image" })))).toBe(
+      "Idle",
+    );
+    const results = lastRequestMessages()
+      .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+      .filter((b: { type?: string }) => b.type === "tool_result") as Array<{
+      content: Array<Record<string, unknown>>;
+    }>;
+    const blocks = results[0]?.content ?? [];
+    expect(blocks.some((b) => b.type === "image")).toBe(true);
+    expect(blocks.find((b) => b.type === "image")).toMatchObject({
+      source: { type: "base64", media_type: "image/png" },
+    });
+  });
+});
+
+describe("mcp_prompt messages", () => {
+  it("adds each of the prompt's messages as its own, with its role, and the model answers", async () => {
+    server.llm.enqueue({ blocks: [{ type: "text", text: "About tea, then." }] });
+    const id = await createSessionId();
+    const stream = await readSse(
+      await send(id, {
+        type: "mcp_prompt",
+        server_name: "fixture",
+        prompt_name: "conversation",
+        arguments: { topic: "tea" },
+      }),
+    );
+    expect(finalState(stream)).toBe("Idle");
+    const stored = await storedMessages(id);
+    expect(stored.map((m) => [m.role, m.body.message_type])).toEqual([
+      ["user", "text"],
+      ["assistant", "text"],
+      ["user", "attachment"],
+      ["user", "mcp_resource"],
+      ["assistant", "text"],
+    ]);
+    expect(stored[0]?.body.text).toBe("Let us talk about tea.");
+    expect(stored[1]?.body.text).toBe("Gladly: tea it is.");
+    expect(stored[3]?.body).toMatchObject({
+      server_name: "fixture",
+      resource_uri: "test://text/note.txt",
+      content: "notes on tea",
+    });
+    // the model receives them as separate turns (consecutive user turns may be merged by the
+    // provider adapter, but the assistant's turn stands between them)
+    const sent = lastRequestMessages();
+    expect(sent.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    const wire = JSON.stringify(sent);
+    expect(JSON.stringify(sent[0])).toContain("Let us talk about tea.");
+    expect(JSON.stringify(sent[1])).toContain("Gladly: tea it is.");
+    expect(JSON.stringify(sent[2])).toContain('"type":"image"');
+    expect(JSON.stringify(sent[2])).toContain("notes on tea");
+    expect(wire).not.toContain("Assistant: Gladly");
+  });
+
+  it("stores a prompt that ends with the assistant's message without running the model", async () => {
+    const requests = server.llm.requests.length;
+    const id = await createSessionId();
+    const stream = await readSse(
+      await send(id, { type: "mcp_prompt", server_name: "fixture", prompt_name: "assistant-last" }),
+    );
+    expect(finalState(stream) ?? "Idle").toBe("Idle");
+    expect(server.llm.requests.length).toBe(requests);
+    const stored = await storedMessages(id);
+    expect(stored.map((m) => [m.role, m.body.text])).toEqual([
+      ["user", "Greet me."],
+      ["assistant", "Hello!"],
+    ]);
+  });
+
+  it("refuses an unknown server or prompt, or a missing argument, with 400 naming the field", async () => {
+    const id = await createSessionId();
+    const requests = server.llm.requests.length;
+    for (const [payload, field] of [
+      [{ server_name: "nobody", prompt_name: "conversation" }, "payload.server_name"],
+      [{ server_name: "ghost", prompt_name: "conversation" }, "payload.server_name"],
+      [{ server_name: "fixture", prompt_name: "nope" }, "payload.prompt_name"],
+      [{ server_name: "fixture", prompt_name: "conversation" }, "payload.arguments.topic"],
+    ] as const) {
+      const response = await send(id, { type: "mcp_prompt", ...payload });
+      expect(response.status).toBe(400);
+      const error = (await response.json()) as { fields: Array<{ field: string }> };
+      expect(error.fields[0]?.field).toBe(field);
+    }
+    expect(await storedMessages(id)).toEqual([]);
     expect(server.llm.requests.length).toBe(requests);
   });
 });

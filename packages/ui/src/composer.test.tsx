@@ -65,11 +65,9 @@ describe("Composer", () => {
     });
   });
 
-  it("offers MCP prompts as / commands, asks for their arguments and inserts the expansion", async () => {
+  it("offers MCP prompts as / commands, asks for their arguments and sends the prompt", async () => {
     const { user, props, box, view } = setup();
-    const onExpandPrompt = vi.fn(async (_prompt: unknown, args: Record<string, string>) =>
-      args.city ? `Weather in ${args.city}?` : "Plain prompt.",
-    );
+    const onUsePrompt = vi.fn(async (_prompt: unknown, _args: Record<string, string>) => {});
     view.rerender(
       <Composer
         {...props}
@@ -81,7 +79,7 @@ describe("Composer", () => {
             arguments: [{ name: "city", required: true }],
           },
         ]}
-        onExpandPrompt={onExpandPrompt}
+        onUsePrompt={onUsePrompt}
       />,
     );
     expect(screen.queryByRole("listbox", { name: "MCP prompts" })).toBeNull();
@@ -93,8 +91,9 @@ describe("Composer", () => {
     expect(use.disabled).toBe(true);
     await user.type(screen.getByRole("textbox", { name: /city/ }), "Lisbon");
     await user.click(use);
-    expect((box as HTMLTextAreaElement).value).toBe("Weather in Lisbon?");
-    expect(onExpandPrompt).toHaveBeenCalledWith(expect.objectContaining({ name: "args-prompt" }), {
+    expect((box as HTMLTextAreaElement).value).toBe("");
+    expect(props.onSend).not.toHaveBeenCalled();
+    expect(onUsePrompt).toHaveBeenCalledWith(expect.objectContaining({ name: "args-prompt" }), {
       city: "Lisbon",
     });
   });

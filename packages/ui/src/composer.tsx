@@ -77,8 +77,11 @@ export interface ComposerProps {
   mcpResources?: readonly McpResourceSelection[];
   /** the MCP servers' prompts, offered as `/` commands */
   mcpPrompts?: readonly McpPromptOption[];
-  /** a prompt's expansion (its messages as text), which replaces the message box's text */
-  onExpandPrompt?: (prompt: McpPromptOption, args: Record<string, string>) => Promise<string>;
+  /**
+   * sends the chosen prompt with its arguments (an `mcp_prompt` payload: each of its messages
+   * joins the conversation as its own); the `/…` text is cleared
+   */
+  onUsePrompt?: (prompt: McpPromptOption, args: Record<string, string>) => void | Promise<void>;
   /** shown above the message box until each is delivered (it then appears in the transcript) */
   queued?: readonly QueuedMessageView[];
   disabled?: boolean;
@@ -121,7 +124,7 @@ export function Composer({
   workspaceFiles,
   mcpResources = [],
   mcpPrompts = [],
-  onExpandPrompt,
+  onUsePrompt,
   queued = [],
   disabled = false,
   placeholder,
@@ -333,11 +336,12 @@ export function Composer({
           ))}
         </ul>
       )}
-      {onExpandPrompt !== undefined && (
+      {onUsePrompt !== undefined && (
         <PromptMenu
           prompts={matchingPrompts(text, mcpPrompts)}
           onExpand={async (prompt, args) => {
-            setText(await onExpandPrompt(prompt, args));
+            await onUsePrompt(prompt, args);
+            setText("");
             textarea.current?.focus();
           }}
         />

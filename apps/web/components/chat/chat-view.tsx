@@ -159,15 +159,6 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         .flatMap((s) => s.prompts.map((p) => ({ server: s.name, ...p }))),
     [mcpServers.data],
   );
-  const expandPrompt = useCallback(
-    async (prompt: { server: string; name: string }, args: Record<string, string>) => {
-      const answer = await api.expandMcpPrompt(prompt.server, prompt.name, args);
-      return answer.messages
-        .map((m) => (m.role === "assistant" ? `Assistant: ${m.text}` : m.text))
-        .join("\n\n");
-    },
-    [],
-  );
   const [reconnecting, setReconnecting] = useState<ReadonlySet<string>>(() => new Set());
   const reconnectMcp = useCallback(
     async (name: string) => {
@@ -570,7 +561,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
             workspaceFiles={files.data ?? []}
             mcpResources={mcpResources}
             mcpPrompts={mcpPrompts}
-            onExpandPrompt={expandPrompt}
+            onUsePrompt={actions.sendPrompt}
             queued={queued}
             disabled={detail.data === undefined}
             contextRoom={{ used: contextTokens(shown), limit }}
