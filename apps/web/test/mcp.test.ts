@@ -393,3 +393,44 @@ describe("mcp_prompt messages", () => {
     expect(server.llm.requests.length).toBe(requests);
   });
 });
+
+describe("progress notifications", () => {
+  it("a tool's progress streams as tool_progress events before its result", async () => {
+    server.llm.enqueue(
+      {
+        blocks: [
+          {
+            type: "toolCall",
+            id: "call_long",
+            name: "mcp__everything__trigger-long-running-operation",
+            arguments: { duration: 0.9, steps: 3 },
+          },
+        ],
+      },
+      { blocks: [{ type: "text", text: "Done." }] },
+    );
+    const id = await createSessionId({ config: { approval_policy: { type: "auto_approve_all" } } });
+    const stream = await readSse(await send(id, { type: "text", text: "run it" }));
+    expect(finalState(stream)).toBe("Idle");
+    const progress = stream.filter((e) => e.event === "tool_progress");
+    expect(progress.length).toBeGreaterThan(0);
+    for (const event of progress) {
+      expect(event.data).toMatchObject({
+        context_id: id,
+        tool_call_id: "call_long",
+        tool_name: "mcp__everything__trigger-long-running-operation",
+        message: expect.stringMatching(/^progress [123]\/3$/),
+      });
+    }
+    // 3/3 comes with the result: the SDK may settle the call before it handles that notification
+    expect(progress.map((e) => e.data.message)).toContain("progress 2/3");
+    // each before the result's message is stored
+    const resultCreated = stream.findIndex(
+      (e) =>
+        e.event === "context_update" &&
+        (e.data.message_update as { message_type?: string } | undefined)?.message_type ===
+          "tool_result",
+    );
+    expect(resultCreated).toBeGreaterThan(stream.lastIndexOf(progress.at(-1) as never));
+  });
+});

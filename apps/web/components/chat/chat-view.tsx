@@ -498,6 +498,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               view={view}
               streams={live.snapshot.streams}
               announced={live.snapshot.announced}
+              toolProgress={live.snapshot.toolProgress}
               activeBranchId={branchId}
               branches={detail.data?.branches}
               onCheckout={isRunning(state) ? undefined : actions.checkout}
