@@ -434,3 +434,35 @@ describe("progress notifications", () => {
     expect(resultCreated).toBeGreaterThan(stream.lastIndexOf(progress.at(-1) as never));
   });
 });
+
+describe("Plan mode", () => {
+  it("offers only the MCP tools annotated readOnlyHint, and refuses a call to another", async () => {
+    server.llm.enqueue(
+      {
+        blocks: [{ type: "toolCall", id: "call_exit", name: "mcp__fixture__exit", arguments: {} }],
+      },
+      { blocks: [{ type: "text", text: "Not allowed here." }] },
+    );
+    const id = await createSessionId({
+      config: { agent_mode: "plan", approval_policy: { type: "auto_approve_all" } },
+    });
+    const stream = await readSse(await send(id, { type: "text", text: "plan it" }));
+    expect(finalState(stream)).toBe("Idle");
+    const first = server.llm.requests.at(-2)?.body as { tools: Array<{ name: string }> };
+    const offered = first.tools.map((t) => t.name);
+    // the fixture's wait and the everything server's echo are read-only; exit and env are not
+    expect(offered).toContain("mcp__fixture__wait");
+    expect(offered).toContain("mcp__everything__echo");
+    expect(offered).not.toContain("mcp__fixture__exit");
+    expect(offered).not.toContain("mcp__fixture__env");
+    // the call was not run: the server is still up, and the model got an error result
+    const results = lastRequestMessages()
+      .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+      .filter((b: { type?: string }) => b.type === "tool_result") as Array<{
+      tool_use_id: string;
+      is_error?: boolean;
+    }>;
+    expect(results.find((r) => r.tool_use_id === "call_exit")?.is_error).toBe(true);
+    expect((await listServers()).find((s) => s.name === "fixture")?.status).toBe("connected");
+  });
+});
