@@ -466,3 +466,24 @@ describe("Plan mode", () => {
     expect((await listServers()).find((s) => s.name === "fixture")?.status).toBe("connected");
   });
 });
+
+describe("resource templates", () => {
+  it("are listed per server, and a URI matching one is read and stored", async () => {
+    const everything = (await listServers()).find((s) => s.name === "everything");
+    const template = everything?.resource_templates.find((t) => t.uri_template.includes("/text/{"));
+    expect(template?.uri_template).toBe("demo://resource/dynamic/text/{resourceId}");
+    const uri = "demo://resource/dynamic/text/7";
+    // not a listed resource: accepted because it matches the template
+    expect(everything?.resources.some((r) => r.uri === uri)).toBe(false);
+    server.llm.enqueue({ blocks: [{ type: "text", text: "Seven." }] });
+    const id = await createSessionId();
+    const stream = await readSse(
+      await send(id, { type: "mcp_resource", server_name: "everything", resource_uri: uri }),
+    );
+    expect(finalState(stream)).toBe("Idle");
+    const [stored] = await storedMessages(id);
+    expect(stored?.body).toMatchObject({ message_type: "mcp_resource", resource_uri: uri });
+    expect(String(stored?.body.content)).toContain("7");
+    expect(JSON.stringify(lastRequestMessages())).toContain(uri);
+  });
+});

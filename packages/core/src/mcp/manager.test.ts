@@ -7,6 +7,7 @@ import { toolsForMode } from "../context/plan-act.js";
 import {
   everythingServerScript,
   filesystemServerScript,
+  pagedServerScript,
   recordingLogger,
   testServerScript,
   workspaceWithServers,
@@ -281,4 +282,40 @@ describe("McpManager: a server that dies and cannot come back", () => {
     expect(flaky()?.status).toBe("connected");
     expect(registry.get("mcp__flaky__exit")).toBeDefined();
   }, 30_000);
+});
+
+describe("McpManager: paged lists and call timeouts", () => {
+  const ws = workspaceWithServers({
+    paged: { command: process.execPath, args: [pagedServerScript()] },
+    test: { command: process.execPath, args: [testServerScript()] },
+  });
+  const manager = new McpManager({
+    configPath: ws.configPath,
+    workspaceRoot: ws.root,
+    env: process.env,
+    logger: recordingLogger(),
+    callTimeoutMs: 300,
+  });
+
+  beforeAll(async () => {
+    await manager.start();
+    await manager.settled();
+  }, 30_000);
+  afterAll(() => manager.close());
+
+  it("follows nextCursor through every page of tools/list and resources/list", async () => {
+    const paged = manager.servers().find((s) => s.name === "paged");
+    expect(paged?.tools.map((t) => t.name)).toEqual(["first", "second", "third"]);
+    expect(paged?.resources.map((r) => r.uri)).toEqual(["paged://one", "paged://two"]);
+    const registry = new ToolRegistry([], [manager]);
+    expect(textOf(await execute(registry.get("mcp__paged__third"), {}))).toBe("third ran");
+  });
+
+  it("ends a call the server never answers after the timeout, with an error", async () => {
+    const registry = new ToolRegistry([], [manager]);
+    const started = performance.now();
+    await expect(execute(registry.get("mcp__test__wait"), {})).rejects.toThrow(/timed out/i);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(manager.servers().find((s) => s.name === "test")?.status).toBe("connected");
+  });
 });
