@@ -126,6 +126,40 @@ describe("Composer", () => {
     });
   });
 
+  it("opens the picker when @ starts a word, not inside an address; a template asks for its variables", async () => {
+    const { user, props, box, view } = setup();
+    view.rerender(
+      <Composer
+        {...props}
+        mcpResourceTemplates={[
+          { server: "docs", uriTemplate: "docs://pages/{page}", name: "Page by number" },
+        ]}
+      />,
+    );
+    await user.type(box, "mail me@x");
+    expect(screen.queryByRole("dialog")).toBeNull();
+    await user.type(box, " see @");
+    expect(screen.getByRole("dialog", { name: "Add a workspace file" })).toBeDefined();
+    const list = screen.getByRole("listbox", { name: "MCP resource templates" });
+    await user.click(within(list).getByRole("option", { name: /Page by number/ }));
+    const add = screen.getByRole("button", { name: "Add resource" }) as HTMLButtonElement;
+    expect(add.disabled).toBe(true);
+    await user.type(screen.getByRole("textbox", { name: "page" }), "7 & 8");
+    await user.click(add);
+    expect(screen.queryByRole("dialog")).toBeNull();
+    // the `@` that opened the picker is not left in the text, and adding the resource did not
+    // send the message (the picker's submit stays in the picker)
+    expect((box as HTMLTextAreaElement).value).toBe("mail me@x see ");
+    expect(props.onSend).not.toHaveBeenCalled();
+    await user.type(box, "this{Enter}");
+    expect(props.onSend).toHaveBeenCalledWith(
+      expect.objectContaining({
+        text: "mail me@x see this",
+        resources: [{ server: "docs", uri: "docs://pages/7%20%26%208", name: "Page by number" }],
+      }),
+    );
+  });
+
   it("shows Stop while running and stops on Esc", async () => {
     const { user, props, view } = setup();
     expect(screen.queryByRole("button", { name: "Stop" })).toBeNull();

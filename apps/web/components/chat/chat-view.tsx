@@ -152,6 +152,19 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         .flatMap((s) => s.resources.map((r) => ({ server: s.name, uri: r.uri, name: r.name }))),
     [mcpServers.data],
   );
+  const mcpResourceTemplates = useMemo(
+    () =>
+      (mcpServers.data?.servers ?? [])
+        .filter((s) => s.status === "connected")
+        .flatMap((s) =>
+          s.resource_templates.map((t) => ({
+            server: s.name,
+            uriTemplate: t.uri_template,
+            name: t.name,
+          })),
+        ),
+    [mcpServers.data],
+  );
   const mcpPrompts = useMemo(
     () =>
       (mcpServers.data?.servers ?? [])
@@ -561,6 +574,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
             onModeChange={actions.setMode}
             workspaceFiles={files.data ?? []}
             mcpResources={mcpResources}
+            mcpResourceTemplates={mcpResourceTemplates}
             mcpPrompts={mcpPrompts}
             onUsePrompt={actions.sendPrompt}
             queued={queued}
