@@ -13,6 +13,7 @@ import * as reconnect from "@/app/api/mcp/servers/[name]/reconnect/route";
 import * as servers from "@/app/api/mcp/servers/route";
 import * as approvals from "@/app/api/sessions/[id]/approvals/route";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
+import * as sessionRoute from "@/app/api/sessions/[id]/route";
 import {
   createSessionId,
   finalState,
@@ -342,6 +343,11 @@ describe("mcp_prompt messages", () => {
       ["assistant", "text"],
     ]);
     expect(stored[0]?.body.text).toBe("Let us talk about tea.");
+    const detail = await sessionRoute.GET(
+      jsonRequest("GET", `/api/sessions/${id}`),
+      params({ id }),
+    );
+    expect(((await detail.json()) as { title: string }).title).toBe("Let us talk about tea");
     expect(stored[1]?.body.text).toBe("Gladly: tea it is.");
     expect(stored[3]?.body).toMatchObject({
       server_name: "fixture",

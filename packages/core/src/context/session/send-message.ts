@@ -192,10 +192,13 @@ export async function storePlainMessages(
     (m): ContextMessage => ({ ...m, status: "complete", completed_at: now }),
   );
   const branchId = core.activeBranchId;
+  // a new session takes its title from the first user text, as from a text message
+  const title = complete.map((m) => titleFrom(core, m)).find((t): t is string => t !== undefined);
   await core.commit({
     write: {
       messages: complete,
       branch_appends: [{ branch_id: branchId, message_ids: complete.map((m) => m.id) }],
+      ...(title === undefined ? {} : { session: { title } }),
     },
     events: complete.flatMap((m) => core.messageEvents(m, branchId, core.state)),
   });
