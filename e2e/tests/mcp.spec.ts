@@ -227,5 +227,8 @@ test("@ opens the picker; a resource template's variables make the URI", async (
   await keepScreenshot(page, testInfo, "mcp-template");
   await page.getByRole("button", { name: "Send" }).click();
   await expect(transcript(page).getByText("demo://resource/dynamic/text/5").first()).toBeVisible();
-  await expect(assistantMessages(page).last()).toContainText("Read resource 5.");
+  // the resource is its own message, answered first; the text "read" follows it
+  await expect(assistantMessages(page).first()).toContainText("Read resource 5.");
+  const requests = await fakeLlmRequests(request);
+  expect(JSON.stringify(requests[0]?.body)).toContain("demo://resource/dynamic/text/5");
 });
