@@ -493,3 +493,34 @@ describe("resource templates", () => {
     expect(JSON.stringify(lastRequestMessages())).toContain(uri);
   });
 });
+
+describe("error results", () => {
+  it("an isError result reaches the model as an error, with the server's text", async () => {
+    server.llm.enqueue(
+      {
+        blocks: [
+          {
+            type: "toolCall",
+            id: "call_fail",
+            name: "mcp__fixture__fail",
+            arguments: { reason: "disk full" },
+          },
+        ],
+      },
+      { blocks: [{ type: "text", text: "It failed." }] },
+    );
+    const id = await createSessionId({ config: { approval_policy: { type: "auto_approve_all" } } });
+    expect(finalState(await readSse(await send(id, { type: "text", text: "try it" })))).toBe(
+      "Idle",
+    );
+    const result = lastRequestMessages()
+      .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+      .find((b: { type?: string; tool_use_id?: string }) => b.tool_use_id === "call_fail") as
+      | { is_error?: boolean; content: unknown }
+      | undefined;
+    expect(result?.is_error).toBe(true);
+    expect(JSON.stringify(result?.content)).toContain("it broke: disk full");
+    const stored = await storedMessages(id);
+    expect(stored.find((m) => m.body.message_type === "tool_result")?.body.status).toBe("error");
+  });
+});
