@@ -5,11 +5,13 @@ import {
   assistantMessages,
   createSession,
   keepScreenshot,
+  messageBox,
   openSession,
   patchConfig,
   sendFromComposer,
   stateLine,
   transcript,
+  userMessages,
 } from "./app.js";
 import { fakeLlmRequests, resetFakeLlm, scriptFakeLlm } from "./fake-llm.js";
 import { MCP_CONFIG } from "./mcp-config.js";
@@ -144,4 +146,89 @@ test("a resource attached from the picker is stored as a resource card and reach
   await keepScreenshot(page, testInfo, "mcp-resource");
   const requests = await fakeLlmRequests(request);
   expect(JSON.stringify(requests.at(-1)?.body)).toContain(uri);
+});
+
+test("a / prompt adds each of its messages to the conversation, and the model answers", async ({
+  page,
+  request,
+}, testInfo) => {
+  const { session_id } = await createSession(request);
+  await scriptFakeLlm(request, [{ blocks: [{ type: "text", text: "Resource 3 looks fine." }] }]);
+  await openSession(page, session_id);
+  await messageBox(page).fill("/resource");
+  const menu = page.getByRole("listbox", { name: "MCP prompts" });
+  await menu.getByRole("option", { name: /everything:resource-prompt/ }).click();
+  await page.getByRole("textbox", { name: /resourceType/ }).fill("Text");
+  await page.getByRole("textbox", { name: /resourceId/ }).fill("3");
+  await page.getByRole("button", { name: "Use prompt" }).click();
+
+  // the prompt's two messages are two cards: its text, then its embedded resource
+  await expect(userMessages(page)).toHaveCount(2);
+  await expect(userMessages(page).nth(0)).toContainText(
+    "This prompt includes the Text resource with id: 3",
+  );
+  await expect(userMessages(page).nth(1)).toHaveAttribute("data-message-type", "mcp_resource");
+  await expect(userMessages(page).nth(1)).toContainText("demo://resource/dynamic/text/3");
+  await expect(assistantMessages(page).last()).toContainText("Resource 3 looks fine.");
+  await expect(messageBox(page)).toHaveValue("");
+  await keepScreenshot(page, testInfo, "mcp-prompt");
+  const sent = JSON.stringify((await fakeLlmRequests(request)).at(-1)?.body);
+  expect(sent).toContain("This prompt includes the Text resource with id: 3");
+  expect(sent).toContain("demo://resource/dynamic/text/3");
+});
+
+test("a running MCP tool's progress shows on its card", async ({ page, request }, testInfo) => {
+  const { session_id } = await createSession(request);
+  await patchConfig(request, session_id, { approval_policy: { type: "auto_approve_all" } });
+  await scriptFakeLlm(request, [
+    {
+      blocks: [
+        {
+          type: "toolCall",
+          id: "toolu_long_1",
+          name: "mcp__everything__trigger-long-running-operation",
+          arguments: { duration: 4, steps: 4 },
+        },
+      ],
+    },
+    { blocks: [{ type: "text", text: "The long operation finished." }] },
+  ]);
+  await openSession(page, session_id);
+  await sendFromComposer(page, "Run the long operation.");
+  const call = transcript(page).getByRole("listitem", {
+    name: "Tool call mcp__everything__trigger-long-running-operation",
+  });
+  await expect(
+    call.getByRole("status", {
+      name: "Progress of mcp__everything__trigger-long-running-operation",
+    }),
+  ).toHaveText(/^progress [123]\/4$/);
+  await keepScreenshot(page, testInfo, "mcp-progress");
+  await expect(assistantMessages(page).last()).toContainText("The long operation finished.");
+  await expect(call.getByRole("status", { name: /^Progress of/ })).toHaveCount(0);
+});
+
+test("@ opens the picker; a resource template's variables make the URI", async ({
+  page,
+  request,
+}, testInfo) => {
+  const { session_id } = await createSession(request);
+  await scriptFakeLlm(request, [{ blocks: [{ type: "text", text: "Read resource 5." }] }]);
+  await openSession(page, session_id);
+  await messageBox(page).pressSequentially("read @");
+  const templates = page.getByRole("listbox", { name: "MCP resource templates" });
+  await templates.getByRole("option", { name: /demo:\/\/resource\/dynamic\/text\// }).click();
+  await page.getByRole("textbox", { name: "resourceId" }).fill("5");
+  await page.getByRole("button", { name: "Add resource" }).click();
+  await expect(
+    page.getByRole("list", { name: "Attached resources" }).getByRole("listitem"),
+  ).toHaveAttribute("title", "demo://resource/dynamic/text/5");
+  await expect(messageBox(page)).toHaveValue("read ");
+  await keepScreenshot(page, testInfo, "mcp-template");
+  await page.getByRole("button", { name: "Send" }).click();
+  await expect(transcript(page).getByText("demo://resource/dynamic/text/5").first()).toBeVisible();
+  // the resource is its own message, answered first; the text "read" follows it
+  await expect(assistantMessages(page).first()).toContainText("Read resource 5.");
+  const requests = await fakeLlmRequests(request);
+  expect(JSON.stringify(requests[0]?.body)).toContain("demo://resource/dynamic/text/5");
 });

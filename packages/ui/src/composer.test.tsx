@@ -65,11 +65,9 @@ describe("Composer", () => {
     });
   });
 
-  it("offers MCP prompts as / commands, asks for their arguments and inserts the expansion", async () => {
+  it("offers MCP prompts as / commands, asks for their arguments and sends the prompt", async () => {
     const { user, props, box, view } = setup();
-    const onExpandPrompt = vi.fn(async (_prompt: unknown, args: Record<string, string>) =>
-      args.city ? `Weather in ${args.city}?` : "Plain prompt.",
-    );
+    const onUsePrompt = vi.fn(async (_prompt: unknown, _args: Record<string, string>) => {});
     view.rerender(
       <Composer
         {...props}
@@ -81,7 +79,7 @@ describe("Composer", () => {
             arguments: [{ name: "city", required: true }],
           },
         ]}
-        onExpandPrompt={onExpandPrompt}
+        onUsePrompt={onUsePrompt}
       />,
     );
     expect(screen.queryByRole("listbox", { name: "MCP prompts" })).toBeNull();
@@ -93,8 +91,9 @@ describe("Composer", () => {
     expect(use.disabled).toBe(true);
     await user.type(screen.getByRole("textbox", { name: /city/ }), "Lisbon");
     await user.click(use);
-    expect((box as HTMLTextAreaElement).value).toBe("Weather in Lisbon?");
-    expect(onExpandPrompt).toHaveBeenCalledWith(expect.objectContaining({ name: "args-prompt" }), {
+    expect((box as HTMLTextAreaElement).value).toBe("");
+    expect(props.onSend).not.toHaveBeenCalled();
+    expect(onUsePrompt).toHaveBeenCalledWith(expect.objectContaining({ name: "args-prompt" }), {
       city: "Lisbon",
     });
   });
@@ -125,6 +124,40 @@ describe("Composer", () => {
       attachments: [],
       delivery: "steer",
     });
+  });
+
+  it("opens the picker when @ starts a word, not inside an address; a template asks for its variables", async () => {
+    const { user, props, box, view } = setup();
+    view.rerender(
+      <Composer
+        {...props}
+        mcpResourceTemplates={[
+          { server: "docs", uriTemplate: "docs://pages/{page}", name: "Page by number" },
+        ]}
+      />,
+    );
+    await user.type(box, "mail me@x");
+    expect(screen.queryByRole("dialog")).toBeNull();
+    await user.type(box, " see @");
+    expect(screen.getByRole("dialog", { name: "Add a workspace file" })).toBeDefined();
+    const list = screen.getByRole("listbox", { name: "MCP resource templates" });
+    await user.click(within(list).getByRole("option", { name: /Page by number/ }));
+    const add = screen.getByRole("button", { name: "Add resource" }) as HTMLButtonElement;
+    expect(add.disabled).toBe(true);
+    await user.type(screen.getByRole("textbox", { name: "page" }), "7 & 8");
+    await user.click(add);
+    expect(screen.queryByRole("dialog")).toBeNull();
+    // the `@` that opened the picker is not left in the text, and adding the resource did not
+    // send the message (the picker's submit stays in the picker)
+    expect((box as HTMLTextAreaElement).value).toBe("mail me@x see ");
+    expect(props.onSend).not.toHaveBeenCalled();
+    await user.type(box, "this{Enter}");
+    expect(props.onSend).toHaveBeenCalledWith(
+      expect.objectContaining({
+        text: "mail me@x see this",
+        resources: [{ server: "docs", uri: "docs://pages/7%20%26%208", name: "Page by number" }],
+      }),
+    );
   });
 
   it("shows Stop while running and stops on Esc", async () => {

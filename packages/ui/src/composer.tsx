@@ -3,7 +3,12 @@
 import type { AgentMode, MessageDelivery } from "@arbor/core";
 import * as ToggleGroup from "@radix-ui/react-toggle-group";
 import { useId, useRef, useState } from "react";
-import { FilePicker, type FileSelection, type McpResourceSelection } from "./file-picker.js";
+import {
+  FilePicker,
+  type FileSelection,
+  type McpResourceSelection,
+  type McpResourceTemplateSelection,
+} from "./file-picker.js";
 import { formatTokens, plural } from "./format.js";
 import { fileSize as formatBytes } from "./messages/attachment-card.js";
 import { fileReferenceLabel } from "./messages/file-reference-card.js";
@@ -75,10 +80,15 @@ export interface ComposerProps {
   workspaceFiles: readonly string[];
   /** the MCP servers' resources, offered in the same picker */
   mcpResources?: readonly McpResourceSelection[];
+  /** their resource templates, offered there too (the picker asks for their variables) */
+  mcpResourceTemplates?: readonly McpResourceTemplateSelection[];
   /** the MCP servers' prompts, offered as `/` commands */
   mcpPrompts?: readonly McpPromptOption[];
-  /** a prompt's expansion (its messages as text), which replaces the message box's text */
-  onExpandPrompt?: (prompt: McpPromptOption, args: Record<string, string>) => Promise<string>;
+  /**
+   * sends the chosen prompt with its arguments (an `mcp_prompt` payload: each of its messages
+   * joins the conversation as its own); the `/…` text is cleared
+   */
+  onUsePrompt?: (prompt: McpPromptOption, args: Record<string, string>) => void | Promise<void>;
   /** shown above the message box until each is delivered (it then appears in the transcript) */
   queued?: readonly QueuedMessageView[];
   disabled?: boolean;
@@ -120,8 +130,9 @@ export function Composer({
   onModeChange,
   workspaceFiles,
   mcpResources = [],
+  mcpResourceTemplates = [],
   mcpPrompts = [],
-  onExpandPrompt,
+  onUsePrompt,
   queued = [],
   disabled = false,
   placeholder,
@@ -151,6 +162,8 @@ export function Composer({
   const pasteIds = useRef(0);
   const [files, setFiles] = useState<FileSelection[]>([]);
   const [resources, setResources] = useState<McpResourceSelection[]>([]);
+  // the file picker, opened by its button or by typing `@` at the start of a word
+  const [pickerOpen, setPickerOpen] = useState(false);
   const textarea = useRef<HTMLTextAreaElement>(null);
   const inputId = useId();
   const fullText = [text.trim(), ...pastes.map((p) => p.text)].filter((t) => t !== "").join("\n\n");
@@ -333,11 +346,12 @@ export function Composer({
           ))}
         </ul>
       )}
-      {onExpandPrompt !== undefined && (
+      {onUsePrompt !== undefined && (
         <PromptMenu
           prompts={matchingPrompts(text, mcpPrompts)}
           onExpand={async (prompt, args) => {
-            setText(await onExpandPrompt(prompt, args));
+            await onUsePrompt(prompt, args);
+            setText("");
             textarea.current?.focus();
           }}
         />
@@ -352,7 +366,21 @@ export function Composer({
         value={text}
         disabled={disabled}
         placeholder={hint}
-        onChange={(event) => setText(event.target.value)}
+        onChange={(event) => {
+          const next = event.target.value;
+          const caret = event.target.selectionStart ?? next.length;
+          // one `@` typed at the start of a word opens the picker (an e-mail address does not)
+          const typedAt =
+            next.length === text.length + 1 &&
+            next[caret - 1] === "@" &&
+            (caret === 1 || /\s/.test(next[caret - 2] ?? ""));
+          if (typedAt) {
+            setText(next.slice(0, caret - 1) + next.slice(caret));
+            setPickerOpen(true);
+            return;
+          }
+          setText(next);
+        }}
         onPaste={(event) => {
           // a pasted file (a screenshot, a copied file) becomes an attachment
           if (event.clipboardData.files.length > 0) {
@@ -412,6 +440,12 @@ export function Composer({
           disabled={disabled}
           onPick={(file) => setFiles((previous) => [...previous, file])}
           resources={mcpResources}
+          resourceTemplates={mcpResourceTemplates}
+          open={pickerOpen}
+          onOpenChange={(open) => {
+            setPickerOpen(open);
+            if (!open) textarea.current?.focus();
+          }}
           onPickResource={(resource) =>
             setResources((previous) =>
               previous.some((r) => r.server === resource.server && r.uri === resource.uri)

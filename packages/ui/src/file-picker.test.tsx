@@ -1,7 +1,7 @@
 import { render, screen } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
-import { FilePicker } from "./file-picker.js";
+import { expandTemplate, FilePicker, templateVariables } from "./file-picker.js";
 
 const files = ["src/a.ts", "src/b.ts", "README.md"];
 
@@ -63,5 +63,13 @@ describe("FilePicker", () => {
     await user.click(screen.getByRole("option", { name: "src/a.ts" }));
     await user.click(screen.getByRole("button", { name: "Add file" }));
     expect(onPick).toHaveBeenCalledWith({ path: "src/a.ts" });
+  });
+
+  it("reads a URI template's variables and expands them (simple, reserved, query)", () => {
+    expect(templateVariables("demo://resource/dynamic/text/{resourceId}")).toEqual(["resourceId"]);
+    expect(templateVariables("x://{a}/{+path}{?q,lang}")).toEqual(["a", "path", "q", "lang"]);
+    expect(expandTemplate("demo://text/{id}", { id: "a b/c" })).toBe("demo://text/a%20b%2Fc");
+    expect(expandTemplate("x://{+path}", { path: "a b/c" })).toBe("x://a%20b/c");
+    expect(expandTemplate("x://s{?q,lang}", { q: "cats", lang: "" })).toBe("x://s?q=cats");
   });
 });

@@ -19,14 +19,75 @@ export interface McpResourceSelection {
   name: string;
 }
 
+/** An MCP server's resource template (RFC 6570): its variables are asked for in fields. */
+export interface McpResourceTemplateSelection {
+  server: string;
+  uriTemplate: string;
+  name: string;
+}
+
 export interface FilePickerProps {
   /** workspace-relative paths the user may reference */
   files: readonly string[];
   onPick: (selection: FileSelection) => void;
   /** the connected MCP servers' resources (GET /api/mcp/servers) */
   resources?: readonly McpResourceSelection[];
+  /** their resource templates: picking one asks for its variables and builds the URI */
+  resourceTemplates?: readonly McpResourceTemplateSelection[];
   onPickResource?: (selection: McpResourceSelection) => void;
   disabled?: boolean;
+  /** controlled opening (the composer opens the picker when `@` is typed) */
+  open?: boolean;
+  onOpenChange?: (open: boolean) => void;
+}
+
+const EXPRESSION = /\{([+#./;?&]?)([^}]+)\}/g;
+
+/** The variable names of a URI template, in order, each once. */
+export function templateVariables(template: string): string[] {
+  const names: string[] = [];
+  for (const match of template.matchAll(EXPRESSION)) {
+    for (const spec of (match[2] ?? "").split(",")) {
+      const name = spec.replace(/(\*|:\d+)$/, "").trim();
+      if (name !== "" && !names.includes(name)) names.push(name);
+    }
+  }
+  return names;
+}
+
+/**
+ * The URI of `template` with `values` (RFC 6570 simple and reserved expansion, which is what
+ * resource templates use; other operators get their prefix and comma-joined values). The server
+ * checks the URI against its templates when the resource is read.
+ */
+export function expandTemplate(template: string, values: Readonly<Record<string, string>>): string {
+  return template.replace(EXPRESSION, (_, operator: string, specs: string) => {
+    const reserved = operator === "+" || operator === "#";
+    const encode = (value: string) => (reserved ? encodeURI(value) : encodeURIComponent(value));
+    const parts = specs
+      .split(",")
+      .map((spec) => spec.replace(/(\*|:\d+)$/, "").trim())
+      .filter((name) => (values[name] ?? "") !== "")
+      .map((name) => {
+        const value = encode(values[name] ?? "");
+        return operator === "?" || operator === "&" || operator === ";"
+          ? `${name}=${value}`
+          : value;
+      });
+    if (parts.length === 0) return "";
+    const prefix = operator === "+" ? "" : operator;
+    const separator =
+      operator === "?" || operator === "&"
+        ? "&"
+        : operator === "."
+          ? "."
+          : operator === "/"
+            ? "/"
+            : operator === ";"
+              ? ";"
+              : ",";
+    return `${prefix}${parts.join(separator)}`;
+  });
 }
 
 const optionClass =
@@ -34,6 +95,10 @@ const optionClass =
 
 function resourceKey(resource: McpResourceSelection): string {
   return `${resource.server}\u0000${resource.uri}`;
+}
+
+function templateKey(template: McpResourceTemplateSelection): string {
+  return `${template.server}\u0000${template.uriTemplate}`;
 }
 
 // Long workspaces: the list shows this many matches; the filter narrows the rest.
@@ -44,16 +109,33 @@ export function FilePicker({
   files,
   onPick,
   resources = [],
+  resourceTemplates = [],
   onPickResource,
   disabled = false,
+  open: controlledOpen,
+  onOpenChange,
 }: FilePickerProps) {
-  const [open, setOpen] = useState(false);
+  const [ownOpen, setOwnOpen] = useState(false);
+  const open = controlledOpen ?? ownOpen;
+  const setOpen = (next: boolean) => {
+    setOwnOpen(next);
+    onOpenChange?.(next);
+  };
+  const [template, setTemplateState] = useState<McpResourceTemplateSelection | null>(null);
+  const [variables, setVariables] = useState<Record<string, string>>({});
   const [filter, setFilter] = useState("");
   const [selected, setSelectedFile] = useState<string | null>(null);
   const [resource, setResource] = useState<McpResourceSelection | null>(null);
   const setSelected = (path: string | null) => {
     setSelectedFile(path);
     setResource(null);
+    setTemplateState(null);
+  };
+  const chooseTemplate = (next: McpResourceTemplateSelection) => {
+    setSelectedFile(null);
+    setResource(null);
+    setTemplateState(next);
+    setVariables({});
   };
   const [start, setStart] = useState("");
   const [end, setEnd] = useState("");
@@ -71,11 +153,23 @@ export function FilePicker({
       ? resources
       : resources.filter((r) => `${r.server} ${r.name} ${r.uri}`.toLowerCase().includes(needle));
   }, [resources, filter, onPickResource]);
+  const matchingTemplates = useMemo(() => {
+    if (onPickResource === undefined) return [];
+    const needle = filter.trim().toLowerCase();
+    return needle === ""
+      ? resourceTemplates
+      : resourceTemplates.filter((t) =>
+          `${t.server} ${t.name} ${t.uriTemplate}`.toLowerCase().includes(needle),
+        );
+  }, [resourceTemplates, filter, onPickResource]);
   const range = parseLineRange(start, end);
+  const templateNames = template === null ? [] : templateVariables(template.uriTemplate);
+  const templateReady = templateNames.every((name) => (variables[name] ?? "").trim() !== "");
 
   const reset = () => {
     setFilter("");
     setSelected(null);
+    setVariables({});
     setStart("");
     setEnd("");
     setShowErrors(false);
@@ -111,7 +205,21 @@ export function FilePicker({
           className="flex flex-col gap-3"
           onSubmit={(event) => {
             event.preventDefault();
+            // React sends a portal's events up the component tree: the composer's own form
+            // (which sends the message) must not see this submit
+            event.stopPropagation();
             setShowErrors(true);
+            if (template !== null) {
+              if (!templateReady) return;
+              onPickResource?.({
+                server: template.server,
+                uri: expandTemplate(template.uriTemplate, variables),
+                name: template.name,
+              });
+              setOpen(false);
+              reset();
+              return;
+            }
             if (resource !== null) {
               onPickResource?.(resource);
               setOpen(false);
@@ -171,6 +279,7 @@ export function FilePicker({
                 const chosen = resource !== null && resourceKey(resource) === resourceKey(r);
                 const choose = () => {
                   setSelectedFile(null);
+                  setTemplateState(null);
                   setResource(r);
                 };
                 return (
@@ -194,6 +303,65 @@ export function FilePicker({
                 );
               })}
             </div>
+          )}
+          {matchingTemplates.length > 0 && (
+            <div
+              role="listbox"
+              aria-label="MCP resource templates"
+              className="max-h-40 overflow-y-auto rounded-md border border-zinc-200 dark:border-zinc-800"
+            >
+              {matchingTemplates.slice(0, MAX_LISTED).map((t) => {
+                const chosen = template !== null && templateKey(template) === templateKey(t);
+                return (
+                  <div
+                    key={templateKey(t)}
+                    role="option"
+                    tabIndex={0}
+                    aria-selected={chosen}
+                    title={t.uriTemplate}
+                    onClick={() => chooseTemplate(t)}
+                    onKeyDown={(event) => {
+                      if (event.key === "Enter" || event.key === " ") {
+                        event.preventDefault();
+                        chooseTemplate(t);
+                      }
+                    }}
+                    className={optionClass}
+                  >
+                    <span className="text-zinc-500">{t.server}:</span> {t.name}{" "}
+                    <span className="text-zinc-500">{t.uriTemplate}</span>
+                  </div>
+                );
+              })}
+            </div>
+          )}
+          {template !== null && templateNames.length > 0 && (
+            <fieldset
+              aria-label={`Variables of ${template.uriTemplate}`}
+              className="flex flex-col gap-2 rounded-md border border-zinc-200 p-2 dark:border-zinc-800"
+            >
+              {templateNames.map((name) => {
+                const id = `${ids.filter}-var-${name}`;
+                return (
+                  <div key={name} className="flex flex-col gap-0.5">
+                    <label htmlFor={id} className="font-mono text-xs">
+                      {name}
+                    </label>
+                    <input
+                      id={id}
+                      className={inputClass}
+                      value={variables[name] ?? ""}
+                      onChange={(event) =>
+                        setVariables((previous) => ({ ...previous, [name]: event.target.value }))
+                      }
+                    />
+                  </div>
+                );
+              })}
+              <p className="font-mono text-xs text-zinc-500">
+                {expandTemplate(template.uriTemplate, variables)}
+              </p>
+            </fieldset>
           )}
           {matches.length > MAX_LISTED && (
             <p className="text-xs text-zinc-500">
@@ -242,9 +410,9 @@ export function FilePicker({
             <button
               type="submit"
               className={buttonClass.primary}
-              disabled={selected === null && resource === null}
+              disabled={template !== null ? !templateReady : selected === null && resource === null}
             >
-              {resource !== null ? "Add resource" : "Add file"}
+              {resource !== null || template !== null ? "Add resource" : "Add file"}
             </button>
           </div>
         </form>

@@ -4,8 +4,8 @@ import { useId, useState } from "react";
 import { buttonClass, inputClass } from "./styles.js";
 
 // The composer's `/` commands: the MCP servers' prompts. Typing `/` lists them (filtered by what
-// follows); a prompt with arguments asks for them in fields; its expansion (the prompt's
-// messages, from the server) replaces the message box's text, for the user to read and send.
+// follows); a prompt with arguments asks for them in fields; the chosen prompt is then sent (the
+// server adds each of its messages to the conversation as its own).
 
 export interface McpPromptOption {
   server: string;

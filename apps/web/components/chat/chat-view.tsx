@@ -152,21 +152,25 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         .flatMap((s) => s.resources.map((r) => ({ server: s.name, uri: r.uri, name: r.name }))),
     [mcpServers.data],
   );
+  const mcpResourceTemplates = useMemo(
+    () =>
+      (mcpServers.data?.servers ?? [])
+        .filter((s) => s.status === "connected")
+        .flatMap((s) =>
+          s.resource_templates.map((t) => ({
+            server: s.name,
+            uriTemplate: t.uri_template,
+            name: t.name,
+          })),
+        ),
+    [mcpServers.data],
+  );
   const mcpPrompts = useMemo(
     () =>
       (mcpServers.data?.servers ?? [])
         .filter((s) => s.status === "connected")
         .flatMap((s) => s.prompts.map((p) => ({ server: s.name, ...p }))),
     [mcpServers.data],
-  );
-  const expandPrompt = useCallback(
-    async (prompt: { server: string; name: string }, args: Record<string, string>) => {
-      const answer = await api.expandMcpPrompt(prompt.server, prompt.name, args);
-      return answer.messages
-        .map((m) => (m.role === "assistant" ? `Assistant: ${m.text}` : m.text))
-        .join("\n\n");
-    },
-    [],
   );
   const [reconnecting, setReconnecting] = useState<ReadonlySet<string>>(() => new Set());
   const reconnectMcp = useCallback(
@@ -507,6 +511,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               view={view}
               streams={live.snapshot.streams}
               announced={live.snapshot.announced}
+              toolProgress={live.snapshot.toolProgress}
               activeBranchId={branchId}
               branches={detail.data?.branches}
               onCheckout={isRunning(state) ? undefined : actions.checkout}
@@ -569,8 +574,9 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
             onModeChange={actions.setMode}
             workspaceFiles={files.data ?? []}
             mcpResources={mcpResources}
+            mcpResourceTemplates={mcpResourceTemplates}
             mcpPrompts={mcpPrompts}
-            onExpandPrompt={expandPrompt}
+            onUsePrompt={actions.sendPrompt}
             queued={queued}
             disabled={detail.data === undefined}
             contextRoom={{ used: contextTokens(shown), limit }}

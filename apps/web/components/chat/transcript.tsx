@@ -25,6 +25,8 @@ export interface TranscriptProps {
   view: "optimized" | "full";
   streams: Readonly<Record<string, StreamBuffer>>;
   announced: readonly AnnouncedMessage[];
+  /** the latest progress of running tool calls, by tool call id (tool_progress events) */
+  toolProgress?: Readonly<Record<string, string>>;
   activeBranchId: string | undefined;
   /** every branch of the session: a message with versions on others gets a `‹ 1/2 ›` switcher */
   branches?: readonly Branch[];
@@ -39,6 +41,18 @@ export interface TranscriptProps {
   outgoing?: readonly OutgoingMessage[];
   onRetryOutgoing?: (key: string) => void;
   onDiscardOutgoing?: (key: string) => void;
+}
+
+/**
+ * The progress of `message`'s calls: the whole record when one of its calls has progress, else
+ * undefined, so only the running request's card renders again on a progress event.
+ */
+function progressOf(
+  message: ContextMessage,
+  progress: Readonly<Record<string, string>> | undefined,
+): Readonly<Record<string, string>> | undefined {
+  if (progress === undefined || message.body.message_type !== "tool_request") return undefined;
+  return message.body.calls.some((c) => progress[c.id] !== undefined) ? progress : undefined;
 }
 
 /** A stand-in card for a message the events announced before the list was refetched. */
@@ -107,6 +121,8 @@ interface TranscriptCardProps extends MessageCallbacks {
   message: ContextMessage;
   toolResults: ToolResults | undefined;
   running: boolean;
+  /** the progress of this request's running calls; undefined unless one reported any */
+  toolProgress: Readonly<Record<string, string>> | undefined;
   highlighted: boolean;
   streamText: string | undefined;
   /** the reasoning streamed so far, while the message streams */
@@ -122,6 +138,7 @@ const TranscriptCard = memo(function TranscriptCard({
   streamThinking,
   toolResults,
   running,
+  toolProgress,
   versions,
   ...callbacks
 }: TranscriptCardProps) {
@@ -138,6 +155,7 @@ const TranscriptCard = memo(function TranscriptCard({
         streamingText={streamText}
         toolResults={toolResults}
         running={message.body.message_type === "tool_request" ? running : false}
+        toolProgress={toolProgress}
         versions={versions}
         {...callbacks}
       />
@@ -153,6 +171,7 @@ export function Transcript({
   view,
   streams,
   announced,
+  toolProgress,
   activeBranchId,
   branches = [],
   onCheckout,
@@ -267,6 +286,7 @@ export function Transcript({
         highlighted={message.id === highlight}
         toolResults={tools.byRequest.get(message.id)}
         running={running}
+        toolProgress={progressOf(message, toolProgress)}
         streamText={stream?.text}
         streamThinking={streaming ? stream?.thinking : undefined}
         onFork={streaming ? undefined : callbacks.onFork}

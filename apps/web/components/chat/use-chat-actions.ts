@@ -54,6 +54,8 @@ export interface ChatActions {
   retryOutgoing: (key: string) => void;
   discardOutgoing: (key: string) => void;
   send: (submission: ComposerSubmission) => void;
+  /** an MCP prompt with its arguments, as an `mcp_prompt` message */
+  sendPrompt: (prompt: { server: string; name: string }, args: Record<string, string>) => void;
   stop: () => void;
   resume: () => void;
   setMode: (mode: AgentMode) => void;
@@ -253,6 +255,26 @@ export function useChatActions({
     [run, pump, signal, sendText, sessionId],
   );
 
+  // an MCP prompt (the composer's `/` commands): each of its messages joins the conversation
+  const sendPrompt = useCallback(
+    (prompt: { server: string; name: string }, args: Record<string, string>) =>
+      run("Using the prompt failed", () =>
+        pump(
+          api.sendMessage(
+            sessionId,
+            {
+              type: "mcp_prompt",
+              server_name: prompt.server,
+              prompt_name: prompt.name,
+              arguments: args,
+            },
+            { signal: signal() },
+          ),
+        ),
+      ),
+    [run, pump, signal, sessionId],
+  );
+
   const stop = useCallback(
     () =>
       run("Stopping failed", async () => {
@@ -358,6 +380,7 @@ export function useChatActions({
       store.setError(undefined);
     },
     send,
+    sendPrompt,
     stop,
     resume,
     setMode,

@@ -247,4 +247,28 @@ describe("SessionLiveStore", () => {
     });
     expect(effects.onMessagesChanged).toHaveBeenCalled();
   });
+
+  it("keeps the latest progress of each running tool call until the operation rests", () => {
+    const { store: s } = store();
+    const progress = (sequence: number, message: string): StreamedEvent => ({
+      name: "tool_progress",
+      sequence,
+      payload: { context_id: "s", tool_call_id: "call-1", tool_name: "mcp__x__long", message },
+    });
+    s.ingest(
+      update(1, {
+        type: "ExecutingTool",
+        tool_name: "mcp__x__long",
+        attempt: 1,
+        index: 1,
+        total: 1,
+      }),
+      "subscription",
+    );
+    s.ingest(progress(2, "progress 1/3"), "subscription");
+    s.ingest(progress(3, "halfway (2/3)"), "subscription");
+    expect(s.getSnapshot().toolProgress).toEqual({ "call-1": "halfway (2/3)" });
+    s.ingest(update(4, { type: "Idle" }), "subscription");
+    expect(s.getSnapshot().toolProgress).toEqual({});
+  });
 });

@@ -42,6 +42,11 @@ export interface LiveSnapshot {
   autoLoop: { depth: number; tools_executed: number } | undefined;
   /** the session's folds seen in its events, by fold id */
   folds: Readonly<Record<string, LiveFold>>;
+  /**
+   * The latest progress of the running operation's tool calls (tool_progress), by tool call id;
+   * cleared when the operation rests or a new one begins.
+   */
+  toolProgress: Readonly<Record<string, string>>;
 }
 
 /** A fold (a `branch` call's child loop) as its events describe it, for the chat's fold card. */
@@ -101,6 +106,7 @@ const EMPTY: LiveSnapshot = {
   error: undefined,
   autoLoop: undefined,
   folds: {},
+  toolProgress: {},
 };
 
 export class SessionLiveStore {
@@ -171,6 +177,7 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
       // operation rests or a new one begins
       if (RESTING.has(state.type) || state.type === "ProcessingUserMessage") {
         next = { ...next, autoLoop: undefined };
+        if (Object.keys(next.toolProgress).length > 0) next = { ...next, toolProgress: {} };
       }
       if (state.type === "ToolAutoLoop") {
         next = { ...next, autoLoop: { depth: state.depth, tools_executed: state.tools_executed } };
@@ -280,6 +287,10 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
       };
       effects.onMessagesChanged();
       return { ...snapshot, folds: { ...snapshot.folds, [p.fold_id]: next } };
+    }
+    case "tool_progress": {
+      const { tool_call_id, message } = event.payload;
+      return { ...snapshot, toolProgress: { ...snapshot.toolProgress, [tool_call_id]: message } };
     }
     default: {
       const unknown: never = event;

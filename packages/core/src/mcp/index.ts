@@ -27,9 +27,15 @@ export {
   type McpServerInfo,
 } from "./manager.js";
 export {
+  type McpPromptMessage,
+  mcpPromptMessages,
+  mcpPromptTexts,
+} from "./prompt-messages.js";
+export {
   type McpResourceBody,
   type McpResourceReader,
   mcpResourceBody,
+  mcpResourceImage,
 } from "./resource-message.js";
 export { type McpResultDetails, toolResultFromMcp } from "./result.js";
 export { MODEL_TOOL_NAME, modelToolNames } from "./tool-names.js";

@@ -1,5 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the syntax of mcp_servers.json
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createRecordingContext } from "../../test/support/tool-test-context.js";
@@ -7,6 +7,7 @@ import { toolsForMode } from "../context/plan-act.js";
 import {
   everythingServerScript,
   filesystemServerScript,
+  pagedServerScript,
   recordingLogger,
   testServerScript,
   workspaceWithServers,
@@ -218,5 +219,103 @@ describe("McpManager over stdio", () => {
     expect(manager.servers().find((s) => s.name === "missing")?.status).toBe("failed");
     expect(await manager.reconnect("everything")).toBe(true);
     expect(manager.servers().find((s) => s.name === "everything")?.status).toBe("connected");
+  });
+});
+
+describe("McpManager: a server that dies and cannot come back", () => {
+  const ws = workspaceWithServers({
+    flaky: {
+      command: process.execPath,
+      args: [testServerScript()],
+      env: { REFUSE_FILE: "${REFUSE_FILE}" },
+    },
+  });
+  const refuseFile = join(ws.root, "refuse");
+  const logger = recordingLogger();
+  const manager = new McpManager({
+    configPath: ws.configPath,
+    workspaceRoot: ws.root,
+    env: { ...process.env, REFUSE_FILE: refuseFile },
+    logger,
+    backoff: { initialMs: 100, maxMs: 400, maxAttempts: 4 },
+  });
+
+  beforeAll(async () => {
+    await manager.start();
+    await manager.settled();
+  }, 30_000);
+  afterAll(() => manager.close());
+
+  it("retries with doubling delays up to the cap, then marks it failed; reconnect brings it back", async () => {
+    const flaky = () => manager.servers().find((s) => s.name === "flaky");
+    expect(flaky()?.status).toBe("connected");
+    // each "reconnecting (attempt N)" state, with when it was entered
+    const attempts: Array<{ attempt: number; at: number }> = [];
+    const stop = manager.onChange(() => {
+      const match = /reconnecting \(attempt (\d+)\)/.exec(flaky()?.error ?? "");
+      const attempt = Number(match?.[1]);
+      if (match && attempts.at(-1)?.attempt !== attempt) {
+        attempts.push({ attempt, at: performance.now() });
+      }
+    });
+    writeFileSync(refuseFile, "");
+    const registry = new ToolRegistry([], [manager]);
+    await expect(execute(registry.get("mcp__flaky__exit"), {})).rejects.toThrow(/MCP server flaky/);
+    await vi.waitFor(() => expect(flaky()?.status).toBe("failed"), {
+      timeout: 15_000,
+      interval: 20,
+    });
+    stop();
+    expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4]);
+    // attempt N+1 is scheduled after attempt N's delay (100, 200, 400 ms, capped at 400) has
+    // passed and its start has failed
+    const gaps = attempts.slice(1).map((a, i) => a.at - (attempts[i] as { at: number }).at);
+    expect(gaps[0]).toBeGreaterThanOrEqual(95);
+    expect(gaps[1]).toBeGreaterThanOrEqual(195);
+    expect(gaps[2]).toBeGreaterThanOrEqual(395);
+    expect(flaky()?.error).toContain("refusing to start");
+    expect(registry.get("mcp__flaky__exit")).toBeUndefined();
+    expect(logger.lines.some((l) => l.message === "mcp server disconnected")).toBe(true);
+
+    rmSync(refuseFile);
+    expect(await manager.reconnect("flaky")).toBe(true);
+    expect(flaky()?.status).toBe("connected");
+    expect(registry.get("mcp__flaky__exit")).toBeDefined();
+  }, 30_000);
+});
+
+describe("McpManager: paged lists and call timeouts", () => {
+  const ws = workspaceWithServers({
+    paged: { command: process.execPath, args: [pagedServerScript()] },
+    test: { command: process.execPath, args: [testServerScript()] },
+  });
+  const manager = new McpManager({
+    configPath: ws.configPath,
+    workspaceRoot: ws.root,
+    env: process.env,
+    logger: recordingLogger(),
+    callTimeoutMs: 300,
+  });
+
+  beforeAll(async () => {
+    await manager.start();
+    await manager.settled();
+  }, 30_000);
+  afterAll(() => manager.close());
+
+  it("follows nextCursor through every page of tools/list and resources/list", async () => {
+    const paged = manager.servers().find((s) => s.name === "paged");
+    expect(paged?.tools.map((t) => t.name)).toEqual(["first", "second", "third"]);
+    expect(paged?.resources.map((r) => r.uri)).toEqual(["paged://one", "paged://two"]);
+    const registry = new ToolRegistry([], [manager]);
+    expect(textOf(await execute(registry.get("mcp__paged__third"), {}))).toBe("third ran");
+  });
+
+  it("ends a call the server never answers after the timeout, with an error", async () => {
+    const registry = new ToolRegistry([], [manager]);
+    const started = performance.now();
+    await expect(execute(registry.get("mcp__test__wait"), {})).rejects.toThrow(/timed out/i);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(manager.servers().find((s) => s.name === "test")?.status).toBe("connected");
   });
 });

@@ -16,6 +16,7 @@ import {
   type McpServerStatus,
   type McpTransportKind,
 } from "./connection.js";
+import { mcpPromptTexts } from "./prompt-messages.js";
 import { toolResultFromMcp } from "./result.js";
 import { modelToolNames } from "./tool-names.js";
 
@@ -343,28 +344,43 @@ export class McpManager implements ToolSource {
     return { field: "resource_uri", message: `MCP server ${server} lists no resource ${uri}` };
   }
 
+  /**
+   * Why the prompt `name` of `server` cannot be expanded with `args`, without asking the server:
+   * the field (`server_name`, `prompt_name`, `arguments.<name>`) and a message; undefined when
+   * the server is connected, lists the prompt and every required argument is given.
+   */
+  promptProblem(
+    server: string,
+    name: string,
+    args: Record<string, string>,
+  ): { field: string; message: string } | undefined {
+    const connection = this.#connections.get(server);
+    if (connection === undefined || connection.status !== "connected") {
+      return { field: "server_name", message: `no connected MCP server is named ${server}` };
+    }
+    const prompt = connection.prompts.find((p) => p.name === name);
+    if (prompt === undefined) {
+      return { field: "prompt_name", message: `MCP server ${server} has no prompt ${name}` };
+    }
+    for (const argument of prompt.arguments ?? []) {
+      if (argument.required === true && (args[argument.name] ?? "") === "") {
+        return {
+          field: `arguments.${argument.name}`,
+          message: `the prompt ${name} needs the argument ${argument.name}`,
+        };
+      }
+    }
+    return undefined;
+  }
+
   async getPrompt(
     server: string,
     name: string,
     args: Record<string, string>,
   ): Promise<GetPromptResult> {
-    const connection = this.#connections.get(server);
-    if (connection === undefined || connection.status !== "connected") {
-      throw new McpLookupError("server_name", `no connected MCP server is named ${server}`);
-    }
-    const prompt = connection.prompts.find((p) => p.name === name);
-    if (prompt === undefined) {
-      throw new McpLookupError("prompt_name", `MCP server ${server} has no prompt ${name}`);
-    }
-    for (const argument of prompt.arguments ?? []) {
-      if (argument.required === true && (args[argument.name] ?? "") === "") {
-        throw new McpLookupError(
-          `arguments.${argument.name}`,
-          `the prompt ${name} needs the argument ${argument.name}`,
-        );
-      }
-    }
-    return connection.getPrompt(name, args);
+    const problem = this.promptProblem(server, name, args);
+    if (problem !== undefined) throw new McpLookupError(problem.field, problem.message);
+    return (this.#connections.get(server) as McpConnection).getPrompt(name, args);
   }
 
   /** The prompt's messages as text (McpPromptResponse); errors as getPrompt. */
@@ -379,7 +395,7 @@ export class McpManager implements ToolSource {
     const result = await this.getPrompt(server, name, args);
     return {
       ...(result.description !== undefined ? { description: result.description } : {}),
-      messages: result.messages.map((m) => ({ role: m.role, text: promptContentText(m.content) })),
+      messages: mcpPromptTexts(result),
     };
   }
 
@@ -458,21 +474,6 @@ export function isMcpLookupError(error: unknown): error is McpLookupError {
     error.name === "McpLookupError" &&
     typeof (error as { field?: unknown }).field === "string"
   );
-}
-
-function promptContentText(content: GetPromptResult["messages"][number]["content"]): string {
-  switch (content.type) {
-    case "text":
-      return content.text;
-    case "resource":
-      return "text" in content.resource
-        ? content.resource.text
-        : `[resource ${content.resource.uri}: ${content.resource.mimeType ?? "binary"}]`;
-    case "resource_link":
-      return `[resource link ${content.name} <${content.uri}>]`;
-    default:
-      return `[${content.type} ${"mimeType" in content ? content.mimeType : ""}]`.trim();
-  }
 }
 
 async function subdirectories(dir: string): Promise<string[]> {

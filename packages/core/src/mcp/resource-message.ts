@@ -1,13 +1,17 @@
-import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import type { GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 
 // What an `mcp_resource` payload becomes: the MCPResource message body (message-types.ts
 // McpResourceBodySchema) from a resources/read answer. Text contents are kept (several are
 // joined); an image keeps its base64 data so the card can show it; other binary content is named
 // with its size, since the model could not read it.
 
-/** Reads resources; McpManager is one. Throws McpLookupError for an unknown server or URI. */
+/**
+ * Reads resources and prompts; McpManager is one. Throws McpLookupError for an unknown server,
+ * URI, prompt or a missing required argument.
+ */
 export interface McpResourceReader {
   readResource(server: string, uri: string, signal?: AbortSignal): Promise<ReadResourceResult>;
+  getPrompt(server: string, name: string, args: Record<string, string>): Promise<GetPromptResult>;
 }
 
 export interface McpResourceBody {
@@ -17,6 +21,21 @@ export interface McpResourceBody {
   content: string;
   mime_type: string;
   retrieved_at: string;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * The image an MCPResource message holds, or undefined: its mime type is an image type and its
+ * content is the image's base64 data (a single image content; mcpResourceBody keeps only that).
+ * The model receives it as an image block, the card shows it.
+ */
+export function mcpResourceImage(body: {
+  content: string;
+  mime_type: string;
+}): { data: string; mimeType: string } | undefined {
+  if (!body.mime_type.startsWith("image/") || !BASE64.test(body.content)) return undefined;
+  return { data: body.content, mimeType: body.mime_type };
 }
 
 export function mcpResourceBody(
@@ -37,12 +56,14 @@ export function mcpResourceBody(
         );
     }
   }
+  const single = read.contents.length === 1;
   return {
     message_type: "mcp_resource",
     server_name: request.server_name,
     resource_uri: request.resource_uri,
     content: parts.join("\n\n"),
-    mime_type: mime ?? "text/plain",
+    // several contents are text (images among them named): an image type would mislabel them
+    mime_type: (single || !mime?.startsWith("image/") ? mime : "text/plain") ?? "text/plain",
     retrieved_at: retrievedAt,
   };
 }

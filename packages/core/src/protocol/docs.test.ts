@@ -28,7 +28,7 @@ describe("protocol docs", () => {
     expect(docs).toMatch(/\| `range` \| object \| no \|/);
     expect(docs).toMatch(/\| `parameters` \| record<string, any> \| no \|/);
     expect(docs).toContain(
-      "Supported payload types: `text`, `file_reference`, `mcp_resource`, `attachment`, `workflow`.",
+      "Supported payload types: `text`, `file_reference`, `mcp_resource`, `mcp_prompt`, `attachment`, `workflow`.",
     );
     expect(docs).not.toContain('payload `type: "tool_result"`');
   });

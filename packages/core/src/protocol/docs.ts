@@ -8,6 +8,7 @@ import {
   FoldReturnedSchema,
   FoldStartedSchema,
   type SessionEventName,
+  ToolProgressSchema,
 } from "./events.js";
 import {
   ApprovalsRequestSchema,
@@ -238,6 +239,11 @@ const EVENT_SCHEMAS: Record<SessionEventName, { schema: z.ZodType; about: string
     schema: FoldReturnedSchema,
     about:
       "A fold returned, normally or forced (with the reason), with its tokens used and the scrubbed message its parent received.",
+  },
+  tool_progress: {
+    schema: ToolProgressSchema,
+    about:
+      "A running tool reported progress (an MCP server's `notifications/progress`, the bash tool's output lines); the tool card shows the latest message until the call's result arrives. While one is being stored, newer ones of the same call replace each other, so a fast tool does not flood the log.",
   },
 };
 

@@ -157,6 +157,23 @@ export const FoldReturnedSchema = z.object({
 });
 export type FoldReturned = z.infer<typeof FoldReturnedSchema>;
 
+/**
+ * A running tool reported progress (an MCP server's `notifications/progress`, the bash tool's
+ * output lines): the tool card shows the latest message until the call's result arrives.
+ * Coalesced: while one is being stored, newer ones of the same call replace each other.
+ */
+export const ToolProgressSchema = z.object({
+  context_id: z.string(),
+  tool_call_id: z.string().describe("the call of the tool_request the progress is of"),
+  tool_name: z.string().describe("the tool's model name"),
+  message: z
+    .string()
+    .describe(
+      "the progress as text: an MCP server's `message (progress/total)`, or `progress N/T` without a message",
+    ),
+});
+export type ToolProgress = z.infer<typeof ToolProgressSchema>;
+
 /** A session event before it has a sequence. The payload's `sequence` (deltas) is filled on write. */
 export type SessionEventBody =
   | { name: "context_update"; payload: ContextUpdate }
@@ -165,7 +182,8 @@ export type SessionEventBody =
   | { name: "error"; payload: ErrorEvent }
   | { name: "fold_started"; payload: FoldStarted }
   | { name: "fold_budget_warning"; payload: FoldBudgetWarning }
-  | { name: "fold_returned"; payload: FoldReturned };
+  | { name: "fold_returned"; payload: FoldReturned }
+  | { name: "tool_progress"; payload: ToolProgress };
 
 export type SessionEventName = SessionEventBody["name"];
 

@@ -76,7 +76,7 @@ describe("SendMessageRequest", () => {
     expect(errors[0]!.field).toBe("payload.type");
     expect(errors[0]!.message).toContain('"audio"');
     expect(errors[0]!.message).toContain(
-      "text, file_reference, mcp_resource, attachment, workflow",
+      "text, file_reference, mcp_resource, mcp_prompt, attachment, workflow",
     );
   });
 

@@ -77,6 +77,22 @@ export const McpResourcePayloadSchema = z
 
 export type McpResourcePayload = z.infer<typeof McpResourcePayloadSchema>;
 
+export const McpPromptPayloadSchema = z
+  .object({
+    type: z.literal("mcp_prompt"),
+    server_name: z.string().min(1).describe("a server of GET /api/mcp/servers"),
+    prompt_name: z.string().min(1).describe("one of its prompts"),
+    arguments: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe("the prompt's arguments by name (GET /api/mcp/servers lists them); {} when absent"),
+  })
+  .describe(
+    "An MCP server's prompt (the composer's `/` commands), expanded now (prompts/get): each of its messages is added to the conversation as its own message, in order and with its role — a user's text as a text message, an image as an Attachment, an embedded resource as an MCPResource message; an assistant's message as an assistant text message. When the last message is the user's, the model answers it (like a text message); when it is the assistant's, the messages are stored and nothing runs. An unknown or unconnected server, an unknown prompt or a missing required argument → 400 naming the field (`payload.server_name`, `payload.prompt_name`, `payload.arguments.<name>`), nothing stored.",
+  );
+
+export type McpPromptPayload = z.infer<typeof McpPromptPayloadSchema>;
+
 export const WorkflowPayloadSchema = z
   .object({
     type: z.literal("workflow"),
@@ -119,6 +135,7 @@ export const MessagePayloadSchema = z.discriminatedUnion("type", [
   TextPayloadSchema,
   FileReferencePayloadSchema,
   McpResourcePayloadSchema,
+  McpPromptPayloadSchema,
   AttachmentPayloadSchema,
   WorkflowPayloadSchema,
 ]);

@@ -33,6 +33,11 @@ export function testServerScript(): string {
   return fileURLToPath(new URL("../../fixtures/mcp-test-server.mjs", import.meta.url));
 }
 
+/** fixtures/mcp-paged-server.mjs: answers tools/list and resources/list a page at a time. */
+export function pagedServerScript(): string {
+  return fileURLToPath(new URL("../../fixtures/mcp-paged-server.mjs", import.meta.url));
+}
+
 /** A workspace holding `mcp_servers.json` with `servers` as its mcpServers. */
 export function workspaceWithServers(servers: Record<string, unknown>): {
   root: string;

@@ -3,7 +3,16 @@
 import type { BodyOf } from "@arbor/core";
 import { Disclosure, preClass } from "./disclosure.js";
 
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** The image the resource holds (core's mcpResourceImage: what the model receives as an image). */
+function resourceImage(body: BodyOf<"mcp_resource">): string | undefined {
+  if (!body.mime_type.startsWith("image/") || !BASE64.test(body.content)) return undefined;
+  return `data:${body.mime_type};base64,${body.content}`;
+}
+
 export function McpResourceCard({ body }: { body: BodyOf<"mcp_resource"> }) {
+  const image = resourceImage(body);
   return (
     <Disclosure
       label={`Resource ${body.resource_uri}`}
@@ -15,9 +24,9 @@ export function McpResourceCard({ body }: { body: BodyOf<"mcp_resource"> }) {
         </span>
       }
     >
-      {body.mime_type.startsWith("image/") ? (
+      {image !== undefined ? (
         <img
-          src={`data:${body.mime_type};base64,${body.content}`}
+          src={image}
           alt={`${body.resource_uri} from ${body.server_name}`}
           className="max-h-96 max-w-full rounded border border-zinc-200 dark:border-zinc-700"
         />

@@ -134,6 +134,19 @@ describe("ToolRequest cards", () => {
     ]);
   });
 
+  it("shows a running call's latest progress, and drops it once the result is in", () => {
+    const request = toolRequest();
+    const { rerender } = render(
+      <MessageCard message={request} running toolProgress={{ "call-c": "indexing (2/3)" }} />,
+    );
+    const listDir = screen.getByRole("listitem", { name: "Tool call list_dir" });
+    expect(within(listDir).getByRole("status", { name: "Progress of list_dir" }).textContent).toBe(
+      "indexing (2/3)",
+    );
+    rerender(<MessageCard message={request} toolProgress={{ "call-c": "indexing (2/3)" }} />);
+    expect(screen.queryByRole("status", { name: "Progress of list_dir" })).toBeNull();
+  });
+
   it("shows each call from request to result in one row: running, then its result", async () => {
     const user = userEvent.setup();
     const request = toolRequest();

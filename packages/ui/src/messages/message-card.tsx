@@ -36,6 +36,8 @@ export interface MessageCardProps extends MessageCallbacks {
   toolResults?: ToolResults | undefined;
   /** tool requests: the session is working, so approved calls without a result are running */
   running?: boolean | undefined;
+  /** tool requests: the latest progress of their running calls, by tool call id */
+  toolProgress?: Readonly<Record<string, string>> | undefined;
   /** the other versions of this place in the conversation (edits, regenerated answers) */
   versions?: VersionSwitch | undefined;
 }
@@ -48,6 +50,7 @@ function CardBody({
   onAnswer,
   toolResults,
   running,
+  toolProgress,
   onOpenFile,
 }: MessageCardProps) {
   const { body } = message;
@@ -63,6 +66,7 @@ function CardBody({
           onToolDecisions={onToolDecisions}
           results={toolResults}
           running={running}
+          progress={toolProgress}
           onOpenFile={onOpenFile}
         />
       );

@@ -63,10 +63,20 @@ interface ToolCallRowProps {
   result: BodyOf<"tool_result"> | undefined;
   /** the session is still working: an approved call without a result is running */
   running: boolean;
+  /** the running call's latest progress (an MCP server's progress notification) */
+  progress: string | undefined;
   onOpenFile: ((path: string, line: number) => void) | undefined;
 }
 
-function ToolCallRow({ call, decided, onDecide, result, running, onOpenFile }: ToolCallRowProps) {
+function ToolCallRow({
+  call,
+  decided,
+  onDecide,
+  result,
+  running,
+  progress,
+  onOpenFile,
+}: ToolCallRowProps) {
   const pending = call.approval === "pending";
   const approved = call.approval === "approved" || call.approval === "auto_approved";
   const args = (
@@ -96,6 +106,15 @@ function ToolCallRow({ call, decided, onDecide, result, running, onOpenFile }: T
           </span>
         )}
       </div>
+      {!result && approved && running && progress !== undefined && (
+        <p
+          role="status"
+          aria-label={`Progress of ${call.name}`}
+          className="mt-1 text-xs text-sky-800 dark:text-sky-200"
+        >
+          {progress}
+        </p>
+      )}
       {result ? (
         // once answered, the arguments fold away: the result is what the reader wants
         <details className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">
@@ -149,6 +168,8 @@ export interface ToolRequestCardProps {
   /** the calls' results, shown inside each call's row */
   results?: ToolResults | undefined;
   running?: boolean;
+  /** the latest progress of running calls, by tool call id (tool_progress events) */
+  progress?: Readonly<Record<string, string>> | undefined;
   /** a codebase tool's result links its files here */
   onOpenFile?: ((path: string, line: number) => void) | undefined;
 }
@@ -158,6 +179,7 @@ export function ToolRequestCard({
   onToolDecisions,
   results,
   running = false,
+  progress,
   onOpenFile,
 }: ToolRequestCardProps) {
   const [decided, setDecided] = useState<ReadonlySet<string>>(new Set());
@@ -190,6 +212,7 @@ export function ToolRequestCard({
             onDecide={onToolDecisions ? (decision) => send([decision]) : undefined}
             result={results?.get(call.id)}
             running={running}
+            progress={progress?.[call.id]}
             onOpenFile={onOpenFile}
           />
         ))}

@@ -1,4 +1,5 @@
-import type { ContextMessage } from "../../model/message-types.js";
+import { mcpResourceImage } from "../../mcp/resource-message.js";
+import type { BodyOf, ContextMessage } from "../../model/message-types.js";
 
 // How a ContextMessage reads to the model, as plain text. Optimization counts tokens and builds
 // summaries from this text; it is NOT the wire conversion to the runtime's AgentMessages (the
@@ -11,6 +12,11 @@ function callText(name: string, args: Record<string, unknown>): string {
 
 function lineRange(start: number, end: number): string {
   return start === end ? `line ${start}` : `lines ${start}-${end}`;
+}
+
+/** The line that names an MCP resource's origin before its content. */
+export function mcpResourceHeader(body: BodyOf<"mcp_resource">): string {
+  return `Resource ${body.resource_uri} from ${body.server_name} (${body.mime_type})`;
 }
 
 /**
@@ -51,7 +57,10 @@ export function toModelText(message: ContextMessage): string {
       return parts.join("\n");
     }
     case "mcp_resource":
-      return `Resource ${body.resource_uri} from ${body.server_name} (${body.mime_type})\n${body.content}`;
+      // an image resource reaches the model as an image block (its tokens counted separately)
+      return mcpResourceImage(body) === undefined
+        ? `${mcpResourceHeader(body)}\n${body.content}`
+        : `${mcpResourceHeader(body)}\n[image ${body.mime_type}]`;
     case "attachment":
       return [
         `Attached file ${body.name} (${body.mime_type}, ${body.size} bytes)`,

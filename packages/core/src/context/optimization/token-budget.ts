@@ -5,6 +5,7 @@ import {
   USER_ASSISTANT_OVERHEAD,
 } from "../../agent/tokens.js";
 import type { TokenCounter } from "../../agent/types.js";
+import { mcpResourceImage } from "../../mcp/resource-message.js";
 import type { ToolDefinition } from "../../model/llm-config.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import type { OptimizationConfig } from "../../model/session-config.js";
@@ -41,6 +42,10 @@ function computeMessageTokens(message: ContextMessage, counter: TokenCounter): n
   let images = 0;
   if (body.message_type === "tool_result") {
     for (const block of body.content) if (block.type === "image") images += imageTokens(block.data);
+  }
+  if (body.message_type === "mcp_resource") {
+    const image = mcpResourceImage(body);
+    if (image !== undefined) images += imageTokens(image.data);
   }
   return overhead + counter.countText(toModelText(message)) + images;
 }

@@ -80,6 +80,8 @@ export class RunContext {
     { type: "text" | "thinking"; delta: string } | { type: "toolCall" }
   > = [];
   readonly round = new Map<string, RoundCall>();
+  /** the latest progress of each running call whose tool_progress write is queued (coalesced) */
+  readonly pendingProgress = new Map<string, { toolName: string; text: string }>();
   roundIndex = 0;
   roundTotal = 0;
   timer: ReturnType<typeof setTimeout> | undefined;

@@ -55,12 +55,14 @@ export function storeLoopEvent(run: RunContext, event: AgentEvent): Promise<void
       return afterWritesBehind(run, () => onToolStart(run, event.toolCallId, event.toolName));
     case "turnEnd":
       return afterWritesBehind(run, () => onTurnEnd(run, event.message, event.toolResults));
+    case "progressMessage":
+      onProgress(run, event.toolCallId, event.toolName, event.text);
+      return undefined;
     case "agentStart":
     case "agentEnd":
     case "turnStart":
     case "toolExecutionUpdate":
     case "toolExecutionEnd":
-    case "progressMessage":
     case "inputRejected":
     case "compaction":
     case "parallelLoopStart":
@@ -69,6 +71,37 @@ export function storeLoopEvent(run: RunContext, event: AgentEvent): Promise<void
     default:
       return event satisfies never;
   }
+}
+
+/**
+ * A running tool's progress → a `tool_progress` event, stored behind the loop (the tool does not
+ * wait). Coalesced per call: while its write is queued, newer progress replaces the text, so a
+ * tool reporting faster than the store writes costs one write per batch, and the latest wins.
+ */
+function onProgress(run: RunContext, toolCallId: string, toolName: string, text: string): void {
+  const queued = run.pendingProgress.has(toolCallId);
+  run.pendingProgress.set(toolCallId, { toolName, text });
+  if (queued) return;
+  run.writeBehind(async () => {
+    const latest = run.pendingProgress.get(toolCallId);
+    run.pendingProgress.delete(toolCallId);
+    // once the run stops (an interrupt, a failure) its calls' progress no longer matters
+    if (latest === undefined || run.stop !== undefined) return;
+    const { core } = run;
+    await core.commit({
+      events: [
+        {
+          name: "tool_progress",
+          payload: {
+            context_id: core.id,
+            tool_call_id: toolCallId,
+            tool_name: latest.toolName,
+            message: latest.text,
+          },
+        },
+      ],
+    });
+  });
 }
 
 /** Runs `handle` once the chunks written behind the loop are stored: it reads what they counted. */

@@ -1,3 +1,4 @@
+import { mcpPromptMessages } from "../../mcp/prompt-messages.js";
 import { type McpResourceReader, mcpResourceBody } from "../../mcp/resource-message.js";
 import { attachmentBody } from "../../model/attachments.js";
 import type { AgentMessage } from "../../model/llm-messages.js";
@@ -6,6 +7,7 @@ import type { ContextState } from "../../model/states.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import {
   MAX_TEXT_CHARS,
+  type McpPromptPayload,
   type McpResourcePayload,
   type MessagePayload,
 } from "../../protocol/requests.js";
@@ -92,6 +94,7 @@ export function messageFromPayload(core: StoredSession, payload: MessagePayload)
       return { ...base, body: checked.body };
     }
     case "mcp_resource":
+    case "mcp_prompt":
     case "workflow":
       throw new OperationRejected("internal", `${payload.type} payloads are not plain messages`);
     default:
@@ -126,6 +129,79 @@ export async function mcpResourceMessage(
     created_at: core.nowIso(),
     body: mcpResourceBody(read, payload, core.nowIso()),
   };
+}
+
+/**
+ * Expands the prompt an `mcp_prompt` payload names (prompts/get) into its messages, each its own
+ * (unprocessed) message with its role (mcp/prompt-messages.ts); an unknown server or prompt, or a
+ * missing required argument, is refused (invalid_request), nothing stored. Never empty.
+ */
+export async function mcpPromptMessagesOf(
+  core: StoredSession,
+  payload: McpPromptPayload,
+): Promise<ContextMessage[]> {
+  const reader = core.deps.mcp;
+  if (reader === undefined) {
+    throw new OperationRejected("invalid_request", "this server has no MCP servers configured");
+  }
+  let result: Awaited<ReturnType<McpResourceReader["getPrompt"]>>;
+  try {
+    result = await reader.getPrompt(
+      payload.server_name,
+      payload.prompt_name,
+      payload.arguments ?? {},
+    );
+  } catch (error) {
+    throw new OperationRejected("invalid_request", (error as Error).message);
+  }
+  const now = core.nowIso();
+  const messages = mcpPromptMessages(
+    result,
+    { server: payload.server_name, prompt: payload.prompt_name },
+    now,
+  ).map(
+    (m): ContextMessage => ({
+      id: core.newId(),
+      session_id: core.id,
+      role: m.role,
+      status: "pending",
+      created_at: now,
+      body: m.body,
+    }),
+  );
+  if (messages.length === 0) {
+    throw new OperationRejected(
+      "invalid_request",
+      `the prompt ${payload.prompt_name} of ${payload.server_name} has no messages`,
+    );
+  }
+  return messages;
+}
+
+/**
+ * Stores `messages` as they are (complete, on the active branch) in one write, with their
+ * lifecycle events; the session's state does not move. The earlier messages of a prompt.
+ */
+export async function storePlainMessages(
+  core: StoredSession,
+  messages: readonly ContextMessage[],
+): Promise<void> {
+  if (messages.length === 0) return;
+  const now = core.nowIso();
+  const complete = messages.map(
+    (m): ContextMessage => ({ ...m, status: "complete", completed_at: now }),
+  );
+  const branchId = core.activeBranchId;
+  // a new session takes its title from the first user text, as from a text message
+  const title = complete.map((m) => titleFrom(core, m)).find((t): t is string => t !== undefined);
+  await core.commit({
+    write: {
+      messages: complete,
+      branch_appends: [{ branch_id: branchId, message_ids: complete.map((m) => m.id) }],
+      ...(title === undefined ? {} : { session: { title } }),
+    },
+    events: complete.flatMap((m) => core.messageEvents(m, branchId, core.state)),
+  });
 }
 
 /** The title a session still called DEFAULT_SESSION_TITLE takes from its first user text. */

@@ -54,11 +54,13 @@ import { recoverSession } from "./recovery.js";
 import type { RunResult } from "./run-driver.js";
 import {
   instructionsFor,
+  mcpPromptMessagesOf,
   mcpResourceMessage,
   messageFromPayload,
   processMessage,
   respond,
   runWorkflow,
+  storePlainMessages,
   turnSetup,
 } from "./send-message.js";
 import {
@@ -321,6 +323,23 @@ export class Session {
       switch (payload.type) {
         case "workflow":
           return runWorkflow(core, payload, signal, extra);
+        case "mcp_prompt": {
+          // each of the prompt's messages is its own; the last one is sent like a text message
+          const expanded = await mcpPromptMessagesOf(core, payload);
+          const last = expanded.at(-1) as ContextMessage;
+          if (last.role !== "user") {
+            await storePlainMessages(
+              core,
+              expanded.map((m, i) => (i === expanded.length - 1 ? { ...m, ...extra } : m)),
+            );
+            return { type: "not_run", reason: "finished" };
+          }
+          await storePlainMessages(core, expanded.slice(0, -1));
+          const message = { ...last, ...extra };
+          const setup = await processMessage(core, message, { signal });
+          if (!setup) return { type: "not_run", reason: "rolled_back" };
+          return respond(core, setup, { prompt: message, signal });
+        }
         case "text":
         case "file_reference":
         case "attachment":

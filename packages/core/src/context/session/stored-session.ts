@@ -408,6 +408,7 @@ export function withSequence(body: SessionEventBody, sequence: number): SessionE
     case "fold_started":
     case "fold_budget_warning":
     case "fold_returned":
+    case "tool_progress":
       return { ...body, sequence };
     default:
       return body satisfies never;

@@ -1,3 +1,4 @@
+import { mcpResourceImage } from "../../mcp/resource-message.js";
 import type {
   AgentMessage,
   AssistantMessage,
@@ -5,12 +6,13 @@ import type {
 } from "../../model/llm-messages.js";
 import { emptyUsage } from "../../model/llm-messages.js";
 import type { ContextMessage } from "../../model/message-types.js";
-import { toModelText } from "../optimization/model-view.js";
+import { mcpResourceHeader, toModelText } from "../optimization/model-view.js";
 
 // ContextMessage[] (a branch, or its optimized view) → the runtime's AgentMessage[]. Rules:
 // - text: user text → user message; assistant text → assistant message (stopReason "stop");
 // - file_reference → a user message "File: <path> (lines a-b)\n<content>" (unresolved: a note);
-// - mcp_resource → a user message with its origin header and content;
+// - mcp_resource → a user message with its origin header and content (an image resource: the
+//   header, then its image block);
 // - attachment → a user message naming the file, then its text or its image block;
 // - tool_request → an assistant message with its thinking, prose and tool calls (a workflow run
 //   by the user, role "user", is shown the same way so its result has a call to answer);
@@ -75,8 +77,21 @@ export function toAgentMessage(message: ContextMessage): AgentMessage | undefine
       }
       return { role: "user", content: [{ type: "text", text: body.text }], timestamp };
     case "file_reference":
-    case "mcp_resource":
       return { role: "user", content: [{ type: "text", text: toModelText(message) }], timestamp };
+    case "mcp_resource": {
+      const image = mcpResourceImage(body);
+      if (image === undefined) {
+        return { role: "user", content: [{ type: "text", text: toModelText(message) }], timestamp };
+      }
+      return {
+        role: "user",
+        content: [
+          { type: "text", text: mcpResourceHeader(body) },
+          { type: "image", data: image.data, mimeType: image.mimeType },
+        ],
+        timestamp,
+      };
+    }
     case "tool_request": {
       const content: AssistantMessage["content"] = [];
       for (const t of body.thinking) {

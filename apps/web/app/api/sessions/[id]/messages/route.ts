@@ -75,6 +75,19 @@ export const POST = handle(
         );
       }
     }
+    if (body.payload.type === "mcp_prompt") {
+      // refused before anything is stored: a connected server, a prompt it lists, its arguments
+      const problem = arbor.mcp.promptProblem(
+        body.payload.server_name,
+        body.payload.prompt_name,
+        body.payload.arguments ?? {},
+      );
+      if (problem !== undefined) {
+        throw new HttpError(
+          badRequest([{ field: `payload.${problem.field}`, message: problem.message }]),
+        );
+      }
+    }
     const options = {
       ...(body.client_metadata ? { clientMetadata: body.client_metadata } : {}),
       ...(body.delivery ? { delivery: body.delivery } : {}),
