@@ -49,11 +49,26 @@ export function foldRuntimeFor(
   const foldOfLoop = new Map<string, string>();
   const rounds = new Map<string, { requestId: string; call: FoldCall }>();
   let loops = 0;
-  // the fold's writes go in order, after one another; a failure is logged (the fold goes on)
+  // The folds' rows and events are written in order by a group commit: what arrives while a
+  // write waits or is in flight goes in the next one, together (each write waits one turn of the
+  // event loop first, so a fold's quick steps share it). The fold's loop does not wait for them;
+  // `settled` does. A failure is logged: the fold goes on, its steps are what was stored.
+  const pending: { messages: ContextMessage[]; events: FoldEvent[] } = { messages: [], events: [] };
   let writes: Promise<void> = Promise.resolve();
-  const write = (change: Parameters<StoredSession["commit"]>[0]): Promise<void> => {
+  let scheduled = false;
+  const flush = (): void => {
+    if (scheduled) return;
+    scheduled = true;
     writes = writes
-      .then(() => core.commit(change))
+      // one turn of the event loop first: what the fold does meanwhile joins this write
+      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      .then(() => {
+        scheduled = false;
+        const messages = pending.messages.splice(0);
+        const events = pending.events.splice(0);
+        if (messages.length === 0 && events.length === 0) return undefined;
+        return core.commit({ ...(messages.length > 0 ? { write: { messages } } : {}), events });
+      })
       .then(
         () => undefined,
         (error: unknown) =>
@@ -62,7 +77,6 @@ export function foldRuntimeFor(
             error: error instanceof Error ? error.message : String(error),
           }),
       );
-    return writes;
   };
   const verdictOf = (name: string): "run" | "not_offered" | "held" => {
     if (!offered.has(name)) return "not_offered";
@@ -150,7 +164,9 @@ export function foldRuntimeFor(
       }
     }
     if (rows.length === 0) return undefined;
-    return write({ write: { messages: rows } });
+    pending.messages.push(...rows);
+    flush();
+    return undefined;
   };
   const runtime = new FoldRuntime({
     sessionId: core.id,
@@ -169,7 +185,8 @@ export function foldRuntimeFor(
       if (event.name === "fold_started" && event.payload.loop_id !== null) {
         foldOfLoop.set(event.payload.loop_id, event.payload.fold_id);
       }
-      void write({ events: [event] });
+      pending.events.push(event);
+      flush();
     },
   });
   return {
