@@ -1,7 +1,11 @@
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { InMemorySessionStore } from "@arbor/core";
 import type { ScriptedTurn, ScriptRequestView } from "@arbor/core/testing";
 import { describe, expect, it } from "vitest";
 import * as loops from "@/app/api/admin/sessions/[id]/loops/route";
+import * as approvals from "@/app/api/sessions/[id]/approvals/route";
 import * as folds from "@/app/api/sessions/[id]/folds/route";
 import * as interrupt from "@/app/api/sessions/[id]/interrupt/route";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
@@ -345,6 +349,85 @@ describe("a fold in a session", () => {
     expect(finalState(events)).toBe("Paused");
     const [fold] = await listFolds(id);
     expect(fold).toMatchObject({ status: "forced", reason: "cancelled" });
+  });
+
+  it("goes through the parent's approval gate: branch waits for a person, a held call in a fold is refused", async () => {
+    server.llm.setScript(
+      byFold({
+        parent: [
+          call("branch", { description: "write", prompt: "MARK:w write a file" }),
+          say("ok"),
+        ],
+        w: [
+          call("write_file", { path: "out.txt", content: "x" }),
+          call("return", { message: "could not write: needs approval" }),
+        ],
+      }),
+    );
+    const id = await createSessionId({
+      config: {
+        approval_policy: { type: "white_list", tools: ["read_file"] },
+        folding: { enabled: true },
+      },
+    });
+    const first = await sendText(id, "write it");
+    expect(finalState(first)).toBe("AwaitingToolApproval");
+    expect(eventsNamed(first, "fold_started")).toEqual([]);
+    const callId = (
+      (await (
+        await messages.GET(jsonRequest("GET", `/api/sessions/${id}/messages`), params({ id }))
+      ).json()) as { messages: Array<{ body: { calls?: Array<{ id: string; name: string }> } }> }
+    ).messages
+      .flatMap((m) => m.body.calls ?? [])
+      .find((c) => c.name === "branch")?.id;
+    expect(callId).toBeDefined();
+    const decided = await readSse(
+      await approvals.POST(
+        jsonRequest("POST", `/api/sessions/${id}/approvals`, {
+          decisions: [{ tool_call_id: callId, decision: "approve" }],
+        }),
+        params({ id }),
+      ),
+    );
+    expect(finalState(decided)).toBe("Idle");
+    expect(eventsNamed(decided, "fold_returned")).toEqual([
+      expect.objectContaining({ forced: false, message: "could not write: needs approval" }),
+    ]);
+    const second = modelRequests().filter((b) => foldOf(b) === "w")[1]!;
+    expect(toolResults(second)).toEqual([
+      { text: expect.stringContaining("cannot wait for one"), isError: true },
+    ]);
+    expect(existsSync(join(server.workspace, "out.txt"))).toBe(false);
+    const [fold] = await listFolds(id);
+    const request = fold?.steps.find((s) => s.body.message_type === "tool_request");
+    expect(request?.body.calls).toEqual([
+      expect.objectContaining({ name: "write_file", approval: "denied" }),
+    ]);
+  });
+
+  it("keeps a returned lesson for the workspace and injects it into a later fold", async () => {
+    await server.restart({ ARBOR_DATA_DIR: mkdtempSync(join(tmpdir(), "arbor-fold-memory-")) });
+    server.llm.setScript(
+      byFold({
+        parent: [
+          call("branch", { description: "find the build command", prompt: "MARK:m1 look" }),
+          call("branch", { description: "find the build command again", prompt: "MARK:m2 look" }),
+          say("done"),
+        ],
+        m1: [call("return", { message: "the build command is make all", remember: true })],
+        m2: [call("return", { message: "as remembered" })],
+      }),
+    );
+    const id = await foldSession();
+    const events = await sendText(id, "twice");
+    const [first, second] = eventsNamed(events, "fold_started");
+    expect(first?.injected_memory_ids).toEqual([]);
+    expect(second?.injected_memory_ids).toHaveLength(1);
+    const m2 = modelRequests().find((b) => foldOf(b) === "m2")!;
+    expect(firstUserText(m2)).toContain(
+      "Lessons from earlier folds:\n- the build command is make all",
+    );
+    expect(firstUserText(m2)).not.toContain("twice");
   });
 
   it("recovers from a crash mid-fold: the fold is forced (crash), the parent can resume", async () => {
