@@ -430,6 +430,38 @@ describe("a fold in a session", () => {
     expect(firstUserText(m2)).not.toContain("twice");
   });
 
+  it("keeps a fold's steps and events on the SQLite store across a restart", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "arbor-fold-db-"));
+    const env = {
+      ARBOR_PROVIDER: "anthropic",
+      ANTHROPIC_BASE_URL: server.llm.url,
+      ANTHROPIC_API_KEY: "test",
+      WORKSPACE_DIR: server.workspace,
+      ARBOR_DATA_DIR: dataDir,
+      ARBOR_TITLES: "first_message",
+    };
+    await setRuntime(await createRuntime({ env, logger: capturingLogger([]) }));
+    server.llm.setScript(
+      byFold({
+        parent: [call("branch", { description: "peek", prompt: "MARK:p read" }), say("ok")],
+        p: [call("read_file", { path: "notes.txt" }), call("return", { message: "gamma last" })],
+      }),
+    );
+    const id = await foldSession();
+    expect(finalState(await sendText(id, "peek"))).toBe("Idle");
+    const before = await listFolds(id);
+    await setRuntime(undefined);
+    await setRuntime(await createRuntime({ env, logger: capturingLogger([]) }));
+    const after = await listFolds(id);
+    expect(after).toEqual(before);
+    expect(after[0]).toMatchObject({ status: "returned", message: "gamma last" });
+    expect(after[0]?.steps).toHaveLength(5);
+    const listed = (await (
+      await messages.GET(jsonRequest("GET", `/api/sessions/${id}/messages`), params({ id }))
+    ).json()) as { messages: Fold["steps"] };
+    expect(listed.messages).toHaveLength(4);
+  });
+
   it("recovers from a crash mid-fold: the fold is forced (crash), the parent can resume", async () => {
     // the first process: a fold whose model hangs
     const store = new InMemorySessionStore();
