@@ -138,7 +138,7 @@ export function renderApiDocs(): string {
     "- `fold_started` (`fold_id`, `parent_fold_id`, `depth`, `description`, `budget`,",
     "  `timeout_seconds`, `loop_id`, `tool_call_id`: the `branch` call);",
     "- `fold_budget_warning` once it has used 80% of its budget (`tokens_used`, `tokens_left`):",
-    "  its next request carries \"N tokens left: finish and return.\";",
+    '  its next request carries "N tokens left: finish and return.";',
     "- `fold_returned` (`forced`, `reason`: `budget`, `timeout`, `cancelled`, `parent_returned`",
     "  or `crash`, `tokens_used`, `budget`, `message`: the scrubbed text the parent got as the",
     "  `branch` call's result; a forced one is a partial summary under",
