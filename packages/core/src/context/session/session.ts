@@ -108,7 +108,6 @@ export class Session {
   /** reads the session again from the store, without recovery (several instances: see #lease) */
   readonly #reload: (() => Promise<StoredSession | undefined>) | undefined;
   readonly #queue = new OperationQueue();
-  readonly #pendingMerges = new Map<string, PendingMerge>();
   #operationAbort: AbortController | undefined;
   /** set by SessionManager.delete before it waits: no operation is accepted any more */
   #deleting = false;
@@ -154,7 +153,7 @@ export class Session {
     return this.#core.machine.history;
   }
   get pendingMerges(): PendingMerge[] {
-    return structuredClone([...this.#pendingMerges.values()]);
+    return structuredClone([...this.#core.pendingMerges.values()]);
   }
   /** the newest stored event's sequence (0: none yet) */
   get lastSequence(): number {
@@ -498,13 +497,11 @@ export class Session {
   }
 
   merge(input: MergeInput): Operation<MergeReport> {
-    return this.#operation(() => mergeOp(this.#core, this.#pendingMerges, input));
+    return this.#operation(() => mergeOp(this.#core, input));
   }
 
   resolveMerge(mergeId: string, decision: MergeDecision): Operation<MergeReport> {
-    return this.#operation(() =>
-      resolveMergeOp(this.#core, this.#pendingMerges, mergeId, decision),
-    );
+    return this.#operation(() => resolveMergeOp(this.#core, mergeId, decision));
   }
 
   /**
