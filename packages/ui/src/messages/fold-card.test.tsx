@@ -77,6 +77,12 @@ describe("FoldCard", () => {
     const call = screen.getByRole("listitem", { name: "Tool call read_file" });
     // the result is in the call's own card, not a separate one
     expect(call.getAttribute("data-result")).toBe("success");
+    // the fold's first message is the parent model's prompt, not the user's
+    expect(screen.getByRole("figure", { name: "Fold prompt" }).textContent).toContain(
+      "Purpose: read the notes",
+    );
+    expect(screen.queryByRole("article", { name: "You message" })).toBeNull();
+    expect(screen.getAllByRole("article", { name: "Assistant message" })).toHaveLength(1);
     expect(screen.getAllByRole("listitem", { name: /^Tool call/ })).toHaveLength(1);
   });
 

@@ -161,12 +161,22 @@ export function FoldCard({ fold, folds = [], onOpenFile }: FoldCardProps) {
               .filter((step) => !paired.has(step.id))
               .map((step) => (
                 <li key={step.id} className="flex flex-col gap-2">
-                  <MessageCard
-                    message={step}
-                    toolResults={byRequest.get(step.id)}
-                    running={fold.status === "running"}
-                    onOpenFile={onOpenFile}
-                  />
+                  {step.role === "user" && step.body.message_type === "text" ? (
+                    // written by the parent model (its `branch` prompt), not by the user
+                    <figure aria-label="Fold prompt" className="text-sm">
+                      <figcaption className="text-xs font-medium text-zinc-500 dark:text-zinc-400">
+                        Prompt
+                      </figcaption>
+                      <p className="mt-1 whitespace-pre-wrap">{step.body.text}</p>
+                    </figure>
+                  ) : (
+                    <MessageCard
+                      message={step}
+                      toolResults={byRequest.get(step.id)}
+                      running={fold.status === "running"}
+                      onOpenFile={onOpenFile}
+                    />
+                  )}
                   {step.body.message_type === "tool_request" &&
                     step.body.calls
                       .filter((call) => call.name === "branch")
