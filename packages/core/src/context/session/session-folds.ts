@@ -8,10 +8,19 @@ import type { StoredSession } from "./stored-session.js";
 
 export type { FoldView };
 
+/** The folds read so far from a session's events, and the sequence read up to (per session). */
+const cache = new WeakMap<StoredSession, { after: number; folds: Map<string, FoldView> }>();
+
+/**
+ * The session's folds. The events are read once and then only the new ones (the chat asks at
+ * every message change): a session's stored events never change, they only grow.
+ */
 export async function listFolds(core: StoredSession): Promise<FoldView[]> {
-  const rows = await core.deps.store.readEvents(core.id, 0);
-  const folds = new Map<string, FoldView>();
+  const known = cache.get(core) ?? { after: 0, folds: new Map<string, FoldView>() };
+  const rows = await core.deps.store.readEvents(core.id, known.after);
+  const folds = known.folds;
   for (const row of rows) {
+    known.after = Math.max(known.after, row.sequence);
     const event = parseStoredEvent(row);
     if (event?.name === "fold_started") {
       const p = event.payload;
@@ -48,9 +57,15 @@ export async function listFolds(core: StoredSession): Promise<FoldView[]> {
       }
     }
   }
+  cache.set(core, known);
+  if (folds.size === 0) return [];
+  const steps = new Map<string, FoldView["steps"]>();
   for (const message of core.pool.values()) {
     const foldId = message.meta?.fold_id;
-    if (foldId !== undefined) folds.get(foldId)?.steps.push(message);
+    if (foldId === undefined || !folds.has(foldId)) continue;
+    const list = steps.get(foldId) ?? [];
+    list.push(message);
+    steps.set(foldId, list);
   }
-  return [...folds.values()];
+  return [...folds.values()].map((fold) => ({ ...fold, steps: steps.get(fold.fold_id) ?? [] }));
 }
