@@ -373,6 +373,8 @@ describe("a fold in a session", () => {
     const first = await sendText(id, "write it");
     expect(finalState(first)).toBe("AwaitingToolApproval");
     expect(eventsNamed(first, "fold_started")).toEqual([]);
+    // read before the fold exists; the next read takes the events stored since
+    expect(await listFolds(id)).toEqual([]);
     const callId = (
       (await (
         await messages.GET(jsonRequest("GET", `/api/sessions/${id}/messages`), params({ id }))
