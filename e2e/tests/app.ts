@@ -25,6 +25,7 @@ export interface SessionConfigPatch {
   agent_mode?: "plan" | "act";
   approval_policy?: ApprovalPolicy;
   optimization?: Record<string, unknown>;
+  folding?: Record<string, unknown>;
   model?: { protocol: string; model: string; context_window?: number; max_tokens?: number };
 }
 

@@ -45,6 +45,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "FileListResponse",
   "WorkspaceInstructionsResponse",
   "FileContentResponse",
+  "FoldListResponse",
   "SettingsResponse",
   "McpServersResponse",
   "McpServerView",

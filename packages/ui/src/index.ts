@@ -26,6 +26,7 @@ export * from "./mcp-servers.js";
 export * from "./messages/attachment-card.js";
 export * from "./messages/card-shell.js";
 export * from "./messages/file-reference-card.js";
+export * from "./messages/fold-card.js";
 export * from "./messages/markdown.js";
 export * from "./messages/message-card.js";
 export * from "./messages/outgoing-card.js";

@@ -29,6 +29,7 @@ import { useCallback, useEffect, useMemo, useState } from "react";
 import { toast } from "sonner";
 import { ApiError, api, errorText } from "@/lib/client/api";
 import { deleteWithUndo, downloadSession, useMessageSearch } from "@/lib/client/session-actions";
+import { mergeFolds } from "@/lib/client/session-store";
 import type { SubscriptionStatus } from "@/lib/client/sse";
 import { throttle } from "@/lib/client/throttle";
 import { useLiveSession } from "@/lib/client/use-live-session";
@@ -122,6 +123,12 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     queryKey: ["messages", sessionId, branchId, "full"],
     queryFn: () => api.getMessages(sessionId, { branch: branchId, view: "full" }),
     enabled: branchId !== undefined,
+    placeholderData: (previous) => previous,
+  });
+  // context folding: each fold's card, with its steps, under its `branch` call
+  const foldsQuery = useQuery({
+    queryKey: ["folds", sessionId],
+    queryFn: () => api.folds(sessionId),
     placeholderData: (previous) => previous,
   });
   const sessions = useQuery({ queryKey: ["sessions"], queryFn: () => api.listSessions() });
@@ -225,7 +232,11 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     ]);
   }, [queryClient, sessionId]);
   const refreshMessages = useCallback(
-    () => queryClient.invalidateQueries({ queryKey: ["messages", sessionId] }),
+    () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: ["messages", sessionId] }),
+        queryClient.invalidateQueries({ queryKey: ["folds", sessionId] }),
+      ]).then(() => undefined),
     [queryClient, sessionId],
   );
   // Events come by the hundred; one refetch per burst is enough.
@@ -240,6 +251,11 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     [refreshMessages, refreshSession, queryClient, sessionId],
   );
   const live = useLiveSession(sessionId, effects, detail.data?.resume_from_sequence);
+  const liveFolds = live.snapshot.folds;
+  const folds = useMemo(
+    () => mergeFolds(foldsQuery.data?.folds ?? [], liveFolds),
+    [foldsQuery.data, liveFolds],
+  );
   const online = useOnline();
   const search = useMessageSearch();
   const openMessage = (id: string, messageId: string) => {
@@ -512,6 +528,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               streams={live.snapshot.streams}
               announced={live.snapshot.announced}
               toolProgress={live.snapshot.toolProgress}
+              folds={folds}
               activeBranchId={branchId}
               branches={detail.data?.branches}
               onCheckout={isRunning(state) ? undefined : actions.checkout}

@@ -1,7 +1,15 @@
 "use client";
 
-import type { BodyOf, Branch, ContextMessage, ContextState, OptimizationView } from "@arbor/core";
+import type {
+  BodyOf,
+  Branch,
+  ContextMessage,
+  ContextState,
+  FoldView,
+  OptimizationView,
+} from "@arbor/core";
 import {
+  FoldCard,
   isRunning,
   type MessageCallbacks,
   MessageCard,
@@ -27,6 +35,8 @@ export interface TranscriptProps {
   announced: readonly AnnouncedMessage[];
   /** the latest progress of running tool calls, by tool call id (tool_progress events) */
   toolProgress?: Readonly<Record<string, string>>;
+  /** the session's folds: each depth-1 fold's card goes under its `branch` call */
+  folds?: readonly FoldView[];
   activeBranchId: string | undefined;
   /** every branch of the session: a message with versions on others gets a `‹ 1/2 ›` switcher */
   branches?: readonly Branch[];
@@ -172,6 +182,7 @@ export function Transcript({
   streams,
   announced,
   toolProgress,
+  folds = [],
   activeBranchId,
   branches = [],
   onCheckout,
@@ -265,6 +276,15 @@ export function Transcript({
       ?.scrollIntoView({ block: "center" });
   }, [highlight]);
 
+  // the folds a message's `branch` calls started (nested folds go inside their parent's card)
+  const foldsOf = (message: ContextMessage): FoldView[] => {
+    if (message.body.message_type !== "tool_request" || folds.length === 0) return [];
+    const calls = new Set(message.body.calls.filter((c) => c.name === "branch").map((c) => c.id));
+    return folds.filter(
+      (f) => f.parent_fold_id === null && f.tool_call_id !== null && calls.has(f.tool_call_id),
+    );
+  };
+
   const latestPlanId = [...shown].reverse().find((m) => m.body.message_type === "plan")?.id;
   // A card says "Streaming" only while the state line says the session works: once it rests, a
   // row fetched mid-stream is only waiting for its refetch, and must not contradict it.
@@ -330,6 +350,14 @@ export function Transcript({
             />
           ))}
           {tools.folded.has(message.id) ? null : cardFor(message)}
+          {foldsOf(message).map((fold) => (
+            <FoldCard
+              key={fold.fold_id}
+              fold={fold}
+              folds={folds}
+              onOpenFile={callbacks.onOpenFile}
+            />
+          ))}
         </Fragment>
       ))}
       {outgoing.map((message) => (

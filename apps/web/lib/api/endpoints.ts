@@ -10,6 +10,7 @@ import {
   EditMessageRequestSchema,
   FileContentResponseSchema,
   FileListResponseSchema,
+  FoldListResponseSchema,
   ImportSessionRequestSchema,
   ImportSessionResponseSchema,
   InterruptResponseSchema,
@@ -90,6 +91,7 @@ const s = {
     schema: WorkspaceInstructionsResponseSchema,
   },
   fileContent: { title: "FileContentResponse", schema: FileContentResponseSchema },
+  folds: { title: "FoldListResponse", schema: FoldListResponseSchema },
   createBranch: { title: "CreateBranchRequest", schema: CreateBranchRequestSchema },
   updateBranch: { title: "UpdateBranchRequest", schema: UpdateBranchRequestSchema },
   merge: { title: "MergeRequest", schema: MergeRequestSchema },
@@ -289,6 +291,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
     summary:
       "The workspace instructions the next model request gets in its system prompt: AGENTS.md in the directories of the files the conversation works on (nearest first), then AGENTS.md, CLAUDE.md and .arbor/instructions.md at the workspace root, capped in total (`max_chars`). Read afresh on every request, so an edit shows at once.",
     response: { status: 200, json: s.instructions },
+    errors: [404],
+  },
+  {
+    method: "GET",
+    path: "/api/sessions/{id}/folds",
+    summary:
+      "The session's folds (context folding, `config.folding.enabled`): each `branch` call's child loop with its description, status (running, returned, forced with the reason), tokens used of its budget, the scrubbed message its parent received, and its steps. The steps are stored on no branch and never reach the parent's context; the fold card and the admin loop tree (the fold's loop under its parent's) show them.",
+    response: { status: 200, json: s.folds },
     errors: [404],
   },
   {

@@ -8,6 +8,7 @@ import type {
   ErrorResponse,
   FileContentResponse,
   FileListResponse,
+  FoldListResponse,
   ImportSessionResponse,
   InterruptResponse,
   LoopTreeResponse,
@@ -231,6 +232,8 @@ export const api = {
     const suffix = params.size > 0 ? `?${params}` : "";
     return json<FileListResponse>("GET", `${sessionPath(id)}/files${suffix}`, undefined, options);
   },
+  /** the session's folds (context folding) with their steps, for the fold cards */
+  folds: (id: string) => json<FoldListResponse>("GET", `${sessionPath(id)}/folds`),
   /** the workspace instructions in use (AGENTS.md, CLAUDE.md, .arbor/instructions.md) */
   instructions: (id: string) =>
     json<WorkspaceInstructionsResponse>("GET", `${sessionPath(id)}/instructions`),

@@ -1,6 +1,6 @@
 import type { ContextState } from "@arbor/core";
 import { describe, expect, it, vi } from "vitest";
-import { SessionLiveStore } from "./session-store";
+import { type LiveFold, mergeFolds, SessionLiveStore } from "./session-store";
 import type { StreamedEvent } from "./sse";
 
 const base = { context_id: "s", timestamp: "2025-01-01T00:00:00Z", metadata: {} };
@@ -270,5 +270,61 @@ describe("SessionLiveStore", () => {
     expect(s.getSnapshot().toolProgress).toEqual({ "call-1": "halfway (2/3)" });
     s.ingest(update(4, { type: "Idle" }), "subscription");
     expect(s.getSnapshot().toolProgress).toEqual({});
+  });
+});
+
+describe("mergeFolds", () => {
+  const live = (overrides: Partial<LiveFold>): LiveFold => ({
+    fold_id: "fold-1",
+    parent_fold_id: null,
+    depth: 1,
+    description: "scan",
+    budget: 1000,
+    tokens_used: 0,
+    loop_id: "s.c.2.fold.1",
+    tool_call_id: "call-1",
+    status: "running",
+    warned: false,
+    reason: null,
+    message: undefined,
+    ...overrides,
+  });
+  const fetched = {
+    fold_id: "fold-1",
+    parent_fold_id: null,
+    depth: 1,
+    description: "scan",
+    budget: 1000,
+    timeout_seconds: 300,
+    loop_id: "s.c.2.fold.1",
+    tool_call_id: "call-1",
+    injected_memory_ids: [],
+    status: "running" as const,
+    reason: null,
+    tokens_used: 100,
+    warned: false,
+    message: null,
+    steps: [],
+  };
+
+  it("shows a fold the events announced before the list has it", () => {
+    expect(mergeFolds([], { "fold-1": live({ tokens_used: 40 }) })).toEqual([
+      expect.objectContaining({ fold_id: "fold-1", tool_call_id: "call-1", steps: [] }),
+    ]);
+  });
+
+  it("updates a running fetched fold from later events, but not an ended one", () => {
+    const ended = live({ status: "forced", reason: "budget", tokens_used: 1100, message: "p" });
+    expect(mergeFolds([fetched], { "fold-1": ended })[0]).toMatchObject({
+      status: "forced",
+      reason: "budget",
+      tokens_used: 1100,
+      message: "p",
+    });
+    const done = { ...fetched, status: "returned" as const, message: "ok", tokens_used: 300 };
+    expect(mergeFolds([done], { "fold-1": live({ tokens_used: 50 }) })[0]).toMatchObject({
+      status: "returned",
+      tokens_used: 300,
+    });
   });
 });

@@ -1,4 +1,11 @@
-import type { ContextState, ErrorEvent, FoldReturned, MessageRole, MessageType } from "@arbor/core";
+import type {
+  ContextState,
+  ErrorEvent,
+  FoldReturned,
+  FoldView,
+  MessageRole,
+  MessageType,
+} from "@arbor/core";
 import type { StreamedEvent } from "./sse";
 
 // The chat page's live view of one session, fed by session events: the fine-grained state (from
@@ -58,6 +65,8 @@ export interface LiveFold {
   budget: number;
   tokens_used: number;
   loop_id: string | null;
+  /** the `branch` call that started it: its card goes under that call */
+  tool_call_id: string | null;
   status: "running" | "returned" | "forced";
   /** the 80% warning was sent */
   warned: boolean;
@@ -260,11 +269,14 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
         budget: p.budget,
         tokens_used: 0,
         loop_id: p.loop_id,
+        tool_call_id: p.tool_call_id ?? null,
         status: "running",
         warned: false,
         reason: null,
         message: undefined,
       };
+      // its steps come with GET /folds
+      effects.onMessagesChanged();
       return { ...snapshot, folds: { ...snapshot.folds, [p.fold_id]: fold } };
     }
     case "fold_budget_warning": {
@@ -272,6 +284,7 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
       const fold = snapshot.folds[p.fold_id];
       if (!fold) return snapshot;
       const next: LiveFold = { ...fold, tokens_used: p.tokens_used, warned: true };
+      effects.onMessagesChanged();
       return { ...snapshot, folds: { ...snapshot.folds, [p.fold_id]: next } };
     }
     case "fold_returned": {
@@ -297,4 +310,49 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
       return unknown;
     }
   }
+}
+
+/**
+ * The folds to show: the fetched ones (with their steps) updated by what the events said since,
+ * and the ones only the events know of yet (no steps fetched).
+ */
+export function mergeFolds(
+  fetched: readonly FoldView[],
+  live: Readonly<Record<string, LiveFold>>,
+): FoldView[] {
+  const out = fetched.map((fold): FoldView => {
+    const seen = live[fold.fold_id];
+    // the fetched list is the authority once it has the fold's end
+    if (!seen || fold.status !== "running") return fold;
+    return {
+      ...fold,
+      status: seen.status,
+      reason: seen.reason,
+      tokens_used: Math.max(fold.tokens_used, seen.tokens_used),
+      warned: fold.warned || seen.warned,
+      message: seen.message ?? fold.message,
+    };
+  });
+  const known = new Set(fetched.map((f) => f.fold_id));
+  for (const seen of Object.values(live)) {
+    if (known.has(seen.fold_id)) continue;
+    out.push({
+      fold_id: seen.fold_id,
+      parent_fold_id: seen.parent_fold_id,
+      depth: seen.depth,
+      description: seen.description,
+      budget: seen.budget,
+      timeout_seconds: 0,
+      loop_id: seen.loop_id,
+      tool_call_id: seen.tool_call_id,
+      injected_memory_ids: [],
+      status: seen.status,
+      reason: seen.reason,
+      tokens_used: seen.tokens_used,
+      warned: seen.warned,
+      message: seen.message ?? null,
+      steps: [],
+    });
+  }
+  return out;
 }

@@ -201,8 +201,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       error: error instanceof Error ? error.message : String(error),
     }),
   );
+  // other agents fold through Arbor over MCP (/api/mcp) and sessions fold (config.folding):
+  // both keep and recall the workspace's fold memories
+  const foldMemories = new FoldMemoryFile({ dataDir, workspace });
   const manager = new SessionManager({
     store,
+    foldMemories: (root) => (root === workspace ? foldMemories : undefined),
     provider: options.provider ?? createDefaultProviderRegistry(),
     model,
     // a session switched to another protocol takes that provider's own key from here
@@ -236,7 +240,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   });
   // other agents fold through Arbor over MCP (/api/mcp): the workspace's read-only tools, built
   // as a session's are, and the workspace's fold memories
-  const foldMemories = new FoldMemoryFile({ dataDir, workspace });
   const servedTools = createServedTools({
     workspaceRoot: workspace,
     env,

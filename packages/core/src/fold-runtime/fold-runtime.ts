@@ -40,6 +40,8 @@ export interface FoldRecord {
   budget: number;
   used: number;
   timeoutSeconds: number;
+  /** the parent's `branch` call */
+  toolCallId?: string;
   status: "running" | "returned" | "forced";
   forcedReason?: FoldForcedReason;
   /** the scrubbed message the parent received */
@@ -87,6 +89,10 @@ export interface FoldHost {
   countTokens?: (text: string) => number;
   settings?: Partial<FoldingSettings>;
   now?: () => number;
+  /** fold ids (unique in the session: a session makes a runtime per run); `fold-<n>` by default */
+  newFoldId?: () => string;
+  /** the fold loop's id (a session numbers it under its parent's loop); the loop's own otherwise */
+  newLoopId?: (fold: FoldRecord) => string;
 }
 
 export interface FoldResultDetails {
@@ -120,6 +126,7 @@ export class FoldRuntime {
     this.#ledger = new FoldLedger({
       ...(host.settings ? { config: host.settings } : {}),
       ...(host.now ? { now: host.now } : {}),
+      ...(host.newFoldId ? { newId: host.newFoldId } : {}),
     });
     this.settings = this.#ledger.config;
   }
@@ -170,7 +177,7 @@ export class FoldRuntime {
       parameters: BranchParams,
       category: "other",
       execute: (params, ctx) => {
-        const run = this.#runFold(parent, params, ctx.signal);
+        const run = this.#runFold(parent, params, ctx.signal, ctx.toolCallId);
         this.#running.add(run);
         void run.then(
           () => this.#running.delete(run),
@@ -208,6 +215,7 @@ export class FoldRuntime {
     parent: OpenFold | undefined,
     params: z.output<typeof BranchParams>,
     signal: AbortSignal,
+    toolCallId?: string,
   ): Promise<ToolResult<FoldResultDetails>> {
     const opened = this.#ledger.open({
       description: params.description,
@@ -232,6 +240,7 @@ export class FoldRuntime {
       budget,
       used: 0,
       timeoutSeconds,
+      ...(toolCallId !== undefined ? { toolCallId } : {}),
       status: "running",
       injectedMemoryIds: [],
       warned: false,
@@ -270,6 +279,7 @@ export class FoldRuntime {
         ],
         agentId: this.#host.agentId ?? "arbor",
         sessionId: this.#host.sessionId,
+        ...(this.#host.newLoopId ? { loopId: this.#host.newLoopId(record) } : {}),
       };
       const config = this.#foldConfig(open);
       const sink = {
@@ -288,6 +298,7 @@ export class FoldRuntime {
                 timeout_seconds: timeoutSeconds,
                 injected_memory_ids: record.injectedMemoryIds,
                 loop_id: event.loopId,
+                ...(record.toolCallId !== undefined ? { tool_call_id: record.toolCallId } : {}),
               },
             });
           }

@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
+import { secretLintProfiler } from "@secretlint/profiler";
 import { describe, expect, it } from "vitest";
 import { findSecrets, scrubSecrets } from "./scrub.js";
 
@@ -149,5 +150,18 @@ describe("scrubSecrets", () => {
     expect(await scrubSecrets(clean)).toBe(clean);
     expect(await findSecrets(clean)).toEqual([]);
     expect(await scrubSecrets("")).toBe("");
+  });
+});
+
+describe("secretlint's profiler", () => {
+  it("keeps no entries between scrubs (its array grew and was searched at every mark)", async () => {
+    for (let i = 0; i < 20; i++) {
+      await scrubSecrets(`line ${i}: nothing secret here`);
+      // the profiler's observer is told of the marks a moment later
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    // at most the last lint's entries (~60), delivered after it was done; unbounded before (~3000)
+    expect((await secretLintProfiler.getEntries()).length).toBeLessThan(200);
+    expect((await secretLintProfiler.getMeasures()).length).toBeLessThan(200);
   });
 });

@@ -224,6 +224,12 @@ export const ContextMessageSchema = z.object({
         ),
       stop_reason: z.string().optional(),
       loop_id: z.string().optional(),
+      fold_id: z
+        .string()
+        .optional()
+        .describe(
+          "a step of a fold (context folding): stored and viewable (GET /folds), never on a branch nor in the parent's context",
+        ),
       error_message: z.string().optional(),
       pipeline: z
         .object({

@@ -76,6 +76,8 @@ export type SessionModel = z.infer<typeof SessionModelSchema>;
 
 /** Context folding (issue #13): `branch`/`return` folds and their limits, with the spec's defaults. */
 export const FoldingSettingsSchema = z.object({
+  /** offer `branch` (and, inside a fold, `return`) to the session's model */
+  enabled: z.boolean().default(false),
   /** a fold's budget (tokens) when `branch` names none */
   default_budget: z.number().int().positive().default(8192),
   /** the largest budget a `branch` may ask for */

@@ -132,6 +132,10 @@ export const FoldStartedSchema = z.object({
   timeout_seconds: z.number().positive(),
   injected_memory_ids: z.array(z.string()),
   loop_id: z.string().nullable().describe("the fold's child loop in the loop tree"),
+  tool_call_id: z
+    .string()
+    .optional()
+    .describe("the `branch` call (in the parent's loop) that started the fold"),
 });
 export type FoldStarted = z.infer<typeof FoldStartedSchema>;
 

@@ -232,3 +232,35 @@ export const FileContentResponseSchema = z
   })
   .describe("Answer to GET /api/sessions/{id}/files/content: a workspace file for the file view.");
 export type FileContentResponse = z.infer<typeof FileContentResponseSchema>;
+
+/** A fold (context folding, issue #13) as GET /api/sessions/{id}/folds lists it. */
+export const FoldViewSchema = z.object({
+  fold_id: z.string(),
+  parent_fold_id: z.string().nullable().describe("the fold it was opened in; null at depth 1"),
+  depth: z.number().int().positive(),
+  description: z.string(),
+  budget: z.number().int().positive().describe("tokens"),
+  timeout_seconds: z.number().positive(),
+  loop_id: z.string().nullable().describe("its child loop in the loop tree"),
+  tool_call_id: z.string().nullable().describe("the `branch` call that started it"),
+  injected_memory_ids: z.array(z.string()),
+  status: z.enum(["running", "returned", "forced"]),
+  reason: z
+    .enum(["budget", "timeout", "cancelled", "parent_returned", "crash"])
+    .nullable()
+    .describe("why it was forced to return; null otherwise"),
+  tokens_used: z.number().int().nonnegative().describe("metered: model usage and tool output"),
+  warned: z.boolean().describe("it crossed 80% of its budget"),
+  message: z.string().nullable().describe("the scrubbed return message; null while it runs"),
+  steps: z
+    .array(ContextMessageSchema)
+    .describe(
+      "its messages (meta.fold_id names it), stored on no branch: never in the parent's context",
+    ),
+});
+export type FoldView = z.infer<typeof FoldViewSchema>;
+
+export const FoldListResponseSchema = z
+  .object({ folds: z.array(FoldViewSchema).describe("in start order") })
+  .describe("Answer to GET /api/sessions/{id}/folds.");
+export type FoldListResponse = z.infer<typeof FoldListResponseSchema>;

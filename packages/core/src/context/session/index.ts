@@ -14,6 +14,7 @@ export * from "./message-search.js";
 export { INTERRUPTED_BY_RESTART, type RecoveryReport, recoverSession } from "./recovery.js";
 export type { RunStop } from "./run-context.js";
 export type { RunResult } from "./run-driver.js";
+export { FOLD_NEEDS_APPROVAL } from "./run-folds.js";
 export * from "./session.js";
 export type { SessionDeps } from "./session-deps.js";
 export * from "./session-manager.js";

@@ -1,8 +1,14 @@
+import { estimateTextTokens } from "../../agent/tokens.js";
+import { foldExtractiveSummary } from "../../fold-runtime/fold-runtime.js";
+import { forcedReturnHeader } from "../../folding/ledger.js";
+import { scrubSecrets } from "../../folding/scrub.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
+import type { FoldReturned, FoldStarted } from "../../protocol/events.js";
 import { sessionToolResultRow } from "./agent-rows.js";
 import { parseStoredEvent } from "./stored-events.js";
 import { RESTING_STATES, type StoredSession } from "./stored-session.js";
+import { toAgentMessages } from "./to-agent-messages.js";
 
 // Crash recovery (context-manager "State recovery after crash"). A session whose stored state is
 // mid-operation was cut off by a crash. Recovery finds what was in flight: the partial assistant
@@ -47,7 +53,11 @@ export const INTERRUPTED_BY_RESTART = "interrupted by a server restart";
  * run, when the process died), so every tool_use keeps its tool_result (the providers reject a
  * transcript without). Incomplete tool_requests are never sent to the model and get none.
  */
-function unansweredResults(core: StoredSession, now: string): ContextMessage[] {
+function unansweredResults(
+  core: StoredSession,
+  now: string,
+  folds: ReadonlyMap<string, string> = new Map(),
+): ContextMessage[] {
   const branch = core.branchMessages();
   const answered = new Set<string>();
   for (const message of branch) {
@@ -61,11 +71,17 @@ function unansweredResults(core: StoredSession, now: string): ContextMessage[] {
     if (message.body.message_type !== "tool_request" || message.status !== "complete") continue;
     for (const call of message.body.calls) {
       if (answered.has(call.id)) continue;
+      // a `branch` call whose fold the crash cut off gets the fold's forced return
+      const forced = folds.get(call.id);
       results.push(
-        sessionToolResultRow({ id: core.newId(), sessionId: core.id, now }, message, call, {
-          text: INTERRUPTED_BY_RESTART,
-          status: "error",
-        }),
+        sessionToolResultRow(
+          { id: core.newId(), sessionId: core.id, now },
+          message,
+          call,
+          forced !== undefined
+            ? { text: forced, status: "success" }
+            : { text: INTERRUPTED_BY_RESTART, status: "error" },
+        ),
       );
     }
   }
@@ -78,9 +94,16 @@ export async function recoverSession(core: StoredSession): Promise<RecoveryRepor
   const rows = await core.deps.store.readEvents(core.id, 0);
   const partial = new Map<string, string>();
   const finished = new Set<string>();
+  const openFolds = new Map<string, FoldStarted & { used: number }>();
   for (const row of rows) {
     const event = parseStoredEvent(row);
-    if (event?.name === "content_delta" && event.payload.channel === "text") {
+    if (event?.name === "fold_started")
+      openFolds.set(event.payload.fold_id, { ...event.payload, used: 0 });
+    else if (event?.name === "fold_budget_warning") {
+      const open = openFolds.get(event.payload.fold_id);
+      if (open) open.used = event.payload.tokens_used;
+    } else if (event?.name === "fold_returned") openFolds.delete(event.payload.fold_id);
+    else if (event?.name === "content_delta" && event.payload.channel === "text") {
       partial.set(
         event.payload.message_id,
         (partial.get(event.payload.message_id) ?? "") + event.payload.delta,
@@ -101,7 +124,12 @@ export async function recoverSession(core: StoredSession): Promise<RecoveryRepor
       meta: { error_message: "cut off by a restart" },
     });
   }
-  const cutOff = unansweredResults(core, now);
+  const foldEnds = await forcedFolds(core, [...openFolds.values()]);
+  const cutOff = unansweredResults(
+    core,
+    now,
+    new Map(foldEnds.flatMap((f) => (f.callId ? [[f.callId, f.event.payload.message]] : []))),
+  );
   const to: ContextState =
     BEFORE_TOOLS.has(from.type) && cutOff.length === 0
       ? { type: "Idle" }
@@ -145,6 +173,7 @@ export async function recoverSession(core: StoredSession): Promise<RecoveryRepor
       branch_appends: [{ branch_id: branchId, message_ids: messages.map((m) => m.id) }],
     },
     events: [
+      ...foldEnds.map((f) => f.event),
       ...salvaged.map((m) => core.contentFinalEvent(m.id)),
       core.contextUpdateEvent(to, from, undefined, { recovered: true }),
       ...messages.flatMap((m) => core.messageEvents(m, branchId, to)),
@@ -155,6 +184,49 @@ export async function recoverSession(core: StoredSession): Promise<RecoveryRepor
     from: from.type,
     to: to.type,
     partial_message_ids: salvaged.map((m) => m.id),
+    forced_fold_ids: foldEnds.map((f) => f.event.payload.fold_id),
   });
   return { recovered: true, from, to, partial_message_ids: salvaged.map((m) => m.id) };
+}
+
+/**
+ * Folds a crash cut off (started, never returned): each is marked forced (`crash`), with a
+ * partial result extracted from its stored steps (scrubbed, as every return is). Its tokens used
+ * are what its steps' reported usage adds up to, or the last warning's count.
+ */
+async function forcedFolds(
+  core: StoredSession,
+  open: Array<FoldStarted & { used: number }>,
+): Promise<
+  Array<{ callId: string | undefined; event: { name: "fold_returned"; payload: FoldReturned } }>
+> {
+  const ends = [];
+  for (const fold of open) {
+    const steps = [...core.pool.values()].filter((m) => m.meta?.fold_id === fold.fold_id);
+    const reported = steps.reduce(
+      (sum, m) => sum + (m.meta?.usage ? m.meta.usage.input + m.meta.usage.output : 0),
+      0,
+    );
+    const used = Math.max(fold.used, reported);
+    const partial = foldExtractiveSummary(toAgentMessages(steps), estimateTextTokens);
+    const message = await scrubSecrets(
+      `${forcedReturnHeader("crash", used, fold.budget)} Partial result:\n${partial}`,
+    );
+    ends.push({
+      callId: fold.parent_fold_id === null ? fold.tool_call_id : undefined,
+      event: {
+        name: "fold_returned" as const,
+        payload: {
+          context_id: core.id,
+          fold_id: fold.fold_id,
+          forced: true,
+          reason: "crash" as const,
+          tokens_used: used,
+          budget: fold.budget,
+          message,
+        },
+      },
+    });
+  }
+  return ends;
 }

@@ -1,6 +1,7 @@
 import { runAgentLoop, runAgentLoopContinue } from "../../agent/loop.js";
 import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
 import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
+import type { FoldRuntime } from "../../fold-runtime/fold-runtime.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import type { ModelConfig } from "../../model/llm-config.js";
 import type { AgentMessage, ToolCallContent } from "../../model/llm-messages.js";
@@ -10,6 +11,7 @@ import { ASK_QUESTION, isPlanTool, PRESENT_PLAN } from "../plan-act.js";
 import { DENIED_RESULT_TEXT, maxAutoLoopDepth, verdictFromApproval } from "./approval-policy.js";
 import { RunContext, type RunStop } from "./run-context.js";
 import { storeLoopEvent } from "./run-events.js";
+import { foldRuntimeFor } from "./run-folds.js";
 import { OverflowRecovery } from "./run-overflow.js";
 import {
   type Change,
@@ -75,9 +77,11 @@ export class RunDriver {
 
   /** Runs the loop and rests the session; throws the run's failure (a write failed). */
   async run(input: RunInput): Promise<RunStop> {
+    // context folding (run-folds.ts): the model is offered `branch` as well
+    const folding = this.#core.config.folding.enabled;
     const run = new RunContext(
       this.#core,
-      input.tools.map((t) => t.name),
+      [...input.tools.map((t) => t.name), ...(folding ? ["branch"] : [])],
       input.stored,
     );
     this.#run = run;
@@ -97,6 +101,8 @@ export class RunDriver {
     };
     const overflow = new OverflowRecovery(run, input);
     const config = this.#loopConfig(run, input, overflow);
+    const folds = folding && config !== undefined ? foldRuntimeFor(run, input, config) : undefined;
+    if (folds !== undefined) context.tools = [...input.tools, pausingTimer(run, folds.runtime)];
     const recorder = this.#core.deps.recorder;
     const sink = {
       push: (event: AgentEvent): Promise<void> | undefined => {
@@ -118,6 +124,9 @@ export class RunDriver {
       } else {
         await runAgentLoopContinue(context, config, sink, run.controller.signal);
       }
+      // a cancelled run's loop ends without waiting for its calls: its folds end (forced) now
+      folds?.runtime.cancelAll("cancelled");
+      await folds?.settled();
       await run.storeHeld();
       stop = overflow.explain(run.stop ?? { type: "completed" });
       await finishRun(run, stop);
@@ -226,6 +235,25 @@ function beforeTurn(run: RunContext): boolean {
     if (!resumingCalls) run.hold({ type: "PreparingLLMRequest" });
   }
   return true;
+}
+
+/**
+ * The run's `branch` tool: while a fold works, the parent's iteration timer is stopped (the fold
+ * has its own timeout, default 300 s, beyond the iteration's 30 s) and starts again after it.
+ */
+function pausingTimer(run: RunContext, runtime: FoldRuntime): AnyAgentTool {
+  const branch = runtime.branchTool();
+  return {
+    ...branch,
+    execute: async (params, ctx) => {
+      clearTimeout(run.timer);
+      try {
+        return await branch.execute(params, ctx);
+      } finally {
+        if (run.stop === undefined) startTimer(run);
+      }
+    },
+  };
 }
 
 /** One auto-loop iteration may take `auto_loop_iteration_timeout_ms`; then the run is cut. */

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ExecutionLimits, Logger, RetryConfig } from "../../agent/types.js";
 import { DEFAULT_EXECUTION_LIMITS, DEFAULT_RETRY_CONFIG } from "../../agent/types.js";
+import type { FoldMemorySource } from "../../folding/memory.js";
 import type { StreamProvider } from "../../llm/provider.js";
 import type { McpResourceReader } from "../../mcp/resource-message.js";
 import type { ModelConfig } from "../../model/llm-config.js";
@@ -64,6 +65,11 @@ export interface SessionDeps {
   /** the runtime's own limits, kept (the session's optimization replaces its compaction) */
   executionLimits?: ExecutionLimits | null;
   processors?: ProcessorRegistry;
+  /**
+   * the fold memories of a workspace (context folding: lessons kept by `return {remember}`,
+   * injected into later folds); absent: folds keep and get none
+   */
+  foldMemories?: (workspace: string) => FoldMemorySource | undefined;
   /** records loop trees into the store; one is made per manager when absent */
   recorder?: LoopRecorder;
   /**
@@ -77,8 +83,12 @@ export interface SessionDeps {
 
 export interface ResolvedDeps
   extends Required<
-    Omit<SessionDeps, "recorder" | "executionLimits" | "mcp" | "summarizer" | "coordinator">
+    Omit<
+      SessionDeps,
+      "recorder" | "executionLimits" | "mcp" | "summarizer" | "coordinator" | "foldMemories"
+    >
   > {
+  foldMemories: SessionDeps["foldMemories"];
   coordinator: SessionCoordinator | undefined;
   summarizer: Summarizer | undefined;
   executionLimits: ExecutionLimits | null;
@@ -118,6 +128,7 @@ export function resolveDeps(deps: SessionDeps): ResolvedDeps {
       deps.executionLimits === undefined ? DEFAULT_EXECUTION_LIMITS : deps.executionLimits,
     processors: deps.processors ?? createProcessorRegistry(),
     recorder: deps.recorder,
+    foldMemories: deps.foldMemories,
     coordinator: deps.coordinator,
     newId: deps.newId ?? randomUUID,
     now: deps.now ?? (() => new Date()),

@@ -63,6 +63,7 @@ import {
   storePlainMessages,
   turnSetup,
 } from "./send-message.js";
+import { type FoldView, listFolds } from "./session-folds.js";
 import {
   branchRecords,
   currentView,
@@ -449,6 +450,11 @@ export class Session {
   /** The messages of every branch holding every word of `words` (searchWords), oldest first. */
   search(words: readonly string[]): MessageMatch[] {
     return searchMessages(this.#core.pool.values(), words);
+  }
+
+  /** The session's folds (context folding), with their steps, in start order. */
+  folds(): Promise<FoldView[]> {
+    return listFolds(this.#core);
   }
 
   /** Changes the config at once and stores it; a mode change adds a mode_change notice. */
