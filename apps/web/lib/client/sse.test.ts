@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readSseEvents, SseParser } from "./sse";
+import { readSseEvents, SseParser, toSessionEvent } from "./sse";
 
 const update = (state: string) =>
   JSON.stringify({
@@ -56,5 +56,15 @@ describe("readSseEvents", () => {
       ["context_update", 1],
       ["error", 0],
     ]);
+  });
+});
+
+describe("toSessionEvent", () => {
+  it("knows every event name of the protocol (fold and progress events included)", async () => {
+    const { SESSION_EVENT_NAMES } = await import("@arbor/core");
+    for (const name of SESSION_EVENT_NAMES) {
+      expect(toSessionEvent({ id: "3", event: name, data: "{}" })?.name).toBe(name);
+    }
+    expect(toSessionEvent({ id: "3", event: "no_such_event", data: "{}" })).toBeUndefined();
   });
 });

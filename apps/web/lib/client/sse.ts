@@ -1,4 +1,4 @@
-import type { SessionEvent, SessionEventName } from "@arbor/core";
+import { SESSION_EVENT_NAMES, type SessionEvent, type SessionEventName } from "@arbor/core";
 
 // Server-sent events over fetch. EventSource cannot POST (messages, approvals, resume answer with
 // a stream) and cannot be told where to resume after a page reload, so both the POST answers and
@@ -7,13 +7,7 @@ import type { SessionEvent, SessionEventName } from "@arbor/core";
 /** A session event as streamed; `sequence` is 0 for unsequenced events (refusals). */
 export type StreamedEvent = SessionEvent;
 
-const EVENT_NAMES: ReadonlySet<string> = new Set<SessionEventName>([
-  "context_update",
-  "content_delta",
-  "content_final",
-  "error",
-  "tool_progress",
-]);
+const EVENT_NAMES: ReadonlySet<string> = new Set<SessionEventName>(SESSION_EVENT_NAMES);
 
 function isEventName(name: string): name is SessionEventName {
   return EVENT_NAMES.has(name);
