@@ -33,6 +33,9 @@ interface Pushed {
 /**
  * POSTs a body of `total` bytes in 64 KiB writes, honouring backpressure, and stops writing as
  * soon as the answer comes. With `declare`, the head says Content-Length; else it is chunked.
+ * A declared body is refused from its head: after the first write the client waits up to 2 s for
+ * that answer before it writes on. Writing on would race the server's close after its 413, and a
+ * write into the closed socket (EPIPE) can cost the client the answer it had already been sent.
  */
 function pushBody(path: string, total: number, declare: boolean): Promise<Pushed> {
   return new Promise((resolve, reject) => {
@@ -50,6 +53,7 @@ function pushBody(path: string, total: number, declare: boolean): Promise<Pushed
     const filler = Buffer.alloc(64 * 1024, "a");
     let sent = 0;
     let answered = false;
+    let paused = !declare;
     const timer = setTimeout(() => {
       request.destroy(new Error(`no answer after ${Math.round(performance.now() - started)} ms`));
     }, 20_000);
@@ -78,6 +82,12 @@ function pushBody(path: string, total: number, declare: boolean): Promise<Pushed
     });
     const pump = (): void => {
       while (!answered && sent < total) {
+        if (sent > 0 && !paused) {
+          paused = true;
+          const waited = setTimeout(pump, 2_000);
+          request.once("response", () => clearTimeout(waited));
+          return;
+        }
         const piece = sent === 0 ? head : filler.subarray(0, Math.min(filler.length, total - sent));
         sent += piece.length;
         if (!request.write(piece)) {
