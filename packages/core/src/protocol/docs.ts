@@ -9,6 +9,7 @@ import {
   FoldStartedSchema,
   type SessionEventName,
 } from "./events.js";
+import { PARALLEL_EVENT_SCHEMAS, ParallelMessageRequestSchema } from "./parallel.js";
 import {
   ApprovalsRequestSchema,
   ApprovePlanRequestSchema,
@@ -239,6 +240,7 @@ const EVENT_SCHEMAS: Record<SessionEventName, { schema: z.ZodType; about: string
     about:
       "A fold returned, normally or forced (with the reason), with its tokens used and the scrubbed message its parent received.",
   },
+  ...PARALLEL_EVENT_SCHEMAS,
 };
 
 export function renderProtocolDocs(): string {
@@ -273,6 +275,7 @@ export function renderProtocolDocs(): string {
     renderSchemaSection("CreateSessionRequest", CreateSessionRequestSchema, "input"),
     renderSchemaSection("PatchConfigRequest", PatchConfigRequestSchema, "input"),
     renderSchemaSection("ApprovalsRequest", ApprovalsRequestSchema, "input"),
+    renderSchemaSection("ParallelMessageRequest", ParallelMessageRequestSchema, "input"),
     renderSchemaSection("ApprovePlanRequest", ApprovePlanRequestSchema, "input"),
     renderSchemaSection("EditMessageRequest", EditMessageRequestSchema, "input"),
     renderSchemaSection("CreateBranchRequest", CreateBranchRequestSchema, "input"),

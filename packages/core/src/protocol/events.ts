@@ -6,6 +6,7 @@ import {
   MessageStatusSchema,
   MessageTypeNameSchema,
 } from "./message-type-name.js";
+import type { ParallelEventBody } from "./parallel.js";
 
 // The events a session emits (context-manager spec "Streaming Context Updates"). Each is stored in
 // the session's append-only event log and sent over SSE as `id: <sequence>`, `event: <name>`,
@@ -165,7 +166,8 @@ export type SessionEventBody =
   | { name: "error"; payload: ErrorEvent }
   | { name: "fold_started"; payload: FoldStarted }
   | { name: "fold_budget_warning"; payload: FoldBudgetWarning }
-  | { name: "fold_returned"; payload: FoldReturned };
+  | { name: "fold_returned"; payload: FoldReturned }
+  | ParallelEventBody;
 
 export type SessionEventName = SessionEventBody["name"];
 

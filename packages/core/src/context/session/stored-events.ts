@@ -8,6 +8,7 @@ import {
   FoldStartedSchema,
   type SessionEvent,
 } from "../../protocol/events.js";
+import { PARALLEL_EVENT_SCHEMAS, type ParallelEventBody } from "../../protocol/parallel.js";
 import type { SessionCoordinator } from "../../store/coordination.js";
 import type { SessionStore, StoredEvent } from "../../store/types.js";
 import { Channel } from "./channel.js";
@@ -50,6 +51,18 @@ export function parseStoredEvent(row: StoredEvent): SessionEvent | undefined {
     case "fold_returned": {
       const parsed = FoldReturnedSchema.safeParse(row.payload);
       return parsed.success ? { name: "fold_returned", payload: parsed.data, sequence } : undefined;
+    }
+    case "parallel_started":
+    case "candidate_delta":
+    case "candidate_tool":
+    case "candidate_finished":
+    case "parallel_verdict": {
+      const parsed = PARALLEL_EVENT_SCHEMAS[row.name].schema.safeParse(row.payload);
+      return parsed.success
+        ? ({ name: row.name, payload: parsed.data, sequence } as ParallelEventBody & {
+            sequence: number;
+          })
+        : undefined;
     }
     default:
       return undefined;
