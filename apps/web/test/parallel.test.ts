@@ -181,7 +181,8 @@ describe("POST /api/sessions/{id}/messages/parallel", () => {
     expect(texts(active).at(0)).toBe("user:What is 2+2?");
     expect(texts(active).at(-1)).toBe("assistant:answer from model-b");
     const notice = active.find((m) => m.body.message_type === "system_control");
-    expect((notice?.body.data?.parallel as { selected: number }).selected).toBe(1);
+    const noticed = notice?.body.data?.parallel as { selected: number } | undefined;
+    expect(noticed?.selected).toBe(1);
 
     // the others are ordinary branches forked after the user's message
     const after = await listBranches(id);

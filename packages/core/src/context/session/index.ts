@@ -11,9 +11,9 @@ export {
 } from "./channel.js";
 export { PLAN_APPROVED_TEXT, type SessionConfigPatch } from "./config-operations.js";
 export * from "./message-search.js";
+export type { ParallelAskResult, ParallelRequestProblem } from "./parallel-ask.js";
 export { INTERRUPTED_BY_RESTART, type RecoveryReport, recoverSession } from "./recovery.js";
 export type { RunStop } from "./run-context.js";
-export type { ParallelAskResult, ParallelRequestProblem } from "./parallel-ask.js";
 export type { RunResult } from "./run-driver.js";
 export * from "./session.js";
 export type { SessionDeps } from "./session-deps.js";
