@@ -6,6 +6,8 @@ import type {
   MergeRequest,
   MergeResponse,
   MessageDelivery,
+  ParallelCandidate,
+  ParallelJudge,
   PatchConfigRequest,
   ResolveMergeRequest,
   UpdateBranchRequest,
@@ -54,6 +56,11 @@ export interface ChatActions {
   retryOutgoing: (key: string) => void;
   discardOutgoing: (key: string) => void;
   send: (submission: ComposerSubmission) => void;
+  /** ask N ways: one text to several candidates at once, one chosen (the columns show them) */
+  askWays: (
+    text: string,
+    body: { candidates: ParallelCandidate[]; judge?: Partial<ParallelJudge> },
+  ) => void;
   stop: () => void;
   resume: () => void;
   setMode: (mode: AgentMode) => void;
@@ -320,6 +327,14 @@ export function useChatActions({
     [sessionId, refreshSession],
   );
 
+  const askWays = useCallback(
+    (text: string, body: { candidates: ParallelCandidate[]; judge?: Partial<ParallelJudge> }) =>
+      run("Asking several ways failed", () =>
+        pump(api.askParallel(sessionId, text, body, { signal: signal() })),
+      ),
+    [run, pump, signal, sessionId],
+  );
+
   const callbacks = useMemo<Required<MessageCallbacks>>(
     () => ({
       onFork: (messageId: string) =>
@@ -358,6 +373,7 @@ export function useChatActions({
       store.setError(undefined);
     },
     send,
+    askWays,
     stop,
     resume,
     setMode,

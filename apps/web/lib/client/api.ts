@@ -18,6 +18,8 @@ import type {
   MergeResponse,
   MessageDelivery,
   MessagePayload,
+  ParallelCandidate,
+  ParallelJudge,
   MessagesResponse,
   OpenApiSpecsResponse,
   OptimizeResponse,
@@ -206,6 +208,18 @@ export const api = {
         payload,
         ...(options?.delivery ? { delivery: options.delivery } : {}),
       },
+      options,
+    ),
+  /** ask N ways: the candidates' and the verdict's events, as the server streams them */
+  askParallel: (
+    id: string,
+    text: string,
+    body: { candidates: ParallelCandidate[]; judge?: Partial<ParallelJudge> },
+    options?: RequestOptions,
+  ) =>
+    stream(
+      `${sessionPath(id)}/messages/parallel`,
+      { session_id: id, payload: { type: "text", text }, ...body },
       options,
     ),
   decideToolCalls: (id: string, decisions: ApprovalDecision[], options?: RequestOptions) =>

@@ -1,4 +1,5 @@
 import type { ContextState, ErrorEvent, FoldReturned, MessageRole, MessageType } from "@arbor/core";
+import { applyParallel, type LiveParallel } from "./parallel-store";
 import type { StreamedEvent } from "./sse";
 
 // The chat page's live view of one session, fed by session events: the fine-grained state (from
@@ -42,6 +43,8 @@ export interface LiveSnapshot {
   autoLoop: { depth: number; tools_executed: number } | undefined;
   /** the session's folds seen in its events, by fold id */
   folds: Readonly<Record<string, LiveFold>>;
+  /** the running (or last) "ask N ways" group: its columns and verdict (parallel-store.ts) */
+  parallel: LiveParallel | undefined;
 }
 
 /** A fold (a `branch` call's child loop) as its events describe it, for the chat's fold card. */
@@ -101,6 +104,7 @@ const EMPTY: LiveSnapshot = {
   error: undefined,
   autoLoop: undefined,
   folds: {},
+  parallel: undefined,
 };
 
 export class SessionLiveStore {
@@ -167,6 +171,10 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
       const { current_state: state, message_update: update } = event.payload;
       let next: LiveSnapshot = { ...snapshot, state };
       if (STARTING.has(state.type)) next = { ...next, error: undefined };
+      // a decided group's columns stay until the next message
+      if (state.type === "ProcessingUserMessage" && next.parallel?.verdict !== undefined) {
+        next = { ...next, parallel: undefined };
+      }
       // the round stays visible through the next request (ConnectingToLLM…) until the
       // operation rests or a new one begins
       if (RESTING.has(state.type) || state.type === "ProcessingUserMessage") {
@@ -281,6 +289,16 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
       effects.onMessagesChanged();
       return { ...snapshot, folds: { ...snapshot.folds, [p.fold_id]: next } };
     }
+    case "parallel_started":
+    case "candidate_delta":
+    case "candidate_tool":
+    case "candidate_finished":
+      return { ...snapshot, parallel: applyParallel(snapshot.parallel, event) };
+    case "parallel_verdict":
+      // the chosen answer joins the branch and the others become branches
+      effects.onMessagesChanged();
+      effects.onSessionChanged();
+      return { ...snapshot, parallel: applyParallel(snapshot.parallel, event) };
     default: {
       const unknown: never = event;
       return unknown;
