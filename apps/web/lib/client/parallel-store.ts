@@ -88,7 +88,9 @@ export function applyParallel(
     case "candidate_delta": {
       const { candidate, delta, channel } = event.payload;
       return withCandidate(group, candidate, (c) =>
-        channel === "thinking" ? { ...c, thinking: c.thinking + delta } : { ...c, text: c.text + delta },
+        channel === "thinking"
+          ? { ...c, thinking: c.thinking + delta }
+          : { ...c, text: c.text + delta },
       );
     }
     case "candidate_tool": {

@@ -147,6 +147,13 @@ export class SessionLiveStore {
     this.#notify();
   }
 
+  /** Hides a decided "ask N ways" group's columns (its answers are stored). */
+  dismissParallel(): void {
+    if (this.#snapshot.parallel === undefined) return;
+    this.#snapshot = { ...this.#snapshot, parallel: undefined };
+    this.#notify();
+  }
+
   setError(error: ErrorEvent | undefined): void {
     this.#snapshot = { ...this.#snapshot, error };
     this.#notify();
