@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import * as loops from "@/app/api/admin/sessions/[id]/loops/route";
 import * as approvals from "@/app/api/sessions/[id]/approvals/route";
 import * as branches from "@/app/api/sessions/[id]/branches/route";
+import * as interrupt from "@/app/api/sessions/[id]/interrupt/route";
 import * as merges from "@/app/api/sessions/[id]/merges/route";
 import * as parallel from "@/app/api/sessions/[id]/messages/parallel/route";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
@@ -386,6 +387,61 @@ describe("POST /api/sessions/{id}/messages/parallel", () => {
       events.find((e) => e.event === "candidate_finished" && e.data.candidate === 0)?.data.text,
     ).toBe("denied, fine");
     expect(events.find((e) => e.event === "parallel_verdict")?.data.selected).toBe(1);
+  });
+
+  it("a candidate whose model request fails is passed over; nothing else is lost", async () => {
+    const id = await createSessionId({ config: { approval_policy: { type: "auto_approve_all" } } });
+    script(1, (request) =>
+      request.model === "model-a" ? { error: { status: 400, message: "bad model" } } : undefined,
+    );
+    const events = await readSse(await ask(id, { candidates: candidates(2) }));
+    const failed = events.find((e) => e.event === "candidate_finished" && e.data.candidate === 0);
+    expect(failed?.data.status).toBe("failed");
+    expect(failed?.data.error).toContain("bad model");
+    const verdict = events.find((e) => e.event === "parallel_verdict");
+    // the only candidate that finished: no judge asked
+    expect(verdict?.data.selected).toBe(1);
+    expect(
+      server.llm.requests.some((r) => JSON.stringify(r.body).includes("impartial judge")),
+    ).toBe(false);
+    expect(finalState(events)).toBe("Idle");
+    expect(texts(await branchMessages(id)).at(-1)).toBe("assistant:answer from model-b");
+  });
+
+  it("an interrupt stops every candidate and keeps what they wrote", async () => {
+    const id = await createSessionId({ config: { approval_policy: { type: "auto_approve_all" } } });
+    server.llm.setScript(() => ({
+      blocks: [{ type: "text", text: "slow words ".repeat(40) }],
+      chunkSize: 5,
+      chunkDelayMs: 30,
+    }));
+    const response = await ask(id, { candidates: candidates(2) });
+    const { rest } = await readUntil(
+      response,
+      (events) =>
+        events.some((e) => e.event === "candidate_delta" && e.data.candidate === 0) &&
+        events.some((e) => e.event === "candidate_delta" && e.data.candidate === 1),
+    );
+    const stopped = await interrupt.POST(
+      jsonRequest("POST", `/api/sessions/${id}/interrupt`),
+      params({ id }),
+    );
+    expect(stopped.status).toBe(200);
+    expect(((await stopped.json()) as { state: { type: string } }).state.type).toBe("Idle");
+    const events = await rest();
+    const finished = events.filter((e) => e.event === "candidate_finished");
+    expect(finished.map((e) => e.data.status)).toEqual(["aborted", "aborted"]);
+    const verdict = events.find((e) => e.event === "parallel_verdict");
+    expect(verdict).toBeDefined();
+    expect(finalState(events)).toBe("Idle");
+    // each cut answer is kept (incomplete) on its branch
+    const kept = verdict?.data.candidates as Array<{ branch_id: string; message_ids: string[] }>;
+    for (const candidate of kept) {
+      expect(candidate.message_ids).toHaveLength(1);
+      const list = await branchMessages(id, candidate.branch_id);
+      const answer = list.find((m) => m.id === candidate.message_ids[0]);
+      expect(answer?.body.text).toMatch(/^slow/);
+    }
   });
 
   it("answers 400 naming the wrong field, storing nothing", async () => {
