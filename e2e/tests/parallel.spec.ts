@@ -72,6 +72,12 @@ test("ask 3 ways: columns stream, the judge's verdict shows, the chosen answer c
   await expect(explorer.getByRole("region", { name: "Branch graph" })).toBeVisible();
   await expect(explorer.getByRole("button", { name: /Precise \(asked 3 ways\)/ })).toBeVisible();
   await expect(explorer.getByRole("button", { name: /Creative \(asked 3 ways\)/ })).toBeVisible();
+
+  // the admin loop tree shows the group: three branches, one of them the winner
+  await page.goto(`/admin/sessions/${session_id}`);
+  const group = page.getByRole("listitem", { name: /^Parallel group / });
+  await expect(group).toContainText("Parallel · 3 branches");
+  await keepScreenshot(page, testInfo, "ask-n-ways-loop-tree");
 });
 
 test("a candidate that needs approval waits in its own column until approved there", async ({

@@ -12,6 +12,12 @@ const EVENT_NAMES: ReadonlySet<string> = new Set<SessionEventName>([
   "content_delta",
   "content_final",
   "error",
+  // ask N ways (parallel-store.ts)
+  "parallel_started",
+  "candidate_delta",
+  "candidate_tool",
+  "candidate_finished",
+  "parallel_verdict",
 ]);
 
 function isEventName(name: string): name is SessionEventName {
