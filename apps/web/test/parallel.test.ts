@@ -7,6 +7,7 @@ import * as interrupt from "@/app/api/sessions/[id]/interrupt/route";
 import * as merges from "@/app/api/sessions/[id]/merges/route";
 import * as parallel from "@/app/api/sessions/[id]/messages/parallel/route";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
+import * as sessionRoute from "@/app/api/sessions/[id]/route";
 import * as sessions from "@/app/api/sessions/route";
 import {
   authedRequest,
@@ -320,7 +321,7 @@ describe("POST /api/sessions/{id}/messages/parallel", () => {
 
     const decided = await approvals.POST(
       jsonRequest("POST", `/api/sessions/${id}/approvals`, {
-        decisions: [{ tool_call_id: "call_read", decision: "approve" }],
+        decisions: [{ tool_call_id: "call_read", decision: "approve", remember: true }],
       }),
       params({ id }),
     );
@@ -349,6 +350,17 @@ describe("POST /api/sessions/{id}/messages/parallel", () => {
     ]);
     const request = active[2]?.body as unknown as { calls: Array<{ approval: string }> };
     expect(request.calls[0]?.approval).toBe("approved");
+    // remember: the tool joined the session's white list
+    const config = await sessionRoute.GET(
+      authedRequest(`http://localhost/api/sessions/${id}`),
+      params({ id }),
+    );
+    expect(
+      ((await config.json()) as { config: { approval_policy: unknown } }).config.approval_policy,
+    ).toEqual({
+      type: "white_list",
+      tools: ["read_file"],
+    });
   });
 
   it("a denied call is refused to that candidate only", async () => {

@@ -52,6 +52,12 @@ export class ParallelApprovals {
     });
   }
 
+  /** Whose call `toolCallId` is, while it waits; undefined when none waits under that id. */
+  whose(toolCallId: string): { candidate: number; toolName: string } | undefined {
+    const waiting = this.#waiting.get(toolCallId);
+    return waiting && { candidate: waiting.candidate, toolName: waiting.toolName };
+  }
+
   /** Decides a waiting call; returns whose it was, or undefined when none waits under that id. */
   decide(
     toolCallId: string,

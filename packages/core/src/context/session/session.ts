@@ -21,6 +21,7 @@ import { countRequestTokens, optimizationTarget } from "../optimization/token-bu
 import { modelTitle, shortTitle } from "../session-title.js";
 import type { TransitionRecord } from "../state-machine.js";
 import { MAX_INSTRUCTION_CHARS, type WorkspaceInstructions } from "../workspace-instructions.js";
+import { rememberTool } from "./approval-policy.js";
 import {
   type BranchPatch,
   createBranchOp,
@@ -415,12 +416,16 @@ export class Session {
     void (async () => {
       const events: SessionEventBody[] = [];
       const unknown: string[] = [];
+      const known: ApprovalDecision[] = [];
+      let policy = core.config.approval_policy;
       for (const d of decisions) {
-        const whose = parallel.decide(d.tool_call_id, d.decision);
+        const whose = parallel.whose(d.tool_call_id);
         if (whose === undefined) {
           unknown.push(d.tool_call_id);
           continue;
         }
+        known.push(d);
+        if (d.decision === "approve" && d.remember) policy = rememberTool(policy, whose.toolName);
         events.push({
           name: "candidate_tool",
           payload: {
@@ -438,7 +443,15 @@ export class Session {
         value: { type: "not_run", reason: "parallel_group" },
       };
       try {
-        for (const event of await core.commit({ events })) channel.push(event);
+        // stored before the candidates go on, so the decision comes before what follows it
+        const changed = policy !== core.config.approval_policy;
+        const write = changed
+          ? { session: { config: { ...core.config, approval_policy: policy } } }
+          : undefined;
+        for (const event of await core.commit({ events, ...(write ? { write } : {}) })) {
+          channel.push(event);
+        }
+        for (const d of known) parallel.decide(d.tool_call_id, d.decision);
       } catch (error) {
         const reported = this.#reportedError(error);
         channel.push({ name: "error", sequence: 0, payload: { context_id: core.id, ...reported } });
