@@ -70,8 +70,11 @@ test("ask 3 ways: columns stream, the judge's verdict shows, the chosen answer c
   await page.getByRole("button", { name: /^Branches/ }).click();
   const explorer = page.getByRole("complementary", { name: "Branch explorer" });
   await expect(explorer.getByRole("region", { name: "Branch graph" })).toBeVisible();
-  await expect(explorer.getByRole("button", { name: /Precise \(asked 3 ways\)/ })).toBeVisible();
-  await expect(explorer.getByRole("button", { name: /Creative \(asked 3 ways\)/ })).toBeVisible();
+  for (const name of ["Precise", "Creative"]) {
+    await expect(
+      explorer.getByRole("button", { name: `Branch ${name} (asked 3 ways)`, exact: true }),
+    ).toBeVisible();
+  }
 
   // the admin loop tree shows the group: three branches, one of them the winner
   await page.goto(`/admin/sessions/${session_id}`);
@@ -89,7 +92,12 @@ test("a candidate that needs approval waits in its own column until approved the
   await scriptFakeLlm(request, [
     {
       blocks: [
-        { type: "toolCall", id: "toolu_par_1", name: "read_file", arguments: { path: "notes.txt" } },
+        {
+          type: "toolCall",
+          id: "toolu_par_1",
+          name: "read_file",
+          arguments: { path: "notes.txt" },
+        },
       ],
     },
     { blocks: [{ type: "text", text: "Answer without tools." }] },
@@ -112,6 +120,8 @@ test("a candidate that needs approval waits in its own column until approved the
   );
   await expect(columns.getByRole("region", { name: "Verdict" })).toHaveCount(0);
   await waiting.getByRole("button", { name: "Approve" }).click();
-  await expect(columns.getByRole("region", { name: "Verdict" })).toContainText("It read the notes.");
+  await expect(columns.getByRole("region", { name: "Verdict" })).toContainText(
+    "It read the notes.",
+  );
   await expect(columns).toContainText("The notes were read.");
 });
