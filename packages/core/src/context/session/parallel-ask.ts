@@ -193,7 +193,8 @@ export async function askParallelOp(
     throw new OperationRejected("invalid_request", `${problem.field}: ${problem.message}`);
   const setup = await processMessage(core, message, { signal });
   if (!setup) return { type: "not_run", reason: "rolled_back" };
-  if (setup.stored) await setup.stored;
+  // the message's write is in flight (TurnSetup.stored): the candidates' requests go out
+  // meanwhile, and every later write is stored after it (StoredSession.commit keeps the order)
   const { deps } = core;
   const prompt = toAgentMessage(message);
   if (prompt === undefined) throw new OperationRejected("internal", "the message has no content");
@@ -277,9 +278,14 @@ export async function askParallelOp(
   const loopIds: string[] = [];
   const taken = new Map<string, number>();
   try {
-    for (const config of configs) {
-      const configId = effectiveConfigId(config);
-      const next = taken.get(configId) ?? (await deps.store.nextLoopNumber(core.id, configId));
+    const configIds = configs.map((config) => effectiveConfigId(config));
+    const distinct = [...new Set(configIds)];
+    const numbers = await Promise.all(
+      distinct.map((configId) => deps.store.nextLoopNumber(core.id, configId)),
+    );
+    distinct.forEach((configId, i) => taken.set(configId, numbers[i] ?? 1));
+    for (const configId of configIds) {
+      const next = taken.get(configId) ?? 1;
       loopIds.push(loopIdOf(core.id, configId, next));
       taken.set(configId, next + 1);
     }
@@ -294,9 +300,9 @@ export async function askParallelOp(
     { type: "ConnectingToLLM" },
     { type: "AwaitingLLMFirstChunk" },
   ];
-  await core.commit({
-    states: moves,
-    events: [
+  // not awaited: the requests go out while it is written; the writer keeps the order
+  void writer.add(
+    [
       ...moves.map((state, i) =>
         core.contextUpdateEvent(state, i === 0 ? core.state : moves[i - 1]),
       ),
@@ -318,7 +324,8 @@ export async function askParallelOp(
         },
       },
     ],
-  });
+    moves,
+  );
 
   let streaming = false;
   let judgeLoopId: string | undefined;
@@ -428,6 +435,7 @@ export async function askParallelOp(
     await writer.settled();
     await deps.recorder?.flush();
   }
+  if (setup.stored) await setup.stored;
   if (writer.error !== undefined) throw writer.error;
   return storeAnswers(core, request, message, result, {
     groupId,
