@@ -57,7 +57,7 @@ test("ask 3 ways: columns stream, the judge's verdict shows, the chosen answer c
   await expect(verdict).toContainText("It explains why, and it is correct.");
   const chosen = columns.locator('article[data-chosen="true"]');
   await expect(chosen).toHaveAttribute("aria-label", "Candidate 2: Balanced");
-  const chosenText = (await chosen.locator("div.whitespace-pre-wrap").innerText()).trim();
+  const chosenText = ((await chosen.locator("div.whitespace-pre-wrap").textContent()) ?? "").trim();
   expect(ANSWERS).toContain(chosenText);
   for (const answer of ANSWERS) await expect(columns).toContainText(answer);
   await keepScreenshot(page, testInfo, "ask-n-ways-verdict");

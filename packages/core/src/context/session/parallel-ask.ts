@@ -1,38 +1,18 @@
-import {
-  ElaborateEvaluation,
-  type EvaluationStrategy,
-  finalText,
-  lastAssistant,
-  PickFirstEvaluation,
-  TokenEfficientEvaluation,
-} from "../../agent/evaluation.js";
-import { LlmJudgeEvaluation } from "../../agent/judge.js";
+import { finalText, lastAssistant } from "../../agent/evaluation.js";
 import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
 import { type ParallelLoopResult, runAgentLoopParallel } from "../../agent/parallel.js";
 import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
-import { sessionModelConfig } from "../../llm/env-config.js";
-import type { ModelConfig } from "../../model/llm-config.js";
-import {
-  type AgentMessage,
-  emptyUsage,
-  type ToolCallContent,
-  type Usage,
-} from "../../model/llm-messages.js";
+import type { ToolCallContent } from "../../model/llm-messages.js";
 import type { ApprovalStatus, ContextMessage } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
 import type { SessionEventBody } from "../../protocol/events.js";
-import type {
-  ParallelCandidate,
-  ParallelJudge,
-  ParallelMessageRequest,
-  ParallelStrategyName,
-} from "../../protocol/parallel.js";
-import { createBranch } from "../branches/branch-ops.js";
+import type { ParallelMessageRequest } from "../../protocol/parallel.js";
 import { isPlanTool } from "../plan-act.js";
-import { assistantRow, toolResultRow } from "./agent-rows.js";
 import { DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
+import { type ParallelAskResult, storeAnswers } from "./parallel-answers.js";
 import type { ParallelApprovals } from "./parallel-approvals.js";
-import { notFoundText, type RunResult } from "./run-driver.js";
+import { labelOf, modelFor, parallelRequestProblem, strategyFor } from "./parallel-config.js";
+import { notFoundText } from "./run-driver.js";
 import { processMessage } from "./send-message.js";
 import { currentView } from "./session-optimization.js";
 import { OperationRejected, StorageFailure, type StoredSession } from "./stored-session.js";
@@ -49,61 +29,6 @@ import { toAgentMessage, toAgentMessages } from "./to-agent-messages.js";
 // includes it. The session's state follows one answer's path (Preparing → Connecting →
 // AwaitingFirstChunk → Streaming → Processing → Idle); a candidate waiting for a tool approval
 // does not move it: only that candidate waits (ParallelApprovals), the others go on.
-
-/** What an ask-N-ways operation did. */
-export type ParallelAskResult =
-  | {
-      type: "chosen";
-      group_id: string;
-      selected: number;
-      reason: string;
-      /** per candidate, in request order: the branch that keeps its answer */
-      branch_ids: string[];
-      usage: Usage;
-    }
-  | Extract<RunResult, { type: "not_run" }>;
-
-/** A candidate's or the judge's model that cannot be used: the request field and why. */
-export interface ParallelRequestProblem {
-  field: string;
-  message: string;
-}
-
-/** Checks the models a request names (keys present) before anything is stored. */
-export function parallelRequestProblem(
-  core: StoredSession,
-  request: Pick<ParallelMessageRequest, "candidates" | "judge">,
-): ParallelRequestProblem | undefined {
-  const check = (field: string, choice: ParallelCandidate["model"]) => {
-    if (choice === undefined) return undefined;
-    try {
-      sessionModelConfig(core.deps.model, choice, core.deps.modelEnv);
-      return undefined;
-    } catch (error) {
-      return { field, message: error instanceof Error ? error.message : String(error) };
-    }
-  };
-  for (const [i, candidate] of request.candidates.entries()) {
-    const problem = check(`candidates.${i}.model`, candidate.model);
-    if (problem) return problem;
-  }
-  return check("judge.model", request.judge.model);
-}
-
-function modelFor(core: StoredSession, choice: ParallelCandidate["model"]): ModelConfig {
-  const session = core.config.model;
-  const wanted = choice ?? session;
-  if (wanted === undefined) return core.deps.model;
-  try {
-    return sessionModelConfig(core.deps.model, wanted, core.deps.modelEnv);
-  } catch (error) {
-    throw new OperationRejected("invalid_request", (error as Error).message);
-  }
-}
-
-function labelOf(candidate: ParallelCandidate, index: number): string {
-  return candidate.label ?? `Candidate ${index + 1}`;
-}
 
 /** Stores candidate events in batches (a group commit), in the order they were added. */
 class EventWriter {
@@ -141,38 +66,6 @@ class EventWriter {
 
   settled(): Promise<void> {
     return this.#tail;
-  }
-}
-
-function strategyFor(
-  core: StoredSession,
-  judge: ParallelJudge,
-  loop: Omit<AgentLoopConfig, "model">,
-): EvaluationStrategy {
-  const name: ParallelStrategyName = judge.strategy;
-  switch (name) {
-    case "pick_first":
-      return new PickFirstEvaluation();
-    case "token_efficient":
-      return new TokenEfficientEvaluation();
-    case "elaborate":
-      return new ElaborateEvaluation();
-    case "llm_judge": {
-      const model = modelFor(core, judge.model);
-      return new LlmJudgeEvaluation({
-        judgeConfig: {
-          ...loop,
-          model,
-          thinkingLevel: "off",
-          // its own config id: the judge's loop id never takes a candidate's number
-          configId: `judge-${effectiveConfigId({ ...loop, model, thinkingLevel: "off" })}`,
-          executionLimits: null,
-        },
-        ...(judge.system_prompt !== undefined ? { systemPrompt: judge.system_prompt } : {}),
-      });
-    }
-    default:
-      return name satisfies never;
   }
 }
 
@@ -283,7 +176,7 @@ export async function askParallelOp(
     const numbers = await Promise.all(
       distinct.map((configId) => deps.store.nextLoopNumber(core.id, configId)),
     );
-    distinct.forEach((configId, i) => taken.set(configId, numbers[i] ?? 1));
+    for (const [i, configId] of distinct.entries()) taken.set(configId, numbers[i] ?? 1);
     for (const configId of configIds) {
       const next = taken.get(configId) ?? 1;
       loopIds.push(loopIdOf(core.id, configId, next));
@@ -444,186 +337,4 @@ export async function askParallelOp(
     judgeText,
     interrupted: signal.aborted,
   });
-}
-
-/** The rows of one candidate's new messages (its prompt left out), in order. */
-function candidateRows(
-  core: StoredSession,
-  messages: readonly AgentMessage[],
-  loopId: string,
-  decided: ReadonlyMap<string, ApprovalStatus>,
-): ContextMessage[] {
-  const rows: ContextMessage[] = [];
-  const requestOf = new Map<string, string>();
-  const argsOf = new Map<string, Record<string, unknown>>();
-  const ctx = (id: string) => ({ id, sessionId: core.id, now: core.nowIso(), loopId });
-  for (const message of messages) {
-    if (message.role === "assistant") {
-      const cut = message.stopReason === "error" || message.stopReason === "aborted";
-      const hasContent = message.content.some((b) =>
-        b.type === "text" ? b.text.length > 0 : b.type !== "thinking",
-      );
-      if (cut && !hasContent) continue;
-      const row = assistantRow(
-        message,
-        ctx(core.newId()),
-        cut ? "incomplete" : "complete",
-        () => "pending",
-      );
-      if (row.body.message_type === "tool_request") {
-        for (const call of row.body.calls) {
-          call.approval = decided.get(call.id) ?? "denied";
-          requestOf.set(call.id, row.id);
-          argsOf.set(call.id, call.arguments);
-        }
-      }
-      rows.push(row);
-    } else if (message.role === "toolResult") {
-      const call = {
-        arguments: argsOf.get(message.toolCallId) ?? {},
-        approval: decided.get(message.toolCallId) ?? ("denied" as const),
-      };
-      rows.push(
-        toolResultRow(
-          message,
-          { ...ctx(core.newId()), requestId: requestOf.get(message.toolCallId) ?? "unknown" },
-          call,
-        ),
-      );
-    }
-  }
-  return rows;
-}
-
-async function storeAnswers(
-  core: StoredSession,
-  request: ParallelMessageRequest,
-  message: ContextMessage,
-  result: ParallelLoopResult,
-  run: {
-    groupId: string;
-    decided: ReadonlyMap<string, ApprovalStatus>;
-    judgeLoopId: string | undefined;
-    judgeText: string | undefined;
-    interrupted: boolean;
-  },
-): Promise<ParallelAskResult> {
-  const now = core.nowIso();
-  const active = core.activeBranch();
-  const selected = result.selectedIndex;
-  const rowsOf = result.outcomes.map((outcome) =>
-    candidateRows(core, outcome.newMessages, outcome.loopId, run.decided),
-  );
-  const branches = [];
-  const branchIds: string[] = [];
-  for (const [index, rows] of rowsOf.entries()) {
-    if (index === selected) {
-      branchIds.push(active.id);
-      continue;
-    }
-    const branch = createBranch({
-      newId: () => core.newId(),
-      now: () => now,
-      pool: (id) => core.pool.get(id),
-      from: active,
-      fromMessageId: message.id,
-      existing: [...core.branches.values(), ...branches],
-      name: `${labelOf(request.candidates[index] ?? {}, index)} (asked ${request.candidates.length} ways)`,
-    });
-    branch.message_ids.push(...rows.map((r) => r.id));
-    branches.push(branch);
-    branchIds.push(branch.id);
-  }
-  const chosenRows = rowsOf[selected] ?? [];
-  const verdict = {
-    group_id: run.groupId,
-    strategy: request.judge.strategy,
-    selected,
-    reason: result.reason,
-    candidates: request.candidates.map((candidate, index) => ({
-      index,
-      label: labelOf(candidate, index),
-      branch_id: branchIds[index] ?? active.id,
-    })),
-  };
-  const notice: ContextMessage = {
-    id: core.newId(),
-    session_id: core.id,
-    role: "system",
-    body: {
-      message_type: "system_control",
-      kind: "notice",
-      text: `Asked ${request.candidates.length} ways; ${labelOf(request.candidates[selected] ?? {}, selected)} was chosen: ${result.reason}`,
-      data: { parallel: verdict },
-    },
-    status: "complete",
-    created_at: now,
-    completed_at: now,
-  };
-  // the judge's reply: on no branch (never sent to a model), counted in the session's usage
-  const judgeRow: ContextMessage[] =
-    run.judgeText !== undefined && run.judgeLoopId !== undefined
-      ? [
-          {
-            id: core.newId(),
-            session_id: core.id,
-            role: "assistant",
-            body: { message_type: "text", text: run.judgeText },
-            status: "complete",
-            created_at: now,
-            completed_at: now,
-            meta: { usage: result.evaluationUsage, loop_id: run.judgeLoopId, stop_reason: "stop" },
-          },
-        ]
-      : [];
-  const appended = [notice, ...chosenRows];
-  const from = core.state;
-  const rest: ContextState[] = run.interrupted
-    ? [{ type: "Interrupting" }, { type: "Idle" }]
-    : [{ type: "ProcessingLLMResponse" }, { type: "Idle" }];
-  const chain =
-    core.checkChain(rest) === undefined ? { states: rest } : { reset: { type: "Idle" } as const };
-  const processing = rest[0] as ContextState;
-  await core.commit({
-    ...chain,
-    write: {
-      messages: [...rowsOf.flat(), notice, ...judgeRow],
-      branches,
-      branch_appends: [{ branch_id: active.id, message_ids: appended.map((m) => m.id) }],
-    },
-    events: [
-      core.contextUpdateEvent(processing, from),
-      {
-        name: "parallel_verdict",
-        payload: {
-          context_id: core.id,
-          group_id: run.groupId,
-          strategy: request.judge.strategy,
-          selected,
-          reason: result.reason,
-          candidates: rowsOf.map((rows, index) => ({
-            index,
-            branch_id: branchIds[index] ?? active.id,
-            message_ids: rows.map((r) => r.id),
-          })),
-          evaluation_usage: result.evaluationUsage,
-          usage: result.usage,
-        },
-      },
-      ...appended.flatMap((m) => core.messageEvents(m, active.id, processing)),
-      core.contextUpdateEvent({ type: "Idle" }, processing, undefined, {
-        parallel_group: run.groupId,
-        branches_created: branches.map((b) => b.id),
-        ...(run.interrupted ? { interrupted: true } : {}),
-      }),
-    ],
-  });
-  return {
-    type: "chosen",
-    group_id: run.groupId,
-    selected,
-    reason: result.reason,
-    branch_ids: branchIds,
-    usage: result.usage ?? emptyUsage(),
-  };
 }

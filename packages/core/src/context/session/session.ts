@@ -52,13 +52,10 @@ import {
 } from "./config-operations.js";
 import { asQueued, queuedMessages, storeQueued } from "./message-queue.js";
 import { type MessageMatch, searchMessages } from "./message-search.js";
+import type { ParallelAskResult } from "./parallel-answers.js";
 import { ParallelApprovals } from "./parallel-approvals.js";
-import {
-  askParallelOp,
-  type ParallelAskResult,
-  type ParallelRequestProblem,
-  parallelRequestProblem,
-} from "./parallel-ask.js";
+import { askParallelOp } from "./parallel-ask.js";
+import { type ParallelRequestProblem, parallelRequestProblem } from "./parallel-config.js";
 import { recoverSession } from "./recovery.js";
 import type { RunResult } from "./run-driver.js";
 import {
