@@ -7,10 +7,13 @@ import {
   fromStoredMessages,
   type LoadedSession,
   type OptimizationView,
+  type PendingMerge,
+  PendingMergeSchema,
   SessionConfigSchema,
   type SessionRecord,
   StoreError,
 } from "@arbor/core";
+import { z } from "zod";
 import type { Tx } from "./database.js";
 import type { Prisma } from "./generated/sqlite/client.js";
 import {
@@ -55,6 +58,21 @@ export function parseSessionRow(row: Prisma.SessionModel): SessionRecord {
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
+}
+
+/** The session row's pending merges; ones that do not parse are reported and left out. */
+function parsePendingMerges(row: Prisma.SessionModel, corrupt: CorruptRow[]): PendingMerge[] {
+  const json = parseJson(row.pendingMerges);
+  const parsed = json.ok ? z.array(PendingMergeSchema).safeParse(json.value) : undefined;
+  if (parsed?.success) return parsed.data;
+  const error = parsed === undefined ? (json.ok ? "" : json.error) : describeZodError(parsed.error);
+  corrupt.push({
+    session_id: row.id,
+    table: "session",
+    row_id: row.id,
+    error: `pending_merges: ${error}`,
+  });
+  return [];
 }
 
 /** The object a message row stands for, before validation; or why it cannot be read at all. */
@@ -207,8 +225,12 @@ export async function loadSessionRows(tx: Tx, id: string): Promise<LoadedSession
     }),
     tx.optimizationView.findMany({ where: { sessionId: id }, orderBy: { ordinal: "asc" } }),
   ]);
-  const session = parseSessionRow(sessionRow);
   const corrupt: CorruptRow[] = [];
+  const pendingMerges = parsePendingMerges(sessionRow, corrupt);
+  const session: SessionRecord = {
+    ...parseSessionRow(sessionRow),
+    ...(pendingMerges.length > 0 ? { pending_merges: pendingMerges } : {}),
+  };
   const messages = parseMessageRows(id, messageRows, approvalRows, corrupt);
   // a corrupt message's id leaves the returned branch lists, never the stored ones
   const unreadable = new Set(corrupt.map((row) => row.row_id));

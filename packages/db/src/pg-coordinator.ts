@@ -43,7 +43,10 @@ export class PgCoordinator implements SessionCoordinator {
   readonly #controls = new Set<(sessionId: string, control: SessionControl) => void>();
   /** per session: the newest sequence and the events since the last flush (undefined: too many) */
   readonly #pending = new Map<string, { sequence: number; events: StoredEvent[] | undefined }>();
+  /** a flush is scheduled or its NOTIFY statement is running */
   #flushing = false;
+  /** the running NOTIFY statement, if any */
+  #sending: Promise<void> | undefined;
   #closed = false;
 
   private constructor(options: PgCoordinatorOptions, lease: pg.Client, listen: pg.Client) {
@@ -145,7 +148,13 @@ export class PgCoordinator implements SessionCoordinator {
     await Promise.allSettled([this.#lease.end(), this.#listen.end()]);
   }
 
+  /**
+   * Sends the pending notifications in one statement. One statement runs at a time: what is
+   * notified meanwhile waits and goes in the next one, so under load the batches grow instead of
+   * the connection's queue.
+   */
   async #flush(): Promise<void> {
+    while (this.#sending !== undefined) await this.#sending;
     this.#flushing = false;
     if (this.#pending.size === 0) return;
     const payloads = [...this.#pending].map(([id, { sequence, events }]) => {
@@ -155,15 +164,17 @@ export class PgCoordinator implements SessionCoordinator {
       return head.length + body.length < MAX_PAYLOAD_CHARS ? `${head} ${body}` : head;
     });
     this.#pending.clear();
-    try {
-      await this.#listen.query(
-        `SELECT pg_notify('${EVENTS_CHANNEL}', p) FROM unnest($1::text[]) p`,
-        [payloads],
-      );
-    } catch (error) {
-      // the watchers' polling picks the events up
-      this.#warn("could not notify events", error);
-    }
+    this.#sending = this.#listen
+      .query(`SELECT pg_notify('${EVENTS_CHANNEL}', p) FROM unnest($1::text[]) p`, [payloads])
+      .then(
+        () => undefined,
+        // the watchers' polling picks the events up
+        (error: unknown) => this.#warn("could not notify events", error),
+      )
+      .finally(() => {
+        this.#sending = undefined;
+      });
+    await this.#sending;
   }
 
   #onNotification(message: pg.Notification): void {

@@ -95,6 +95,7 @@ export class PrismaSessionStore implements SessionStore {
             state: JSON.stringify(session.state),
             stateType: session.state.type,
             activeBranchId: session.active_branch_id,
+            pendingMerges: JSON.stringify(session.pending_merges ?? []),
             createdAt: session.created_at,
             updatedAt: session.updated_at,
             touched: nextTick(),

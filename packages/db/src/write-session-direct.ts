@@ -1,4 +1,9 @@
-import { type SessionWrite, type StoredEvent, StoreError } from "@arbor/core";
+import {
+  checkExpectedSequence,
+  type SessionWrite,
+  type StoredEvent,
+  StoreError,
+} from "@arbor/core";
 import { isUniqueViolation } from "./failures.js";
 import { approvalRows, messageRow } from "./rows.js";
 import type { DirectConnection } from "./sqlite-direct.js";
@@ -9,7 +14,8 @@ import { EVENT_COLUMNS, MESSAGE_COLUMNS } from "./write-statements.js";
 // (sqlite-direct.ts, docs/decisions/0020): a batch of streamed chunks (a state move and its
 // events), a new message appended to a branch with its events. The same steps in the same order
 // as applyWrite (write-session.ts) for the writes `isDirectWrite` accepts; the others (lifecycle
-// updates, branch reshapes, optimization views, switching the active branch) stay on Prisma.
+// updates, branch reshapes, optimization views, switching the active branch, pending merges) stay
+// on Prisma.
 // Both paths pass the one store contract.
 
 /** Whether the direct path stores this write (the shapes of the streaming hot path). */
@@ -19,7 +25,8 @@ export function isDirectWrite(write: SessionWrite): boolean {
     (write.branches?.length ?? 0) === 0 &&
     (write.deleted_branch_ids?.length ?? 0) === 0 &&
     (write.optimization_views?.length ?? 0) === 0 &&
-    write.session?.active_branch_id === undefined
+    write.session?.active_branch_id === undefined &&
+    write.session?.pending_merges === undefined
   );
 }
 
@@ -87,6 +94,7 @@ export function applyWriteDirect(
   if (reserved === undefined) throw notFound(`session ${sessionId} not found`);
   const lastMessagePosition = Number(reserved[0]);
   const lastEventSequence = Number(reserved[1]);
+  checkExpectedSequence(sessionId, write.expected_last_sequence, lastEventSequence - events.length);
 
   // messages first: a duplicate id is a conflict before anything else is looked at
   const incoming = new Set<string>();

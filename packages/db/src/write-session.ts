@@ -1,6 +1,7 @@
 import {
   applyLifecycleUpdate,
   type ContextMessage,
+  checkExpectedSequence,
   describeLifecycleUpdateError,
   type SessionWrite,
   type StoredEvent,
@@ -102,6 +103,12 @@ export async function applyWrite(
     { at, touched },
   );
   if (session === undefined) throw notFound(`session ${sessionId} not found`);
+  // the row is locked now: the sequence before this write is the stored one
+  checkExpectedSequence(
+    sessionId,
+    write.expected_last_sequence,
+    session.lastEventSequence - events.length,
+  );
 
   // --- messages: updates apply in order, also to this write's own messages
   const incoming = new Map<string, ContextMessage>();

@@ -46,6 +46,9 @@ export async function reserveSession(
   if (patch.active_branch_id !== undefined) {
     sets.push(Prisma.sql`"active_branch_id" = ${patch.active_branch_id}`);
   }
+  if (patch.pending_merges !== undefined) {
+    sets.push(Prisma.sql`"pending_merges" = ${JSON.stringify(patch.pending_merges)}`);
+  }
   const rows = await tx.$queryRaw<
     Array<{
       active_branch_id: string;

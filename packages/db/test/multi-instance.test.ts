@@ -167,6 +167,40 @@ describe.skipIf(!pgAvailable())("several instances on one PostgreSQL", () => {
     expect(stored!.session.config.agent_mode).toBe("plan");
   });
 
+  it("a merge left pending through A is resolved through B (pending merges are stored)", async () => {
+    const { a, b } = await two([say("one"), say("three"), say("two")], []);
+    const onA = await a.manager.create();
+    await onA.sendMessage({ type: "text", text: "a" }).result;
+    const main = onA.activeBranchId;
+    const one = onA.messages().messages[1]!.id;
+    await onA.createBranch({ from_message_id: one, name: "alt" }).result;
+    const alt = onA.activeBranchId;
+    await onA.sendMessage({ type: "text", text: "c" }).result;
+    await onA.switchBranch(main).result;
+    await onA.sendMessage({ type: "text", text: "b" }).result;
+    const planned = await onA.merge({
+      source_branch_id: alt,
+      target_branch_id: main,
+      strategy: "rebase",
+    }).result;
+    expect(planned.ok && planned.value.status).toBe("conflicts");
+    const merge = onA.pendingMerges[0]!;
+
+    const onB = await b.manager.get(onA.id);
+    expect(onB!.pendingMerges.map((m) => m.merge_id)).toEqual([merge.merge_id]);
+    const conflicts = merge.strategy === "rebase" ? merge.conflicts : [];
+    const resolved = await onB!.resolveMerge(merge.merge_id, {
+      action: "resolve",
+      resolutions: conflicts.map((c) => ({ conflict_id: c.conflict_id, resolution: "keep_both" })),
+    }).result;
+    expect(resolved.ok && resolved.value.status).toBe("merged");
+    // A reads the session again before it acts: the merge is no longer pending there either
+    const again = await onA.resolveMerge(merge.merge_id, { action: "cancel" }).result;
+    expect(again.ok).toBe(false);
+    const stored = await a.created.store.loadSession(onA.id);
+    expect(stored!.session.pending_merges).toBeUndefined();
+  });
+
   it("an interrupt through B stops A's run", async () => {
     const { a, b } = await two([slowAnswer(3000, 10)], []);
     const onA = await a.manager.create();

@@ -1,4 +1,3 @@
-import type { ContextStateType } from "@arbor/core";
 import type { Runtime } from "./runtime";
 
 // Graceful shutdown (issue #17, item 6). On SIGTERM or SIGINT the server:
@@ -20,15 +19,6 @@ export const DRAIN_RETRY_MS = 1_000;
 const DEFAULT_GRACE_MS = 5_000;
 /** what interrupting and closing may take after the grace, before the process exits anyway */
 const CLOSE_MS = 5_000;
-
-/** The states in which a session rests: nothing runs, its state is stored. */
-const RESTING: ReadonlySet<ContextStateType> = new Set([
-  "Idle",
-  "AwaitingToolApproval",
-  "AwaitingUserAnswer",
-  "Paused",
-  "Failed",
-]);
 
 interface DrainState {
   draining: boolean;
@@ -76,32 +66,11 @@ export async function drain(runtime: Runtime | undefined, grace: number): Promis
   state.draining = true;
   state.streams.abort();
   if (runtime === undefined) return;
-  const logger = runtime.logger;
-  const running = (await runtime.manager.list()).filter((s) => !RESTING.has(s.state.type));
-  logger.info("shutting down", { running_sessions: running.length, grace_ms: grace });
-  // several instances (docs/decisions/0030): only what runs here; another instance's sessions
-  // are its own to finish (interrupting them would reach that instance)
-  const sessions = (await Promise.all(running.map((s) => runtime.manager.get(s.id)))).filter(
-    (s): s is NonNullable<typeof s> =>
-      s !== undefined && (runtime.coordinator === undefined || s.operationsHere > 0),
-  );
-  const finished = await within(grace, Promise.all(sessions.map((s) => s.idle())));
-  if (!finished) {
-    const busy = sessions.filter((s) => !RESTING.has(s.state.type));
-    logger.warn("interrupting the operations still running", {
-      sessions: busy.map((s) => s.id),
-    });
-    await within(
-      CLOSE_MS,
-      Promise.all(
-        busy.map(async (session) => {
-          for await (const _ of session.interrupt()) {
-            // the interrupt's events are stored and reach the clients that reconnect
-          }
-        }),
-      ),
-    );
-  }
+  runtime.logger.info("shutting down", { grace_ms: grace });
+  // the manager refuses new operations, waits for the running ones and interrupts the late ones;
+  // several instances (docs/decisions/0030): only what runs here, another instance's sessions are
+  // its own to finish
+  await within(grace + CLOSE_MS, runtime.manager.drain(grace));
   await within(CLOSE_MS, runtime.close()).catch(() => undefined);
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Branch, MergeStrategyName } from "./branch.js";
+import { type Branch, BranchSchema, type MergeStrategyName } from "./branch.js";
 import type { ContextMessage } from "./message-types.js";
 
 // Wire shapes of a merge (warnings, conflicts, resolutions) as zod schemas, and the plain data a
@@ -122,8 +122,37 @@ export interface PendingRebase extends PendingBase {
   resolutions: ConflictResolution[];
 }
 
-/** Plain data: the Session may keep it in memory or store it between requests. */
+/** Plain data: the Session stores it with the session row until it is resolved or cancelled. */
 export type PendingMerge = PendingCherryPick | PendingRebase;
+
+/** A stored pending merge, as read back (the session row's pending_merges column). */
+export const PendingMergeSchema = z.discriminatedUnion("strategy", [
+  z.object({
+    strategy: z.literal("cherry_pick"),
+    merge_id: z.string(),
+    source_branch_id: z.string(),
+    target: BranchSchema,
+    picked_ids: z.array(z.string()),
+    dependency_ids: z.array(z.string()),
+    with_dependencies_ids: z.array(z.string()),
+    warnings: z.array(MergeWarningSchema),
+  }),
+  z.object({
+    strategy: z.literal("rebase"),
+    merge_id: z.string(),
+    source_branch_id: z.string(),
+    target: BranchSchema,
+    replay_ids: z.array(z.string()),
+    conflicts: z.array(MergeConflictSchema),
+    resolutions: z.array(ConflictResolutionSchema),
+  }),
+]);
+// the schema reads back exactly what the Session stores
+true satisfies z.infer<typeof PendingMergeSchema> extends PendingMerge
+  ? PendingMerge extends z.infer<typeof PendingMergeSchema>
+    ? true
+    : false
+  : false;
 
 export interface MergeResult {
   merge_id: string;

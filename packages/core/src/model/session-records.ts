@@ -1,4 +1,5 @@
 import type { Usage } from "./llm-messages.js";
+import type { PendingMerge } from "./merge-types.js";
 import type { ApprovalStatus, ContextMessage, MessageStatus } from "./message-types.js";
 import type { SessionConfig } from "./session-config.js";
 import type { ContextState } from "./states.js";
@@ -15,6 +16,8 @@ export interface SessionRecord {
   active_branch_id: string;
   created_at: string;
   updated_at: string;
+  /** merges waiting for the user's decision (absent: none) */
+  pending_merges?: PendingMerge[];
 }
 
 export interface SessionSummary {

@@ -3,7 +3,7 @@
 // session's events grew. PostgreSQL implements it (packages/db pg-coordinator.ts: advisory locks
 // and LISTEN/NOTIFY); a single process on SQLite has none, and the Session behaves as before.
 
-import type { StoredEvent } from "./types.js";
+import { type StoredEvent, StoreError } from "./types.js";
 
 /** What an instance asks another one to do to a session it runs. */
 export type SessionControl = "interrupt";
@@ -53,4 +53,21 @@ export function isBusyElsewhere(message: string): boolean {
 /** The refusal of an operation prepared from a view another instance has changed since (409). */
 export function staleSessionMessage(sessionId: string): string {
   return `session ${sessionId} changed on another instance since it was read; reload and retry`;
+}
+
+/**
+ * The store's check of SessionWrite.expected_last_sequence, given the session's newest sequence
+ * before the write: throws StoreError "conflict" when they differ.
+ */
+export function checkExpectedSequence(
+  sessionId: string,
+  expected: number | undefined,
+  lastBefore: number,
+): void {
+  if (expected !== undefined && expected !== lastBefore) {
+    throw new StoreError(
+      "conflict",
+      `${staleSessionMessage(sessionId)} (expected event ${expected}, stored ${lastBefore})`,
+    );
+  }
 }

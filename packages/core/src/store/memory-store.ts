@@ -3,6 +3,7 @@ import { combineUsage, emptyUsage } from "../model/llm-messages.js";
 import type { LoopRecord } from "../model/loop-records.js";
 import { applyLifecycleUpdate, describeLifecycleUpdateError } from "../model/message-lifecycle.js";
 import type { ContextMessage } from "../model/message-types.js";
+import { checkExpectedSequence } from "./coordination.js";
 import { nextLoopNumberOf } from "./loop-numbers.js";
 import {
   type LoadedSession,
@@ -88,8 +89,10 @@ export class InMemorySessionStore implements SessionStore {
     if (firstBranch.message_ids.length > 0) {
       throw new StoreError("invalid", "a new session's first branch cannot name messages");
     }
+    const { pending_merges, ...rest } = session;
+    const record = pending_merges?.length ? { ...rest, pending_merges } : rest;
     this.#sessions.set(session.id, {
-      record: structuredClone(session),
+      record: structuredClone(record),
       touched: ++this.#clock,
       branches: new Map([[firstBranch.id, structuredClone(firstBranch)]]),
       messages: new Map(),
@@ -151,6 +154,7 @@ export class InMemorySessionStore implements SessionStore {
     if (injected !== undefined) throw injected;
     const data = this.#sessions.get(sessionId);
     if (data === undefined) throw notFound(sessionId);
+    checkExpectedSequence(sessionId, write.expected_last_sequence, data.events.length);
     // Clone first: validation and application both work on the copy, never on caller objects.
     const input = structuredClone(write);
     const plan = planWrite(sessionId, data, input);
@@ -230,6 +234,10 @@ export class InMemorySessionStore implements SessionStore {
     if (patch.config !== undefined) record.config = patch.config;
     if (patch.state !== undefined) record.state = patch.state;
     if (patch.active_branch_id !== undefined) record.active_branch_id = patch.active_branch_id;
+    if (patch.pending_merges !== undefined) {
+      if (patch.pending_merges.length > 0) record.pending_merges = patch.pending_merges;
+      else delete record.pending_merges;
+    }
     data.record = record;
     data.touched = ++this.#clock;
     return stored;

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Branch } from "../model/branch.js";
 import { emptyUsage } from "../model/llm-messages.js";
 import type { LoopRecord } from "../model/loop-records.js";
+import type { PendingMerge } from "../model/merge-types.js";
 import type { ContextMessage } from "../model/message-types.js";
 import { sessionConfig } from "../model/session-config.js";
 import { everyMessageType, sampleSession, textMessage } from "./contract-fixtures.js";
@@ -482,6 +483,60 @@ export function describeSessionStoreContract(
           store.write("s1", { branches: [{ ...fork, message_ids: ["ghost"] }] }),
           "not_found",
         );
+      }));
+
+    it("pending merges are stored with the session, replaced whole and cleared", () =>
+      withStore(async (store) => {
+        const { branch } = await seeded(store);
+        const cherry: PendingMerge = {
+          strategy: "cherry_pick",
+          merge_id: "mg-1",
+          source_branch_id: "fork",
+          target: branch,
+          picked_ids: ["m-file"],
+          dependency_ids: ["m-text"],
+          with_dependencies_ids: ["m-text", "m-file"],
+          warnings: [{ kind: "nothing_to_merge", description: "already there" }],
+        };
+        const rebase: PendingMerge = {
+          strategy: "rebase",
+          merge_id: "mg-2",
+          source_branch_id: "fork",
+          target: branch,
+          replay_ids: ["m-plan"],
+          conflicts: [],
+          resolutions: [{ conflict_id: "c1", resolution: "custom", text: "mine" }],
+        };
+        await store.write("s1", {
+          session: { pending_merges: [cherry, rebase] },
+          events: [{ name: "context_update", payload: {} }],
+        });
+        expect((await store.loadSession("s1"))!.session.pending_merges).toEqual([cherry, rebase]);
+        await store.write("s1", { session: { pending_merges: [rebase] } });
+        expect((await store.loadSession("s1"))!.session.pending_merges).toEqual([rebase]);
+        await store.write("s1", { session: { pending_merges: [] } });
+        expect((await store.loadSession("s1"))!.session.pending_merges).toBeUndefined();
+      }));
+
+    it("a write expecting a newer or older last sequence than stored is refused whole", () =>
+      withStore(async (store) => {
+        await seeded(store);
+        const event = { name: "context_update", payload: {} };
+        await store.write("s1", { events: [event], expected_last_sequence: 0 });
+        for (const stale of [0, 2]) {
+          await expectStoreError(
+            store.write("s1", {
+              events: [event],
+              session: { title: "stale" },
+              expected_last_sequence: stale,
+            }),
+            "conflict",
+          );
+        }
+        expect((await store.readEvents("s1", 0)).map((e) => e.sequence)).toEqual([1]);
+        expect((await store.loadSession("s1"))!.session.title).not.toBe("stale");
+        await store.write("s1", { events: [event, event], expected_last_sequence: 1 });
+        expect((await store.readEvents("s1", 0)).map((e) => e.sequence)).toEqual([1, 2, 3]);
       }));
 
     it("optimization views round trip", () =>

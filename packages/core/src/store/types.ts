@@ -30,7 +30,9 @@ export type {
 
 /** One unit of work on a session, applied atomically. */
 export interface SessionWrite {
-  session?: Partial<Pick<SessionRecord, "title" | "config" | "state" | "active_branch_id">>;
+  session?: Partial<
+    Pick<SessionRecord, "title" | "config" | "state" | "active_branch_id" | "pending_merges">
+  >;
   messages?: ContextMessage[];
   message_updates?: MessageLifecycleUpdate[];
   /** appends ids to a branch's list (the common case: one new message) */
@@ -40,6 +42,12 @@ export interface SessionWrite {
   deleted_branch_ids?: string[];
   events?: Array<{ name: string; payload: unknown }>;
   optimization_views?: OptimizationView[];
+  /**
+   * The session's newest event sequence as the writer last saw it. When given, the write is
+   * refused (StoreError "conflict", nothing applied) if another write stored events since: a
+   * stale view never overwrites a newer one (several instances, docs/decisions/0030).
+   */
+  expected_last_sequence?: number;
 }
 
 /** A stored row that did not parse; the rest of the session still loads. */

@@ -17,8 +17,10 @@ import { OperationRejected, RESTING_STATES, type StoredSession } from "./stored-
 
 // Branch operations over the pure functions of context/branches: each is ONE store write with
 // its states (Idle → SwitchingBranch → Idle, Idle → Merging → Idle). Merges that stop for the
-// caller (cherry-pick warnings, rebase conflicts) are kept pending in memory until resolved,
-// proceeded or cancelled; their warnings and conflicts go out in the event's metadata and in the operation's MergeReport.
+// caller (cherry-pick warnings, rebase conflicts) are stored with the session row
+// (pending_merges) until resolved, proceeded or cancelled, so another instance or a restarted one
+// can finish them; their warnings and conflicts go out in a stored event's metadata and in the
+// operation's MergeReport.
 
 function ids(core: StoredSession) {
   return { newId: () => core.newId(), now: () => core.nowIso() };
@@ -285,16 +287,25 @@ function branchOf(core: StoredSession, id: string): Branch {
   return branch;
 }
 
+/** The session's pending merges with `merge` set (or `mergeId` removed), for the session write. */
+function pendingAfter(
+  core: StoredSession,
+  change: { set: PendingMerge } | { remove: string },
+): PendingMerge[] {
+  const next = new Map(core.pendingMerges);
+  if ("set" in change) next.set(change.set.merge_id, change.set);
+  else next.delete(change.remove);
+  return [...next.values()];
+}
+
 async function applyOutcome(
   core: StoredSession,
-  pending: Map<string, PendingMerge>,
   outcome: MergeOutcome,
   strategy: string,
 ): Promise<MergeReport> {
   switch (outcome.status) {
     case "merged": {
       const { result } = outcome;
-      pending.delete(result.merge_id);
       const created = new Map(result.newMessages.map((m) => [m.id, m]));
       // post-merge validation of what is about to be stored
       const problems = validateBranch(result.target, (id) => created.get(id) ?? core.pool.get(id));
@@ -310,7 +321,11 @@ async function applyOutcome(
       const idle: ContextState = { type: "Idle" };
       await core.commit({
         states: [merging, idle],
-        write: { messages: result.newMessages, branches: [result.target] },
+        write: {
+          messages: result.newMessages,
+          branches: [result.target],
+          session: { pending_merges: pendingAfter(core, { remove: result.merge_id }) },
+        },
         events: [
           core.contextUpdateEvent(merging, core.state, undefined, { merge_id: result.merge_id }),
           core.contextUpdateEvent(idle, merging, undefined, reportMetadata(report)),
@@ -320,23 +335,24 @@ async function applyOutcome(
     }
     case "needs_confirmation":
     case "conflicts": {
-      pending.set(outcome.pending.merge_id, outcome.pending);
       const merge_id = outcome.pending.merge_id;
       const report: MergeReport =
         outcome.status === "needs_confirmation"
           ? { status: outcome.status, merge_id, warnings: outcome.warnings }
           : { status: outcome.status, merge_id, conflicts: outcome.conflicts };
-      core.emitUnsequenced(
-        core.contextUpdateEvent(core.state, undefined, undefined, reportMetadata(report)),
-      );
+      // stored, so any instance (or this one after a restart) can resolve it
+      await core.commit({
+        write: { session: { pending_merges: pendingAfter(core, { set: outcome.pending }) } },
+        events: [core.contextUpdateEvent(core.state, undefined, undefined, reportMetadata(report))],
+      });
       return report;
     }
     case "cancelled": {
-      pending.delete(outcome.merge_id);
       const report: MergeReport = { status: "cancelled", merge_id: outcome.merge_id };
-      core.emitUnsequenced(
-        core.contextUpdateEvent(core.state, undefined, undefined, reportMetadata(report)),
-      );
+      await core.commit({
+        write: { session: { pending_merges: pendingAfter(core, { remove: outcome.merge_id }) } },
+        events: [core.contextUpdateEvent(core.state, undefined, undefined, reportMetadata(report))],
+      });
       return report;
     }
     default:
@@ -344,11 +360,7 @@ async function applyOutcome(
   }
 }
 
-export async function mergeOp(
-  core: StoredSession,
-  pending: Map<string, PendingMerge>,
-  input: MergeInput,
-): Promise<MergeReport> {
+export async function mergeOp(core: StoredSession, input: MergeInput): Promise<MergeReport> {
   requireIdle(core, "merging");
   const outcome = planMerge({
     ...ids(core),
@@ -358,17 +370,16 @@ export async function mergeOp(
     pool: lookup(core),
     ...(input.message_ids ? { messageIds: input.message_ids } : {}),
   });
-  return applyOutcome(core, pending, outcome, input.strategy);
+  return applyOutcome(core, outcome, input.strategy);
 }
 
 export async function resolveMergeOp(
   core: StoredSession,
-  pending: Map<string, PendingMerge>,
   mergeId: string,
   decision: MergeDecision,
 ): Promise<MergeReport> {
   requireIdle(core, "resolving a merge");
-  const open = pending.get(mergeId);
+  const open = core.pendingMerges.get(mergeId);
   if (!open) throw new OperationRejected("invalid_request", `merge ${mergeId} is not pending`);
   const outcome = resolveMerge({
     ...ids(core),
@@ -377,5 +388,5 @@ export async function resolveMergeOp(
     target: branchOf(core, open.target.id),
     pool: lookup(core),
   });
-  return applyOutcome(core, pending, outcome, open.strategy);
+  return applyOutcome(core, outcome, open.strategy);
 }

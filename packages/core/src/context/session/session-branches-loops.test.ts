@@ -84,9 +84,10 @@ describe("Branch Merging in a session", () => {
         message_ids: [result.id],
       }),
     );
-    // nothing changed yet: no state move, nothing stored
+    // no branch changed and no state moved; the pending merge is stored with its event
     expect(states(asked)).toEqual([]);
-    expect(asked.map((e) => e.sequence)).toEqual([0]);
+    expect(asked.map((e) => e.sequence)).toEqual([session.lastSequence]);
+    expect(texts(session, main)).toEqual(["a", "one", "b", "two"]);
     const pending = report(asked);
     expect(pending.status).toBe("needs_confirmation");
     expect(pending.status === "needs_confirmation" && pending.warnings).toMatchObject([
@@ -115,6 +116,35 @@ describe("Branch Merging in a session", () => {
     expect(states(proceeded)).toEqual(["Merging", "Idle"]);
     expect(report(proceeded).status).toBe("merged");
     expect(texts(session, main)).toEqual(["a", "one", "b", "two", "tool_request", "tool_result"]);
+  });
+
+  it("a pending merge is stored: a restarted server (a new manager on the same store) resolves it", async () => {
+    const { h, session, main, alt } = await diverged();
+    const planned = report(
+      await collect(
+        session.merge({ source_branch_id: alt, target_branch_id: main, strategy: "rebase" }),
+      ),
+    );
+    expect(planned.status).toBe("conflicts");
+    const stored = await h.store.loadSession(session.id);
+    expect(stored?.session.pending_merges?.map((m) => m.merge_id)).toEqual([planned.merge_id]);
+
+    const restarted = harness([], { store: h.store });
+    const again = await restarted.manager.get(session.id);
+    expect(again?.pendingMerges.map((m) => m.merge_id)).toEqual([planned.merge_id]);
+    const conflicts = planned.status === "conflicts" ? planned.conflicts : [];
+    const resolved = await collect(
+      again!.resolveMerge(planned.merge_id, {
+        action: "resolve",
+        resolutions: conflicts.map((c) => ({
+          conflict_id: c.conflict_id,
+          resolution: "keep_both" as const,
+        })),
+      }),
+    );
+    expect(report(resolved).status).toBe("merged");
+    expect(again?.pendingMerges).toEqual([]);
+    expect((await h.store.loadSession(session.id))?.session.pending_merges).toBeUndefined();
   });
 
   it("rebase merge with a conflict: reported, not completed until resolved, then validated", async () => {

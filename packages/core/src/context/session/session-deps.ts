@@ -84,6 +84,8 @@ export interface ResolvedDeps
   executionLimits: ExecutionLimits | null;
   mcp: McpResourceReader | undefined;
   recorder: LoopRecorder | undefined;
+  /** shared by every session of one manager: set by SessionManager.drain */
+  lifecycle: { draining: boolean };
 }
 
 const consoleLogger: Logger = {
@@ -119,5 +121,6 @@ export function resolveDeps(deps: SessionDeps): ResolvedDeps {
     coordinator: deps.coordinator,
     newId: deps.newId ?? randomUUID,
     now: deps.now ?? (() => new Date()),
+    lifecycle: { draining: false },
   };
 }

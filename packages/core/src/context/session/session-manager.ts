@@ -228,11 +228,12 @@ export class SessionManager {
    * operation of this manager runs; its leases are then released.
    */
   async drain(graceMs: number): Promise<void> {
+    // every session of this manager refuses new operations from now on, also one loaded later
+    this.#deps.lifecycle.draining = true;
     const sessions = (
       await Promise.all([...this.#sessions.values()].map((entry) => entry.catch(() => undefined)))
     ).filter((session): session is Session => session !== undefined);
     const running = sessions.filter((session) => session.operationsHere > 0);
-    for (const session of sessions) session.setDraining();
     const allIdle = Promise.all(running.map((session) => session.idle()));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = await Promise.race([
@@ -243,6 +244,9 @@ export class SessionManager {
     ]);
     clearTimeout(timer);
     if (!late) return;
+    this.#deps.logger.warn("interrupting the operations still running", {
+      sessions: running.filter((s) => s.operationsHere > 0).map((s) => s.id),
+    });
     for (const session of running) {
       if (session.operationsHere === 0) continue;
       for await (const _event of session.interrupt()) {

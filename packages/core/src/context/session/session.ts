@@ -113,12 +113,9 @@ export class Session {
   /** reads the session again from the store, without recovery (several instances: see #lease) */
   readonly #reload: (() => Promise<StoredSession | undefined>) | undefined;
   readonly #queue = new OperationQueue();
-  readonly #pendingMerges = new Map<string, PendingMerge>();
   #operationAbort: AbortController | undefined;
   /** set by SessionManager.delete before it waits: no operation is accepted any more */
   #deleting = false;
-  /** set by SessionManager.drain: no operation is accepted any more (the running one goes on) */
-  #draining = false;
   /** the model was asked for a title (or will not be: offline model, renamed by the user) */
   #titled = false;
   /** a delivery found the queue's head refused or interrupted: no run starts by itself until a
@@ -161,7 +158,7 @@ export class Session {
     return this.#core.machine.history;
   }
   get pendingMerges(): PendingMerge[] {
-    return structuredClone([...this.#pendingMerges.values()]);
+    return structuredClone([...this.#core.pendingMerges.values()]);
   }
   /** the newest stored event's sequence (0: none yet) */
   get lastSequence(): number {
@@ -195,11 +192,12 @@ export class Session {
     return this.#deleting;
   }
   /**
-   * The server is shutting down (SessionManager.drain): operations started from now on are
-   * refused like during a delete, but the running one goes on and nothing is aborted.
+   * The server is shutting down (SessionManager.drain sets it for every session of the manager at
+   * once): operations started from now on are refused like during a delete, but the running one
+   * goes on and nothing is aborted.
    */
-  setDraining(): void {
-    this.#draining = true;
+  get #draining(): boolean {
+    return this.#core.deps.lifecycle.draining;
   }
   /** Marks the session as being deleted (false: the delete failed, the session is usable again). */
   setDeleting(deleting: boolean): void {
@@ -608,13 +606,11 @@ export class Session {
   }
 
   merge(input: MergeInput): Operation<MergeReport> {
-    return this.#operation(() => mergeOp(this.#core, this.#pendingMerges, input));
+    return this.#operation(() => mergeOp(this.#core, input));
   }
 
   resolveMerge(mergeId: string, decision: MergeDecision): Operation<MergeReport> {
-    return this.#operation(() =>
-      resolveMergeOp(this.#core, this.#pendingMerges, mergeId, decision),
-    );
+    return this.#operation(() => resolveMergeOp(this.#core, mergeId, decision));
   }
 
   /**

@@ -138,10 +138,13 @@ export function replayEvents(
 }
 
 // Several instances (store/coordination.ts): the session may run on another instance, so a
-// watcher follows the database instead of this process's listeners. It reads the events after
-// the last one it forwarded whenever an instance notifies a newer sequence, and every
-// `pollIntervalMs` in case a notification was lost; reads run one at a time and forward in
-// sequence order, so there is no gap and no duplicate whichever instance writes.
+// watcher follows the database instead of this process's listeners. Notifications usually carry
+// the new events: those that follow on from the last one forwarded go out at once, without a
+// read. A gap (a lost or too large notification) is read from the store; events notified while a
+// read runs wait for it and go out after it when they follow on. When nothing has been heard for
+// `pollIntervalMs` the watcher reads anyway (a notification lost at the end of a stream). Reads
+// run one at a time and everything is forwarded in sequence order, so there is no gap and no
+// duplicate whichever instance writes.
 
 export function followEvents(
   store: SessionStore,
@@ -151,28 +154,36 @@ export function followEvents(
   onError: (error: unknown) => SessionEvent,
 ): AsyncIterable<SessionEvent> {
   let last = afterSequence;
+  /** the newest sequence any notification announced */
+  let announced = afterSequence;
   let reading: Promise<void> | undefined;
-  let again = false;
+  /** events notified while a read ran, forwarded after it */
+  let heldBack: StoredEvent[] = [];
+  let heardAt = Date.now();
   const stopWatching = coordinator.watchEvents(sessionId, (sequence, events) => {
+    heardAt = Date.now();
+    announced = Math.max(announced, sequence);
     if (sequence <= last) return;
-    // the notification carries the events that follow on at once: no read needed
-    if (reading === undefined && events !== undefined && events[0]?.sequence === last + 1) {
-      forward(events, true);
-      if (last >= sequence) return;
+    if (reading !== undefined) {
+      if (events !== undefined) heldBack.push(...events);
+      return;
     }
-    read();
+    if (events !== undefined) forward(events, true);
+    if (last < sequence) read();
   });
-  const timer = setInterval(() => read(), coordinator.pollIntervalMs);
+  const timer = setInterval(() => {
+    if (Date.now() - heardAt >= coordinator.pollIntervalMs) read();
+  }, coordinator.pollIntervalMs);
   timer.unref?.();
   const stop = (): void => {
     clearInterval(timer);
     stopWatching();
   };
   const channel = new Channel<SessionEvent>(stop);
+  /** forwards the rows after `last`; contiguous: stops at a gap (the caller reads what is missing) */
   function forward(rows: readonly StoredEvent[], contiguous = false): void {
     for (const row of rows) {
       if (row.sequence <= last) continue;
-      // notified events after a gap: what is missing is read from the store (the caller reads)
       if (contiguous && row.sequence !== last + 1) return;
       last = row.sequence;
       const event = parseStoredEvent(row);
@@ -180,16 +191,19 @@ export function followEvents(
     }
   }
   function read(): void {
-    if (channel.ended) return;
-    if (reading !== undefined) {
-      again = true;
-      return;
-    }
+    if (channel.ended || reading !== undefined) return;
     reading = (async () => {
-      do {
-        again = false;
+      for (;;) {
+        const before = { last, announced };
         forward(await store.readEvents(sessionId, last));
-      } while (again && !channel.ended);
+        const held = heldBack;
+        heldBack = [];
+        forward(held, true);
+        if (last >= announced || channel.ended) return;
+        // behind what was announced: read again, unless this read neither got anything nor
+        // started before an announcement (then the poll tries later; no busy loop)
+        if (last === before.last && announced === before.announced) return;
+      }
     })().then(
       () => {
         reading = undefined;

@@ -1,4 +1,5 @@
 import type { Branch } from "../../model/branch.js";
+import type { PendingMerge } from "../../model/merge-types.js";
 import type { ContextMessage, ToolCallRequest } from "../../model/message-types.js";
 import type { SessionConfig } from "../../model/session-config.js";
 import type { ContextState } from "../../model/states.js";
@@ -72,6 +73,8 @@ export class StoredSession {
   title: string;
   config: SessionConfig;
   activeBranchId: string;
+  /** merges waiting for the user's decision, by merge id (stored with the session row) */
+  readonly pendingMerges = new Map<string, PendingMerge>();
   readonly pool: MessagePool;
   readonly branches = new Map<string, Branch>();
   readonly views: OptimizationView[];
@@ -96,6 +99,9 @@ export class StoredSession {
     this.title = loaded.session.title;
     this.config = loaded.session.config;
     this.activeBranchId = loaded.session.active_branch_id;
+    for (const merge of loaded.session.pending_merges ?? []) {
+      this.pendingMerges.set(merge.merge_id, merge);
+    }
     this.pool = MessagePool.from(loaded.messages);
     for (const branch of loaded.branches) this.branches.set(branch.id, branch);
     this.views = [...loaded.optimization_views];
@@ -329,6 +335,9 @@ export class StoredSession {
     let stored: StoredEvent[];
     try {
       await previous;
+      // several instances: refused if another instance stored events since this view was read
+      // (the lease makes that a bug, not a race; the store guards it anyway)
+      if (this.deps.coordinator !== undefined) write.expected_last_sequence = this.lastSequence;
       stored = (await this.deps.store.write(this.id, write)).events;
     } catch (error) {
       throw new StorageFailure(error);
@@ -363,6 +372,10 @@ export class StoredSession {
     const session = write.session;
     if (session?.title !== undefined) this.title = session.title;
     if (session?.active_branch_id !== undefined) this.activeBranchId = session.active_branch_id;
+    if (session?.pending_merges !== undefined) {
+      this.pendingMerges.clear();
+      for (const merge of session.pending_merges) this.pendingMerges.set(merge.merge_id, merge);
+    }
     if (session?.config !== undefined) {
       this.config = session.config;
       this.toolRegistry = toToolRegistry(this.deps.tools(this.config));
