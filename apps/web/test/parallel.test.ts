@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import * as loops from "@/app/api/admin/sessions/[id]/loops/route";
 import * as approvals from "@/app/api/sessions/[id]/approvals/route";
 import * as branches from "@/app/api/sessions/[id]/branches/route";
+import * as eventsRoute from "@/app/api/sessions/[id]/events/route";
 import * as interrupt from "@/app/api/sessions/[id]/interrupt/route";
 import * as merges from "@/app/api/sessions/[id]/merges/route";
 import * as parallel from "@/app/api/sessions/[id]/messages/parallel/route";
@@ -237,6 +238,34 @@ describe("POST /api/sessions/{id}/messages/parallel", () => {
     const lastRequest = JSON.stringify(server.llm.requests.at(-1)?.body);
     expect(lastRequest).toContain("answer from model-b");
     expect(lastRequest).not.toContain("answer from model-a");
+  });
+
+  it("a client that reconnects gets the whole group again from the event log", async () => {
+    const id = await createSessionId({ config: { approval_policy: { type: "auto_approve_all" } } });
+    script(1);
+    const live = await readSse(await ask(id, { candidates: candidates(2) }));
+    const first = live.find((e) => e.event === "parallel_started")?.id ?? 1;
+    const controller = new AbortController();
+    const response = await eventsRoute.GET(
+      authedRequest(`http://localhost/api/sessions/${id}/events`, {
+        headers: { "last-event-id": String(first - 1) },
+        signal: controller.signal,
+      }),
+      params({ id }),
+    );
+    expect(response.status).toBe(200);
+    const { seen } = await readUntil(response, (events) =>
+      events.some((e) => e.event === "parallel_verdict"),
+    );
+    controller.abort();
+    const names = (list: ParsedSseEvent[]) =>
+      list.filter((e) => (e.id ?? 0) >= first).map((e) => `${e.id}:${e.event}`);
+    // the replay is the live stream, event for event, from the group's start to its verdict
+    const upToVerdict = (list: ParsedSseEvent[]) =>
+      list.slice(0, list.findIndex((e) => e.event === "parallel_verdict") + 1);
+    expect(names(upToVerdict(seen))).toEqual(names(upToVerdict(live)));
+    const replayed = seen.filter((e) => e.event === "candidate_delta" && e.data.candidate === 1);
+    expect(replayed.map((e) => e.data.delta).join("")).toBe("answer from model-b");
   });
 
   it("a candidate branch can be merged into the active one", async () => {
