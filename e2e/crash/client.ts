@@ -95,6 +95,31 @@ export async function sendMessage(
   return readSse(response.body);
 }
 
+/** POST …/messages/parallel (ask N ways): `n` candidates with the session's settings. */
+export async function askParallel(
+  appUrl: string,
+  sessionId: string,
+  text: string,
+  n: number,
+  strategy = "pick_first",
+): Promise<AsyncGenerator<SseEvent>> {
+  const response = await ok(
+    await appFetch(`${appUrl}/api/sessions/${sessionId}/messages/parallel`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        session_id: sessionId,
+        payload: { type: "text", text },
+        candidates: Array.from({ length: n }, (_, i) => ({ label: `way ${i + 1}` })),
+        judge: { strategy },
+      }),
+    }),
+    "ask several ways",
+  );
+  if (response.body === null) throw new Error("ask several ways: no body");
+  return readSse(response.body);
+}
+
 /**
  * POSTs a message to the bench's bare route (bench/bare-route): the AI SDK's UI message stream,
  * read as it arrives (`data:` only; text arrives as `{ type: "text-delta", delta }`).

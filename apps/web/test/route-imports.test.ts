@@ -18,6 +18,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "CreateSessionRequestSchema",
   "ImportSessionRequestSchema",
   "SendMessageRequestSchema",
+  "ParallelMessageRequestSchema",
   "PatchConfigRequestSchema",
   "ApprovalsRequestSchema",
   "ApprovePlanRequestSchema",

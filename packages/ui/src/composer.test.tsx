@@ -1,5 +1,5 @@
 import type { AgentMode } from "@arbor/core";
-import { render, screen, within } from "@testing-library/react";
+import { act, render, screen, within } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import {
@@ -39,6 +39,27 @@ describe("Composer", () => {
       delivery: "steer",
     });
     expect((box as HTMLTextAreaElement).value).toBe("");
+  });
+
+  it("Ask N ways hands over the text and clears it only when told", async () => {
+    const onAskWays = vi.fn();
+    const { user, props, box } = setup({ onAskWays });
+    const ask = screen.getByRole("button", { name: "Ask N ways" });
+    expect(ask).toHaveProperty("disabled", true);
+    await user.type(box, "which is best?");
+    await user.click(ask);
+    expect(onAskWays).toHaveBeenCalledWith("which is best?", expect.any(Function));
+    expect(props.onSend).not.toHaveBeenCalled();
+    // cancelled: the text stays; sent: the caller clears it
+    expect((box as HTMLTextAreaElement).value).toBe("which is best?");
+    const clear = onAskWays.mock.calls[0]?.[1] as () => void;
+    await act(async () => clear());
+    expect((box as HTMLTextAreaElement).value).toBe("");
+  });
+
+  it("offers no Ask N ways while the agent works, nor without the callback", () => {
+    setup({ onAskWays: vi.fn(), running: true });
+    expect(screen.queryByRole("button", { name: "Ask N ways" })).toBeNull();
   });
 
   it("does not send an empty message", async () => {

@@ -95,6 +95,11 @@ export interface ComposerProps {
   placeholder?: string;
   /** the context window and what is in it: a message that cannot fit is refused before sending */
   contextRoom?: { used: number; limit: number };
+  /**
+   * "Ask N ways" (a plain text, while nothing runs): the text goes to `onAskWays`, which calls
+   * `clear` once it was sent (the box keeps the text if the user cancels)
+   */
+  onAskWays?: (text: string, clear: () => void) => void;
 }
 
 /** A paste longer than this becomes an attachment of the message instead of the box's text. */
@@ -136,6 +141,7 @@ export function Composer({
   queued = [],
   disabled = false,
   placeholder,
+  onAskWays,
   contextRoom,
 }: ComposerProps) {
   const [text, setText] = useState("");
@@ -486,6 +492,24 @@ export function Composer({
               title="Send after the run (Alt+Enter)"
             >
               Follow-up
+            </button>
+          )}
+          {onAskWays !== undefined && !running && (
+            <button
+              type="button"
+              className={buttonClass.secondary}
+              disabled={
+                !canSend || files.length > 0 || resources.length > 0 || attachments.length > 0
+              }
+              onClick={() =>
+                onAskWays(fullText, () => {
+                  setText("");
+                  setPastes([]);
+                })
+              }
+              title="Send this text to several candidates at once and keep the best answer"
+            >
+              Ask N ways
             </button>
           )}
           <button

@@ -34,8 +34,10 @@ import type { SubscriptionStatus } from "@/lib/client/sse";
 import { throttle } from "@/lib/client/throttle";
 import { useLiveSession } from "@/lib/client/use-live-session";
 import { buttonClass } from "../styles";
+import { AskWaysPanel } from "./ask-ways-panel";
 import { BranchPanel } from "./branch-panel";
 import { ChatHeader } from "./chat-header";
+import { ParallelColumns } from "./parallel-columns";
 import { SessionNotFound } from "./session-not-found";
 import { Transcript } from "./transcript";
 import { useChatActions } from "./use-chat-actions";
@@ -102,6 +104,8 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
   const router = useRouter();
   const queryClient = useQueryClient();
   const [view, setView] = useState<TranscriptView>("optimized");
+  /** "Ask N ways" was clicked: the composer's text while its candidates are chosen */
+  const [asking, setAsking] = useState<{ text: string; clear: () => void } | undefined>();
   const [branchesOpen, setBranchesOpen] = useState(false);
   const [sessionsOpen, setSessionsOpen] = useState(false);
 
@@ -541,6 +545,13 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               onDiscardOutgoing={actions.discardOutgoing}
             />
           )}
+          {live.snapshot.parallel !== undefined && (
+            <ParallelColumns
+              group={live.snapshot.parallel}
+              onDecide={actions.callbacks.onToolDecisions}
+              onDismiss={() => live.store.dismissParallel()}
+            />
+          )}
         </main>
 
         {branchesOpen && detail.data && (
@@ -583,8 +594,21 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               </button>
             </div>
           )}
+          {asking !== undefined && (
+            <AskWaysPanel
+              text={asking.text}
+              models={models}
+              onCancel={() => setAsking(undefined)}
+              onAsk={(candidates, strategy) => {
+                asking.clear();
+                setAsking(undefined);
+                actions.askWays(asking.text, { candidates, judge: { strategy } });
+              }}
+            />
+          )}
           <Composer
             onSend={actions.send}
+            onAskWays={(text, clear) => setAsking({ text, clear })}
             running={isRunning(state)}
             onStop={actions.stop}
             mode={mode}

@@ -6,6 +6,8 @@ import type {
   MergeRequest,
   MergeResponse,
   MessageDelivery,
+  ParallelCandidate,
+  ParallelJudge,
   PatchConfigRequest,
   ResolveMergeRequest,
   UpdateBranchRequest,
@@ -56,6 +58,11 @@ export interface ChatActions {
   send: (submission: ComposerSubmission) => void;
   /** an MCP prompt with its arguments, as an `mcp_prompt` message */
   sendPrompt: (prompt: { server: string; name: string }, args: Record<string, string>) => void;
+  /** ask N ways: one text to several candidates at once, one chosen (the columns show them) */
+  askWays: (
+    text: string,
+    body: { candidates: ParallelCandidate[]; judge?: Partial<ParallelJudge> },
+  ) => void;
   stop: () => void;
   resume: () => void;
   setMode: (mode: AgentMode) => void;
@@ -342,6 +349,14 @@ export function useChatActions({
     [sessionId, refreshSession],
   );
 
+  const askWays = useCallback(
+    (text: string, body: { candidates: ParallelCandidate[]; judge?: Partial<ParallelJudge> }) =>
+      run("Asking several ways failed", () =>
+        pump(api.askParallel(sessionId, text, body, { signal: signal() })),
+      ),
+    [run, pump, signal, sessionId],
+  );
+
   const callbacks = useMemo<Required<MessageCallbacks>>(
     () => ({
       onFork: (messageId: string) =>
@@ -381,6 +396,7 @@ export function useChatActions({
     },
     send,
     sendPrompt,
+    askWays,
     stop,
     resume,
     setMode,

@@ -24,6 +24,7 @@ import {
   MessagesResponseSchema,
   OpenApiSpecsResponseSchema,
   OptimizeResponseSchema,
+  ParallelMessageRequestSchema,
   PatchConfigRequestSchema,
   PatchSessionRequestSchema,
   ResolveMergeRequestSchema,
@@ -81,6 +82,7 @@ const s = {
     schema: SendMessageRequestSchema,
     collapsed: ["payload"],
   },
+  parallelMessage: { title: "ParallelMessageRequest", schema: ParallelMessageRequestSchema },
   patchConfig: { title: "PatchConfigRequest", schema: PatchConfigRequestSchema },
   approvals: { title: "ApprovalsRequest", schema: ApprovalsRequestSchema },
   approvePlan: { title: "ApprovePlanRequest", schema: ApprovePlanRequestSchema },
@@ -193,6 +195,15 @@ export const ENDPOINTS: readonly Endpoint[] = [
       "Sends a message; the answer is this operation's events. `session_id` must name the session in the URL. Closing the connection does not stop the operation (a reloading client reconnects through `/events`); POST `/interrupt` does.\n\n" +
       "**While the agent works** (a run is going on, or it waits for a tool approval) a `text` message is not refused: it is stored at once with status `queued` (on no branch yet) and the stream holds one `context_update` whose `message_update` is `{kind: \"queued\", message_id, message_type, role, delivery}`. `delivery` in the body chooses when the model gets it: `steer` (default) at the run's next turn boundary, after the current tool round's results (the round's calls all run) and before the next model request; `follow_up` once the run has ended, as the prompt of a new run that the server starts by itself when the session rests in Idle (one follow-up per run, oldest first). A steering message that finds no boundary (the model's answer was final) is delivered like a follow-up. Delivery is the usual `created` (with the branch it joins) and `completed` updates of the same `message_id`: the message then sits in the transcript where the model saw it. Queued messages are listed by GET `/messages` (`queued`). They are kept, never dropped: while the run waits for an approval they stay queued and are delivered when the decision continues the run (after the tool results); an interrupt (or a run that ends Paused or Failed) keeps them queued until the next run (POST `/resume` or a new message), which takes steering messages at its first request and follow-ups after it; a restart keeps them too. Other payloads (`file_reference`, `workflow`) wait for the running operation to end. A refusal (e.g. a `file_reference` while tool calls wait for approval) is an `error` event with code `invalid_transition`. When the provider refuses a request as too long for its context window, the session optimizes the branch (an `OptimizingContext` `context_update` with `metadata.reason: \"context_overflow\"`, stored like a manual optimization) and sends the request once more; a second refusal ends the run `Failed` with an `error` of code `context_overflow`. An `mcp_resource` payload naming a server that is not connected, or a URI it does not list (nor matches a template of), is refused with 400 naming `payload.server_name` or `payload.resource_uri`, nothing stored.",
     body: s.sendMessage,
+    response: { status: 200, sse: true },
+    errors: [400, 404, 409],
+  },
+  {
+    method: "POST",
+    path: "/api/sessions/{id}/messages/parallel",
+    summary:
+      "Ask N ways (issue #14, docs/parallel.md): stores one text message on the active branch and answers it with 2–8 candidates at the same time (each the session's settings with its own model, system prompt, temperature or thinking level), then chooses one (`judge.strategy`, default an LLM judge). The stream: `parallel_started` (candidates, loop ids, the group id), then per candidate `candidate_delta`, `candidate_tool` and `candidate_finished`, tagged with its `candidate` index, interleaved; then `parallel_verdict` (the chosen index, the reason, the branch of every candidate, the usage summed over all candidates and the judge). The chosen answer's messages continue the active branch (their `created` / `completed` updates follow the verdict); every other candidate is kept as a branch forked after the user's message (listed by GET `/branches`, mergeable like any branch). Tools follow the session's approval policy: a call that needs approval is a `candidate_tool` with status `pending_approval`, and only that candidate waits until POST `/approvals` decides it (that request's stream holds the decision's `candidate_tool` event; this stream goes on; `remember` adds the tool to the white list at once). Plan-mode tools (`present_plan`, `ask_question`) are not offered to candidates. The admin loop tree shows the group (`parallel_group` on each candidate's loop). POST `/interrupt` stops every candidate; what they wrote is kept. Like a message, it waits for a running operation to end; it is refused (an `error` event, code `invalid_transition`) while tool calls wait for a decision. Several instances: a candidate's call is decided through the instance that runs the group (elsewhere POST `/approvals` answers 409). A candidate or judge `model` whose provider has no key is answered 400 naming the field.",
+    body: s.parallelMessage,
     response: { status: 200, sse: true },
     errors: [400, 404, 409],
   },

@@ -22,6 +22,8 @@ import type {
   MessagesResponse,
   OpenApiSpecsResponse,
   OptimizeResponse,
+  ParallelCandidate,
+  ParallelJudge,
   PatchConfigRequest,
   ResolveMergeRequest,
   SearchResponse,
@@ -207,6 +209,18 @@ export const api = {
         payload,
         ...(options?.delivery ? { delivery: options.delivery } : {}),
       },
+      options,
+    ),
+  /** ask N ways: the candidates' and the verdict's events, as the server streams them */
+  askParallel: (
+    id: string,
+    text: string,
+    body: { candidates: ParallelCandidate[]; judge?: Partial<ParallelJudge> },
+    options?: RequestOptions,
+  ) =>
+    stream(
+      `${sessionPath(id)}/messages/parallel`,
+      { session_id: id, payload: { type: "text", text }, ...body },
       options,
     ),
   decideToolCalls: (id: string, decisions: ApprovalDecision[], options?: RequestOptions) =>

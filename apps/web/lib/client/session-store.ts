@@ -6,6 +6,7 @@ import type {
   MessageRole,
   MessageType,
 } from "@arbor/core";
+import { applyParallel, type LiveParallel } from "./parallel-store";
 import type { StreamedEvent } from "./sse";
 
 // The chat page's live view of one session, fed by session events: the fine-grained state (from
@@ -54,6 +55,8 @@ export interface LiveSnapshot {
    * cleared when the operation rests or a new one begins.
    */
   toolProgress: Readonly<Record<string, string>>;
+  /** the running (or last) "ask N ways" group: its columns and verdict (parallel-store.ts) */
+  parallel: LiveParallel | undefined;
 }
 
 /** A fold (a `branch` call's child loop) as its events describe it, for the chat's fold card. */
@@ -116,6 +119,7 @@ const EMPTY: LiveSnapshot = {
   autoLoop: undefined,
   folds: {},
   toolProgress: {},
+  parallel: undefined,
 };
 
 export class SessionLiveStore {
@@ -158,6 +162,13 @@ export class SessionLiveStore {
     this.#notify();
   }
 
+  /** Hides a decided "ask N ways" group's columns (its answers are stored). */
+  dismissParallel(): void {
+    if (this.#snapshot.parallel === undefined) return;
+    this.#snapshot = { ...this.#snapshot, parallel: undefined };
+    this.#notify();
+  }
+
   setError(error: ErrorEvent | undefined): void {
     this.#snapshot = { ...this.#snapshot, error };
     this.#notify();
@@ -182,6 +193,10 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
       const { current_state: state, message_update: update } = event.payload;
       let next: LiveSnapshot = { ...snapshot, state };
       if (STARTING.has(state.type)) next = { ...next, error: undefined };
+      // a decided group's columns stay until the next message
+      if (state.type === "ProcessingUserMessage" && next.parallel?.verdict !== undefined) {
+        next = { ...next, parallel: undefined };
+      }
       // the round stays visible through the next request (ConnectingToLLM…) until the
       // operation rests or a new one begins
       if (RESTING.has(state.type) || state.type === "ProcessingUserMessage") {
@@ -305,6 +320,16 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
       const { tool_call_id, message } = event.payload;
       return { ...snapshot, toolProgress: { ...snapshot.toolProgress, [tool_call_id]: message } };
     }
+    case "parallel_started":
+    case "candidate_delta":
+    case "candidate_tool":
+    case "candidate_finished":
+      return { ...snapshot, parallel: applyParallel(snapshot.parallel, event) };
+    case "parallel_verdict":
+      // the chosen answer joins the branch and the others become branches
+      effects.onMessagesChanged();
+      effects.onSessionChanged();
+      return { ...snapshot, parallel: applyParallel(snapshot.parallel, event) };
     default: {
       const unknown: never = event;
       return unknown;

@@ -10,6 +10,7 @@ import {
   type SessionEventName,
   ToolProgressSchema,
 } from "./events.js";
+import { PARALLEL_EVENT_SCHEMAS, ParallelMessageRequestSchema } from "./parallel.js";
 import {
   ApprovalsRequestSchema,
   ApprovePlanRequestSchema,
@@ -245,6 +246,7 @@ const EVENT_SCHEMAS: Record<SessionEventName, { schema: z.ZodType; about: string
     about:
       "A running tool reported progress (an MCP server's `notifications/progress`, the bash tool's output lines); the tool card shows the latest message until the call's result arrives. While one is being stored, newer ones of the same call replace each other, so a fast tool does not flood the log.",
   },
+  ...PARALLEL_EVENT_SCHEMAS,
 };
 
 export function renderProtocolDocs(): string {
@@ -279,6 +281,7 @@ export function renderProtocolDocs(): string {
     renderSchemaSection("CreateSessionRequest", CreateSessionRequestSchema, "input"),
     renderSchemaSection("PatchConfigRequest", PatchConfigRequestSchema, "input"),
     renderSchemaSection("ApprovalsRequest", ApprovalsRequestSchema, "input"),
+    renderSchemaSection("ParallelMessageRequest", ParallelMessageRequestSchema, "input"),
     renderSchemaSection("ApprovePlanRequest", ApprovePlanRequestSchema, "input"),
     renderSchemaSection("EditMessageRequest", EditMessageRequestSchema, "input"),
     renderSchemaSection("CreateBranchRequest", CreateBranchRequestSchema, "input"),

@@ -6,6 +6,7 @@ import {
   MessageStatusSchema,
   MessageTypeNameSchema,
 } from "./message-type-name.js";
+import type { ParallelEventBody } from "./parallel.js";
 
 // The events a session emits (context-manager spec "Streaming Context Updates"). Each is stored in
 // the session's append-only event log and sent over SSE as `id: <sequence>`, `event: <name>`,
@@ -187,7 +188,8 @@ export type SessionEventBody =
   | { name: "fold_started"; payload: FoldStarted }
   | { name: "fold_budget_warning"; payload: FoldBudgetWarning }
   | { name: "fold_returned"; payload: FoldReturned }
-  | { name: "tool_progress"; payload: ToolProgress };
+  | { name: "tool_progress"; payload: ToolProgress }
+  | ParallelEventBody;
 
 export type SessionEventName = SessionEventBody["name"];
 
@@ -201,6 +203,11 @@ export const SESSION_EVENT_NAMES = Object.keys({
   fold_budget_warning: true,
   fold_returned: true,
   tool_progress: true,
+  parallel_started: true,
+  candidate_delta: true,
+  candidate_tool: true,
+  candidate_finished: true,
+  parallel_verdict: true,
 } satisfies Record<SessionEventName, true>) as readonly SessionEventName[];
 
 /** A session event as stored and streamed. */

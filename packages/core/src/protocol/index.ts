@@ -7,6 +7,7 @@ export * from "./loop-tree.js";
 export * from "./mcp.js";
 export * from "./message-type-name.js";
 export * from "./openapi.js";
+export * from "./parallel.js";
 export * from "./requests.js";
 export * from "./responses.js";
 export * from "./settings.js";

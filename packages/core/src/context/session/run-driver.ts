@@ -51,9 +51,16 @@ export type RunResult =
        * rolled_back: processing the message failed or was interrupted (it is not stored);
        * awaiting_decisions: other calls still wait for a decision; finished: there was nothing
        * left to continue (the session is Idle); workflow_denied: the user's own call was denied;
-       * queued: a message sent while the agent works was stored as queued (message-queue.ts)
+       * queued: a message sent while the agent works was stored as queued (message-queue.ts);
+       * parallel_group: decisions went to a running ask-N-ways group, whose stream goes on
        */
-      reason: "rolled_back" | "awaiting_decisions" | "finished" | "workflow_denied" | "queued";
+      reason:
+        | "rolled_back"
+        | "awaiting_decisions"
+        | "finished"
+        | "workflow_denied"
+        | "queued"
+        | "parallel_group";
     };
 
 export class RunDriver {

@@ -5,8 +5,9 @@ import type { MergeDecision, PendingMerge } from "../../model/merge-types.js";
 import type { ContextMessage, MessageDelivery } from "../../model/message-types.js";
 import type { AgentMode, SessionConfig } from "../../model/session-config.js";
 import type { ContextState } from "../../model/states.js";
-import type { SessionEvent } from "../../protocol/events.js";
+import type { SessionEvent, SessionEventBody } from "../../protocol/events.js";
 import type { ContextUsage } from "../../protocol/http-responses.js";
+import type { ParallelMessageRequest } from "../../protocol/parallel.js";
 import type { ApprovalDecision, MessagePayload } from "../../protocol/requests.js";
 import { busyElsewhereMessage, type SessionCoordinator } from "../../store/coordination.js";
 import type { OptimizationView } from "../../store/types.js";
@@ -20,6 +21,7 @@ import { countRequestTokens, optimizationTarget } from "../optimization/token-bu
 import { modelTitle, shortTitle } from "../session-title.js";
 import type { TransitionRecord } from "../state-machine.js";
 import { MAX_INSTRUCTION_CHARS, type WorkspaceInstructions } from "../workspace-instructions.js";
+import { rememberTool } from "./approval-policy.js";
 import {
   type BranchPatch,
   createBranchOp,
@@ -50,6 +52,10 @@ import {
 } from "./config-operations.js";
 import { asQueued, queuedMessages, storeQueued } from "./message-queue.js";
 import { type MessageMatch, searchMessages } from "./message-search.js";
+import type { ParallelAskResult } from "./parallel-answers.js";
+import { ParallelApprovals } from "./parallel-approvals.js";
+import { askParallelOp } from "./parallel-ask.js";
+import { type ParallelRequestProblem, parallelRequestProblem } from "./parallel-config.js";
 import { recoverSession } from "./recovery.js";
 import type { RunResult } from "./run-driver.js";
 import {
@@ -124,6 +130,8 @@ export class Session {
   #operationFrom: number | undefined;
   /** an optimization made ahead, until it is stored or dropped (see #optimizeAhead) */
   #ahead: Promise<void> | undefined;
+  /** the running ask-N-ways group's calls that wait for a decision (parallel-ask.ts) */
+  #parallel: ParallelApprovals | undefined;
 
   constructor(core: StoredSession, reload?: () => Promise<StoredSession | undefined>) {
     this.#core = core;
@@ -366,7 +374,115 @@ export class Session {
    * the tool to the white list (see approval-policy.ts `rememberTool`).
    */
   decideToolCalls(decisions: readonly ApprovalDecision[]): Operation<RunResult> {
+    const parallel = this.#parallel;
+    if (parallel !== undefined && decisions.some((d) => parallel.holds(d.tool_call_id))) {
+      return this.#decideParallel(parallel, decisions);
+    }
     return this.#operation((signal) => decideToolCallsOp(this.#core, decisions, signal));
+  }
+
+  /**
+   * Ask N ways (issue #14, parallel-ask.ts): the text goes through the pipeline and is stored on
+   * the active branch, then N candidates answer it at once and the request's strategy chooses.
+   * The chosen answer continues the active branch; every other one is kept on a branch of its own.
+   */
+  askParallel(
+    request: ParallelMessageRequest,
+    options: { signal?: AbortSignal } = {},
+  ): Operation<ParallelAskResult> {
+    return this.#operation(async (signal) => {
+      const core = this.#core;
+      if (!RESTING_STATES.has(core.state.type) || core.state.type === "AwaitingToolApproval") {
+        throw new OperationRejected(
+          "invalid_transition",
+          `cannot ask several ways in ${core.state.type}`,
+        );
+      }
+      const extra = request.client_metadata ? { client_metadata: request.client_metadata } : {};
+      const message = { ...messageFromPayload(core, request.payload), ...extra };
+      const approvals = new ParallelApprovals();
+      this.#parallel = approvals;
+      try {
+        return await askParallelOp(core, request, message, approvals, signal);
+      } finally {
+        this.#parallel = undefined;
+      }
+    }, options.signal);
+  }
+
+  /** A candidate or judge model the request names that cannot be used (no key), before storing. */
+  parallelProblem(
+    request: Pick<ParallelMessageRequest, "candidates" | "judge">,
+  ): ParallelRequestProblem | undefined {
+    return parallelRequestProblem(this.#core, request);
+  }
+
+  /**
+   * Decisions for calls a running ask-N-ways candidate waits on: handed over at once (not queued
+   * behind the group, which waits for them). Each decision is stored as a candidate_tool event;
+   * calls named here that wait nowhere are refused, the others still decided.
+   */
+  #decideParallel(
+    parallel: ParallelApprovals,
+    decisions: readonly ApprovalDecision[],
+  ): Operation<RunResult> {
+    const channel = new OperationChannel<RunResult>();
+    const core = this.#core;
+    void (async () => {
+      const events: SessionEventBody[] = [];
+      const unknown: string[] = [];
+      const known: ApprovalDecision[] = [];
+      let policy = core.config.approval_policy;
+      for (const d of decisions) {
+        const whose = parallel.whose(d.tool_call_id);
+        if (whose === undefined) {
+          unknown.push(d.tool_call_id);
+          continue;
+        }
+        known.push(d);
+        if (d.decision === "approve" && d.remember) policy = rememberTool(policy, whose.toolName);
+        events.push({
+          name: "candidate_tool",
+          payload: {
+            context_id: core.id,
+            group_id: parallel.groupId,
+            candidate: whose.candidate,
+            tool_call_id: d.tool_call_id,
+            tool_name: whose.toolName,
+            status: d.decision === "approve" ? "approved" : "denied",
+          },
+        });
+      }
+      let result: OperationResult<RunResult> = {
+        ok: true,
+        value: { type: "not_run", reason: "parallel_group" },
+      };
+      try {
+        // stored before the candidates go on, so the decision comes before what follows it
+        const changed = policy !== core.config.approval_policy;
+        const write = changed
+          ? { session: { config: { ...core.config, approval_policy: policy } } }
+          : undefined;
+        for (const event of await core.commit({ events, ...(write ? { write } : {}) })) {
+          channel.push(event);
+        }
+        for (const d of known) parallel.decide(d.tool_call_id, d.decision);
+      } catch (error) {
+        const reported = this.#reportedError(error);
+        channel.push({ name: "error", sequence: 0, payload: { context_id: core.id, ...reported } });
+        result = { ok: false, error: reported };
+      }
+      if (unknown.length > 0 && result.ok) {
+        const message = `no pending call ${unknown.join(", ")}`;
+        channel.push({
+          name: "error",
+          sequence: 0,
+          payload: { context_id: core.id, code: "invalid_request", message, recoverable: true },
+        });
+      }
+      channel.finish(result);
+    })();
+    return channel;
   }
 
   /**

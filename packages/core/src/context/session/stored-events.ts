@@ -9,6 +9,7 @@ import {
   type SessionEvent,
   ToolProgressSchema,
 } from "../../protocol/events.js";
+import { PARALLEL_EVENT_SCHEMAS, type ParallelEventBody } from "../../protocol/parallel.js";
 import type { SessionCoordinator } from "../../store/coordination.js";
 import type { SessionStore, StoredEvent } from "../../store/types.js";
 import { Channel } from "./channel.js";
@@ -55,6 +56,18 @@ export function parseStoredEvent(row: StoredEvent): SessionEvent | undefined {
     case "tool_progress": {
       const parsed = ToolProgressSchema.safeParse(row.payload);
       return parsed.success ? { name: "tool_progress", payload: parsed.data, sequence } : undefined;
+    }
+    case "parallel_started":
+    case "candidate_delta":
+    case "candidate_tool":
+    case "candidate_finished":
+    case "parallel_verdict": {
+      const parsed = PARALLEL_EVENT_SCHEMAS[row.name].schema.safeParse(row.payload);
+      return parsed.success
+        ? ({ name: row.name, payload: parsed.data, sequence } as ParallelEventBody & {
+            sequence: number;
+          })
+        : undefined;
     }
     default:
       return undefined;

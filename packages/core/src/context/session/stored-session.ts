@@ -409,6 +409,11 @@ export function withSequence(body: SessionEventBody, sequence: number): SessionE
     case "fold_budget_warning":
     case "fold_returned":
     case "tool_progress":
+    case "parallel_started":
+    case "candidate_delta":
+    case "candidate_tool":
+    case "candidate_finished":
+    case "parallel_verdict":
       return { ...body, sequence };
     default:
       return body satisfies never;
