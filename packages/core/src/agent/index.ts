@@ -28,3 +28,4 @@ export {
   type ToolExecutionOutcome,
 } from "./tool-execution.js";
 export * from "./types.js";
+export * from "./sub-agent.js";
