@@ -11,5 +11,6 @@ export * from "./openapi/index.js";
 export * from "./protocol/index.js";
 export * from "./recording/index.js";
 export * from "./runtime-info.js";
+export * from "./skills/index.js";
 export * from "./store/index.js";
 export * from "./tools/index.js";
