@@ -86,19 +86,20 @@ export interface SubAgentOptions {
   description: string;
   label?: string;
   provider: StreamProvider;
-  model: ModelConfig;
-  systemPrompt?: string;
+  /** a function is asked at each call (a session's model may change); a throw fails the call */
+  model: ModelConfig | (() => ModelConfig);
+  systemPrompt?: string | (() => string);
   /** the child's tools; a function is asked at each call (the parent's tools may change) */
   tools?: readonly AnyAgentTool[] | (() => readonly AnyAgentTool[]);
   /** REQ-148: the child's turn limit (default 10) */
   maxTurns?: number;
-  thinkingLevel?: ThinkingLevel;
+  thinkingLevel?: ThinkingLevel | (() => ThinkingLevel | undefined);
   /**
    * The parent's loop config the child inherits from (retry, limits other than turns, logger,
    * token counting). Provider, model, thinking, turns and the approval gate are the sub-agent's
    * own; steering, follow-ups, input filters and hooks are never inherited (REQ-148).
    */
-  base?: Partial<AgentLoopConfig>;
+  base?: Partial<AgentLoopConfig> | (() => Partial<AgentLoopConfig>);
   /** the approval gate for the child's tool calls; absent: every call runs */
   approveToolCalls?: ApproveToolCalls;
   /** REQ-195: the parent loop; default the loop running the call (ToolContext.loopId) */
@@ -168,15 +169,16 @@ export class SubAgentTool implements AgentTool<typeof SubAgentParams, SubAgentDe
   /** The child loop's config (exposed for tests and the bench's direct run). */
   childConfig(): AgentLoopConfig {
     const o = this.#options;
-    const base = o.base ?? {};
+    const base = (typeof o.base === "function" ? o.base() : o.base) ?? {};
+    const thinking = typeof o.thinkingLevel === "function" ? o.thinkingLevel() : o.thinkingLevel;
     const limits = base.executionLimits ?? DEFAULT_EXECUTION_LIMITS;
     const config: AgentLoopConfig = {
       provider: o.provider,
-      model: o.model,
+      model: typeof o.model === "function" ? o.model() : o.model,
       executionLimits: { ...limits, maxTurns: o.maxTurns ?? DEFAULT_SUB_AGENT_MAX_TURNS },
       firstTurnTrigger: "subAgent",
     };
-    if (o.thinkingLevel !== undefined) config.thinkingLevel = o.thinkingLevel;
+    if (thinking !== undefined) config.thinkingLevel = thinking;
     if (o.approveToolCalls !== undefined) config.approveToolCalls = o.approveToolCalls;
     if (base.maxTokens !== undefined) config.maxTokens = base.maxTokens;
     if (base.retryConfig !== undefined) config.retryConfig = base.retryConfig;
@@ -202,10 +204,18 @@ export class SubAgentTool implements AgentTool<typeof SubAgentParams, SubAgentDe
     const task = params.task.trim();
     if (task === "") throw ToolError.invalidArgs("task must not be empty");
     const o = this.#options;
-    const config = this.childConfig();
+    let config: AgentLoopConfig;
+    try {
+      config = this.childConfig();
+    } catch (error) {
+      throw ToolError.failed(
+        `The sub-agent's model cannot be used: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
     const parentLoopId = o.parentLoopId ?? ctx.loopId;
     const context: AgentContext = {
-      systemPrompt: o.systemPrompt ?? "",
+      systemPrompt:
+        (typeof o.systemPrompt === "function" ? o.systemPrompt() : o.systemPrompt) ?? "",
       messages: [],
       tools: this.childTools(),
       ...(o.agentId !== undefined ? { agentId: o.agentId } : {}),
@@ -282,7 +292,7 @@ export class SubAgentTool implements AgentTool<typeof SubAgentParams, SubAgentDe
         status,
         turns,
         usage,
-        model: o.model.model,
+        model: config.model.model,
       },
       childLoopId: loopId,
       usage,

@@ -1,0 +1,3 @@
+// Sub-agents defined in agent files (.arbor/agents, .claude/agents) and their tools.
+export * from "./agent-files.js";
+export * from "./agent-tools.js";
