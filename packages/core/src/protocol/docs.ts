@@ -8,6 +8,7 @@ import {
   FoldReturnedSchema,
   FoldStartedSchema,
   type SessionEventName,
+  SubAgentUpdateSchema,
 } from "./events.js";
 import {
   ApprovalsRequestSchema,
@@ -238,6 +239,11 @@ const EVENT_SCHEMAS: Record<SessionEventName, { schema: z.ZodType; about: string
     schema: FoldReturnedSchema,
     about:
       "A fold returned, normally or forced (with the reason), with its tokens used and the scrubbed message its parent received.",
+  },
+  subagent_update: {
+    schema: SubAgentUpdateSchema,
+    about:
+      "A sub-agent call's child loop: `started`, its streamed `text` and `progress` (its own tool calls), then `ended` with its status, turns and usage. The call's final text arrives as its tool_result message; the child loop appears under its parent in the admin loop tree.",
   },
 };
 

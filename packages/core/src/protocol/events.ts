@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { UsageSchema } from "../model/llm-messages.js";
 import { ContextStateSchema } from "../model/states.js";
 import {
   MessageDeliverySchema,
@@ -157,6 +158,42 @@ export const FoldReturnedSchema = z.object({
 });
 export type FoldReturned = z.infer<typeof FoldReturnedSchema>;
 
+const SubAgentBase = {
+  context_id: z.string(),
+  tool_call_id: z.string().describe("the parent's sub-agent call (its tool_request's call id)"),
+  tool_name: z.string().describe("the sub-agent's tool name (its agent file's `name`)"),
+  loop_id: z.string().describe("the child loop in the admin loop tree"),
+};
+
+/**
+ * A sub-agent call's child loop (issue #14): `started`, then its streamed `text` and `progress`
+ * (its own tool calls), then `ended` with how it ended and its usage (which the session's usage
+ * includes). A call cut by an interrupt ends with status `cancelled`.
+ */
+export const SubAgentUpdateSchema = z.discriminatedUnion("kind", [
+  z.object({ ...SubAgentBase, kind: z.literal("started") }).describe("the child loop started"),
+  z
+    .object({ ...SubAgentBase, kind: z.literal("text"), delta: z.string() })
+    .describe("a chunk of the child's answer text"),
+  z
+    .object({ ...SubAgentBase, kind: z.literal("progress"), text: z.string() })
+    .describe("the child called a tool (its name and arguments, shortened) or reported progress"),
+  z
+    .object({
+      ...SubAgentBase,
+      kind: z.literal("ended"),
+      status: z
+        .enum(["completed", "turn_limit", "failed", "cancelled"])
+        .describe(
+          "completed: it answered; turn_limit: its turn limit stopped it; failed: its model failed (the result says why); cancelled: the parent was interrupted",
+        ),
+      turns: z.number().int().nonnegative(),
+      usage: UsageSchema.describe("the child loop's tokens (zero when cancelled)"),
+    })
+    .describe("the child loop ended; its final text is the call's tool_result"),
+]);
+export type SubAgentUpdate = z.infer<typeof SubAgentUpdateSchema>;
+
 /** A session event before it has a sequence. The payload's `sequence` (deltas) is filled on write. */
 export type SessionEventBody =
   | { name: "context_update"; payload: ContextUpdate }
@@ -165,7 +202,8 @@ export type SessionEventBody =
   | { name: "error"; payload: ErrorEvent }
   | { name: "fold_started"; payload: FoldStarted }
   | { name: "fold_budget_warning"; payload: FoldBudgetWarning }
-  | { name: "fold_returned"; payload: FoldReturned };
+  | { name: "fold_returned"; payload: FoldReturned }
+  | { name: "subagent_update"; payload: SubAgentUpdate };
 
 export type SessionEventName = SessionEventBody["name"];
 

@@ -84,6 +84,8 @@ export class RunContext {
   roundTotal = 0;
   timer: ReturnType<typeof setTimeout> | undefined;
   loopId = "";
+  /** the child loops of the sub-agent calls running now, by tool call id (run-events.ts) */
+  readonly subAgentLoops = new Map<string, string>();
   #stop: RunStop | undefined;
   /** the writes the loop did not wait for, in order (see the top of this file) */
   #behind: Promise<void>;

@@ -7,6 +7,7 @@ import {
   FoldReturnedSchema,
   FoldStartedSchema,
   type SessionEvent,
+  SubAgentUpdateSchema,
 } from "../../protocol/events.js";
 import type { SessionCoordinator } from "../../store/coordination.js";
 import type { SessionStore, StoredEvent } from "../../store/types.js";
@@ -50,6 +51,12 @@ export function parseStoredEvent(row: StoredEvent): SessionEvent | undefined {
     case "fold_returned": {
       const parsed = FoldReturnedSchema.safeParse(row.payload);
       return parsed.success ? { name: "fold_returned", payload: parsed.data, sequence } : undefined;
+    }
+    case "subagent_update": {
+      const parsed = SubAgentUpdateSchema.safeParse(row.payload);
+      return parsed.success
+        ? { name: "subagent_update", payload: parsed.data, sequence }
+        : undefined;
     }
     default:
       return undefined;
