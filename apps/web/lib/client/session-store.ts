@@ -1,4 +1,12 @@
-import type { ContextState, ErrorEvent, FoldReturned, MessageRole, MessageType } from "@arbor/core";
+import type {
+  ContextState,
+  ErrorEvent,
+  FoldReturned,
+  MessageRole,
+  MessageType,
+  SubAgentUpdate,
+  Usage,
+} from "@arbor/core";
 import type { StreamedEvent } from "./sse";
 
 // The chat page's live view of one session, fed by session events: the fine-grained state (from
@@ -42,6 +50,22 @@ export interface LiveSnapshot {
   autoLoop: { depth: number; tools_executed: number } | undefined;
   /** the session's folds seen in its events, by fold id */
   folds: Readonly<Record<string, LiveFold>>;
+  /** the sub-agent calls seen in its events, by tool call id (subagent_update) */
+  subAgents: Readonly<Record<string, LiveSubAgent>>;
+}
+
+/** A sub-agent call's child loop as its events describe it, for the chat's sub-agent card. */
+export interface LiveSubAgent {
+  tool_call_id: string;
+  tool_name: string;
+  loop_id: string;
+  /** the child's answer text streamed so far */
+  text: string;
+  /** its tool calls and progress lines, in order */
+  progress: readonly string[];
+  status: "running" | Extract<SubAgentUpdate, { kind: "ended" }>["status"];
+  turns: number;
+  usage: Usage | undefined;
 }
 
 /** A fold (a `branch` call's child loop) as its events describe it, for the chat's fold card. */
@@ -101,6 +125,7 @@ const EMPTY: LiveSnapshot = {
   error: undefined,
   autoLoop: undefined,
   folds: {},
+  subAgents: {},
 };
 
 export class SessionLiveStore {
@@ -281,9 +306,45 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
       effects.onMessagesChanged();
       return { ...snapshot, folds: { ...snapshot.folds, [p.fold_id]: next } };
     }
+    case "subagent_update":
+      return { ...snapshot, subAgents: applySubAgent(snapshot.subAgents, event.payload) };
     default: {
       const unknown: never = event;
       return unknown;
     }
   }
+}
+
+function applySubAgent(
+  all: Readonly<Record<string, LiveSubAgent>>,
+  update: SubAgentUpdate,
+): Readonly<Record<string, LiveSubAgent>> {
+  const current: LiveSubAgent = all[update.tool_call_id] ?? {
+    tool_call_id: update.tool_call_id,
+    tool_name: update.tool_name,
+    loop_id: update.loop_id,
+    text: "",
+    progress: [],
+    status: "running",
+    turns: 0,
+    usage: undefined,
+  };
+  let next: LiveSubAgent;
+  switch (update.kind) {
+    case "started":
+      next = { ...current, loop_id: update.loop_id };
+      break;
+    case "text":
+      next = { ...current, text: current.text + update.delta };
+      break;
+    case "progress":
+      next = { ...current, progress: [...current.progress, update.text] };
+      break;
+    case "ended":
+      next = { ...current, status: update.status, turns: update.turns, usage: update.usage };
+      break;
+    default:
+      return update satisfies never;
+  }
+  return { ...all, [update.tool_call_id]: next };
 }
