@@ -2,6 +2,7 @@
 
 import type { ContextMessage, ContextState } from "@arbor/core";
 import {
+  AgentList,
   Composer,
   ConnectionIndicator,
   type ConnectionState,
@@ -17,6 +18,7 @@ import {
   SessionMenu,
   SessionSettings,
   Skeleton,
+  SkillList,
   StateLine,
   stateLabel,
   type TranscriptView,
@@ -145,6 +147,9 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     refetchInterval: (query) =>
       query.state.data?.specs.some((s) => s.status === "loading") ? 2_000 : false,
   });
+  // read afresh each time the settings open (onOpen below): files may have been added meanwhile
+  const skills = useQuery({ queryKey: ["skills"], queryFn: () => api.listSkills() });
+  const agents = useQuery({ queryKey: ["agents"], queryFn: () => api.listAgents() });
   const mcpResources = useMemo(
     () =>
       (mcpServers.data?.servers ?? [])
@@ -369,8 +374,14 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
                 />
               }
               openApiSpecs={<OpenApiSpecList specs={openApiSpecs.data?.specs ?? []} />}
+              skills={<SkillList skills={skills.data} />}
+              agents={<AgentList agents={agents.data} />}
               instructions={instructions.data}
-              onOpen={() => void instructions.refetch()}
+              onOpen={() => {
+                void instructions.refetch();
+                void skills.refetch();
+                void agents.refetch();
+              }}
             />
           ) : null
         }
@@ -507,6 +518,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               view={view}
               streams={live.snapshot.streams}
               announced={live.snapshot.announced}
+              subAgents={live.snapshot.subAgents}
               activeBranchId={branchId}
               branches={detail.data?.branches}
               onCheckout={isRunning(state) ? undefined : actions.checkout}

@@ -9,6 +9,7 @@ import {
   OptimizationDivider,
   OutgoingCard,
   type OutgoingMessage,
+  type SubAgentViews,
   type ToolResults,
   type VersionSwitch,
 } from "@arbor/ui";
@@ -24,6 +25,8 @@ export interface TranscriptProps {
   optimizations: readonly OptimizationView[];
   view: "optimized" | "full";
   streams: Readonly<Record<string, StreamBuffer>>;
+  /** sub-agent calls' child loops seen live (subagent_update), by tool call id */
+  subAgents?: SubAgentViews;
   announced: readonly AnnouncedMessage[];
   activeBranchId: string | undefined;
   /** every branch of the session: a message with versions on others gets a `‹ 1/2 ›` switcher */
@@ -58,6 +61,30 @@ function placeholder(sessionId: string, announced: AnnouncedMessage): ContextMes
  * request is shown is not shown again on its own. Results stay stable objects between renders
  * (same messages → same maps), so the memoized cards do not re-render for nothing.
  */
+/**
+ * The live sub-agent views of a tool request's calls: undefined for other messages, so only the
+ * card whose sub-agent changed renders again (the memoized cards compare by identity).
+ */
+const subAgentCache = new WeakMap<SubAgentViews, Map<string, SubAgentViews>>();
+function subAgentsOf(message: ContextMessage, all: SubAgentViews): SubAgentViews | undefined {
+  if (message.body.message_type !== "tool_request") return undefined;
+  const ids = message.body.calls.map((c) => c.id).filter((id) => all[id] !== undefined);
+  if (ids.length === 0) return undefined;
+  let byMessage = subAgentCache.get(all);
+  if (byMessage === undefined) {
+    byMessage = new Map();
+    subAgentCache.set(all, byMessage);
+  }
+  let views = byMessage.get(message.id);
+  if (views === undefined) {
+    views = Object.fromEntries(
+      ids.map((id) => [id, all[id]]).filter(([, v]) => v),
+    ) as SubAgentViews;
+    byMessage.set(message.id, views);
+  }
+  return views;
+}
+
 function pairToolResults(messages: readonly ContextMessage[]): {
   byRequest: Map<string, ToolResults>;
   folded: Set<string>;
@@ -107,6 +134,8 @@ interface TranscriptCardProps extends MessageCallbacks {
   message: ContextMessage;
   toolResults: ToolResults | undefined;
   running: boolean;
+  /** sub-agent calls of this message seen live; undefined for other messages */
+  subAgents: SubAgentViews | undefined;
   highlighted: boolean;
   streamText: string | undefined;
   /** the reasoning streamed so far, while the message streams */
@@ -122,6 +151,7 @@ const TranscriptCard = memo(function TranscriptCard({
   streamThinking,
   toolResults,
   running,
+  subAgents,
   versions,
   ...callbacks
 }: TranscriptCardProps) {
@@ -138,6 +168,7 @@ const TranscriptCard = memo(function TranscriptCard({
         streamingText={streamText}
         toolResults={toolResults}
         running={message.body.message_type === "tool_request" ? running : false}
+        subAgents={subAgents}
         versions={versions}
         {...callbacks}
       />
@@ -153,6 +184,7 @@ export function Transcript({
   view,
   streams,
   announced,
+  subAgents = {},
   activeBranchId,
   branches = [],
   onCheckout,
@@ -267,6 +299,7 @@ export function Transcript({
         highlighted={message.id === highlight}
         toolResults={tools.byRequest.get(message.id)}
         running={running}
+        subAgents={subAgentsOf(message, subAgents)}
         streamText={stream?.text}
         streamThinking={streaming ? stream?.thinking : undefined}
         onFork={streaming ? undefined : callbacks.onFork}

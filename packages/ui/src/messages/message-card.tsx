@@ -10,7 +10,7 @@ import { PlanCard } from "./plan-card.js";
 import { QuestionCard } from "./question-card.js";
 import { SystemControlCard } from "./system-control-card.js";
 import { TextCard } from "./text-card.js";
-import { ToolRequestCard, type ToolResults } from "./tool-request-card.js";
+import { type SubAgentViews, ToolRequestCard, type ToolResults } from "./tool-request-card.js";
 import { ToolResultCard } from "./tool-result-card.js";
 
 /** What a transcript may offer on its messages. Each action is shown only when its callback is set. */
@@ -36,6 +36,8 @@ export interface MessageCardProps extends MessageCallbacks {
   toolResults?: ToolResults | undefined;
   /** tool requests: the session is working, so approved calls without a result are running */
   running?: boolean | undefined;
+  /** tool requests: sub-agent calls' child loops seen live, by tool_call_id */
+  subAgents?: SubAgentViews | undefined;
   /** the other versions of this place in the conversation (edits, regenerated answers) */
   versions?: VersionSwitch | undefined;
 }
@@ -49,6 +51,7 @@ function CardBody({
   toolResults,
   running,
   onOpenFile,
+  subAgents,
 }: MessageCardProps) {
   const { body } = message;
   switch (body.message_type) {
@@ -64,6 +67,7 @@ function CardBody({
           results={toolResults}
           running={running}
           onOpenFile={onOpenFile}
+          subAgents={subAgents}
         />
       );
     case "tool_result":

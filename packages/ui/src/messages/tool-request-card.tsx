@@ -7,6 +7,7 @@ import { badgeClass, buttonClass } from "../styles.js";
 import { preClass } from "./disclosure.js";
 import { Markdown } from "./markdown.js";
 import { McpServerTag } from "./mcp-origin.js";
+import { SubAgentCard, type SubAgentView, subAgentFromResult } from "./sub-agent-card.js";
 import { ToolResultCard } from "./tool-result-card.js";
 
 // The assistant's tool calls with inline approval. Several calls may wait at once; each has its own
@@ -17,6 +18,9 @@ import { ToolResultCard } from "./tool-result-card.js";
 
 /** A call's result, by tool_call_id. */
 export type ToolResults = ReadonlyMap<string, BodyOf<"tool_result">>;
+
+/** Sub-agent calls' child loops seen live, by tool_call_id. */
+export type SubAgentViews = Readonly<Record<string, SubAgentView>>;
 
 function ApprovalBadge({ approval, note }: { approval: ApprovalStatus; note: string | undefined }) {
   const suffix = note ? ` · ${note}` : "";
@@ -64,9 +68,20 @@ interface ToolCallRowProps {
   /** the session is still working: an approved call without a result is running */
   running: boolean;
   onOpenFile: ((path: string, line: number) => void) | undefined;
+  /** a sub-agent call's child loop, live */
+  subAgent: SubAgentView | undefined;
 }
 
-function ToolCallRow({ call, decided, onDecide, result, running, onOpenFile }: ToolCallRowProps) {
+function ToolCallRow({
+  call,
+  decided,
+  onDecide,
+  result,
+  running,
+  onOpenFile,
+  subAgent,
+}: ToolCallRowProps) {
+  const child = subAgent ?? subAgentFromResult(result);
   const pending = call.approval === "pending";
   const approved = call.approval === "approved" || call.approval === "auto_approved";
   const args = (
@@ -133,6 +148,7 @@ function ToolCallRow({ call, decided, onDecide, result, running, onOpenFile }: T
           </button>
         </fieldset>
       )}
+      {child && <SubAgentCard name={call.name} view={child} />}
       {result && (
         <div className="mt-2">
           <ToolResultCard body={result} onOpenFile={onOpenFile} />
@@ -151,6 +167,8 @@ export interface ToolRequestCardProps {
   running?: boolean;
   /** a codebase tool's result links its files here */
   onOpenFile?: ((path: string, line: number) => void) | undefined;
+  /** sub-agent calls' child loops seen live (subagent_update), by tool_call_id */
+  subAgents?: SubAgentViews | undefined;
 }
 
 export function ToolRequestCard({
@@ -159,6 +177,7 @@ export function ToolRequestCard({
   results,
   running = false,
   onOpenFile,
+  subAgents,
 }: ToolRequestCardProps) {
   const [decided, setDecided] = useState<ReadonlySet<string>>(new Set());
   const send = (decisions: ApprovalDecision[]) => {
@@ -191,6 +210,7 @@ export function ToolRequestCard({
             result={results?.get(call.id)}
             running={running}
             onOpenFile={onOpenFile}
+            subAgent={subAgents?.[call.id]}
           />
         ))}
       </ul>
