@@ -140,3 +140,27 @@ describe("skill tool", () => {
     await expect(tool.execute({ name: "nope" }, toolCtx)).rejects.toThrow(/Skills: pdf/);
   });
 });
+
+describe("Agent.withSkills (REQ-113)", () => {
+  it("appends <available_skills> to the system prompt and adds the skill tool", async () => {
+    const { Agent } = await import("../agent/agent.js");
+    const { ScriptedProvider } = await import("../testing/scripted-provider.js");
+    const { modelConfig } = await import("../model/llm-config.js");
+    const set = new SkillSet([
+      { name: "pdf", description: "PDFs", dir: "/s/pdf", path: "/s/pdf/SKILL.md", source: "user" },
+    ]);
+    const agent = new Agent({
+      provider: new ScriptedProvider(),
+      model: modelConfig({ protocol: "offline", model: "m" }),
+      systemPrompt: "Base.",
+    }).withSkills(set);
+    expect(agent.settings.systemPrompt).toBe(`Base.\n\n${set.formatForPrompt()}`);
+    expect(agent.settings.tools.map((t) => t.name)).toEqual(["skill"]);
+    expect(
+      new Agent({
+        provider: new ScriptedProvider(),
+        model: modelConfig({ protocol: "offline", model: "m" }),
+      }).withSkills(new SkillSet()).settings.tools,
+    ).toEqual([]);
+  });
+});
