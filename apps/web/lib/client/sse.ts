@@ -12,6 +12,7 @@ const EVENT_NAMES: ReadonlySet<string> = new Set<SessionEventName>([
   "content_delta",
   "content_final",
   "error",
+  "subagent_update",
 ]);
 
 function isEventName(name: string): name is SessionEventName {
