@@ -135,8 +135,37 @@ function subAgentEvent(
       return event satisfies never;
   }
   if (payload === undefined) return undefined;
+  if (payload.kind === "text") {
+    // group commit, as for the parent's own chunks: the chunks that arrive while a batch is
+    // being written go in the next one, consecutive chunks of one call joined into one event
+    run.pendingSubAgentText.push(payload);
+    if (run.pendingSubAgentText.length === 1) {
+      run.writeBehind(() => storeSubAgentText(run, run.pendingSubAgentText.splice(0)));
+    }
+    return undefined;
+  }
   if (payload.kind === "started") run.subAgentLoops.set(event.toolCallId, payload.loop_id);
+  // after the text batches behind the loop (RunContext.commit waits for them)
   return run.commit({ events: [{ name: "subagent_update", payload }] });
+}
+
+async function storeSubAgentText(
+  run: RunContext,
+  chunks: ReadonlyArray<Extract<SubAgentUpdate, { kind: "text" }>>,
+): Promise<void> {
+  const joined: Array<Extract<SubAgentUpdate, { kind: "text" }>> = [];
+  for (const chunk of chunks) {
+    const last = joined.at(-1);
+    if (last !== undefined && last.tool_call_id === chunk.tool_call_id) {
+      joined[joined.length - 1] = { ...last, delta: last.delta + chunk.delta };
+    } else {
+      joined.push(chunk);
+    }
+  }
+  if (joined.length === 0) return;
+  await run.core.commit({
+    events: joined.map((payload) => ({ name: "subagent_update" as const, payload })),
+  });
 }
 
 /** Runs `handle` once the chunks written behind the loop are stored: it reads what they counted. */
