@@ -11,5 +11,7 @@ export * from "./openapi/index.js";
 export * from "./protocol/index.js";
 export * from "./recording/index.js";
 export * from "./runtime-info.js";
+export * from "./skills/index.js";
 export * from "./store/index.js";
+export * from "./subagents/index.js";
 export * from "./tools/index.js";

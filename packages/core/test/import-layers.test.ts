@@ -12,6 +12,7 @@ const CORE_LAYERS = [
   "store",
   "llm",
   "tools",
+  "skills",
   "codebase",
   "agent",
   "mcp",
@@ -19,6 +20,7 @@ const CORE_LAYERS = [
   "recording",
   "folding",
   "fold-runtime",
+  "subagents",
   "context",
   "testing",
 ] as const;

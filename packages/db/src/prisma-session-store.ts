@@ -127,7 +127,8 @@ export class PrismaSessionStore implements SessionStore {
       const usage = await tx.message.groupBy({
         by: ["sessionId"],
         where: {
-          role: "assistant",
+          // assistant answers, and tool results that spent usage themselves (sub-agents)
+          role: { in: ["assistant", "tool"] },
           OR: [{ usageTotalTokens: { not: null } }, { usageCostUsd: { not: null } }],
         },
         _sum: {

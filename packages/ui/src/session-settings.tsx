@@ -41,6 +41,10 @@ export interface SessionSettingsProps {
   mcpServers?: ReactNode;
   /** the OpenAPI specs' section (OpenApiSpecList), shown under its own heading */
   openApiSpecs?: ReactNode;
+  /** the skills' section (SkillList), shown under its own heading */
+  skills?: ReactNode;
+  /** the sub-agents' section (AgentList), shown under its own heading */
+  agents?: ReactNode;
   /** the workspace instructions in use (GET .../instructions); not shown while unknown */
   instructions?: WorkspaceInstructionsResponse | undefined;
   /** called each time the dialog opens, e.g. to read the instructions afresh */
@@ -127,6 +131,8 @@ export function SessionSettings({
   sandbox,
   mcpServers,
   openApiSpecs,
+  skills,
+  agents,
   instructions,
   onOpen,
 }: SessionSettingsProps) {
@@ -328,6 +334,18 @@ export function SessionSettings({
             <section className="flex flex-col gap-1" aria-label="OpenAPI specs">
               <h3 className="mb-1 text-sm font-medium">OpenAPI tools</h3>
               {openApiSpecs}
+            </section>
+          )}
+          {skills !== undefined && (
+            <section className="flex flex-col gap-1" aria-label="Skills">
+              <h3 className="mb-1 text-sm font-medium">Skills</h3>
+              {skills}
+            </section>
+          )}
+          {agents !== undefined && (
+            <section className="flex flex-col gap-1" aria-label="Sub-agents">
+              <h3 className="mb-1 text-sm font-medium">Sub-agents</h3>
+              {agents}
             </section>
           )}
           {instructions !== undefined && <InstructionsInUse instructions={instructions} />}

@@ -2,6 +2,7 @@
 
 import type { ContextMessage, ContextState } from "@arbor/core";
 import {
+  AgentList,
   Composer,
   ConnectionIndicator,
   type ConnectionState,
@@ -17,6 +18,7 @@ import {
   SessionMenu,
   SessionSettings,
   Skeleton,
+  SkillList,
   StateLine,
   stateLabel,
   type TranscriptView,
@@ -156,6 +158,9 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     refetchInterval: (query) =>
       query.state.data?.specs.some((s) => s.status === "loading") ? 2_000 : false,
   });
+  // read afresh each time the settings open (onOpen below): files may have been added meanwhile
+  const skills = useQuery({ queryKey: ["skills"], queryFn: () => api.listSkills() });
+  const agents = useQuery({ queryKey: ["agents"], queryFn: () => api.listAgents() });
   const mcpResources = useMemo(
     () =>
       (mcpServers.data?.servers ?? [])
@@ -393,8 +398,14 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
                 />
               }
               openApiSpecs={<OpenApiSpecList specs={openApiSpecs.data?.specs ?? []} />}
+              skills={<SkillList skills={skills.data} />}
+              agents={<AgentList agents={agents.data} />}
               instructions={instructions.data}
-              onOpen={() => void instructions.refetch()}
+              onOpen={() => {
+                void instructions.refetch();
+                void skills.refetch();
+                void agents.refetch();
+              }}
             />
           ) : null
         }
@@ -533,6 +544,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               announced={live.snapshot.announced}
               toolProgress={live.snapshot.toolProgress}
               folds={folds}
+              subAgents={live.snapshot.subAgents}
               activeBranchId={branchId}
               branches={detail.data?.branches}
               onCheckout={isRunning(state) ? undefined : actions.checkout}

@@ -17,6 +17,7 @@ import {
   OptimizationDivider,
   OutgoingCard,
   type OutgoingMessage,
+  type SubAgentViews,
   type ToolResults,
   type VersionSwitch,
 } from "@arbor/ui";
@@ -32,6 +33,8 @@ export interface TranscriptProps {
   optimizations: readonly OptimizationView[];
   view: "optimized" | "full";
   streams: Readonly<Record<string, StreamBuffer>>;
+  /** sub-agent calls' child loops seen live (subagent_update), by tool call id */
+  subAgents?: SubAgentViews;
   announced: readonly AnnouncedMessage[];
   /** the latest progress of running tool calls, by tool call id (tool_progress events) */
   toolProgress?: Readonly<Record<string, string>>;
@@ -82,6 +85,30 @@ function placeholder(sessionId: string, announced: AnnouncedMessage): ContextMes
  * request is shown is not shown again on its own. Results stay stable objects between renders
  * (same messages → same maps), so the memoized cards do not re-render for nothing.
  */
+/**
+ * The live sub-agent views of a tool request's calls: undefined for other messages, so only the
+ * card whose sub-agent changed renders again (the memoized cards compare by identity).
+ */
+const subAgentCache = new WeakMap<SubAgentViews, Map<string, SubAgentViews>>();
+function subAgentsOf(message: ContextMessage, all: SubAgentViews): SubAgentViews | undefined {
+  if (message.body.message_type !== "tool_request") return undefined;
+  const ids = message.body.calls.map((c) => c.id).filter((id) => all[id] !== undefined);
+  if (ids.length === 0) return undefined;
+  let byMessage = subAgentCache.get(all);
+  if (byMessage === undefined) {
+    byMessage = new Map();
+    subAgentCache.set(all, byMessage);
+  }
+  let views = byMessage.get(message.id);
+  if (views === undefined) {
+    views = Object.fromEntries(
+      ids.map((id) => [id, all[id]]).filter(([, v]) => v),
+    ) as SubAgentViews;
+    byMessage.set(message.id, views);
+  }
+  return views;
+}
+
 function pairToolResults(messages: readonly ContextMessage[]): {
   byRequest: Map<string, ToolResults>;
   folded: Set<string>;
@@ -133,6 +160,8 @@ interface TranscriptCardProps extends MessageCallbacks {
   running: boolean;
   /** the progress of this request's running calls; undefined unless one reported any */
   toolProgress: Readonly<Record<string, string>> | undefined;
+  /** sub-agent calls of this message seen live; undefined for other messages */
+  subAgents: SubAgentViews | undefined;
   highlighted: boolean;
   streamText: string | undefined;
   /** the reasoning streamed so far, while the message streams */
@@ -149,6 +178,7 @@ const TranscriptCard = memo(function TranscriptCard({
   toolResults,
   running,
   toolProgress,
+  subAgents,
   versions,
   ...callbacks
 }: TranscriptCardProps) {
@@ -166,6 +196,7 @@ const TranscriptCard = memo(function TranscriptCard({
         toolResults={toolResults}
         running={message.body.message_type === "tool_request" ? running : false}
         toolProgress={toolProgress}
+        subAgents={subAgents}
         versions={versions}
         {...callbacks}
       />
@@ -183,6 +214,7 @@ export function Transcript({
   announced,
   toolProgress,
   folds = [],
+  subAgents = {},
   activeBranchId,
   branches = [],
   onCheckout,
@@ -307,6 +339,7 @@ export function Transcript({
         toolResults={tools.byRequest.get(message.id)}
         running={running}
         toolProgress={progressOf(message, toolProgress)}
+        subAgents={subAgentsOf(message, subAgents)}
         streamText={stream?.text}
         streamThinking={streaming ? stream?.thinking : undefined}
         onFork={streaming ? undefined : callbacks.onFork}

@@ -1,4 +1,5 @@
 import {
+  AgentsResponseSchema,
   ApprovalsRequestSchema,
   ApprovePlanRequestSchema,
   BranchListResponseSchema,
@@ -34,6 +35,7 @@ import {
   SessionDetailSchema,
   SessionSummarySchema,
   SettingsResponseSchema,
+  SkillsResponseSchema,
   UpdateBranchRequestSchema,
   WorkspaceInstructionsResponseSchema,
 } from "@arbor/core";
@@ -115,6 +117,8 @@ const s = {
   mcpPromptRequest: { title: "McpPromptRequest", schema: McpPromptRequestSchema },
   mcpPrompt: { title: "McpPromptResponse", schema: McpPromptResponseSchema },
   openApiSpecs: { title: "OpenApiSpecsResponse", schema: OpenApiSpecsResponseSchema },
+  skills: { title: "SkillsResponse", schema: SkillsResponseSchema },
+  agents: { title: "AgentsResponse", schema: AgentsResponseSchema },
   rename: { title: "PatchSessionRequest", schema: PatchSessionRequestSchema },
   search: { title: "SearchResponse", schema: SearchResponseSchema },
   importSession: {
@@ -471,6 +475,22 @@ export const ENDPOINTS: readonly Endpoint[] = [
     summary:
       "The OpenAPI 3.x specs listed in `<workspace>/.arbor/openapi.json` (see docs/openapi.md), read once at start: each one's status (`loading`, `loaded`, `failed` with `error`), where its calls go (`base_url`), the environment variable holding its credential and whether it is set (never its value), the operations left out (`warnings`), and its tools: one per operation, named by its operationId (`<name_prefix>__<operationId>` with a prefix). The tools run through the approval gate like every tool; a call answers `{METHOD} {URL} → {STATUS}` and the body (at most 32 KiB), a status outside 2xx is a failed tool result. An invalid entry is listed as `failed` with the wrong field in `error`; the other specs still load.",
     response: { status: 200, json: s.openApiSpecs },
+    errors: [],
+  },
+  {
+    method: "GET",
+    path: "/api/skills",
+    summary:
+      "The skills the workspace's sessions use, read now: SKILL.md folders (Anthropic's Agent Skills format, front matter `name` and `description`) from `~/.arbor/skills/`, `<workspace>/.claude/skills/` and `<workspace>/.arbor/skills/`, later ones overriding earlier by name; missing directories are skipped. Each session's system prompt lists them in `<available_skills>` (names and descriptions only); the model loads a skill's instructions, and then its files, through the `skill` tool. A malformed SKILL.md is listed in `problems` with the reason and skipped.",
+    response: { status: 200, json: s.skills },
+    errors: [],
+  },
+  {
+    method: "GET",
+    path: "/api/agents",
+    summary:
+      "The sub-agents of the workspace's agent files, read now: Markdown with YAML front matter (`name`, `description`, `tools`, `model`; the body is the system prompt) in `<workspace>/.claude/agents/` and `<workspace>/.arbor/agents/` (which wins a name clash). Each is a tool named `name` with one parameter, `task`: its call runs a child loop (its own prompt, tools and model; at most 10 turns) whose final text is the result, streamed as `subagent_update` events, recorded under the calling loop in the admin loop tree, its usage counted in the session's. `tools` omitted: the parent's tools (sub-agents excluded); Claude Code's names (`Read`, `Write`, `Edit`, `Bash`, `Grep`, `Glob`) map to Arbor's. `model` omitted or `inherit`: the session's model; `<protocol>/<model>`: another provider. The child's tool calls pass the session's approval policy: a call it would hold for a person is denied in the child (decision 0032). A malformed file is listed in `problems` with the reason.",
+    response: { status: 200, json: s.agents },
     errors: [],
   },
   {

@@ -1,4 +1,5 @@
 import type {
+  AgentsResponse,
   ApprovalDecision,
   Branch,
   BranchListResponse,
@@ -30,6 +31,7 @@ import type {
   SessionDetail,
   SessionSummary,
   SettingsResponse,
+  SkillsResponse,
   UpdateBranchRequest,
   WorkspaceInstructionsResponse,
 } from "@arbor/core";
@@ -157,6 +159,12 @@ export const api = {
     json<McpPromptResponse>("POST", `/api/mcp/servers/${enc(server)}/prompts/${enc(prompt)}`, {
       arguments: args,
     }),
+  /** the skills the sessions use, with malformed SKILL.md files and why */
+  listSkills: (options?: RequestOptions) =>
+    json<SkillsResponse>("GET", "/api/skills", undefined, options),
+  /** the agent files' sub-agents, with malformed files and why */
+  listAgents: (options?: RequestOptions) =>
+    json<AgentsResponse>("GET", "/api/agents", undefined, options),
   /** the OpenAPI specs of .arbor/openapi.json, their states and tools */
   listOpenApiSpecs: (options?: RequestOptions) =>
     json<OpenApiSpecsResponse>("GET", "/api/openapi/specs", undefined, options),

@@ -187,6 +187,34 @@ describe("SessionLiveStore", () => {
     s.ingest(update(2, { type: "Idle" }), "subscription");
     expect(effects.onSessionChanged).toHaveBeenCalledTimes(1);
   });
+  it("follows a sub-agent call: start, steps, text, end", () => {
+    const { store: s } = store();
+    const base = { context_id: "s", tool_call_id: "c1", tool_name: "researcher", loop_id: "s.c.2" };
+    const events = [
+      { ...base, kind: "started" as const },
+      { ...base, kind: "progress" as const, text: "read_file {}" },
+      { ...base, kind: "text" as const, delta: "Fact" },
+      { ...base, kind: "text" as const, delta: ": 42." },
+    ];
+    events.forEach((payload, i) => {
+      s.ingest({ name: "subagent_update", sequence: i + 1, payload }, "subscription");
+    });
+    expect(s.getSnapshot().subAgents.c1).toMatchObject({
+      status: "running",
+      progress: ["read_file {}"],
+      text: "Fact: 42.",
+    });
+    const usage = { input: 3, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 4 };
+    s.ingest(
+      {
+        name: "subagent_update",
+        sequence: 5,
+        payload: { ...base, kind: "ended", status: "completed", turns: 1, usage },
+      },
+      "subscription",
+    );
+    expect(s.getSnapshot().subAgents.c1).toMatchObject({ status: "completed", turns: 1, usage });
+  });
   it("follows a fold from its start through the budget warning to its forced return", () => {
     const { store: s, effects } = store();
     s.ingest(

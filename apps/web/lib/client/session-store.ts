@@ -5,6 +5,8 @@ import type {
   FoldView,
   MessageRole,
   MessageType,
+  SubAgentUpdate,
+  Usage,
 } from "@arbor/core";
 import { applyParallel, type LiveParallel } from "./parallel-store";
 import type { StreamedEvent } from "./sse";
@@ -57,6 +59,22 @@ export interface LiveSnapshot {
   toolProgress: Readonly<Record<string, string>>;
   /** the running (or last) "ask N ways" group: its columns and verdict (parallel-store.ts) */
   parallel: LiveParallel | undefined;
+  /** the sub-agent calls seen in its events, by tool call id (subagent_update) */
+  subAgents: Readonly<Record<string, LiveSubAgent>>;
+}
+
+/** A sub-agent call's child loop as its events describe it, for the chat's sub-agent card. */
+export interface LiveSubAgent {
+  tool_call_id: string;
+  tool_name: string;
+  loop_id: string;
+  /** the child's answer text streamed so far */
+  text: string;
+  /** its tool calls and progress lines, in order */
+  progress: readonly string[];
+  status: "running" | Extract<SubAgentUpdate, { kind: "ended" }>["status"];
+  turns: number;
+  usage: Usage | undefined;
 }
 
 /** A fold (a `branch` call's child loop) as its events describe it, for the chat's fold card. */
@@ -120,6 +138,7 @@ const EMPTY: LiveSnapshot = {
   folds: {},
   toolProgress: {},
   parallel: undefined,
+  subAgents: {},
 };
 
 export class SessionLiveStore {
@@ -330,6 +349,8 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
       effects.onMessagesChanged();
       effects.onSessionChanged();
       return { ...snapshot, parallel: applyParallel(snapshot.parallel, event) };
+    case "subagent_update":
+      return { ...snapshot, subAgents: applySubAgent(snapshot.subAgents, event.payload) };
     default: {
       const unknown: never = event;
       return unknown;
@@ -380,4 +401,38 @@ export function mergeFolds(
     });
   }
   return out;
+}
+
+function applySubAgent(
+  all: Readonly<Record<string, LiveSubAgent>>,
+  update: SubAgentUpdate,
+): Readonly<Record<string, LiveSubAgent>> {
+  const current: LiveSubAgent = all[update.tool_call_id] ?? {
+    tool_call_id: update.tool_call_id,
+    tool_name: update.tool_name,
+    loop_id: update.loop_id,
+    text: "",
+    progress: [],
+    status: "running",
+    turns: 0,
+    usage: undefined,
+  };
+  let next: LiveSubAgent;
+  switch (update.kind) {
+    case "started":
+      next = { ...current, loop_id: update.loop_id };
+      break;
+    case "text":
+      next = { ...current, text: current.text + update.delta };
+      break;
+    case "progress":
+      next = { ...current, progress: [...current.progress, update.text] };
+      break;
+    case "ended":
+      next = { ...current, status: update.status, turns: update.turns, usage: update.usage };
+      break;
+    default:
+      return update satisfies never;
+  }
+  return { ...all, [update.tool_call_id]: next };
 }

@@ -49,12 +49,14 @@ describe("readSseEvents", () => {
       `: open\n\nid: 1\nevent: context_update\ndata: ${update("Idle")}\n\n`,
       'event: error\ndata: {"context_id":"s","code":"invalid_transition","message":"no","recoverable":true}\n\n',
       "id: 2\nevent: unknown_name\ndata: {}\n\n",
+      'id: 3\nevent: subagent_update\ndata: {"context_id":"s","tool_call_id":"c","tool_name":"r","loop_id":"l","kind":"started"}\n\n',
     ]);
     const events = [];
     for await (const event of readSseEvents(response)) events.push(event);
     expect(events.map((e) => [e.name, e.sequence])).toEqual([
       ["context_update", 1],
       ["error", 0],
+      ["subagent_update", 3],
     ]);
   });
 });

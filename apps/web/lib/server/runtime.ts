@@ -1,5 +1,9 @@
+import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import {
+  AgentLibrary,
+  type AgentsResponse,
+  agentsResponse,
   CodebaseIndex,
   type CreateSessionRequest,
   createDefaultProviderRegistry,
@@ -8,6 +12,8 @@ import {
   createServedTools,
   DEFAULT_BASE_PROMPT,
   DEFAULT_PIPELINE,
+  defaultAgentDirs,
+  defaultSkillDirs,
   describeModelConfig,
   detectSandbox,
   endGroupsOnShutdown,
@@ -31,9 +37,12 @@ import {
   SessionManager,
   type SessionStore,
   type SettingsResponse,
+  SkillLibrary,
+  type SkillsResponse,
   type StreamProvider,
   sandboxSettings,
   secretsFromEnv,
+  skillsResponse,
   ToolProcesses,
   ToolRegistry,
   toolEnvNames,
@@ -64,6 +73,9 @@ import { openStore } from "./store";
 //                  interrupts them (default 5000; shutdown.ts)
 //   ARBOR_SUMMARIES=extractive   optimization never asks a model for summaries (default: it asks
 //                  the session's model, or the config's optimization.summary_model)
+//   <workspace>/.arbor/agents/*.md, .claude/agents/*.md   sub-agents, each a tool (README)
+//   ~/.arbor/skills, <workspace>/.claude/skills, <workspace>/.arbor/skills   SKILL.md folders the
+//                   model may load (README); HOME decides where ~ is
 //   <workspace>/.arbor/openapi.json   OpenAPI specs whose operations become tools (docs/openapi.md);
 //                   the variables its `auth.env` names are read at each call, redacted from tool
 //                   output and withheld from every tool process (even if ARBOR_TOOL_ENV names them)
@@ -105,6 +117,10 @@ export interface Runtime {
   readonly mcp: McpManager;
   /** the OpenAPI specs of .arbor/openapi.json (GET /api/openapi/specs) */
   readonly openapi: OpenApiManager;
+  /** the skills in use, read now (GET /api/skills) */
+  listSkills(): SkillsResponse;
+  /** the agent files' sub-agents, read now (GET /api/agents) */
+  listAgents(): AgentsResponse;
   /** how tools run (GET /api/settings) */
   readonly settings: SettingsResponse;
   /** Arbor as an MCP server for other agents (/api/mcp): folding and the read-only tools */
@@ -204,6 +220,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // other agents fold through Arbor over MCP (/api/mcp) and sessions fold (config.folding):
   // both keep and recall the workspace's fold memories
   const foldMemories = new FoldMemoryFile({ dataDir, workspace });
+  // skills and sub-agents of the workspace: re-read before each turn (an mtime cache), so a
+  // new or edited file applies to the next message
+  const skills = new SkillLibrary(defaultSkillDirs(workspace, env.HOME?.trim() || homedir()));
+  const agents = new AgentLibrary(defaultAgentDirs(workspace));
   const manager = new SessionManager({
     store,
     foldMemories: (root) => (root === workspace ? foldMemories : undefined),
@@ -236,6 +256,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       );
     },
     mcp,
+    // an older session with a workspace of its own has none of these
+    skills: (config) => ((config.workspace ?? workspace) === workspace ? skills : undefined),
+    agents: (config) => ((config.workspace ?? workspace) === workspace ? agents : undefined),
     ...(opened.coordinator ? { coordinator: opened.coordinator } : {}),
   });
   // other agents fold through Arbor over MCP (/api/mcp): the workspace's read-only tools, built
@@ -275,6 +298,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     dataDir,
     mcp,
     openapi,
+    listSkills: () => skillsResponse(skills.load()),
+    listAgents: () => agentsResponse(agents.load()),
     settings,
     foldingMcp,
     createSession: (request) =>

@@ -4,6 +4,8 @@ import type { StreamProvider } from "../llm/provider.js";
 import type { CacheConfig, ModelConfig, ThinkingLevel } from "../model/llm-config.js";
 import { DEFAULT_CACHE_CONFIG } from "../model/llm-config.js";
 import { type AgentMessage, AgentMessageSchema, userMessage } from "../model/llm-messages.js";
+import type { SkillSet } from "../skills/skill-set.js";
+import { createSkillTool, SKILL_TOOL } from "../skills/skill-tool.js";
 import type { AnyAgentTool } from "../tools/tool.js";
 import type { AgentEventSink } from "./event-sink.js";
 import { EventStream } from "./event-stream.js";
@@ -158,6 +160,20 @@ export class Agent {
   /** replaces the tool list */
   withTools(tools: AnyAgentTool[]): this {
     return this.set({ tools: [...tools] });
+  }
+  /**
+   * REQ-113: appends the skills' `<available_skills>` block to the system prompt and adds the
+   * `skill` tool that loads them (progressive disclosure). A set without skills changes nothing.
+   */
+  withSkills(skills: SkillSet): this {
+    const block = skills.formatForPrompt();
+    if (block === "") return this;
+    const prompt = this.settingsValue.systemPrompt;
+    const tools = this.settingsValue.tools.filter((t) => t.name !== SKILL_TOOL);
+    return this.set({
+      systemPrompt: prompt === "" ? block : `${prompt}\n\n${block}`,
+      tools: [...tools, createSkillTool(() => skills)],
+    });
   }
   withContextConfig(contextConfig: ContextConfig | null): this {
     return this.set({ contextConfig });

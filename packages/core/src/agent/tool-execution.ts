@@ -179,6 +179,7 @@ async function runTool(call: ToolCallContent, env: ToolExecutionEnv): Promise<To
       toolCallId: call.id,
       toolName: call.name,
       signal: child.signal,
+      loopId,
       onUpdate: (partialResult) => {
         if (!running) return; // late updates would land after toolExecutionEnd
         const update = { toolCallId: call.id, toolName: call.name, partialResult };
@@ -260,6 +261,7 @@ async function finishToolCall(
   };
   if (result.details !== undefined) message.details = result.details;
   if (result.childLoopId !== undefined) message.childLoopId = result.childLoopId;
+  if (result.usage !== undefined) message.usage = result.usage;
   return message;
 }
 

@@ -36,6 +36,7 @@ export const systemPromptProcessor: MessageProcessor = {
         ? { path: ctx.workspace.root, instructions: ctx.workspaceInstructions }
         : undefined,
       examples: ctx.examples,
+      skills: ctx.skillsPrompt,
     });
     return { kind: "continue", message };
   },

@@ -27,6 +27,8 @@ export interface PipelineContext {
   /** the session's base prompt and the current branch's override */
   readonly basePrompt?: string;
   readonly branchPrompt?: string;
+  /** the skills section of the system prompt ("" or absent: none) */
+  readonly skillsPrompt?: string;
   /** tool usage examples for the prompt, by tool name */
   readonly examples?: Readonly<Record<string, readonly string[]>>;
   /** the optimization seam: the session's strategy, run by the `optimization` processor */

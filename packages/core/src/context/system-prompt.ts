@@ -58,6 +58,11 @@ export interface SystemPromptInput {
    * the fixed part"); false for a model that only learns its tools from the prompt
    */
   nativeTools?: boolean;
+  /**
+   * the skills section (session-extensions.ts skillsSection: `<available_skills>`, REQ-111/113),
+   * appended last; absent or "" when the session has no skills
+   */
+  skills?: string;
 }
 
 /** Builds the system prompt. Deterministic: equal inputs give equal strings. */
@@ -73,6 +78,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
       input.nativeTools ?? true,
     ),
     input.workspace ? workspaceSection(input.workspace) : undefined,
+    input.skills,
   ];
   return sections.filter((s): s is string => s !== undefined && s !== "").join("\n\n");
 }

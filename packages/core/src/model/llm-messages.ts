@@ -106,6 +106,8 @@ export const ToolResultMessageSchema = z.object({
   details: z.unknown().optional(),
   /** set by sub-agent tools (REQ-194) */
   childLoopId: z.string().optional(),
+  /** model usage the tool spent itself (a sub-agent's child loop); never sent to the model */
+  usage: UsageSchema.optional(),
   /** the call was cancelled (interrupt, timeout, shutdown) rather than failing on its own */
   cancelled: z.boolean().optional(),
 });

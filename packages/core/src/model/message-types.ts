@@ -209,7 +209,7 @@ export const ContextMessageSchema = z.object({
     .describe(
       "the SendMessageRequest's client_metadata, on the user message it came with; never sent to the model",
     ),
-  /** assistant messages: which model answered, with what usage, in which loop; user messages: their processing */
+  /** assistant messages: which model answered, with what usage, in which loop; user messages: their processing; a sub-agent's tool_result: its child loop's usage */
   meta: z
     .object({
       model: z.string().optional(),
@@ -229,6 +229,12 @@ export const ContextMessageSchema = z.object({
         .optional()
         .describe(
           "a step of a fold (context folding): stored and viewable (GET /folds), never on a branch nor in the parent's context",
+        ),
+      child_loop_id: z
+        .string()
+        .optional()
+        .describe(
+          "a sub-agent's tool_result: the child loop it ran (its usage is this row's `usage`)",
         ),
       error_message: z.string().optional(),
       pipeline: z

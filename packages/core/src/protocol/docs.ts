@@ -8,6 +8,7 @@ import {
   FoldReturnedSchema,
   FoldStartedSchema,
   type SessionEventName,
+  SubAgentUpdateSchema,
   ToolProgressSchema,
 } from "./events.js";
 import { PARALLEL_EVENT_SCHEMAS, ParallelMessageRequestSchema } from "./parallel.js";
@@ -247,6 +248,11 @@ const EVENT_SCHEMAS: Record<SessionEventName, { schema: z.ZodType; about: string
       "A running tool reported progress (an MCP server's `notifications/progress`, the bash tool's output lines); the tool card shows the latest message until the call's result arrives. While one is being stored, newer ones of the same call replace each other, so a fast tool does not flood the log.",
   },
   ...PARALLEL_EVENT_SCHEMAS,
+  subagent_update: {
+    schema: SubAgentUpdateSchema,
+    about:
+      "A sub-agent call's child loop: `started`, its streamed `text` and `progress` (its own tool calls), then `ended` with its status, turns and usage. The call's final text arrives as its tool_result message; the child loop appears under its parent in the admin loop tree.",
+  },
 };
 
 export function renderProtocolDocs(): string {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { UsageSchema } from "../model/llm-messages.js";
 import { ContextStateSchema } from "../model/states.js";
 import {
   MessageDeliverySchema,
@@ -178,6 +179,41 @@ export const ToolProgressSchema = z.object({
     ),
 });
 export type ToolProgress = z.infer<typeof ToolProgressSchema>;
+const SubAgentBase = {
+  context_id: z.string(),
+  tool_call_id: z.string().describe("the parent's sub-agent call (its tool_request's call id)"),
+  tool_name: z.string().describe("the sub-agent's tool name (its agent file's `name`)"),
+  loop_id: z.string().describe("the child loop in the admin loop tree"),
+};
+
+/**
+ * A sub-agent call's child loop (issue #14): `started`, then its streamed `text` and `progress`
+ * (its own tool calls), then `ended` with how it ended and its usage (which the session's usage
+ * includes). A call cut by an interrupt ends with status `cancelled`.
+ */
+export const SubAgentUpdateSchema = z.discriminatedUnion("kind", [
+  z.object({ ...SubAgentBase, kind: z.literal("started") }).describe("the child loop started"),
+  z
+    .object({ ...SubAgentBase, kind: z.literal("text"), delta: z.string() })
+    .describe("a chunk of the child's answer text"),
+  z
+    .object({ ...SubAgentBase, kind: z.literal("progress"), text: z.string() })
+    .describe("the child called a tool (its name and arguments, shortened) or reported progress"),
+  z
+    .object({
+      ...SubAgentBase,
+      kind: z.literal("ended"),
+      status: z
+        .enum(["completed", "turn_limit", "failed", "cancelled"])
+        .describe(
+          "completed: it answered; turn_limit: its turn limit stopped it; failed: its model failed (the result says why); cancelled: the parent was interrupted",
+        ),
+      turns: z.number().int().nonnegative(),
+      usage: UsageSchema.describe("the child loop's tokens (zero when cancelled)"),
+    })
+    .describe("the child loop ended; its final text is the call's tool_result"),
+]);
+export type SubAgentUpdate = z.infer<typeof SubAgentUpdateSchema>;
 
 /** A session event before it has a sequence. The payload's `sequence` (deltas) is filled on write. */
 export type SessionEventBody =
@@ -189,6 +225,7 @@ export type SessionEventBody =
   | { name: "fold_budget_warning"; payload: FoldBudgetWarning }
   | { name: "fold_returned"; payload: FoldReturned }
   | { name: "tool_progress"; payload: ToolProgress }
+  | { name: "subagent_update"; payload: SubAgentUpdate }
   | ParallelEventBody;
 
 export type SessionEventName = SessionEventBody["name"];
@@ -203,6 +240,7 @@ export const SESSION_EVENT_NAMES = Object.keys({
   fold_budget_warning: true,
   fold_returned: true,
   tool_progress: true,
+  subagent_update: true,
   parallel_started: true,
   candidate_delta: true,
   candidate_tool: true,

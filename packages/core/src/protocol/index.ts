@@ -2,6 +2,7 @@
 
 export * from "./docs.js";
 export * from "./events.js";
+export * from "./extensions.js";
 export * from "./http-responses.js";
 export * from "./loop-tree.js";
 export * from "./mcp.js";

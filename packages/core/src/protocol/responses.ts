@@ -36,13 +36,15 @@ export const SessionSummarySchema = z
     state: ContextStateSchema.describe("the fine-grained state, e.g. {type: 'Idle'}"),
     updated_at: z.string().describe("ISO-8601; the list is sorted on it, newest first"),
     message_count: z.number().int().nonnegative().describe("messages in the pool, all branches"),
-    usage: UsageSchema.describe("tokens, summed over the session's assistant messages"),
+    usage: UsageSchema.describe(
+      "tokens, summed over the session's assistant messages and the child loops of its sub-agent calls (their tool_result rows' meta.usage)",
+    ),
     cost_usd: z
       .number()
       .nonnegative()
       .optional()
       .describe(
-        "US dollars at list prices, summed over the assistant messages whose model's prices are known; absent when none is",
+        "US dollars at list prices, summed over the assistant messages (and sub-agent results) whose model's prices are known; absent when none is",
       ),
   })
   .describe("One entry of GET /api/sessions (an array, newest first).");

@@ -124,7 +124,8 @@ export class InMemorySessionStore implements SessionStore {
       let usage = emptyUsage();
       let cost: number | undefined;
       for (const message of data.messages.values()) {
-        if (message.role !== "assistant") continue;
+        // assistant answers, and tool results that spent usage themselves (sub-agents)
+        if (message.role !== "assistant" && message.role !== "tool") continue;
         const messageUsage = message.meta?.usage;
         if (messageUsage !== undefined) usage = combineUsage(usage, messageUsage);
         const messageCost = message.meta?.cost_usd;

@@ -187,6 +187,23 @@ export function describeSessionStoreContract(
             answer("priced", "a4", { model: "claude-x", usage, cost_usd: 1 / 3 }),
             // a user row never counts, even with a cost in its meta
             textMessage("priced", "q2", "question", { meta: { cost_usd: 5 } }),
+            // a sub-agent's tool_result carries its child loop's usage and cost: they count
+            {
+              id: "t1",
+              session_id: "priced",
+              role: "tool",
+              status: "complete",
+              created_at: "2025-01-01T00:00:02.000Z",
+              body: {
+                message_type: "tool_result",
+                request_id: "a4",
+                tool_call_id: "c1",
+                tool_name: "researcher",
+                content: [{ type: "text", text: "found" }],
+                status: "success",
+              },
+              meta: { usage, cost_usd: 0.5, child_loop_id: "priced.mock.m.2" },
+            },
           ],
         });
         await store.write("unpriced", {
@@ -194,8 +211,8 @@ export function describeSessionStoreContract(
         });
         const list = await store.listSessions();
         const priced = list.find((s) => s.id === "priced")!;
-        expect(priced.usage.totalTokens).toBe(60);
-        expect(priced.cost_usd).toBeCloseTo(0.1 + 0.2 + 1 / 3, 12);
+        expect(priced.usage.totalTokens).toBe(75);
+        expect(priced.cost_usd).toBeCloseTo(0.1 + 0.2 + 1 / 3 + 0.5, 12);
         const unpriced = list.find((s) => s.id === "unpriced")!;
         expect(unpriced.usage.totalTokens).toBe(15);
         expect(unpriced).not.toHaveProperty("cost_usd");

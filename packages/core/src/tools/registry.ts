@@ -25,6 +25,11 @@ export class ToolRegistry {
     this.#rebuild();
   }
 
+  /** A registry of the same built-ins and sources, with `more` sources after them. */
+  withSources(more: readonly ToolSource[]): ToolRegistry {
+    return new ToolRegistry(this.#builtins, [...this.#sources, ...more]);
+  }
+
   /** Built-ins first, then each source's tools; a name already taken is skipped (first wins). */
   list(): readonly AnyAgentTool[] {
     if (this.#stale()) this.#rebuild();

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ToolDefinition } from "../model/llm-config.js";
-import type { ImageContent, TextContent } from "../model/llm-messages.js";
+import type { ImageContent, TextContent, Usage } from "../model/llm-messages.js";
 
 /** REQ-010: what a tool returns. `details` is structured metadata for UIs/logs (REQ-137). */
 export interface ToolResult<TDetails = unknown> {
@@ -8,6 +8,11 @@ export interface ToolResult<TDetails = unknown> {
   details?: TDetails;
   /** REQ-194: sub-agent tools name the child loop they ran */
   childLoopId?: string;
+  /**
+   * Model usage the tool itself spent (a sub-agent's child loop): a session adds it to its own
+   * usage (it is stored on the tool_result row). Absent for tools that call no model.
+   */
+  usage?: Usage;
 }
 
 export type ToolErrorKind = "failed" | "notFound" | "invalidArgs" | "cancelled";
@@ -53,6 +58,8 @@ export interface ToolContext {
   toolName: string;
   /** aborted when the run is aborted (a child of the run's signal, REQ-140) */
   signal: AbortSignal;
+  /** the loop running this call: a child loop names it as its parent (REQ-195) */
+  loopId?: string;
   /** REQ-142: emits ToolExecutionUpdate with a partial result */
   onUpdate: (partial: ToolResult) => void;
   /** REQ-143: emits ProgressMessage */

@@ -10,7 +10,7 @@ import { PlanCard } from "./plan-card.js";
 import { QuestionCard } from "./question-card.js";
 import { SystemControlCard } from "./system-control-card.js";
 import { TextCard } from "./text-card.js";
-import { ToolRequestCard, type ToolResults } from "./tool-request-card.js";
+import { type SubAgentViews, ToolRequestCard, type ToolResults } from "./tool-request-card.js";
 import { ToolResultCard } from "./tool-result-card.js";
 
 /** What a transcript may offer on its messages. Each action is shown only when its callback is set. */
@@ -38,6 +38,8 @@ export interface MessageCardProps extends MessageCallbacks {
   running?: boolean | undefined;
   /** tool requests: the latest progress of their running calls, by tool call id */
   toolProgress?: Readonly<Record<string, string>> | undefined;
+  /** tool requests: sub-agent calls' child loops seen live, by tool_call_id */
+  subAgents?: SubAgentViews | undefined;
   /** the other versions of this place in the conversation (edits, regenerated answers) */
   versions?: VersionSwitch | undefined;
 }
@@ -52,6 +54,7 @@ function CardBody({
   running,
   toolProgress,
   onOpenFile,
+  subAgents,
 }: MessageCardProps) {
   const { body } = message;
   switch (body.message_type) {
@@ -68,6 +71,7 @@ function CardBody({
           running={running}
           progress={toolProgress}
           onOpenFile={onOpenFile}
+          subAgents={subAgents}
         />
       );
     case "tool_result":

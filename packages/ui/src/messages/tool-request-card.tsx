@@ -7,6 +7,7 @@ import { badgeClass, buttonClass } from "../styles.js";
 import { preClass } from "./disclosure.js";
 import { Markdown } from "./markdown.js";
 import { McpServerTag } from "./mcp-origin.js";
+import { SubAgentCard, type SubAgentView, subAgentFromResult } from "./sub-agent-card.js";
 import { ToolResultCard } from "./tool-result-card.js";
 
 // The assistant's tool calls with inline approval. Several calls may wait at once; each has its own
@@ -17,6 +18,9 @@ import { ToolResultCard } from "./tool-result-card.js";
 
 /** A call's result, by tool_call_id. */
 export type ToolResults = ReadonlyMap<string, BodyOf<"tool_result">>;
+
+/** Sub-agent calls' child loops seen live, by tool_call_id. */
+export type SubAgentViews = Readonly<Record<string, SubAgentView>>;
 
 function ApprovalBadge({ approval, note }: { approval: ApprovalStatus; note: string | undefined }) {
   const suffix = note ? ` · ${note}` : "";
@@ -66,6 +70,8 @@ interface ToolCallRowProps {
   /** the running call's latest progress (an MCP server's progress notification) */
   progress: string | undefined;
   onOpenFile: ((path: string, line: number) => void) | undefined;
+  /** a sub-agent call's child loop, live */
+  subAgent: SubAgentView | undefined;
 }
 
 function ToolCallRow({
@@ -76,7 +82,9 @@ function ToolCallRow({
   running,
   progress,
   onOpenFile,
+  subAgent,
 }: ToolCallRowProps) {
+  const child = subAgent ?? subAgentFromResult(result);
   const pending = call.approval === "pending";
   const approved = call.approval === "approved" || call.approval === "auto_approved";
   const args = (
@@ -152,6 +160,7 @@ function ToolCallRow({
           </button>
         </fieldset>
       )}
+      {child && <SubAgentCard name={call.name} view={child} />}
       {result && (
         <div className="mt-2">
           <ToolResultCard body={result} onOpenFile={onOpenFile} />
@@ -172,6 +181,8 @@ export interface ToolRequestCardProps {
   progress?: Readonly<Record<string, string>> | undefined;
   /** a codebase tool's result links its files here */
   onOpenFile?: ((path: string, line: number) => void) | undefined;
+  /** sub-agent calls' child loops seen live (subagent_update), by tool_call_id */
+  subAgents?: SubAgentViews | undefined;
 }
 
 export function ToolRequestCard({
@@ -181,6 +192,7 @@ export function ToolRequestCard({
   running = false,
   progress,
   onOpenFile,
+  subAgents,
 }: ToolRequestCardProps) {
   const [decided, setDecided] = useState<ReadonlySet<string>>(new Set());
   const send = (decisions: ApprovalDecision[]) => {
@@ -214,6 +226,7 @@ export function ToolRequestCard({
             running={running}
             progress={progress?.[call.id]}
             onOpenFile={onOpenFile}
+            subAgent={subAgents?.[call.id]}
           />
         ))}
       </ul>

@@ -150,7 +150,26 @@ export function toolResultRow(
       status,
       ...(result.details !== undefined ? { details: result.details } : {}),
     },
+    ...(result.usage !== undefined ? { meta: toolMeta(result, ctx.loopId) } : {}),
   };
+}
+
+/**
+ * A tool that spent model usage itself (a sub-agent's child loop): the row carries it, so the
+ * session's usage (the stores' sums) includes it, with its child loop's id and model.
+ */
+function toolMeta(result: ToolResultMessage, loopId: string): ContextMessage["meta"] {
+  const meta: NonNullable<ContextMessage["meta"]> = { loop_id: loopId };
+  if (result.usage === undefined) return meta;
+  meta.usage = result.usage;
+  if (result.childLoopId !== undefined) meta.child_loop_id = result.childLoopId;
+  const model = (result.details as { model?: unknown } | undefined)?.model;
+  if (typeof model === "string") {
+    meta.model = model;
+    const cost = costOfUsage(result.usage, model);
+    if (cost !== undefined) meta.cost_usd = cost;
+  }
+  return meta;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { AgentMessage } from "../../model/llm-messages.js";
 import type { ContextMessage, ToolCallRequest } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
+import type { SubAgentUpdate } from "../../protocol/events.js";
 import { HeldMoves } from "./held-moves.js";
 import { RunSteering } from "./message-queue.js";
 import { type Change, RESTING_STATES, type StoredSession } from "./stored-session.js";
@@ -86,6 +87,10 @@ export class RunContext {
   roundTotal = 0;
   timer: ReturnType<typeof setTimeout> | undefined;
   loopId = "";
+  /** the child loops of the sub-agent calls running now, by tool call id (run-events.ts) */
+  readonly subAgentLoops = new Map<string, string>();
+  /** sub-agent text chunks waiting for their (batched) write, like pendingChunks (run-events.ts) */
+  readonly pendingSubAgentText: Array<Extract<SubAgentUpdate, { kind: "text" }>> = [];
   #stop: RunStop | undefined;
   /** the writes the loop did not wait for, in order (see the top of this file) */
   #behind: Promise<void>;

@@ -1,10 +1,13 @@
+import { isSubAgentDetails, SubAgentTool } from "../../agent/sub-agent.js";
 import type { AgentEvent } from "../../agent/types.js";
 import type {
   AgentMessage,
   AssistantMessage,
   ToolResultMessage,
 } from "../../model/llm-messages.js";
+import { emptyUsage } from "../../model/llm-messages.js";
 import type { ContextState } from "../../model/states.js";
+import type { SubAgentUpdate } from "../../protocol/events.js";
 import { isPlanTool } from "../plan-act.js";
 import { assistantRow, hasToolCalls, toolResultRow } from "./agent-rows.js";
 import { initialApproval } from "./approval-policy.js";
@@ -55,14 +58,19 @@ export function storeLoopEvent(run: RunContext, event: AgentEvent): Promise<void
       return afterWritesBehind(run, () => onToolStart(run, event.toolCallId, event.toolName));
     case "turnEnd":
       return afterWritesBehind(run, () => onTurnEnd(run, event.message, event.toolResults));
+    case "toolExecutionUpdate":
+    case "toolExecutionEnd":
+      return subAgentEvent(run, event);
     case "progressMessage":
+      // a sub-agent's progress is its card's (subagent_update); any other tool's, tool_progress
+      if (run.core.toolRegistry.get(event.toolName) instanceof SubAgentTool) {
+        return subAgentEvent(run, event);
+      }
       onProgress(run, event.toolCallId, event.toolName, event.text);
       return undefined;
     case "agentStart":
     case "agentEnd":
     case "turnStart":
-    case "toolExecutionUpdate":
-    case "toolExecutionEnd":
     case "inputRejected":
     case "compaction":
     case "parallelLoopStart":
@@ -101,6 +109,99 @@ function onProgress(run: RunContext, toolCallId: string, toolName: string, text:
         },
       ],
     });
+  });
+}
+
+/**
+ * A sub-agent call's child loop, live (subagent_update): its start and text (the call's tool
+ * updates), its tool calls and progress (the call's progress messages), its end. Other tools'
+ * updates and progress are not stored.
+ */
+function subAgentEvent(
+  run: RunContext,
+  event: Extract<
+    AgentEvent,
+    { type: "toolExecutionUpdate" | "toolExecutionEnd" | "progressMessage" }
+  >,
+): Promise<void> | undefined {
+  const { core } = run;
+  const base = { context_id: core.id, tool_call_id: event.toolCallId, tool_name: event.toolName };
+  let payload: SubAgentUpdate | undefined;
+  switch (event.type) {
+    case "toolExecutionUpdate": {
+      const details = event.partialResult.details;
+      if (!isSubAgentDetails(details)) return undefined;
+      if (details.kind === "started")
+        payload = { ...base, loop_id: details.loop_id, kind: "started" };
+      else if (details.kind === "text")
+        payload = { ...base, loop_id: details.loop_id, kind: "text", delta: details.delta };
+      break;
+    }
+    case "progressMessage": {
+      if (!(core.toolRegistry.get(event.toolName) instanceof SubAgentTool)) return undefined;
+      const loopId = run.subAgentLoops.get(event.toolCallId) ?? "";
+      payload = { ...base, loop_id: loopId, kind: "progress", text: event.text };
+      break;
+    }
+    case "toolExecutionEnd": {
+      const details = event.result.details;
+      if (isSubAgentDetails(details) && details.kind === "ended") {
+        payload = {
+          ...base,
+          loop_id: details.loop_id,
+          kind: "ended",
+          status: details.status,
+          turns: details.turns,
+          usage: details.usage,
+        };
+      } else if (run.subAgentLoops.has(event.toolCallId)) {
+        // the call ended without its result: cut by an interrupt (or a failure before its end)
+        payload = {
+          ...base,
+          loop_id: run.subAgentLoops.get(event.toolCallId) ?? "",
+          kind: "ended",
+          status: "cancelled",
+          turns: 0,
+          usage: emptyUsage(),
+        };
+      }
+      run.subAgentLoops.delete(event.toolCallId);
+      break;
+    }
+    default:
+      return event satisfies never;
+  }
+  if (payload === undefined) return undefined;
+  if (payload.kind === "text") {
+    // group commit, as for the parent's own chunks: the chunks that arrive while a batch is
+    // being written go in the next one, consecutive chunks of one call joined into one event
+    run.pendingSubAgentText.push(payload);
+    if (run.pendingSubAgentText.length === 1) {
+      run.writeBehind(() => storeSubAgentText(run, run.pendingSubAgentText.splice(0)));
+    }
+    return undefined;
+  }
+  if (payload.kind === "started") run.subAgentLoops.set(event.toolCallId, payload.loop_id);
+  // after the text batches behind the loop (RunContext.commit waits for them)
+  return run.commit({ events: [{ name: "subagent_update", payload }] });
+}
+
+async function storeSubAgentText(
+  run: RunContext,
+  chunks: ReadonlyArray<Extract<SubAgentUpdate, { kind: "text" }>>,
+): Promise<void> {
+  const joined: Array<Extract<SubAgentUpdate, { kind: "text" }>> = [];
+  for (const chunk of chunks) {
+    const last = joined.at(-1);
+    if (last !== undefined && last.tool_call_id === chunk.tool_call_id) {
+      joined[joined.length - 1] = { ...last, delta: last.delta + chunk.delta };
+    } else {
+      joined.push(chunk);
+    }
+  }
+  if (joined.length === 0) return;
+  await run.core.commit({
+    events: joined.map((payload) => ({ name: "subagent_update" as const, payload })),
   });
 }
 

@@ -29,6 +29,7 @@ import {
 } from "../workspace-instructions.js";
 import { HeldMoves } from "./held-moves.js";
 import { RunDriver, type RunResult } from "./run-driver.js";
+import { refreshExtensions, skillsPrompt, skillsSection } from "./session-extensions.js";
 import {
   optimizationUpdates,
   optimizationWrite,
@@ -216,6 +217,7 @@ export function titleFrom(core: StoredSession, message: ContextMessage): string 
 
 /** The tools and system prompt of a turn without running the pipeline (workflows, continuations). */
 export function turnSetup(core: StoredSession): TurnSetup {
+  refreshExtensions(core);
   const { config } = core;
   const branch = core.activeBranch();
   return {
@@ -234,8 +236,15 @@ export function turnSetup(core: StoredSession): TurnSetup {
             },
           }
         : {}),
+      skills: skillsFor(core),
     }),
   };
+}
+
+/** The system prompt's skills section, when the session offers the skill tool. */
+function skillsFor(core: StoredSession): string {
+  const block = skillsPrompt(core, core.tools);
+  return block === "" ? "" : skillsSection(block);
 }
 
 /**
@@ -296,10 +305,12 @@ export async function processMessage(
   );
   if (refused !== undefined) throw new OperationRejected("invalid_transition", refused);
   let current = message;
+  refreshExtensions(core);
   const ctx: PipelineContext = {
     mode: core.config.agent_mode,
     role: core.deps.role,
     tools: core.tools,
+    skillsPrompt: skillsFor(core),
     ...(core.workspace ? { workspace: core.workspace } : {}),
     ...(core.workspace
       ? { workspaceInstructions: instructionsFor(core, message)?.text ?? "" }

@@ -7,8 +7,10 @@ import type { McpResourceReader } from "../../mcp/resource-message.js";
 import type { ModelConfig } from "../../model/llm-config.js";
 import type { AgentRole, SessionConfig } from "../../model/session-config.js";
 import type { LoopRecorder } from "../../recording/recorder.js";
+import type { SkillLibrary } from "../../skills/skill-set.js";
 import type { SessionCoordinator } from "../../store/coordination.js";
 import type { SessionStore } from "../../store/types.js";
+import type { AgentLibrary } from "../../subagents/agent-files.js";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { secretsFromEnv } from "../../tools/secrets.js";
@@ -33,6 +35,14 @@ export interface SessionDeps {
    * and base URL from (llm/env-config.ts sessionModelConfig); default process.env.
    */
   modelEnv?: Record<string, string | undefined>;
+  /**
+   * the skills a session's model may load (SKILL.md folders: the system prompt lists them, the
+   * `skill` tool loads them); default none. Return the same library for the same config: the
+   * session re-reads it before each turn and its tools follow its version
+   */
+  skills?: (config: SessionConfig) => SkillLibrary | undefined;
+  /** the agent files whose sub-agents become the session's tools; default none */
+  agents?: (config: SessionConfig) => AgentLibrary | undefined;
   /** reads MCP resources for `mcp_resource` payloads (the McpManager); absent: they are refused */
   mcp?: McpResourceReader;
   /** the role whose tools the model gets in act mode (default actor: every tool) */
@@ -85,10 +95,19 @@ export interface ResolvedDeps
   extends Required<
     Omit<
       SessionDeps,
-      "recorder" | "executionLimits" | "mcp" | "summarizer" | "coordinator" | "foldMemories"
+      | "recorder"
+      | "executionLimits"
+      | "mcp"
+      | "summarizer"
+      | "coordinator"
+      | "foldMemories"
+      | "skills"
+      | "agents"
     >
   > {
   foldMemories: SessionDeps["foldMemories"];
+  skills: (config: SessionConfig) => SkillLibrary | undefined;
+  agents: (config: SessionConfig) => AgentLibrary | undefined;
   coordinator: SessionCoordinator | undefined;
   summarizer: Summarizer | undefined;
   executionLimits: ExecutionLimits | null;
@@ -116,6 +135,8 @@ export function resolveDeps(deps: SessionDeps): ResolvedDeps {
         config.workspace ? createDefaultTools({ workspaceRoot: config.workspace }) : []),
     modelEnv: deps.modelEnv ?? process.env,
     mcp: deps.mcp,
+    skills: deps.skills ?? (() => undefined),
+    agents: deps.agents ?? (() => undefined),
     role: deps.role ?? "actor",
     titles: deps.titles ?? "model",
     logger: deps.logger ?? consoleLogger,

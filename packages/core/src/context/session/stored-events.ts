@@ -7,6 +7,7 @@ import {
   FoldReturnedSchema,
   FoldStartedSchema,
   type SessionEvent,
+  SubAgentUpdateSchema,
   ToolProgressSchema,
 } from "../../protocol/events.js";
 import { PARALLEL_EVENT_SCHEMAS, type ParallelEventBody } from "../../protocol/parallel.js";
@@ -67,6 +68,12 @@ export function parseStoredEvent(row: StoredEvent): SessionEvent | undefined {
         ? ({ name: row.name, payload: parsed.data, sequence } as ParallelEventBody & {
             sequence: number;
           })
+        : undefined;
+    }
+    case "subagent_update": {
+      const parsed = SubAgentUpdateSchema.safeParse(row.payload);
+      return parsed.success
+        ? { name: "subagent_update", payload: parsed.data, sequence }
         : undefined;
     }
     default:

@@ -26,6 +26,7 @@ import type { OptimizeBranchResult } from "../optimization/optimizer.js";
 import { planModeToolPredicate } from "../plan-act.js";
 import { StateMachine } from "../state-machine.js";
 import type { ResolvedDeps } from "./session-deps.js";
+import { extendedRegistry } from "./session-extensions.js";
 
 // The session's in-memory mirror of what is stored, and the ONLY way it changes: `commit` writes
 // a change through `store.write` (state + events + messages + branch changes in one atomic write)
@@ -105,7 +106,7 @@ export class StoredSession {
     this.pool = MessagePool.from(loaded.messages);
     for (const branch of loaded.branches) this.branches.set(branch.id, branch);
     this.views = [...loaded.optimization_views];
-    this.toolRegistry = toToolRegistry(deps.tools(this.config));
+    this.toolRegistry = extendedRegistry(this, toToolRegistry(deps.tools(this.config)));
     this.workspace = this.config.workspace ? new Workspace(this.config.workspace) : undefined;
     this.machine = this.#newMachine(loaded.session.state);
   }
@@ -378,7 +379,7 @@ export class StoredSession {
     }
     if (session?.config !== undefined) {
       this.config = session.config;
-      this.toolRegistry = toToolRegistry(this.deps.tools(this.config));
+      this.toolRegistry = extendedRegistry(this, toToolRegistry(this.deps.tools(this.config)));
       this.workspace = this.config.workspace ? new Workspace(this.config.workspace) : undefined;
     }
     if (change.reset !== undefined) this.machine.reset(change.reset);
@@ -414,6 +415,7 @@ export function withSequence(body: SessionEventBody, sequence: number): SessionE
     case "candidate_tool":
     case "candidate_finished":
     case "parallel_verdict":
+    case "subagent_update":
       return { ...body, sequence };
     default:
       return body satisfies never;

@@ -1,0 +1,210 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { collect, harness } from "../../../test/support/session-harness.js";
+import type { StreamRequest } from "../../llm/provider.js";
+import { loopTreesFromRecords } from "../../recording/session-tree.js";
+import { SkillLibrary } from "../../skills/skill-set.js";
+import { AgentLibrary, defaultAgentDirs } from "../../subagents/agent-files.js";
+import type { ScriptedTurn } from "../../testing/script.js";
+import { SUB_AGENT_HELD_TEXT } from "./session-extensions.js";
+
+// Sub-agents and skills inside a session (issue #14): agent files become tools whose calls run a
+// child loop (recorded under the parent, shown live, its usage in the session's), and skills are
+// listed in the system prompt and loaded through the `skill` tool.
+
+function workspace(): string {
+  const ws = mkdtempSync(join(tmpdir(), "arbor-subagents-"));
+  mkdirSync(join(ws, ".arbor", "agents"), { recursive: true });
+  writeFileSync(
+    join(ws, ".arbor", "agents", "researcher.md"),
+    "---\nname: researcher\ndescription: Finds facts\ntools: echo, write_note\n---\nYou research.\n",
+  );
+  mkdirSync(join(ws, ".arbor", "skills", "deploy"), { recursive: true });
+  writeFileSync(
+    join(ws, ".arbor", "skills", "deploy", "SKILL.md"),
+    "---\nname: deploy\ndescription: How to deploy <safely>\n---\nRun make deploy.\n",
+  );
+  return ws;
+}
+
+const isChild = (request: StreamRequest) => request.systemPrompt.startsWith("You research.");
+
+function setup(
+  script: (request: StreamRequest, childTurn: number, parentTurn: number) => ScriptedTurn,
+) {
+  const ws = workspace();
+  const agents = new AgentLibrary(defaultAgentDirs(ws));
+  const skills = new SkillLibrary([{ dir: join(ws, ".arbor", "skills"), source: "arbor" }]);
+  let child = 0;
+  let parent = 0;
+  const h = harness(
+    (view) => {
+      const request = view.body as StreamRequest;
+      return isChild(request) ? script(request, child++, -1) : script(request, -1, parent++);
+    },
+    {
+      agents: () => agents,
+      skills: () => skills,
+    },
+  );
+  return h;
+}
+
+describe("sub-agents in a session", () => {
+  it("an agent file's tool runs a child loop: result, live events, loop tree, usage summed", async () => {
+    const h = setup((_request, childTurn, parentTurn) => {
+      if (childTurn === 0)
+        return {
+          blocks: [{ type: "toolCall", name: "echo", arguments: { text: "probe" } }],
+          usage: { input: 100, output: 10 },
+        };
+      if (childTurn === 1)
+        return { blocks: [{ type: "text", text: "Fact: 42." }], usage: { input: 200, output: 20 } };
+      if (parentTurn === 0)
+        return {
+          blocks: [{ type: "toolCall", name: "researcher", arguments: { task: "find it" } }],
+          usage: { input: 10, output: 1 },
+        };
+      return { blocks: [{ type: "text", text: "It is 42." }], usage: { input: 20, output: 2 } };
+    });
+    const session = await h.manager.create({
+      config: { approval_policy: { type: "white_list", tools: ["researcher", "echo"] } },
+    });
+    const events = await collect(session.sendMessage({ type: "text", text: "what is it?" }));
+
+    const updates = events.flatMap((e) => (e.name === "subagent_update" ? [e.payload] : []));
+    expect(updates[0]).toMatchObject({ kind: "started", tool_name: "researcher" });
+    expect(
+      updates.filter((u) => u.kind === "progress").map((u) => u.kind === "progress" && u.text),
+    ).toEqual(['echo {"text":"probe"}']);
+    expect(
+      updates
+        .filter((u) => u.kind === "text")
+        .map((u) => (u.kind === "text" ? u.delta : ""))
+        .join(""),
+    ).toBe("Fact: 42.");
+    const ended = updates.at(-1);
+    expect(ended).toMatchObject({ kind: "ended", status: "completed", turns: 2 });
+
+    const messages = session.messages().messages;
+    const result = messages.find(
+      (m) => m.body.message_type === "tool_result" && m.body.tool_name === "researcher",
+    );
+    expect(result?.body).toMatchObject({
+      content: [{ type: "text", text: "Fact: 42." }],
+      status: "success",
+    });
+    expect(result?.meta).toMatchObject({
+      usage: { input: 300, output: 30 },
+      child_loop_id: ended?.loop_id,
+    });
+    expect(messages.at(-1)?.body).toMatchObject({ message_type: "text", text: "It is 42." });
+
+    // the session's usage: the parent's answers plus the child loop
+    const [summary] = await h.manager.list();
+    expect(summary?.usage).toMatchObject({ input: 330, output: 33 });
+
+    // the child loop under its parent in the loop tree
+    const trees = loopTreesFromRecords(await h.store.listLoops(session.id));
+    const loops = trees[0]?.loops ?? [];
+    const childLoop = loops.find((l) => l.loopId === ended?.loop_id);
+    expect(loops).toHaveLength(2);
+    const parentLoop = loops.find((l) => l.loopId !== ended?.loop_id);
+    expect(childLoop?.parentLoopId).toBe(parentLoop?.loopId);
+    expect(childLoop?.usage).toMatchObject({ input: 300, output: 30 });
+
+    // the child's prompt and tools: its file's body and `tools`
+    const childRequest = h.provider.requests.find(isChild);
+    expect(childRequest?.tools?.map((t) => t.name)).toEqual(["echo", "write_note"]);
+  });
+
+  it("the child's calls pass the session's approval policy: a held tool is denied in the child", async () => {
+    const h = setup((request, childTurn, parentTurn) => {
+      if (childTurn === 0)
+        return { blocks: [{ type: "toolCall", name: "write_note", arguments: { text: "x" } }] };
+      if (childTurn === 1) {
+        const last = JSON.stringify(request.messages.at(-1));
+        return { blocks: [{ type: "text", text: last.includes("cannot wait") ? "held" : "ran" }] };
+      }
+      if (parentTurn === 0)
+        return { blocks: [{ type: "toolCall", name: "researcher", arguments: { task: "write" } }] };
+      return { blocks: [{ type: "text", text: "ok" }] };
+    });
+    const session = await h.manager.create({
+      config: { approval_policy: { type: "white_list", tools: ["researcher"] } },
+    });
+    await collect(session.sendMessage({ type: "text", text: "go" }));
+    const result = session
+      .messages()
+      .messages.find(
+        (m) => m.body.message_type === "tool_result" && m.body.tool_name === "researcher",
+      );
+    expect(result?.body).toMatchObject({ content: [{ text: "held" }] });
+    expect(SUB_AGENT_HELD_TEXT).toContain("cannot wait");
+  });
+
+  it("interrupting the parent ends the child's model request at once", async () => {
+    const h = setup((_request, childTurn, parentTurn) => {
+      if (childTurn === 0)
+        return {
+          blocks: [{ type: "text", text: "x".repeat(2000) }],
+          chunkSize: 1,
+          chunkDelayMs: 5,
+        };
+      if (parentTurn === 0)
+        return { blocks: [{ type: "toolCall", name: "researcher", arguments: { task: "slow" } }] };
+      return { blocks: [{ type: "text", text: "never" }] };
+    });
+    const session = await h.manager.create({
+      config: { approval_policy: { type: "auto_approve_all" } },
+    });
+    const seen: string[] = [];
+    const stream = session.sendMessage({ type: "text", text: "go" });
+    let interruptedAt = 0;
+    for await (const event of stream) {
+      if (event.name === "subagent_update") {
+        seen.push(event.payload.kind);
+        if (event.payload.kind === "text" && interruptedAt === 0) {
+          interruptedAt = Date.now();
+          session.interrupt();
+        }
+      }
+    }
+    expect(Date.now() - interruptedAt).toBeLessThan(1000);
+    expect(seen.at(-1)).toBe("ended");
+    expect(session.state.type).toBe("Paused");
+    const result = session
+      .messages()
+      .messages.find(
+        (m) => m.body.message_type === "tool_result" && m.body.tool_name === "researcher",
+      );
+    expect(result?.body).toMatchObject({ status: "cancelled" });
+    // the parent made one request; the child one, cut: no request after the interrupt
+    expect(h.provider.requests).toHaveLength(2);
+  });
+});
+
+describe("skills in a session", () => {
+  it("lists skills in the system prompt and loads one through the skill tool", async () => {
+    const h = setup((request, _childTurn, parentTurn) => {
+      if (parentTurn === 0)
+        return { blocks: [{ type: "toolCall", name: "skill", arguments: { name: "deploy" } }] };
+      const last = JSON.stringify(request.messages.at(-1));
+      return {
+        blocks: [{ type: "text", text: last.includes("Run make deploy.") ? "loaded" : "missing" }],
+      };
+    });
+    const session = await h.manager.create({
+      config: { approval_policy: { type: "auto_approve_all" } },
+    });
+    await collect(session.sendMessage({ type: "text", text: "deploy it" }));
+    const prompt = h.provider.requests[0]?.systemPrompt ?? "";
+    expect(prompt).toContain(
+      "<available_skills>\n<skill>\n<name>deploy</name>\n<description>How to deploy &lt;safely&gt;</description>\n</skill>\n</available_skills>",
+    );
+    expect(prompt).not.toContain("Run make deploy.");
+    expect(session.messages().messages.at(-1)?.body).toMatchObject({ text: "loaded" });
+  });
+});

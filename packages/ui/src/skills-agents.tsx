@@ -1,0 +1,120 @@
+"use client";
+
+import type { AgentsResponse, SkillsResponse } from "@arbor/core";
+import { badgeClass } from "./styles.js";
+
+// The skills and sub-agents the workspace's sessions use (GET /api/skills, GET /api/agents), as
+// the settings show them: each by name with its description and where it was found, and every
+// malformed file with the reason it was skipped.
+
+type Problem = SkillsResponse["problems"][number];
+
+const sourceLabel: Record<string, string> = {
+  user: "~/.arbor/skills",
+  claude: ".claude",
+  arbor: ".arbor",
+};
+
+function Problems({ problems, testId }: { problems: readonly Problem[]; testId: string }) {
+  if (problems.length === 0) return null;
+  return (
+    <ul className="mt-1 flex flex-col gap-1" aria-label="Malformed files">
+      {problems.map((p) => (
+        <li
+          key={p.path}
+          data-testid={testId}
+          className="rounded-md border border-red-200 p-2 text-xs dark:border-red-900"
+        >
+          <p className="truncate font-medium text-red-700 dark:text-red-400" title={p.path}>
+            {p.path}
+          </p>
+          <p className="break-words text-red-700 dark:text-red-400">{p.reason}</p>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export interface SkillListProps {
+  skills: SkillsResponse | undefined;
+}
+
+export function SkillList({ skills }: SkillListProps) {
+  if (skills === undefined) return null;
+  return (
+    <div className="flex flex-col gap-1">
+      {skills.skills.length === 0 ? (
+        <p className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="skills-empty">
+          No skills. Add folders with a SKILL.md to .arbor/skills or .claude/skills in the
+          workspace, or to ~/.arbor/skills.
+        </p>
+      ) : (
+        <ul className="flex flex-col gap-1" aria-label="Skills">
+          {skills.skills.map((skill) => (
+            <li
+              key={skill.name}
+              data-testid="skill"
+              className="rounded-md border border-zinc-200 p-2 dark:border-zinc-700"
+            >
+              <div className="flex items-center gap-2">
+                <span className="min-w-0 flex-1 truncate text-sm font-medium">{skill.name}</span>
+                <span
+                  className={`${badgeClass} bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300`}
+                  title={skill.path}
+                >
+                  {sourceLabel[skill.source] ?? skill.source}
+                </span>
+              </div>
+              <p className="mt-0.5 text-xs text-zinc-600 dark:text-zinc-400">{skill.description}</p>
+            </li>
+          ))}
+        </ul>
+      )}
+      <Problems problems={skills.problems} testId="skill-problem" />
+    </div>
+  );
+}
+
+export interface AgentListProps {
+  agents: AgentsResponse | undefined;
+}
+
+export function AgentList({ agents }: AgentListProps) {
+  if (agents === undefined) return null;
+  return (
+    <div className="flex flex-col gap-1">
+      {agents.agents.length === 0 ? (
+        <p className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="agents-empty">
+          No sub-agents. Add Markdown agent files to .arbor/agents or .claude/agents in the
+          workspace.
+        </p>
+      ) : (
+        <ul className="flex flex-col gap-1" aria-label="Sub-agents">
+          {agents.agents.map((agent) => (
+            <li
+              key={agent.name}
+              data-testid="agent"
+              className="rounded-md border border-zinc-200 p-2 dark:border-zinc-700"
+            >
+              <div className="flex items-center gap-2">
+                <span className="min-w-0 flex-1 truncate text-sm font-medium">{agent.name}</span>
+                <span
+                  className={`${badgeClass} bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300`}
+                  title={agent.path}
+                >
+                  {sourceLabel[agent.source] ?? agent.source}
+                </span>
+              </div>
+              <p className="mt-0.5 text-xs text-zinc-600 dark:text-zinc-400">{agent.description}</p>
+              <p className="mt-0.5 text-xs text-zinc-500 dark:text-zinc-500">
+                tools: {agent.tools === null ? "the session's" : agent.tools.join(", ") || "none"}
+                {" · "}model: {agent.model ?? "the session's"}
+              </p>
+            </li>
+          ))}
+        </ul>
+      )}
+      <Problems problems={agents.problems} testId="agent-problem" />
+    </div>
+  );
+}
