@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readSseEvents, SseParser, toSessionEvent } from "./sse";
+import { readSseEvents, SESSION_EVENT_NAMES, SseParser, toSessionEvent } from "./sse";
 
 const update = (state: string) =>
   JSON.stringify({
@@ -62,8 +62,7 @@ describe("readSseEvents", () => {
 });
 
 describe("toSessionEvent", () => {
-  it("knows every event name of the protocol (fold and progress events included)", async () => {
-    const { SESSION_EVENT_NAMES } = await import("@arbor/core");
+  it("knows every event name of the protocol (fold and progress events included)", () => {
     for (const name of SESSION_EVENT_NAMES) {
       expect(toSessionEvent({ id: "3", event: name, data: "{}" })?.name).toBe(name);
     }

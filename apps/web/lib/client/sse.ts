@@ -1,4 +1,4 @@
-import { SESSION_EVENT_NAMES, type SessionEvent, type SessionEventName } from "@arbor/core";
+import type { SessionEvent, SessionEventName } from "@arbor/core";
 
 // Server-sent events over fetch. EventSource cannot POST (messages, approvals, resume answer with
 // a stream) and cannot be told where to resume after a page reload, so both the POST answers and
@@ -6,6 +6,28 @@ import { SESSION_EVENT_NAMES, type SessionEvent, type SessionEventName } from "@
 
 /** A session event as streamed; `sequence` is 0 for unsequenced events (refusals). */
 export type StreamedEvent = SessionEvent;
+
+/**
+ * Every session event name: the type makes a name the protocol adds (core protocol/events.ts) a
+ * compile error here until it is listed. Only types come from @arbor/core into the browser
+ * (test/client-imports.test.ts).
+ */
+export const SESSION_EVENT_NAMES = Object.keys({
+  context_update: true,
+  content_delta: true,
+  content_final: true,
+  error: true,
+  fold_started: true,
+  fold_budget_warning: true,
+  fold_returned: true,
+  tool_progress: true,
+  subagent_update: true,
+  parallel_started: true,
+  candidate_delta: true,
+  candidate_tool: true,
+  candidate_finished: true,
+  parallel_verdict: true,
+} satisfies Record<SessionEventName, true>) as readonly SessionEventName[];
 
 const EVENT_NAMES: ReadonlySet<string> = new Set<SessionEventName>(SESSION_EVENT_NAMES);
 

@@ -230,23 +230,5 @@ export type SessionEventBody =
 
 export type SessionEventName = SessionEventBody["name"];
 
-/** Every session event name (a client that keeps a list of them takes this one). */
-export const SESSION_EVENT_NAMES = Object.keys({
-  context_update: true,
-  content_delta: true,
-  content_final: true,
-  error: true,
-  fold_started: true,
-  fold_budget_warning: true,
-  fold_returned: true,
-  tool_progress: true,
-  subagent_update: true,
-  parallel_started: true,
-  candidate_delta: true,
-  candidate_tool: true,
-  candidate_finished: true,
-  parallel_verdict: true,
-} satisfies Record<SessionEventName, true>) as readonly SessionEventName[];
-
 /** A session event as stored and streamed. */
 export type SessionEvent = SessionEventBody & { sequence: number };
