@@ -183,6 +183,31 @@ export function readSkillFile(path: string): string | undefined {
   }
 }
 
+/**
+ * Reads text files again only when their mtime or size changed since the last read (undefined:
+ * no such file). Skill and agent libraries re-read their folders before each message with it.
+ */
+export class ChangedFileReader {
+  readonly #cache = new Map<string, { stamp: string; content: string | undefined }>();
+
+  read(path: string): string | undefined {
+    let stamp: string;
+    try {
+      const stat = statSync(path);
+      if (!stat.isFile()) return undefined;
+      stamp = `${stat.mtimeMs}:${stat.size}`;
+    } catch {
+      this.#cache.delete(path);
+      return undefined;
+    }
+    const cached = this.#cache.get(path);
+    if (cached?.stamp === stamp) return cached.content;
+    const content = readSkillFile(path);
+    this.#cache.set(path, { stamp, content });
+    return content;
+  }
+}
+
 export function escapeXml(text: string): string {
   return text
     .replace(/&/g, "&amp;")
@@ -199,7 +224,7 @@ export function escapeXml(text: string): string {
  */
 export class SkillLibrary {
   readonly dirs: readonly SkillDir[];
-  readonly #cache = new Map<string, { stamp: string; content: string | undefined }>();
+  readonly #files = new ChangedFileReader();
   #signature = "";
   #version = 0;
   #current = new SkillSet();
@@ -210,7 +235,7 @@ export class SkillLibrary {
 
   /** Reads the directories now and returns the set. */
   load(): SkillSet {
-    const set = SkillSet.load(this.dirs, (path) => this.#read(path));
+    const set = SkillSet.load(this.dirs, (path) => this.#files.read(path));
     const signature = JSON.stringify([
       set.list().map((s) => [s.name, s.description, s.path]),
       set.problems,
@@ -230,22 +255,5 @@ export class SkillLibrary {
 
   version(): number {
     return this.#version;
-  }
-
-  #read(path: string): string | undefined {
-    let stamp: string;
-    try {
-      const stat = statSync(path);
-      if (!stat.isFile()) return undefined;
-      stamp = `${stat.mtimeMs}:${stat.size}`;
-    } catch {
-      this.#cache.delete(path);
-      return undefined;
-    }
-    const cached = this.#cache.get(path);
-    if (cached?.stamp === stamp) return cached.content;
-    const content = readSkillFile(path);
-    this.#cache.set(path, { stamp, content });
-    return content;
   }
 }

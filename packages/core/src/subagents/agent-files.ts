@@ -1,7 +1,7 @@
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseFrontMatter, requiredString } from "../skills/front-matter.js";
-import { readSkillFile } from "../skills/skill-set.js";
+import { ChangedFileReader, readSkillFile } from "../skills/skill-set.js";
 
 // Agent files: sub-agents users define as Markdown with YAML front matter (`name`, `description`,
 // `tools`, `model`) and the system prompt as the body: the shape of Claude Code's
@@ -180,7 +180,7 @@ export function loadAgentDefinitions(
  */
 export class AgentLibrary {
   readonly dirs: readonly AgentDir[];
-  readonly #cache = new Map<string, { stamp: string; content: string | undefined }>();
+  readonly #files = new ChangedFileReader();
   #signature = "";
   #version = 0;
   #current: AgentDefinitions = { agents: [], problems: [] };
@@ -190,7 +190,7 @@ export class AgentLibrary {
   }
 
   load(): AgentDefinitions {
-    const loaded = loadAgentDefinitions(this.dirs, (path) => this.#read(path));
+    const loaded = loadAgentDefinitions(this.dirs, (path) => this.#files.read(path));
     const signature = JSON.stringify(loaded);
     if (signature !== this.#signature) {
       this.#signature = signature;
@@ -206,22 +206,5 @@ export class AgentLibrary {
 
   version(): number {
     return this.#version;
-  }
-
-  #read(path: string): string | undefined {
-    let stamp: string;
-    try {
-      const stat = statSync(path);
-      if (!stat.isFile()) return undefined;
-      stamp = `${stat.mtimeMs}:${stat.size}`;
-    } catch {
-      this.#cache.delete(path);
-      return undefined;
-    }
-    const cached = this.#cache.get(path);
-    if (cached?.stamp === stamp) return cached.content;
-    const content = readSkillFile(path);
-    this.#cache.set(path, { stamp, content });
-    return content;
   }
 }
