@@ -1,6 +1,7 @@
 "use client";
 
 import type { AgentsResponse, SkillsResponse } from "@arbor/core";
+import type { ReactNode } from "react";
 import { badgeClass } from "./styles.js";
 
 // The skills and sub-agents the workspace's sessions use (GET /api/skills, GET /api/agents), as
@@ -39,6 +40,33 @@ export interface SkillListProps {
   skills: SkillsResponse | undefined;
 }
 
+/** One skill or agent file found: its name, where it came from, its description. */
+function FoundItem({
+  found,
+  testId,
+  children,
+}: {
+  found: { name: string; description: string; path: string; source: string };
+  testId: string;
+  children?: ReactNode;
+}) {
+  return (
+    <li data-testid={testId} className="rounded-md border border-zinc-200 p-2 dark:border-zinc-700">
+      <div className="flex items-center gap-2">
+        <span className="min-w-0 flex-1 truncate text-sm font-medium">{found.name}</span>
+        <span
+          className={`${badgeClass} bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300`}
+          title={found.path}
+        >
+          {sourceLabel[found.source] ?? found.source}
+        </span>
+      </div>
+      <p className="mt-0.5 text-xs text-zinc-600 dark:text-zinc-400">{found.description}</p>
+      {children}
+    </li>
+  );
+}
+
 export function SkillList({ skills }: SkillListProps) {
   if (skills === undefined) return null;
   return (
@@ -51,22 +79,7 @@ export function SkillList({ skills }: SkillListProps) {
       ) : (
         <ul className="flex flex-col gap-1" aria-label="Skills">
           {skills.skills.map((skill) => (
-            <li
-              key={skill.name}
-              data-testid="skill"
-              className="rounded-md border border-zinc-200 p-2 dark:border-zinc-700"
-            >
-              <div className="flex items-center gap-2">
-                <span className="min-w-0 flex-1 truncate text-sm font-medium">{skill.name}</span>
-                <span
-                  className={`${badgeClass} bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300`}
-                  title={skill.path}
-                >
-                  {sourceLabel[skill.source] ?? skill.source}
-                </span>
-              </div>
-              <p className="mt-0.5 text-xs text-zinc-600 dark:text-zinc-400">{skill.description}</p>
-            </li>
+            <FoundItem key={skill.name} testId="skill" found={skill} />
           ))}
         </ul>
       )}
@@ -91,26 +104,12 @@ export function AgentList({ agents }: AgentListProps) {
       ) : (
         <ul className="flex flex-col gap-1" aria-label="Sub-agents">
           {agents.agents.map((agent) => (
-            <li
-              key={agent.name}
-              data-testid="agent"
-              className="rounded-md border border-zinc-200 p-2 dark:border-zinc-700"
-            >
-              <div className="flex items-center gap-2">
-                <span className="min-w-0 flex-1 truncate text-sm font-medium">{agent.name}</span>
-                <span
-                  className={`${badgeClass} bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300`}
-                  title={agent.path}
-                >
-                  {sourceLabel[agent.source] ?? agent.source}
-                </span>
-              </div>
-              <p className="mt-0.5 text-xs text-zinc-600 dark:text-zinc-400">{agent.description}</p>
+            <FoundItem key={agent.name} testId="agent" found={agent}>
               <p className="mt-0.5 text-xs text-zinc-500 dark:text-zinc-500">
                 tools: {agent.tools === null ? "the session's" : agent.tools.join(", ") || "none"}
                 {" · "}model: {agent.model ?? "the session's"}
               </p>
-            </li>
+            </FoundItem>
           ))}
         </ul>
       )}
