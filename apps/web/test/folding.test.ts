@@ -13,6 +13,7 @@ import * as resume from "@/app/api/sessions/[id]/resume/route";
 import * as session from "@/app/api/sessions/[id]/route";
 import { createRuntime, setRuntime } from "@/lib/server/runtime";
 import {
+  authedRequest,
   capturingLogger,
   createSessionId,
   finalState,
@@ -524,5 +525,24 @@ describe("a fold in a session", () => {
     expect(toolResults(parentNext)).toEqual([
       { text: expect.stringContaining("[fold forced to return: crash;"), isError: false },
     ]);
+  });
+
+  it("GET /folds needs the token and answers 404 for an unknown session", async () => {
+    const id = await createSessionId();
+    const anonymous = await folds.GET(
+      new Request(`http://localhost/api/sessions/${id}/folds`),
+      params({ id }),
+    );
+    expect(anonymous.status).toBe(401);
+    const missing = await folds.GET(
+      authedRequest("http://localhost/api/sessions/no-such-session/folds"),
+      params({ id: "no-such-session" }),
+    );
+    expect(missing.status).toBe(404);
+    const none = await folds.GET(
+      authedRequest(`http://localhost/api/sessions/${id}/folds`),
+      params({ id }),
+    );
+    expect(await none.json()).toEqual({ folds: [] });
   });
 });

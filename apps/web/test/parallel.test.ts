@@ -536,4 +536,17 @@ describe("POST /api/sessions/{id}/messages/parallel", () => {
     );
     expect(response.status).toBe(401);
   });
+
+  it("answers 404 for an unknown session", async () => {
+    const response = await parallel.POST(
+      jsonRequest("POST", "/api/sessions/no-such-session/messages/parallel", {
+        session_id: "no-such-session",
+        payload: { type: "text", text: "x" },
+        candidates: [{}, {}],
+      }),
+      params({ id: "no-such-session" }),
+    );
+    expect(response.status).toBe(404);
+    expect(server.llm.requests).toHaveLength(0);
+  });
 });
