@@ -1,6 +1,7 @@
 // zod schemas of everything on the wire: one source of truth for server, browser and docs.
 
 export * from "./docs.js";
+export * from "./event-schemas.js";
 export * from "./events.js";
 export * from "./extensions.js";
 export * from "./http-responses.js";

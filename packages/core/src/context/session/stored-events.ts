@@ -1,16 +1,5 @@
-import {
-  ContentDeltaSchema,
-  ContentFinalSchema,
-  ContextUpdateSchema,
-  ErrorEventSchema,
-  FoldBudgetWarningSchema,
-  FoldReturnedSchema,
-  FoldStartedSchema,
-  type SessionEvent,
-  SubAgentUpdateSchema,
-  ToolProgressSchema,
-} from "../../protocol/events.js";
-import { PARALLEL_EVENT_SCHEMAS, type ParallelEventBody } from "../../protocol/parallel.js";
+import { SESSION_EVENT_SCHEMAS } from "../../protocol/event-schemas.js";
+import type { SessionEvent, SessionEventName } from "../../protocol/events.js";
 import type { SessionCoordinator } from "../../store/coordination.js";
 import type { SessionStore, StoredEvent } from "../../store/types.js";
 import { Channel } from "./channel.js";
@@ -20,65 +9,12 @@ import type { StoredSession } from "./stored-session.js";
 // version) is skipped by the callers, never fatal.
 
 export function parseStoredEvent(row: StoredEvent): SessionEvent | undefined {
-  const sequence = row.sequence;
-  switch (row.name) {
-    case "context_update": {
-      const parsed = ContextUpdateSchema.safeParse(row.payload);
-      return parsed.success
-        ? { name: "context_update", payload: parsed.data, sequence }
-        : undefined;
-    }
-    case "content_delta": {
-      const parsed = ContentDeltaSchema.safeParse(row.payload);
-      return parsed.success ? { name: "content_delta", payload: parsed.data, sequence } : undefined;
-    }
-    case "content_final": {
-      const parsed = ContentFinalSchema.safeParse(row.payload);
-      return parsed.success ? { name: "content_final", payload: parsed.data, sequence } : undefined;
-    }
-    case "error": {
-      const parsed = ErrorEventSchema.safeParse(row.payload);
-      return parsed.success ? { name: "error", payload: parsed.data, sequence } : undefined;
-    }
-    case "fold_started": {
-      const parsed = FoldStartedSchema.safeParse(row.payload);
-      return parsed.success ? { name: "fold_started", payload: parsed.data, sequence } : undefined;
-    }
-    case "fold_budget_warning": {
-      const parsed = FoldBudgetWarningSchema.safeParse(row.payload);
-      return parsed.success
-        ? { name: "fold_budget_warning", payload: parsed.data, sequence }
-        : undefined;
-    }
-    case "fold_returned": {
-      const parsed = FoldReturnedSchema.safeParse(row.payload);
-      return parsed.success ? { name: "fold_returned", payload: parsed.data, sequence } : undefined;
-    }
-    case "tool_progress": {
-      const parsed = ToolProgressSchema.safeParse(row.payload);
-      return parsed.success ? { name: "tool_progress", payload: parsed.data, sequence } : undefined;
-    }
-    case "parallel_started":
-    case "candidate_delta":
-    case "candidate_tool":
-    case "candidate_finished":
-    case "parallel_verdict": {
-      const parsed = PARALLEL_EVENT_SCHEMAS[row.name].schema.safeParse(row.payload);
-      return parsed.success
-        ? ({ name: row.name, payload: parsed.data, sequence } as ParallelEventBody & {
-            sequence: number;
-          })
-        : undefined;
-    }
-    case "subagent_update": {
-      const parsed = SubAgentUpdateSchema.safeParse(row.payload);
-      return parsed.success
-        ? { name: "subagent_update", payload: parsed.data, sequence }
-        : undefined;
-    }
-    default:
-      return undefined;
-  }
+  if (!Object.hasOwn(SESSION_EVENT_SCHEMAS, row.name)) return undefined;
+  const parsed = SESSION_EVENT_SCHEMAS[row.name as SessionEventName].schema.safeParse(row.payload);
+  // the schema is the one of this name, so name and payload belong together
+  return parsed.success
+    ? ({ name: row.name, payload: parsed.data, sequence: row.sequence } as SessionEvent)
+    : undefined;
 }
 
 /**
