@@ -5,6 +5,7 @@
 //   → {type: "finish", last: {id: sequence}}  ← {type: "seen", seen}
 // Times are wall-clock milliseconds (performance.timeOrigin + performance.now()), comparable
 // across the processes of one machine.
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { SessionEvent } from "@arbor/core";
 import { slowAnswer, startInstance } from "../test/fixtures/instance.js";
 
@@ -20,8 +21,8 @@ export type FromInstance =
   | { type: "ready" }
   /** per owned session: the last sequence, and [sequence, stored at] of each event */
   | { type: "ran"; last: Record<string, number>; stored: Record<string, Array<[number, number]>> }
-  /** per watched session: [sequence, seen at] in the order seen */
-  | { type: "seen"; seen: Record<string, Array<[number, number]>> };
+  /** per watched session: [sequence, seen at] in the order seen; the event loop's delay p99 (ms) */
+  | { type: "seen"; seen: Record<string, Array<[number, number]>>; loopDelayP99: number };
 
 const [url, name, chunks, delayMs] = process.argv.slice(2);
 if (url === undefined || name === undefined) {
@@ -32,6 +33,9 @@ const wallNow = () => performance.timeOrigin + performance.now();
 const script = () => slowAnswer(Number(chunks ?? 30), Number(delayMs ?? 100));
 const instance = await startInstance(name, url, script);
 const send = (message: FromInstance) => process.send?.(message);
+// how late this process's event loop ran: a delivery cannot be quicker than the loop that makes it
+const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+loopDelay.enable();
 
 let own: string[] = [];
 const seen: Record<string, Array<[number, number]>> = {};
@@ -94,7 +98,7 @@ process.on("message", async (message: ToInstance) => {
       ]);
     }
     for (const watcher of watchers) await watcher.iterator.return?.();
-    send({ type: "seen", seen });
+    send({ type: "seen", seen, loopDelayP99: loopDelay.percentile(99) / 1e6 });
     await instance.close();
     process.exit(0);
   }

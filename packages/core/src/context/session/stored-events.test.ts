@@ -7,7 +7,8 @@ import type { StoredEvent } from "../../store/types.js";
 import { followEvents } from "./stored-events.js";
 
 // A watcher of a session another instance runs (followEvents): notified events go out without a
-// read, a gap is read from the store, events notified during a read follow it, and a notification
+// read (even while a read runs), a gap is read from the store, events after a gap notified during a
+// read follow it, and a notification
 // lost at the end of a stream is picked up by the poll.
 
 type Listener = (sequence: number, events?: readonly StoredEvent[]) => void;
@@ -134,6 +135,22 @@ describe("followEvents", () => {
     await settle();
     expect(t.seen).toEqual([]);
     open();
+    await settle();
+    expect(sequences(t.seen)).toEqual([1, 2, 3]);
+    await iterator.return?.();
+  });
+
+  it("events that follow on go out at once while a read runs, and the read adds no duplicate", async () => {
+    const t = await setup();
+    const open = t.holdReads();
+    const iterator = t.follow(); // its first read waits
+    t.notify(1, await t.write("a"));
+    t.notify(2, await t.write("b"));
+    await settle();
+    expect(sequences(t.seen)).toEqual([1, 2]);
+    open();
+    await settle();
+    t.notify(3, await t.write("c"));
     await settle();
     expect(sequences(t.seen)).toEqual([1, 2, 3]);
     await iterator.return?.();

@@ -112,12 +112,15 @@ export function followEvents(
     heardAt = Date.now();
     announced = Math.max(announced, sequence);
     if (sequence <= last) return;
+    // events that follow on from the last one forwarded go out at once, even while a read runs
+    // (its rows up to them are skipped then); the rest wait for the read, or start one
+    if (events !== undefined) forward(events, true);
+    if (last >= sequence) return;
     if (reading !== undefined) {
       if (events !== undefined) heldBack.push(...events);
       return;
     }
-    if (events !== undefined) forward(events, true);
-    if (last < sequence) read();
+    read();
   });
   const timer = setInterval(() => {
     if (Date.now() - heardAt >= coordinator.pollIntervalMs) read();
