@@ -1,4 +1,10 @@
-import type { SessionControl, SessionCoordinator, StoredEvent } from "@arbor/core";
+import {
+  decodeSessionControl,
+  encodeSessionControl,
+  type SessionControl,
+  type SessionCoordinator,
+  type StoredEvent,
+} from "@arbor/core";
 import pg from "pg";
 
 // Several app instances on one PostgreSQL (issue #17, docs/decisions/0030). Two dedicated
@@ -8,7 +14,8 @@ import pg from "pg";
 //   instance killed with -9 frees itself as soon as the server sees the connection drop, and the
 //   next request on any instance recovers the session (Session.#lease).
 // - the listen connection LISTENs on `arbor_events` (payload "<session id> <sequence>", sent after
-//   each event write) and `arbor_control` ("<session id> interrupt"), and sends both. NOTIFYs of
+//   each event write) and `arbor_control` ("<session id> <control as JSON>": an interrupt, decisions
+//   on calls waiting inside a running operation, and the answer to those), and sends both. NOTIFYs of
 //   one event-loop turn go out in one statement; a session's watchers on this instance are also
 //   told at once, without the round trip.
 // A lost notification (the listen connection dropped and came back) is covered by the watchers'
@@ -16,7 +23,6 @@ import pg from "pg";
 
 const EVENTS_CHANNEL = "arbor_events";
 const CONTROL_CHANNEL = "arbor_control";
-const CONTROLS: ReadonlySet<string> = new Set<SessionControl>(["interrupt"]);
 
 export interface PgCoordinatorOptions {
   url: string;
@@ -128,7 +134,10 @@ export class PgCoordinator implements SessionCoordinator {
 
   sendControl(sessionId: string, control: SessionControl): void {
     this.#listen
-      .query("SELECT pg_notify($1, $2)", [CONTROL_CHANNEL, `${sessionId} ${control}`])
+      .query("SELECT pg_notify($1, $2)", [
+        CONTROL_CHANNEL,
+        `${sessionId} ${encodeSessionControl(control)}`,
+      ])
       .catch((error: unknown) => this.#warn("could not send a control message", error));
   }
 
@@ -180,19 +189,20 @@ export class PgCoordinator implements SessionCoordinator {
   #onNotification(message: pg.Notification): void {
     const text = message.payload ?? "";
     const first = text.indexOf(" ");
-    const second = text.indexOf(" ", first + 1);
-    const id = first < 0 ? "" : text.slice(0, first);
-    const value = first < 0 ? undefined : text.slice(first + 1, second < 0 ? undefined : second);
-    if (id === "" || value === undefined) return;
-    if (message.channel === EVENTS_CHANNEL) {
-      const sequence = Number(value);
-      if (!Number.isSafeInteger(sequence)) return;
+    if (first <= 0) return;
+    const id = text.slice(0, first);
+    if (message.channel === CONTROL_CHANNEL) {
+      const control = decodeSessionControl(text.slice(first + 1));
+      if (control === undefined) return;
+      for (const listener of this.#controls) listener(id, control);
+    } else if (message.channel === EVENTS_CHANNEL) {
       const listeners = this.#watchers.get(id);
       if (listeners === undefined) return;
+      const second = text.indexOf(" ", first + 1);
+      const sequence = Number(text.slice(first + 1, second < 0 ? undefined : second));
+      if (!Number.isSafeInteger(sequence)) return;
       const events = second < 0 ? undefined : parseEvents(id, text.slice(second + 1));
       for (const listener of listeners) listener(sequence, events);
-    } else if (message.channel === CONTROL_CHANNEL && CONTROLS.has(value)) {
-      for (const listener of this.#controls) listener(id, value as SessionControl);
     }
   }
 

@@ -155,6 +155,53 @@ describe.skipIf(!pgAvailable())("several instances on one PostgreSQL", () => {
     expect(a.toolRuns() + b.toolRuns()).toBe(1);
   });
 
+  it("a call an ask-N-ways candidate waits on in A's run is decided through B: it runs once, on A", async () => {
+    // candidate "zero" calls `count` and then answers; candidate "one" answers at once
+    const script = (request: { body: unknown }) => {
+      const sent = JSON.stringify(request.body);
+      if (!sent.includes("zero")) return say("one");
+      return sent.includes("run 1 on A") ? say("counted") : callCount("c1");
+    };
+    const { a, b } = await two(script, script);
+    const onA = await a.manager.create({ config: { approval_policy: { type: "manual" } } });
+    const group = onA.askParallel({
+      session_id: onA.id,
+      payload: { type: "text", text: "count" },
+      candidates: [{ system_prompt: "zero" }, { system_prompt: "one" }],
+      judge: { strategy: "pick_first" },
+    });
+    const events = watch(group);
+    await until(
+      () =>
+        events.seen.some(
+          (e) => e.name === "candidate_tool" && e.payload.status === "pending_approval",
+        ),
+      "the candidate's call to wait",
+    );
+    const onB = await b.manager.get(onA.id);
+    const decision = onB!.decideToolCalls([{ tool_call_id: "c1", decision: "approve" }]);
+    const decided: SessionEvent[] = [];
+    for await (const event of decision) decided.push(event);
+    expect((await decision.result).ok).toBe(true);
+    expect(decided.map((e) => [e.name, (e.payload as { status?: string }).status])).toEqual([
+      ["candidate_tool", "approved"],
+    ]);
+    expect((await group.result).ok).toBe(true);
+    await events.stop();
+    expect([a.toolRuns(), b.toolRuns()]).toEqual([1, 0]);
+    const finished = events.seen.filter((e) => e.name === "candidate_finished");
+    expect(finished.map((e) => (e.payload as { text?: string }).text).sort()).toEqual([
+      "counted",
+      "one",
+    ]);
+    // decided again through B, now that nothing runs: refused, and the tool does not run again
+    const again = await (await b.manager.get(onA.id))!.decideToolCalls([
+      { tool_call_id: "c1", decision: "approve" },
+    ]).result;
+    expect(again.ok).toBe(false);
+    expect([a.toolRuns(), b.toolRuns()]).toEqual([1, 0]);
+  });
+
   it("config changes through A and B apply field by field: neither overwrites the other", async () => {
     const { a, b } = await two([], []);
     const onA = await a.manager.create();

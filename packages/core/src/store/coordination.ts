@@ -3,10 +3,45 @@
 // session's events grew. PostgreSQL implements it (packages/db pg-coordinator.ts: advisory locks
 // and LISTEN/NOTIFY); a single process on SQLite has none, and the Session behaves as before.
 
+import { z } from "zod";
+import { ApprovalDecisionSchema } from "../protocol/requests.js";
 import { type StoredEvent, StoreError } from "./types.js";
 
-/** What an instance asks another one to do to a session it runs. */
-export type SessionControl = "interrupt";
+/**
+ * What an instance asks the one that runs a session to do, and that one's answers:
+ * - `interrupt`: interrupt the running operation.
+ * - `decide`: decisions on calls waiting inside the running operation (a fold's or an ask-N-ways
+ *   candidate's call, which wait while the operation goes on); the instance running it answers
+ *   `decided` with the same `request_id`, naming the calls that waited nowhere there.
+ */
+export const SessionControlSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("interrupt") }),
+  z.object({
+    type: z.literal("decide"),
+    request_id: z.string().min(1),
+    decisions: z.array(ApprovalDecisionSchema).min(1),
+  }),
+  z.object({
+    type: z.literal("decided"),
+    request_id: z.string().min(1),
+    unknown: z.array(z.string()),
+  }),
+]);
+export type SessionControl = z.infer<typeof SessionControlSchema>;
+
+/** A control message as text (what travels between instances), and back; undefined: not one. */
+export function encodeSessionControl(control: SessionControl): string {
+  return JSON.stringify(control);
+}
+
+export function decodeSessionControl(text: string): SessionControl | undefined {
+  try {
+    const parsed = SessionControlSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface SessionCoordinator {
   /**

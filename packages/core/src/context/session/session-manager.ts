@@ -49,14 +49,21 @@ export class SessionManager {
       writeDelayMs: LOOP_RECORD_WRITE_DELAY_MS,
     });
     this.#deps = resolved;
-    // several instances: an interrupt sent through another instance reaches the run here
-    resolved.coordinator?.onControl((id, control) => {
-      if (control !== "interrupt") return;
+    // several instances: an interrupt, or decisions on calls waiting inside a run, sent through
+    // another instance reach the run here; decisions are answered (Session.#decideElsewhere)
+    const coordinator = resolved.coordinator;
+    coordinator?.onControl((id, control) => {
+      if (control.type === "decided") return;
       void this.#sessions.get(id)?.then(async (session) => {
         if (session === undefined || session.operationsHere === 0) return;
-        for await (const _event of session.interrupt()) {
-          // drained: the events reach the watchers through the store
+        if (control.type === "interrupt") {
+          for await (const _event of session.interrupt()) {
+            // drained: the events reach the watchers through the store
+          }
+          return;
         }
+        const unknown = await session.decideForwarded(control.decisions);
+        coordinator.sendControl(id, { type: "decided", request_id: control.request_id, unknown });
       });
     });
   }

@@ -80,7 +80,7 @@ import {
   startAhead,
   takeAhead,
 } from "./session-optimization.js";
-import { followEvents, replayEvents } from "./stored-events.js";
+import { followEvents, parseStoredEvent, replayEvents } from "./stored-events.js";
 import {
   OperationRejected,
   RESTING_STATES,
@@ -101,6 +101,9 @@ import {
 // call → Failed, a failing processor → rollback) are stored with that change; refusals that change
 // nothing (invalid_request, invalid_transition) and storage failures (which could not be stored)
 // have sequence 0.
+
+/** How long forwarded decisions wait for the owning instance's answer (Session.#decideElsewhere). */
+const FORWARD_ANSWER_MS = 3000;
 
 export interface MessagesView {
   view: "full" | "optimized";
@@ -378,7 +381,117 @@ export class Session {
     if (parallel !== undefined && decisions.some((d) => parallel.holds(d.tool_call_id))) {
       return this.#decideParallel(parallel, decisions);
     }
+    const coordinator = this.#core.deps.coordinator;
+    if (
+      coordinator !== undefined &&
+      this.#queue.size === 0 &&
+      !coordinator.holds(this.id) &&
+      !RESTING_STATES.has(this.#core.state.type)
+    ) {
+      return this.#decideElsewhere(coordinator, decisions);
+    }
+    return this.#decideAsOperation(decisions);
+  }
+
+  #decideAsOperation(decisions: readonly ApprovalDecision[]): Operation<RunResult> {
     return this.#operation((signal) => decideToolCallsOp(this.#core, decisions, signal));
+  }
+
+  /**
+   * Decisions another instance forwarded (#decideElsewhere) for calls waiting inside the operation
+   * this instance runs: decided as if they had come here. Returns the ids of the calls that wait
+   * nowhere here (all of them when nothing waits).
+   */
+  async decideForwarded(decisions: readonly ApprovalDecision[]): Promise<string[]> {
+    const parallel = this.#parallel;
+    const unknown = decisions
+      .filter((d) => parallel === undefined || !parallel.holds(d.tool_call_id))
+      .map((d) => d.tool_call_id);
+    if (parallel === undefined || unknown.length === decisions.length) return unknown;
+    const known = decisions.filter((d) => !unknown.includes(d.tool_call_id));
+    const operation = this.#decideParallel(parallel, known);
+    for await (const _event of operation) {
+      // the decisions' events are stored: the asking instance reads them back
+    }
+    await operation.result;
+    return unknown;
+  }
+
+  /**
+   * Several instances: the session's operation runs on another instance (it holds the lease), and
+   * the decisions may be for calls waiting inside it (an ask-N-ways candidate's, a fold's). They
+   * go there as a control message; the instance running it decides them, stores their events and
+   * answers. This stream then gives the decisions' stored events. Calls that wait nowhere there
+   * (or no answer within FORWARD_ANSWER_MS: the owner died) take the ordinary way: an operation,
+   * which is refused (409) while another instance runs the session, and recovers a session whose
+   * owner died.
+   */
+  #decideElsewhere(
+    coordinator: SessionCoordinator,
+    decisions: readonly ApprovalDecision[],
+  ): Operation<RunResult> {
+    const channel = new OperationChannel<RunResult>();
+    const core = this.#core;
+    const id = core.id;
+    const from = core.lastSequence;
+    const pipe = async (operation: Operation<RunResult>): Promise<void> => {
+      for await (const event of operation) channel.push(event);
+      channel.finish(await operation.result);
+    };
+    void (async () => {
+      if (await coordinator.tryLease(id)) {
+        // nobody runs it: an owner died mid-operation, and the operation recovers it
+        await coordinator.release(id);
+        return pipe(this.#decideAsOperation(decisions));
+      }
+      const requestId = core.newId();
+      const unknown = await new Promise<string[] | undefined>((resolve) => {
+        const timer = setTimeout(() => {
+          stop();
+          resolve(undefined);
+        }, FORWARD_ANSWER_MS);
+        const stop = coordinator.onControl((sessionId, control) => {
+          if (sessionId !== id || control.type !== "decided") return;
+          if (control.request_id !== requestId) return;
+          clearTimeout(timer);
+          stop();
+          resolve(control.unknown);
+        });
+        coordinator.sendControl(id, {
+          type: "decide",
+          request_id: requestId,
+          decisions: [...decisions],
+        });
+      });
+      if (unknown === undefined || unknown.length === decisions.length) {
+        return pipe(this.#decideAsOperation(decisions));
+      }
+      const decided = new Set(
+        decisions.map((d) => d.tool_call_id).filter((c) => !unknown.includes(c)),
+      );
+      for (const row of await core.deps.store.readEvents(id, from)) {
+        const payload = row.payload as { tool_call_id?: unknown; status?: unknown } | null;
+        if (typeof payload?.tool_call_id !== "string" || !decided.has(payload.tool_call_id))
+          continue;
+        if (payload.status !== "approved" && payload.status !== "denied") continue;
+        const event = parseStoredEvent(row);
+        if (event) channel.push(event);
+      }
+      if (unknown.length > 0) {
+        const message = `no pending call ${unknown.join(", ")}`;
+        channel.push({
+          name: "error",
+          sequence: 0,
+          payload: { context_id: id, code: "invalid_request", message, recoverable: true },
+        });
+      }
+      channel.finish({ ok: true, value: { type: "not_run", reason: "parallel_group" } });
+    })().catch((error: unknown) => {
+      const reported = this.#reportedError(error);
+      channel.push({ name: "error", sequence: 0, payload: { context_id: id, ...reported } });
+      channel.finish({ ok: false, error: reported });
+    });
+    return channel;
   }
 
   /**
@@ -702,7 +815,7 @@ export class Session {
         out.end();
         return;
       }
-      coordinator.sendControl(id, "interrupt");
+      coordinator.sendControl(id, { type: "interrupt" });
       for await (const event of source) {
         out.push(event);
         if (
