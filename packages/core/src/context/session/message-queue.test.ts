@@ -247,6 +247,34 @@ describe("a message sent while the agent works", () => {
     expect(scripted.requests).toHaveLength(3);
   });
 
+  it("a steering message that becomes the next run's prompt reaches the model once, however slow the store", async () => {
+    const scripted = new ScriptedProvider([say("slow answer"), say("to steer")]);
+    const held = holdFirstAnswer(scripted);
+    // writes take a while (a database under load): the prompt's delivery is still on its way
+    // into the pool when the next run's loop asks for steering messages
+    const store = new InMemorySessionStore();
+    const write = store.write.bind(store);
+    store.write = async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return write(...args);
+    };
+    const h = harness([], { provider: held.provider, store });
+    const session = await h.manager.create();
+    const running = collect(session.sendMessage({ type: "text", text: "hello" }));
+    await held.streaming;
+    await collect(session.sendMessage({ type: "text", text: "s1" }));
+    held.release();
+    await running;
+    await session.idle();
+    expect(transcript(session)).toEqual([
+      "user:hello",
+      "assistant:slow answer",
+      "user:s1",
+      "assistant:to steer",
+    ]);
+    expect(sent(scripted.requests[1])).toEqual(["user:hello", "assistant:slow answer", "user:s1"]);
+  });
+
   it("is kept through an interrupt and delivered by resume", async () => {
     const slow = gatedTool();
     const h = harness([call("slow", {}, "c1"), say("resumed")], {

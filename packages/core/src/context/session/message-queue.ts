@@ -83,10 +83,15 @@ export class RunSteering {
 
   readonly #stopping: () => boolean;
 
-  /** `stopping`: the run is being stopped (interrupt, failure, timeout): nothing is handed out */
-  constructor(core: StoredSession, stopping: () => boolean) {
+  /**
+   * `stopping`: the run is being stopped (interrupt, failure, timeout): nothing is handed out.
+   * `promptId`: the run's own prompt, a queued message the run was started with: its delivery may
+   * still be on its way into the pool, where it shows as queued until then; it is never handed out.
+   */
+  constructor(core: StoredSession, stopping: () => boolean, promptId?: string) {
     this.#core = core;
     this.#stopping = stopping;
+    if (promptId !== undefined) this.#takenIds.add(promptId);
   }
 
   /** Follows the loop's events (synchronously, in order, from the sink). */

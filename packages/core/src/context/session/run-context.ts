@@ -100,11 +100,16 @@ export class RunContext {
    * every write of the run comes after it, and if it fails the run fails before storing
    * anything. The model request does not wait for it.
    */
-  constructor(core: StoredSession, offered: Iterable<string>, stored?: Promise<void>) {
+  constructor(
+    core: StoredSession,
+    offered: Iterable<string>,
+    stored?: Promise<void>,
+    promptId?: string,
+  ) {
     this.core = core;
     this.offered = new Set(offered);
     this.held = new HeldMoves(core);
-    this.steering = new RunSteering(core, () => this.controller.signal.aborted);
+    this.steering = new RunSteering(core, () => this.controller.signal.aborted, promptId);
     this.#behind = (stored ?? Promise.resolve()).catch((error: unknown) => this.fail(error));
   }
 

@@ -39,6 +39,8 @@ export interface RunInput {
   parentLoopId?: string;
   /** the write of the prompt's message, still in flight (see RunContext) */
   stored?: Promise<void>;
+  /** the prompt's message id: a queued message this run answers is never steering as well */
+  promptId?: string;
   signal?: AbortSignal;
 }
 
@@ -90,6 +92,7 @@ export class RunDriver {
       this.#core,
       [...input.tools.map((t) => t.name), ...(folding ? ["branch"] : [])],
       input.stored,
+      input.promptId,
     );
     this.#run = run;
     const onAbort = (): void => this.interrupt();

@@ -490,6 +490,7 @@ export async function respond(
     ...(prompts !== undefined ? { prompts } : {}),
     ...(parentLoopId !== undefined ? { parentLoopId } : {}),
     ...(stored !== undefined ? { stored } : {}),
+    ...(options.prompt ? { promptId: options.prompt.id } : {}),
     history,
     systemPrompt: setup.systemPrompt,
     tools: setup.tools,
