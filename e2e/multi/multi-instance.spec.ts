@@ -152,20 +152,31 @@ test("live events on B for a stream on A; B's reads reflect the database", async
   expect((await messages(b, id)).map((m) => m.role)).toEqual(["user", "assistant"]);
 });
 
-test("sends through A and B at once: one runs, the other is refused with 409", async () => {
+test("sends through A and B at once: B's message is queued by A and answered next, in order; another operation through B gets 409", async () => {
   const [a, b] = await twoInstances();
-  await scriptFake(fake!.url, [longAnswer(60, 10), { blocks: [{ type: "text", text: "two" }] }]);
+  // A answers for about 4 s: long enough for both requests through B
+  await scriptFake(fake!.url, [longAnswer(400, 10), { blocks: [{ type: "text", text: "two" }] }]);
   const id = await createSession(a.url, "concurrent");
   const onA = collect(await send(a, id, "one"));
   await until(() => onA.events.some((e) => e.event === "content_delta"), "A streaming");
-  const refused = await send(b, id, "two");
+  // an operation that cannot join A's run is refused by B
+  const refused = await call(`${b.url}/api/sessions/${id}/resume`, { method: "POST", body: "{}" });
   expect(refused.status).toBe(409);
   expect(((await refused.json()) as { message: string }).message).toMatch(/another instance/);
+  // a message joins it: B hands it to A, which stores it as queued, as on one instance
+  const queued = await send(b, id, "two");
+  expect(queued.status).toBe(200);
+  const queuedEvents = collect(queued);
+  await queuedEvents.done;
+  expect(
+    queuedEvents.events.map(
+      (e) => (e.data as { message_update?: { kind?: string } }).message_update?.kind,
+    ),
+  ).toEqual(["queued"]);
   await onA.done;
-  // taking turns works, and the model sees every earlier message
-  const second = collect(await send(b, id, "two"));
-  await second.done;
-  expect((await messages(a, id)).map((m) => m.role)).toEqual([
+  // A's run answers it next; the model sees every earlier message, once
+  await until(async () => (await messages(a, id)).length === 4, "the queued message's answer");
+  expect((await messages(b, id)).map((m) => m.role)).toEqual([
     "user",
     "assistant",
     "user",

@@ -103,34 +103,47 @@ describe.skipIf(!pgAvailable())("several instances on one PostgreSQL", () => {
     expect(all).toEqual(Array.from({ length: onA.lastSequence }, (_, i) => i + 1));
   });
 
-  it("sends through A and B at once: one runs, the other is refused (409) and the session stays whole", async () => {
-    const { a, b } = await two([slowAnswer(400, 10)], [say("second answer")]);
+  it("sends through A and B at once: B's message is queued on A and delivered by its run, in order; an operation through B is refused (409)", async () => {
+    const { a, b } = await two([slowAnswer(400, 10), say("second answer")], []);
     const onA = await a.manager.create();
     const runA = onA.sendMessage({ type: "text", text: "one" });
     const watcher = watch(onA.events(0));
     await until(() => watcher.seen.some((e) => e.name === "content_delta"), "A streaming");
-    await watcher.stop();
     const onB = await b.manager.get(onA.id);
     // B did not "recover" A's session as crashed while A answers
     expect(onB!.state.type).toBe("StreamingLLMResponse");
-    const refused = await onB!.sendMessage({ type: "text", text: "two" }).result;
+    // an operation that cannot join A's run is refused: another instance runs the session
+    const refused = await onB!.resume().result;
     expect(refused.ok).toBe(false);
     expect(!refused.ok && refused.error.code).toBe("invalid_transition");
     expect(!refused.ok && refused.error.message).toMatch(/busy on another instance/);
-    const resultA = await runA.result;
-    expect(resultA.ok).toBe(true);
-    expect(onA.state.type).toBe("Idle");
-    // taking turns: B sends now, and its model sees every earlier message
-    const onB2 = await b.manager.get(onA.id);
-    const resultB = await onB2!.sendMessage({ type: "text", text: "two" }).result;
-    expect(resultB.ok).toBe(true);
-    expect(b.provider.requests.at(-1)?.messages.length).toBe(3);
+    // a text message joins it: stored as queued by A, as on one instance
+    const sent = onB!.sendMessage({ type: "text", text: "two" });
+    const sentEvents: SessionEvent[] = [];
+    for await (const event of sent) sentEvents.push(event);
+    const queued = await sent.result;
+    expect(queued).toEqual({ ok: true, value: { type: "not_run", reason: "queued" } });
+    expect(
+      sentEvents.map((e) =>
+        e.name === "context_update" ? e.payload.message_update?.kind : e.name,
+      ),
+    ).toEqual(["queued"]);
+    expect((await runA.result).ok).toBe(true);
+    // A's run delivers it as the next prompt, and its model sees every earlier message
+    await until(
+      () => watcher.seen.filter((e) => stateOf(e) === "Idle").length >= 2,
+      "A to answer the queued message",
+    );
+    await watcher.stop();
+    expect(a.provider.requests.at(-1)?.messages.length).toBe(3);
+    expect(b.provider.requests).toHaveLength(0);
     const stored = await b.created.store.loadSession(onA.id);
     const branch = stored!.branches.find((br) => br.id === stored!.session.active_branch_id)!;
-    const roles = branch.message_ids.map(
-      (id) => stored!.messages.find((m) => m.id === id)?.role ?? "?",
-    );
-    expect(roles).toEqual(["user", "assistant", "user", "assistant"]);
+    const texts = branch.message_ids.map((id) => {
+      const body = stored!.messages.find((m) => m.id === id)?.body as { text?: string };
+      return body?.text ?? "?";
+    });
+    expect(texts).toEqual(["one", "abcd".repeat(400), "two", "second answer"]);
     expect(stored!.session.state.type).toBe("Idle");
   });
 
@@ -297,10 +310,15 @@ describe.skipIf(!pgAvailable())("several instances on one PostgreSQL", () => {
       if (child.exitCode !== null) throw new Error(`instance A ended: ${err}`);
       return out.includes("streaming");
     }, "A to stream");
-    // while A answers, B neither recovers nor runs anything
+    // while A answers, B neither recovers nor runs anything; a message sent through B is queued
+    // by A (acknowledged)
     const busy = await b.manager.get(session.id);
     expect(busy!.state.type).toBe("StreamingLLMResponse");
-    expect((await busy!.sendMessage({ type: "text", text: "x" }).result).ok).toBe(false);
+    expect((await busy!.resume().result).ok).toBe(false);
+    expect(await busy!.sendMessage({ type: "text", text: "meanwhile" }).result).toEqual({
+      ok: true,
+      value: { type: "not_run", reason: "queued" },
+    });
     child.kill("SIGKILL");
     await exited;
     // the lease freed with A's connection: the next request on B recovers, then runs
@@ -310,11 +328,18 @@ describe.skipIf(!pgAvailable())("several instances on one PostgreSQL", () => {
     expect(recovered!.state.type).toBe("Idle");
     const partial = recovered!.messages().messages.find((m) => m.role === "assistant");
     expect(partial?.status).toBe("incomplete");
+    // nothing acknowledged is lost: the queued message is still there
+    const queued = recovered!.messages().queued.map((m) => (m.body as { text?: string }).text);
+    expect(queued).toEqual(["meanwhile"]);
     const next = await recovered!.sendMessage({ type: "text", text: "second question" }).result;
     expect(next.ok).toBe(true);
     // the model saw the first question (and what was kept of the answer) before the second
-    const texts = JSON.stringify(b.provider.requests.at(-1)?.messages);
+    const texts = JSON.stringify(b.provider.requests[0]?.messages);
     expect(texts).toContain("first question");
     expect(texts).toContain("second question");
+    // and the queued message reaches the model too (steering: with that run, at its start)
+    expect(texts).toContain("meanwhile");
+    const after = await b.manager.get(session.id);
+    expect(after!.messages().queued).toEqual([]);
   });
 });

@@ -9,11 +9,30 @@ describe("session control messages", () => {
     const controls: SessionControl[] = [
       { type: "interrupt" },
       {
-        type: "decide",
+        type: "forward",
         request_id: "r1",
-        decisions: [{ tool_call_id: "c1", decision: "approve", remember: true }],
+        operation: {
+          kind: "decide",
+          decisions: [{ tool_call_id: "c1", decision: "approve", remember: true }],
+        },
       },
-      { type: "decided", request_id: "r1", unknown: ["c2"] },
+      {
+        type: "forward",
+        request_id: "r2",
+        operation: {
+          kind: "queue",
+          payload: { type: "text", text: "and then?" },
+          delivery: "steer",
+        },
+      },
+      {
+        type: "answer",
+        request_id: "r1",
+        handled: true,
+        sequences: [7, 8],
+        errors: [{ code: "invalid_request", message: "no pending call c2", recoverable: true }],
+      },
+      { type: "answer", request_id: "r2", handled: false, sequences: [], errors: [] },
     ];
     for (const control of controls) {
       expect(decodeSessionControl(encodeSessionControl(control))).toEqual(control);
@@ -26,8 +45,9 @@ describe("session control messages", () => {
       "{",
       "{}",
       '{"type":"shutdown"}',
-      '{"type":"decide","request_id":"r1","decisions":[]}',
-      '{"type":"decide","request_id":"r1","decisions":[{"tool_call_id":"c1","decision":"maybe"}]}',
+      '{"type":"forward","request_id":"r1","operation":{"kind":"decide","decisions":[]}}',
+      '{"type":"forward","request_id":"r1","operation":{"kind":"run","text":"rm -rf /"}}',
+      '{"type":"answer","request_id":"r1","handled":true,"sequences":[0],"errors":[]}',
     ]) {
       expect(decodeSessionControl(text)).toBeUndefined();
     }

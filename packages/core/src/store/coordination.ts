@@ -4,30 +4,60 @@
 // and LISTEN/NOTIFY); a single process on SQLite has none, and the Session behaves as before.
 
 import { z } from "zod";
-import { ApprovalDecisionSchema } from "../protocol/requests.js";
+import { MessageDeliverySchema } from "../model/message-types.js";
+import { ErrorEventSchema } from "../protocol/events.js";
+import { ApprovalDecisionSchema, TextPayloadSchema } from "../protocol/requests.js";
 import { type StoredEvent, StoreError } from "./types.js";
+
+/**
+ * A short operation an instance hands to the instance running the session, because it belongs
+ * inside the running operation, which holds the lease: decisions on calls waiting inside it (an
+ * ask-N-ways candidate's, a fold's), and a text message sent while the agent works (stored as
+ * queued, delivered by the run).
+ */
+export const ForwardedOperationSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("decide"), decisions: z.array(ApprovalDecisionSchema).min(1) }),
+  z.object({
+    kind: z.literal("queue"),
+    payload: TextPayloadSchema,
+    delivery: MessageDeliverySchema,
+    client_metadata: z.record(z.string(), z.unknown()).optional(),
+  }),
+]);
+export type ForwardedOperation = z.infer<typeof ForwardedOperationSchema>;
+
+const ReportedErrorSchema = ErrorEventSchema.omit({ context_id: true });
 
 /**
  * What an instance asks the one that runs a session to do, and that one's answers:
  * - `interrupt`: interrupt the running operation.
- * - `decide`: decisions on calls waiting inside the running operation (a fold's or an ask-N-ways
- *   candidate's call, which wait while the operation goes on); the instance running it answers
- *   `decided` with the same `request_id`, naming the calls that waited nowhere there.
+ * - `forward`: run a ForwardedOperation there; the instance running the session answers with
+ *   `answer` and the same `request_id`.
+ * - `answer`: `handled` false when the operation does not belong to the run there (the calls wait
+ *   nowhere there, the run has ended); else the sequences of the events it stored, the errors it
+ *   reported without storing (sequence 0), and its own error when it failed.
  */
 export const SessionControlSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("interrupt") }),
   z.object({
-    type: z.literal("decide"),
+    type: z.literal("forward"),
     request_id: z.string().min(1),
-    decisions: z.array(ApprovalDecisionSchema).min(1),
+    operation: ForwardedOperationSchema,
   }),
   z.object({
-    type: z.literal("decided"),
+    type: z.literal("answer"),
     request_id: z.string().min(1),
-    unknown: z.array(z.string()),
+    handled: z.boolean(),
+    sequences: z.array(z.number().int().positive()),
+    errors: z.array(ReportedErrorSchema),
+    error: ReportedErrorSchema.optional(),
   }),
 ]);
 export type SessionControl = z.infer<typeof SessionControlSchema>;
+
+/** The longest control message that travels between instances, in UTF-8 bytes (NOTIFY's limit
+ * is 8000): a longer forwarded operation takes the ordinary way instead. */
+export const MAX_CONTROL_BYTES = 7000;
 
 /** A control message as text (what travels between instances), and back; undefined: not one. */
 export function encodeSessionControl(control: SessionControl): string {

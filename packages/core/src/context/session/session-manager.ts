@@ -49,11 +49,11 @@ export class SessionManager {
       writeDelayMs: LOOP_RECORD_WRITE_DELAY_MS,
     });
     this.#deps = resolved;
-    // several instances: an interrupt, or decisions on calls waiting inside a run, sent through
-    // another instance reach the run here; decisions are answered (Session.#decideElsewhere)
+    // several instances: an interrupt, or an operation forwarded to the run (Session.#forward),
+    // sent through another instance reaches the run here; a forwarded operation is answered
     const coordinator = resolved.coordinator;
     coordinator?.onControl((id, control) => {
-      if (control.type === "decided") return;
+      if (control.type === "answer") return;
       void this.#sessions.get(id)?.then(async (session) => {
         if (session === undefined || session.operationsHere === 0) return;
         if (control.type === "interrupt") {
@@ -62,8 +62,8 @@ export class SessionManager {
           }
           return;
         }
-        const unknown = await session.decideForwarded(control.decisions);
-        coordinator.sendControl(id, { type: "decided", request_id: control.request_id, unknown });
+        const answer = await session.runForwarded(control.operation);
+        coordinator.sendControl(id, { type: "answer", request_id: control.request_id, ...answer });
       });
     });
   }

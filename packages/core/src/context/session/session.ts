@@ -9,7 +9,14 @@ import type { SessionEvent, SessionEventBody } from "../../protocol/events.js";
 import type { ContextUsage } from "../../protocol/http-responses.js";
 import type { ParallelMessageRequest } from "../../protocol/parallel.js";
 import type { ApprovalDecision, MessagePayload } from "../../protocol/requests.js";
-import { busyElsewhereMessage, type SessionCoordinator } from "../../store/coordination.js";
+import {
+  busyElsewhereMessage,
+  encodeSessionControl,
+  type ForwardedOperation,
+  MAX_CONTROL_BYTES,
+  type SessionControl,
+  type SessionCoordinator,
+} from "../../store/coordination.js";
 import type { OptimizationView } from "../../store/types.js";
 import {
   type ListWorkspaceFilesOptions,
@@ -318,9 +325,23 @@ export class Session {
     } = {},
   ): Operation<RunResult> {
     const extra = options.clientMetadata ? { client_metadata: options.clientMetadata } : {};
+    const delivery = options.delivery ?? "steer";
     if (payload.type === "text" && this.working) {
-      return this.#queueMessage(payload, options.delivery ?? "steer", extra);
+      return this.#queueMessage(payload, delivery, extra);
     }
+    const elsewhere = payload.type === "text" ? this.#runningElsewhere() : undefined;
+    if (payload.type === "text" && elsewhere !== undefined) {
+      const operation: ForwardedOperation = { kind: "queue", payload, delivery, ...extra };
+      return this.#forward(elsewhere, operation, () => this.#send(payload, options, extra));
+    }
+    return this.#send(payload, options, extra);
+  }
+
+  #send(
+    payload: MessagePayload,
+    options: { signal?: AbortSignal },
+    extra: Pick<ContextMessage, "client_metadata">,
+  ): Operation<RunResult> {
     return this.#operation(async (signal) => {
       const core = this.#core;
       if (core.state.type === "AwaitingToolApproval") {
@@ -381,111 +402,128 @@ export class Session {
     if (parallel !== undefined && decisions.some((d) => parallel.holds(d.tool_call_id))) {
       return this.#decideParallel(parallel, decisions);
     }
+    const asOperation = () =>
+      this.#operation((signal) => decideToolCallsOp(this.#core, decisions, signal));
+    const elsewhere = this.#runningElsewhere();
+    if (elsewhere === undefined) return asOperation();
+    return this.#forward(elsewhere, { kind: "decide", decisions: [...decisions] }, asOperation);
+  }
+
+  /**
+   * Several instances: the coordinator when another instance may be running an operation in this
+   * session (none runs here, and the session as last read is not at rest); undefined otherwise.
+   */
+  #runningElsewhere(): SessionCoordinator | undefined {
     const coordinator = this.#core.deps.coordinator;
-    if (
-      coordinator !== undefined &&
-      this.#queue.size === 0 &&
-      !coordinator.holds(this.id) &&
-      !RESTING_STATES.has(this.#core.state.type)
-    ) {
-      return this.#decideElsewhere(coordinator, decisions);
+    if (coordinator === undefined || this.#active > 0 || coordinator.holds(this.id)) {
+      return undefined;
     }
-    return this.#decideAsOperation(decisions);
-  }
-
-  #decideAsOperation(decisions: readonly ApprovalDecision[]): Operation<RunResult> {
-    return this.#operation((signal) => decideToolCallsOp(this.#core, decisions, signal));
+    return RESTING_STATES.has(this.#core.state.type) ? undefined : coordinator;
   }
 
   /**
-   * Decisions another instance forwarded (#decideElsewhere) for calls waiting inside the operation
-   * this instance runs: decided as if they had come here. Returns the ids of the calls that wait
-   * nowhere here (all of them when nothing waits).
+   * A ForwardedOperation (store/coordination.ts) this instance was handed because it runs the
+   * session: run as if it had come here, when it belongs to the running operation (the calls wait
+   * here, the agent still works). Its events and outcome as the answer to send back; `handled`
+   * false when it does not belong here (then it did not run).
    */
-  async decideForwarded(decisions: readonly ApprovalDecision[]): Promise<string[]> {
+  async runForwarded(
+    operation: ForwardedOperation,
+  ): Promise<Omit<Extract<SessionControl, { type: "answer" }>, "type" | "request_id">> {
     const parallel = this.#parallel;
-    const unknown = decisions
-      .filter((d) => parallel === undefined || !parallel.holds(d.tool_call_id))
-      .map((d) => d.tool_call_id);
-    if (parallel === undefined || unknown.length === decisions.length) return unknown;
-    const known = decisions.filter((d) => !unknown.includes(d.tool_call_id));
-    const operation = this.#decideParallel(parallel, known);
-    for await (const _event of operation) {
-      // the decisions' events are stored: the asking instance reads them back
+    let run: Operation<RunResult> | undefined;
+    if (operation.kind === "decide") {
+      if (
+        parallel !== undefined &&
+        operation.decisions.some((d) => parallel.holds(d.tool_call_id))
+      ) {
+        run = this.#decideParallel(parallel, operation.decisions);
+      }
+    } else if (this.working) {
+      const extra = operation.client_metadata ? { client_metadata: operation.client_metadata } : {};
+      run = this.#queueMessage(operation.payload, operation.delivery, extra);
     }
-    await operation.result;
-    return unknown;
+    if (run === undefined) return { handled: false, sequences: [], errors: [] };
+    const sequences: number[] = [];
+    const errors: OperationError[] = [];
+    for await (const event of run) {
+      if (event.sequence > 0) sequences.push(event.sequence);
+      else if (event.name === "error") {
+        const { context_id: _id, ...reported } = event.payload;
+        errors.push(reported);
+      }
+    }
+    const result = await run.result;
+    return { handled: true, sequences, errors, ...(result.ok ? {} : { error: result.error }) };
   }
 
   /**
-   * Several instances: the session's operation runs on another instance (it holds the lease), and
-   * the decisions may be for calls waiting inside it (an ask-N-ways candidate's, a fold's). They
-   * go there as a control message; the instance running it decides them, stores their events and
-   * answers. This stream then gives the decisions' stored events. Calls that wait nowhere there
-   * (or no answer within FORWARD_ANSWER_MS: the owner died) take the ordinary way: an operation,
-   * which is refused (409) while another instance runs the session, and recovers a session whose
-   * owner died.
+   * Several instances: `operation` belongs inside the operation another instance runs (which
+   * holds the lease), so it goes there as a control message; the instance running the session
+   * runs it (runForwarded), stores its events and answers. This stream then gives those stored
+   * events and the errors it reported. When nobody runs the session (an owner died), when the
+   * other instance does not take it (it does not belong to its run any more), when it does not
+   * answer within FORWARD_ANSWER_MS, or when the message is too long to travel, `ordinary` runs
+   * instead: an operation here, refused with 409 while another instance runs the session, and
+   * recovering the session when its owner is gone.
    */
-  #decideElsewhere(
+  #forward(
     coordinator: SessionCoordinator,
-    decisions: readonly ApprovalDecision[],
+    operation: ForwardedOperation,
+    ordinary: () => Operation<RunResult>,
   ): Operation<RunResult> {
     const channel = new OperationChannel<RunResult>();
     const core = this.#core;
     const id = core.id;
     const from = core.lastSequence;
-    const pipe = async (operation: Operation<RunResult>): Promise<void> => {
-      for await (const event of operation) channel.push(event);
-      channel.finish(await operation.result);
+    const requestId = core.newId();
+    const control: SessionControl = { type: "forward", request_id: requestId, operation };
+    const pipe = async (running: Operation<RunResult>): Promise<void> => {
+      for await (const event of running) channel.push(event);
+      channel.finish(await running.result);
     };
     void (async () => {
+      if (new TextEncoder().encode(encodeSessionControl(control)).length > MAX_CONTROL_BYTES) {
+        return pipe(ordinary());
+      }
       if (await coordinator.tryLease(id)) {
-        // nobody runs it: an owner died mid-operation, and the operation recovers it
+        // nobody runs it: its owner died mid-operation, and the ordinary way recovers it
         await coordinator.release(id);
-        return pipe(this.#decideAsOperation(decisions));
+        return pipe(ordinary());
       }
-      const requestId = core.newId();
-      const unknown = await new Promise<string[] | undefined>((resolve) => {
-        const timer = setTimeout(() => {
-          stop();
-          resolve(undefined);
-        }, FORWARD_ANSWER_MS);
-        const stop = coordinator.onControl((sessionId, control) => {
-          if (sessionId !== id || control.type !== "decided") return;
-          if (control.request_id !== requestId) return;
-          clearTimeout(timer);
-          stop();
-          resolve(control.unknown);
-        });
-        coordinator.sendControl(id, {
-          type: "decide",
-          request_id: requestId,
-          decisions: [...decisions],
-        });
-      });
-      if (unknown === undefined || unknown.length === decisions.length) {
-        return pipe(this.#decideAsOperation(decisions));
-      }
-      const decided = new Set(
-        decisions.map((d) => d.tool_call_id).filter((c) => !unknown.includes(c)),
+      const answer = await new Promise<Extract<SessionControl, { type: "answer" }> | undefined>(
+        (resolve) => {
+          const timer = setTimeout(() => {
+            stop();
+            resolve(undefined);
+          }, FORWARD_ANSWER_MS);
+          const stop = coordinator.onControl((sessionId, message) => {
+            if (sessionId !== id || message.type !== "answer") return;
+            if (message.request_id !== requestId) return;
+            clearTimeout(timer);
+            stop();
+            resolve(message);
+          });
+          coordinator.sendControl(id, control);
+        },
       );
-      for (const row of await core.deps.store.readEvents(id, from)) {
-        const payload = row.payload as { tool_call_id?: unknown; status?: unknown } | null;
-        if (typeof payload?.tool_call_id !== "string" || !decided.has(payload.tool_call_id))
-          continue;
-        if (payload.status !== "approved" && payload.status !== "denied") continue;
+      if (answer === undefined || !answer.handled) return pipe(ordinary());
+      const wanted = new Set(answer.sequences);
+      const rows = wanted.size > 0 ? await core.deps.store.readEvents(id, from) : [];
+      for (const row of rows) {
+        if (!wanted.has(row.sequence)) continue;
         const event = parseStoredEvent(row);
         if (event) channel.push(event);
       }
-      if (unknown.length > 0) {
-        const message = `no pending call ${unknown.join(", ")}`;
-        channel.push({
-          name: "error",
-          sequence: 0,
-          payload: { context_id: id, code: "invalid_request", message, recoverable: true },
-        });
+      for (const reported of answer.errors) {
+        channel.push({ name: "error", sequence: 0, payload: { context_id: id, ...reported } });
       }
-      channel.finish({ ok: true, value: { type: "not_run", reason: "parallel_group" } });
+      const reason = operation.kind === "queue" ? "queued" : "parallel_group";
+      channel.finish(
+        answer.error === undefined
+          ? { ok: true, value: { type: "not_run", reason } }
+          : { ok: false, error: answer.error },
+      );
     })().catch((error: unknown) => {
       const reported = this.#reportedError(error);
       channel.push({ name: "error", sequence: 0, payload: { context_id: id, ...reported } });
