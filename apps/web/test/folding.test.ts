@@ -736,6 +736,59 @@ describe("a fold in a session", () => {
     ]);
   });
 
+  it("recovers from a crash while a fold's call waits: the call is denied, the fold forced (crash)", async () => {
+    const store = new InMemorySessionStore();
+    const env = {
+      ARBOR_PROVIDER: "anthropic",
+      ANTHROPIC_BASE_URL: server.llm.url,
+      ANTHROPIC_API_KEY: "test",
+      WORKSPACE_DIR: server.workspace,
+      ARBOR_TITLES: "first_message",
+    };
+    await setRuntime(await createRuntime({ env, store, logger: capturingLogger([]) }));
+    server.llm.setScript(
+      byFold({
+        parent: [
+          call("branch", { description: "held", prompt: "MARK:h write" }),
+          say("resumed after the crash"),
+        ],
+        h: [call("write_file", { path: "crash.txt", content: "-" }), say("never asked")],
+      }),
+    );
+    const id = await heldFoldSession();
+    const { seen } = await readUntil(await postText(id, "go"), (events) =>
+      events.some((e) => e.event === "fold_tool"),
+    );
+    const [held] = eventsNamed(seen, "fold_tool");
+
+    // a new process on the same store, the first one gone without a word
+    await setRuntime(await createRuntime({ env, store, logger: capturingLogger([]) }));
+    const detail = (await (
+      await session.GET(jsonRequest("GET", `/api/sessions/${id}`), params({ id }))
+    ).json()) as { state: { type: string } };
+    expect(detail.state.type).toBe("Failed");
+    const [fold] = await listFolds(id);
+    expect(fold).toMatchObject({ status: "forced", reason: "crash" });
+    expect(heldCalls(fold)).toEqual([
+      expect.objectContaining({
+        approval: "denied",
+        approval_note: "cancelled: a restart ended the fold",
+      }),
+    ]);
+    // nothing waits for it any more: a decision is refused, not held
+    const late = eventsNamed(
+      await readSse(await decide(id, String(held?.tool_call_id), "approve")),
+      "error",
+    );
+    expect(late).toHaveLength(1);
+    expect(existsSync(join(server.workspace, "crash.txt"))).toBe(false);
+    const resumed = await resume.POST(
+      jsonRequest("POST", `/api/sessions/${id}/resume`),
+      params({ id }),
+    );
+    expect(finalState(await readSse(resumed))).toBe("Idle");
+  });
+
   it("GET /folds needs the token and answers 404 for an unknown session", async () => {
     const id = await createSessionId();
     const anonymous = await folds.GET(
