@@ -389,6 +389,7 @@ export function Transcript({
               fold={fold}
               folds={folds}
               onOpenFile={callbacks.onOpenFile}
+              onToolDecisions={callbacks.onToolDecisions}
             />
           ))}
         </Fragment>

@@ -276,6 +276,31 @@ describe("SessionLiveStore", () => {
     expect(effects.onMessagesChanged).toHaveBeenCalled();
   });
 
+  it("refetches a fold's steps when one of its calls waits for a person or is decided", () => {
+    const { store: s, effects } = store();
+    for (const [sequence, status] of [
+      [1, "pending_approval"],
+      [2, "approved"],
+    ] as const) {
+      s.ingest(
+        {
+          name: "fold_tool",
+          sequence,
+          payload: {
+            context_id: "s",
+            fold_id: "fold-1",
+            tool_call_id: "w1",
+            tool_name: "write_file",
+            status,
+          },
+        },
+        "subscription",
+      );
+    }
+    expect(effects.onMessagesChanged).toHaveBeenCalledTimes(2);
+    expect(s.getSnapshot().lastSequence).toBe(2);
+  });
+
   it("keeps the latest progress of each running tool call until the operation rests", () => {
     const { store: s } = store();
     const progress = (sequence: number, message: string): StreamedEvent => ({

@@ -335,6 +335,11 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
       effects.onMessagesChanged();
       return { ...snapshot, folds: { ...snapshot.folds, [p.fold_id]: next } };
     }
+    case "fold_tool":
+      // a fold's call waits for a person, or was decided: its approval is on the fold's steps
+      // (GET /folds), where the fold card shows it with Approve / Deny while it waits
+      effects.onMessagesChanged();
+      return snapshot;
     case "tool_progress": {
       const { tool_call_id, message } = event.payload;
       return { ...snapshot, toolProgress: { ...snapshot.toolProgress, [tool_call_id]: message } };
