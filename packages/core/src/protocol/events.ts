@@ -225,6 +225,22 @@ export const SubAgentUpdateSchema = z.discriminatedUnion("kind", [
   z
     .object({
       ...SubAgentBase,
+      kind: z.literal("approval"),
+      call_id: z.string().describe("the child's tool call"),
+      call_name: z.string().describe("the child's tool"),
+      arguments: z.record(z.string(), z.unknown()).optional(),
+      status: z.enum(["pending_approval", "approved", "denied"]),
+      cancelled: z
+        .boolean()
+        .optional()
+        .describe("true: denied because the sub-agent call was cancelled while it waited"),
+    })
+    .describe(
+      "a child's call the session's approval policy holds for a person: it waits (`pending_approval`) until POST /approvals decides it by `call_id`",
+    ),
+  z
+    .object({
+      ...SubAgentBase,
       kind: z.literal("ended"),
       status: z
         .enum(["completed", "turn_limit", "failed", "cancelled"])

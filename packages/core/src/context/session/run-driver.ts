@@ -269,6 +269,9 @@ function startTimer(run: RunContext): void {
   clearTimeout(run.timer);
   const timeoutMs = run.core.config.auto_loop_iteration_timeout_ms;
   run.timer = setTimeout(() => {
+    // a call waiting for a person (a sub-agent's, nested-approvals.ts) is not cut by the clock:
+    // the iteration gets its time again
+    if (run.core.nestedApprovals.size > 0) return startTimer(run);
     if (run.stopWith({ type: "timed_out", timeoutMs })) run.controller.abort();
   }, timeoutMs);
 }
