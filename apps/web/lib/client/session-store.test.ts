@@ -215,6 +215,39 @@ describe("SessionLiveStore", () => {
     );
     expect(s.getSnapshot().subAgents.c1).toMatchObject({ status: "completed", turns: 1, usage });
   });
+  it("keeps a sub-agent's held call with its latest status", () => {
+    const { store: s } = store();
+    const base = { context_id: "s", tool_call_id: "c1", tool_name: "researcher", loop_id: "s.c.2" };
+    const held = { ...base, kind: "approval" as const, call_id: "w1", call_name: "write_note" };
+    s.ingest(
+      {
+        name: "subagent_update",
+        sequence: 1,
+        payload: { ...held, arguments: { text: "x" }, status: "pending_approval" },
+      },
+      "subscription",
+    );
+    expect(s.getSnapshot().subAgents.c1?.approvals).toEqual([
+      {
+        call_id: "w1",
+        call_name: "write_note",
+        arguments: { text: "x" },
+        status: "pending_approval",
+        cancelled: false,
+      },
+    ]);
+    s.ingest(
+      {
+        name: "subagent_update",
+        sequence: 2,
+        payload: { ...held, status: "denied", cancelled: true },
+      },
+      "subscription",
+    );
+    expect(s.getSnapshot().subAgents.c1?.approvals).toEqual([
+      expect.objectContaining({ arguments: { text: "x" }, status: "denied", cancelled: true }),
+    ]);
+  });
   it("follows a fold from its start through the budget warning to its forced return", () => {
     const { store: s, effects } = store();
     s.ingest(
