@@ -270,7 +270,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "POST",
     path: "/api/sessions/{id}/approvals",
     summary:
-      "Approves or denies pending tool calls; once none is pending, the loop continues in this stream. A call that waits inside a running operation (an ask-N-ways candidate's `candidate_tool`, a fold's `fold_tool` with status `pending_approval`) is decided at once, not after that operation: this stream then holds only the decision's event (`candidate_tool` / `fold_tool` with `approved` or `denied`; a fold's call also has its approval stored on the fold's tool_request) while the running operation's stream goes on. A call decided before (or denied because its fold ended) is refused with an `error` event (code `invalid_request`, \"tool call … was already approved\"): a call runs at most once.",
+      "Approves or denies pending tool calls; once none is pending, the loop continues in this stream. A call that waits inside a running operation (an ask-N-ways candidate's `candidate_tool`, a fold's `fold_tool` with status `pending_approval`, a sub-agent's `subagent_update` of kind `approval`, named by its `call_id`) is decided at once, not after that operation: this stream then holds only the decision's event (`candidate_tool` / `fold_tool` / `subagent_update` with `approved` or `denied`; a fold's call also has its approval stored on the fold's tool_request) while the running operation's stream goes on. A call decided before (or denied because its fold ended) is refused with an `error` event (code `invalid_request`, \"tool call … was already approved\"): a call runs at most once.",
     body: s.approvals,
     response: { status: 200, sse: true },
     errors: [400, 404],
