@@ -51,7 +51,11 @@ export class NestedApprovals {
 
   /** Waits for the call's decision; an abort (interrupt, a fold forced back) denies it. */
   wait(toolCallId: string, call: NestedCall, signal: AbortSignal): Promise<NestedDecision> {
-    if (signal.aborted) return Promise.resolve("deny");
+    if (signal.aborted) {
+      this.#remember(toolCallId, "denied");
+      call.cancelled?.();
+      return Promise.resolve("deny");
+    }
     return new Promise((resolve) => {
       const onAbort = (): void => {
         this.#waiting.delete(toolCallId);

@@ -153,6 +153,9 @@ export function foldRuntimeFor(
       if (verdict === "not_offered") {
         return { toolCallId: c.id, verdict: "deny", reason: `Tool ${c.name} not found` };
       }
+      // queued before it waits (the write comes a turn later), so its denial, if the fold has
+      // ended already, follows it; and no decision can come before it waits
+      pending.events.push(foldTool(fold.id, c, "pending_approval"));
       const decision = core.nestedApprovals.wait(
         c.id,
         {
@@ -171,8 +174,6 @@ export function foldRuntimeFor(
         },
         signal,
       );
-      // registered before its event is stored, so no decision can come before it waits
-      pending.events.push(foldTool(fold.id, c, "pending_approval"));
       flush();
       const status = (await decision) === "approve" ? "approved" : "denied";
       decided.set(c.id, status);

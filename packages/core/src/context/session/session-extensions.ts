@@ -149,7 +149,10 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
               ...(cancelled ? { cancelled: true } : {}),
             },
           });
-          let stored: Promise<unknown> = Promise.resolve();
+          // stored before a decision (which can only come once the event is out); it waits at
+          // once, so a cancellation's event follows this one
+          let stored: Promise<unknown> = core.commit({ events: [event("pending_approval")] });
+          const shown = stored;
           const decision = core.nestedApprovals.wait(
             call.id,
             {
@@ -163,10 +166,8 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
             },
             parent.signal,
           );
-          // registered before its event is stored, so no decision can come before it waits
-          stored = core.commit({ events: [event("pending_approval")] });
           try {
-            await stored;
+            await shown;
           } catch (error) {
             // not shown to anyone: nobody can decide it
             core.nestedApprovals.decide(call.id, "deny");
