@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InMemorySessionStore } from "@arbor/core";
@@ -6,6 +6,7 @@ import type { ScriptedTurn, ScriptRequestView } from "@arbor/core/testing";
 import { describe, expect, it } from "vitest";
 import * as loops from "@/app/api/admin/sessions/[id]/loops/route";
 import * as approvals from "@/app/api/sessions/[id]/approvals/route";
+import * as eventsRoute from "@/app/api/sessions/[id]/events/route";
 import * as folds from "@/app/api/sessions/[id]/folds/route";
 import * as interrupt from "@/app/api/sessions/[id]/interrupt/route";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
@@ -23,6 +24,7 @@ import {
   parseSse,
   postText,
   readSse,
+  readUntil,
   sendText,
   useTestServer,
 } from "./support";
@@ -128,6 +130,55 @@ async function listFolds(id: string): Promise<Fold[]> {
   const response = await folds.GET(jsonRequest("GET", `/api/sessions/${id}/folds`), params({ id }));
   expect(response.status).toBe(200);
   return ((await response.json()) as { folds: Fold[] }).folds;
+}
+
+/** A session whose policy runs reads and `branch` at once and holds writes for a person. */
+async function heldFoldSession(): Promise<string> {
+  return createSessionId({
+    config: {
+      approval_policy: { type: "white_list", tools: ["read_file", "branch"] },
+      folding: { enabled: true },
+    },
+  });
+}
+
+/** POST /approvals with one decision: the streaming response. */
+function decide(
+  id: string,
+  toolCallId: string,
+  decision: "approve" | "deny",
+  remember = false,
+): Promise<Response> {
+  return approvals.POST(
+    jsonRequest("POST", `/api/sessions/${id}/approvals`, {
+      decisions: [{ tool_call_id: toolCallId, decision, ...(remember ? { remember } : {}) }],
+    }),
+    params({ id }),
+  );
+}
+
+/** The write_file calls on a fold's tool_requests. */
+function heldCalls(fold: Fold | undefined): Array<Record<string, unknown>> {
+  return (fold?.steps ?? [])
+    .flatMap((s) => (s.body.calls as Array<Record<string, unknown>> | undefined) ?? [])
+    .filter((c) => c.name === "write_file");
+}
+
+/** The session's stored events replayed through GET /events, up to `until`'s first match. */
+async function replay(
+  id: string,
+  until: (e: ParsedSseEvent) => boolean,
+): Promise<ParsedSseEvent[]> {
+  const controller = new AbortController();
+  const response = await eventsRoute.GET(
+    authedRequest(`http://localhost/api/sessions/${id}/events?after=0`, {
+      signal: controller.signal,
+    }),
+    params({ id }),
+  );
+  const { seen } = await readUntil(response, (events) => events.some(until));
+  controller.abort();
+  return seen;
 }
 
 function eventsNamed(events: readonly ParsedSseEvent[], name: string) {
@@ -352,7 +403,7 @@ describe("a fold in a session", () => {
     expect(fold).toMatchObject({ status: "forced", reason: "cancelled" });
   });
 
-  it("goes through the parent's approval gate: branch waits for a person, a held call in a fold is refused", async () => {
+  it("goes through the parent's approval gate: branch waits for a person, and so does a held call in a fold", async () => {
     server.llm.setScript(
       byFold({
         parent: [
@@ -361,7 +412,7 @@ describe("a fold in a session", () => {
         ],
         w: [
           call("write_file", { path: "out.txt", content: "x" }),
-          call("return", { message: "could not write: needs approval" }),
+          call("return", { message: "wrote out.txt" }),
         ],
       }),
     );
@@ -384,28 +435,186 @@ describe("a fold in a session", () => {
       .flatMap((m) => m.body.calls ?? [])
       .find((c) => c.name === "branch")?.id;
     expect(callId).toBeDefined();
-    const decided = await readSse(
-      await approvals.POST(
-        jsonRequest("POST", `/api/sessions/${id}/approvals`, {
-          decisions: [{ tool_call_id: callId, decision: "approve" }],
-        }),
-        params({ id }),
-      ),
+    // approving `branch` starts the fold, whose write_file waits for a person in turn
+    const { seen, rest } = await readUntil(await decide(id, callId!, "approve"), (events) =>
+      events.some((e) => e.event === "fold_tool"),
     );
-    expect(finalState(decided)).toBe("Idle");
-    expect(eventsNamed(decided, "fold_returned")).toEqual([
-      expect.objectContaining({ forced: false, message: "could not write: needs approval" }),
-    ]);
-    const second = modelRequests().filter((b) => foldOf(b) === "w")[1]!;
-    expect(toolResults(second)).toEqual([
-      { text: expect.stringContaining("cannot wait for one"), isError: true },
+    const [held] = eventsNamed(seen, "fold_tool");
+    expect(held).toMatchObject({
+      tool_name: "write_file",
+      status: "pending_approval",
+      arguments: { path: "out.txt", content: "x" },
+    });
+    const [waiting] = await listFolds(id);
+    expect(waiting?.status).toBe("running");
+    expect(heldCalls(waiting)).toEqual([
+      expect.objectContaining({ name: "write_file", approval: "pending" }),
     ]);
     expect(existsSync(join(server.workspace, "out.txt"))).toBe(false);
-    const [fold] = await listFolds(id);
-    const request = fold?.steps.find((s) => s.body.message_type === "tool_request");
-    expect(request?.body.calls).toEqual([
-      expect.objectContaining({ name: "write_file", approval: "denied" }),
+
+    const approved = await readSse(await decide(id, String(held?.tool_call_id), "approve"));
+    expect(approved.map((e) => [e.event, e.data.status])).toEqual([["fold_tool", "approved"]]);
+    const decided = await rest();
+    expect(finalState(decided)).toBe("Idle");
+    expect(eventsNamed(decided, "fold_returned")).toEqual([
+      expect.objectContaining({ forced: false, message: "wrote out.txt" }),
     ]);
+    expect(readFileSync(join(server.workspace, "out.txt"), "utf8")).toBe("x");
+    const second = modelRequests().filter((b) => foldOf(b) === "w")[1]!;
+    expect(toolResults(second)).toEqual([{ text: expect.any(String), isError: false }]);
+    const [fold] = await listFolds(id);
+    expect(heldCalls(fold)).toEqual([
+      expect.objectContaining({ name: "write_file", approval: "approved", approval_note: "user" }),
+    ]);
+
+    // a second decision for the same call is refused at once; the call ran once
+    const again = await decide(id, String(held?.tool_call_id), "approve");
+    const errors = eventsNamed(await readSse(again), "error");
+    expect(errors).toEqual([
+      expect.objectContaining({
+        code: "invalid_request",
+        message: `tool call ${held?.tool_call_id} was already approved`,
+      }),
+    ]);
+    // the decisions are stored events: a replay shows the call's whole story
+    const replayed = eventsNamed(
+      await replay(id, (e) => e.event === "fold_returned"),
+      "fold_tool",
+    ).map((p) => p.status);
+    expect(replayed).toEqual(["pending_approval", "approved"]);
+  });
+
+  it("a denied call in a fold gives the fold's model the denied result; remember is refused nothing", async () => {
+    server.llm.setScript(
+      byFold({
+        parent: [call("branch", { description: "try", prompt: "MARK:d write" }), say("ok")],
+        d: [
+          call("write_file", { path: "denied.txt", content: "no" }),
+          call("return", { message: "it was denied" }),
+        ],
+      }),
+    );
+    const id = await heldFoldSession();
+    const { seen, rest } = await readUntil(await postText(id, "try"), (events) =>
+      events.some((e) => e.event === "fold_tool"),
+    );
+    const [held] = eventsNamed(seen, "fold_tool");
+    const denied = await readSse(await decide(id, String(held?.tool_call_id), "deny"));
+    expect(denied.map((e) => [e.event, e.data.status])).toEqual([["fold_tool", "denied"]]);
+    const events = await rest();
+    expect(finalState(events)).toBe("Idle");
+    expect(existsSync(join(server.workspace, "denied.txt"))).toBe(false);
+    const second = modelRequests().filter((b) => foldOf(b) === "d")[1]!;
+    expect(toolResults(second)).toEqual([
+      { text: expect.stringContaining("The user denied this tool call."), isError: true },
+    ]);
+    const [fold] = await listFolds(id);
+    expect(fold).toMatchObject({ status: "returned", message: "it was denied" });
+    expect(heldCalls(fold)).toEqual([
+      expect.objectContaining({ name: "write_file", approval: "denied", approval_note: "user" }),
+    ]);
+    const result = fold?.steps.find((s) => s.body.message_type === "tool_result");
+    expect(result?.body.status).toBe("denied");
+  });
+
+  it("remember on a fold's call adds the tool to the session's white list", async () => {
+    server.llm.setScript(
+      byFold({
+        parent: [call("branch", { description: "write", prompt: "MARK:r write twice" }), say("ok")],
+        r: [
+          call("write_file", { path: "one.txt", content: "1" }),
+          call("write_file", { path: "two.txt", content: "2" }),
+          call("return", { message: "both written" }),
+        ],
+      }),
+    );
+    const id = await heldFoldSession();
+    const { seen, rest } = await readUntil(await postText(id, "write"), (events) =>
+      events.some((e) => e.event === "fold_tool"),
+    );
+    const [held] = eventsNamed(seen, "fold_tool");
+    await readSse(await decide(id, String(held?.tool_call_id), "approve", true));
+    const events = await rest();
+    expect(finalState(events)).toBe("Idle");
+    // the second write ran without asking: one call's events only (the stream has them all)
+    expect(eventsNamed(events, "fold_tool").map((p) => p.status)).toEqual([
+      "pending_approval",
+      "approved",
+    ]);
+    expect(readFileSync(join(server.workspace, "two.txt"), "utf8")).toBe("2");
+    const detail = (await (
+      await session.GET(jsonRequest("GET", `/api/sessions/${id}`), params({ id }))
+    ).json()) as { config: { approval_policy: { tools?: string[] } } };
+    expect(detail.config.approval_policy.tools).toContain("write_file");
+  });
+
+  it("interrupting the parent while a fold's call waits denies it and forces the fold back", async () => {
+    server.llm.setScript(
+      byFold({
+        parent: [call("branch", { description: "stuck", prompt: "MARK:i write" }), say("-")],
+        i: [call("write_file", { path: "never.txt", content: "-" }), say("never asked")],
+      }),
+    );
+    const id = await heldFoldSession();
+    const { seen, rest } = await readUntil(await postText(id, "go"), (events) =>
+      events.some((e) => e.event === "fold_tool"),
+    );
+    const [held] = eventsNamed(seen, "fold_tool");
+    const stopped = await interrupt.POST(
+      jsonRequest("POST", `/api/sessions/${id}/interrupt`),
+      params({ id }),
+    );
+    expect(await stopped.json()).toMatchObject({ interrupted: true });
+    const events = await rest();
+    expect(finalState(events)).toBe("Paused");
+    expect(eventsNamed(events, "fold_tool")).toEqual([
+      expect.objectContaining({ status: "pending_approval" }),
+      expect.objectContaining({ status: "denied", cancelled: true }),
+    ]);
+    expect(eventsNamed(events, "fold_returned")).toEqual([
+      expect.objectContaining({ forced: true, reason: "cancelled" }),
+    ]);
+    expect(existsSync(join(server.workspace, "never.txt"))).toBe(false);
+    const [fold] = await listFolds(id);
+    expect(fold).toMatchObject({ status: "forced", reason: "cancelled" });
+    expect(heldCalls(fold)).toEqual([
+      expect.objectContaining({ approval: "denied", approval_note: "cancelled: the fold ended" }),
+    ]);
+    // too late to decide: refused, nothing runs
+    const late = eventsNamed(
+      await readSse(await decide(id, String(held?.tool_call_id), "approve")),
+      "error",
+    );
+    expect(late[0]?.message).toContain("was already denied");
+    expect(existsSync(join(server.workspace, "never.txt"))).toBe(false);
+  });
+
+  it("a fold waiting for a person is not forced back by its timeout", async () => {
+    server.llm.setScript(
+      byFold({
+        parent: [
+          call("branch", { description: "patient", prompt: "MARK:t write", timeout_seconds: 0.5 }),
+          say("ok"),
+        ],
+        t: [
+          call("write_file", { path: "late.txt", content: "ok" }),
+          call("return", { message: "written after a wait" }),
+        ],
+      }),
+    );
+    const id = await heldFoldSession();
+    const { seen, rest } = await readUntil(await postText(id, "wait"), (events) =>
+      events.some((e) => e.event === "fold_tool"),
+    );
+    const [held] = eventsNamed(seen, "fold_tool");
+    // longer than the fold's timeout
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    await readSse(await decide(id, String(held?.tool_call_id), "approve"));
+    const events = await rest();
+    expect(eventsNamed(events, "fold_returned")).toEqual([
+      expect.objectContaining({ forced: false, message: "written after a wait" }),
+    ]);
+    expect(readFileSync(join(server.workspace, "late.txt"), "utf8")).toBe("ok");
   });
 
   it("keeps a returned lesson for the workspace and injects it into a later fold", async () => {
@@ -525,6 +734,59 @@ describe("a fold in a session", () => {
     expect(toolResults(parentNext)).toEqual([
       { text: expect.stringContaining("[fold forced to return: crash;"), isError: false },
     ]);
+  });
+
+  it("recovers from a crash while a fold's call waits: the call is denied, the fold forced (crash)", async () => {
+    const store = new InMemorySessionStore();
+    const env = {
+      ARBOR_PROVIDER: "anthropic",
+      ANTHROPIC_BASE_URL: server.llm.url,
+      ANTHROPIC_API_KEY: "test",
+      WORKSPACE_DIR: server.workspace,
+      ARBOR_TITLES: "first_message",
+    };
+    await setRuntime(await createRuntime({ env, store, logger: capturingLogger([]) }));
+    server.llm.setScript(
+      byFold({
+        parent: [
+          call("branch", { description: "held", prompt: "MARK:h write" }),
+          say("resumed after the crash"),
+        ],
+        h: [call("write_file", { path: "crash.txt", content: "-" }), say("never asked")],
+      }),
+    );
+    const id = await heldFoldSession();
+    const { seen } = await readUntil(await postText(id, "go"), (events) =>
+      events.some((e) => e.event === "fold_tool"),
+    );
+    const [held] = eventsNamed(seen, "fold_tool");
+
+    // a new process on the same store, the first one gone without a word
+    await setRuntime(await createRuntime({ env, store, logger: capturingLogger([]) }));
+    const detail = (await (
+      await session.GET(jsonRequest("GET", `/api/sessions/${id}`), params({ id }))
+    ).json()) as { state: { type: string } };
+    expect(detail.state.type).toBe("Failed");
+    const [fold] = await listFolds(id);
+    expect(fold).toMatchObject({ status: "forced", reason: "crash" });
+    expect(heldCalls(fold)).toEqual([
+      expect.objectContaining({
+        approval: "denied",
+        approval_note: "cancelled: a restart ended the fold",
+      }),
+    ]);
+    // nothing waits for it any more: a decision is refused, not held
+    const late = eventsNamed(
+      await readSse(await decide(id, String(held?.tool_call_id), "approve")),
+      "error",
+    );
+    expect(late).toHaveLength(1);
+    expect(existsSync(join(server.workspace, "crash.txt"))).toBe(false);
+    const resumed = await resume.POST(
+      jsonRequest("POST", `/api/sessions/${id}/resume`),
+      params({ id }),
+    );
+    expect(finalState(await readSse(resumed))).toBe("Idle");
   });
 
   it("GET /folds needs the token and answers 404 for an unknown session", async () => {

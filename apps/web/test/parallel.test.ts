@@ -17,8 +17,8 @@ import {
   jsonRequest,
   type ParsedSseEvent,
   params,
-  parseSse,
   readSse,
+  readUntil,
   sendText,
   useTestServer,
 } from "./support";
@@ -104,36 +104,6 @@ async function listBranches(id: string) {
   return (await response.json()) as {
     active_branch_id: string;
     branches: Array<{ id: string; name: string; fork_message_id: string | null }>;
-  };
-}
-
-/** Reads the SSE stream until `done` holds (then stops reading; the operation goes on). */
-async function readUntil(
-  response: Response,
-  done: (events: ParsedSseEvent[]) => boolean,
-): Promise<{ seen: ParsedSseEvent[]; rest: () => Promise<ParsedSseEvent[]> }> {
-  const reader = response.body?.getReader();
-  if (!reader) throw new Error("no body");
-  let text = "";
-  const decoder = new TextDecoder();
-  for (;;) {
-    const chunk = await reader.read();
-    if (chunk.done) break;
-    text += decoder.decode(chunk.value, { stream: true });
-    const seen = parseSse(text.slice(0, text.lastIndexOf("\n\n") + 2));
-    if (done(seen)) break;
-  }
-  const seen = parseSse(text.slice(0, text.lastIndexOf("\n\n") + 2));
-  return {
-    seen,
-    rest: async () => {
-      for (;;) {
-        const chunk = await reader.read();
-        if (chunk.done) break;
-        text += decoder.decode(chunk.value, { stream: true });
-      }
-      return parseSse(text);
-    },
   };
 }
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import * as loops from "@/app/api/admin/sessions/[id]/loops/route";
 import * as adminSessions from "@/app/api/admin/sessions/route";
 import * as agentsRoute from "@/app/api/agents/route";
+import * as approvals from "@/app/api/sessions/[id]/approvals/route";
 import * as interrupt from "@/app/api/sessions/[id]/interrupt/route";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as skillsRoute from "@/app/api/skills/route";
@@ -18,6 +19,7 @@ import {
   params,
   parseSse,
   postText,
+  readUntil,
   sendText,
   useTestServer,
 } from "./support";
@@ -64,6 +66,53 @@ async function createAutoSession(): Promise<string> {
 }
 
 describe("sub-agents over HTTP", () => {
+  it("a child's call the policy holds waits for a person; /approvals decides it once", async () => {
+    researcherFile();
+    let childTurn = 0;
+    let parentTurn = 0;
+    server.llm.setScript((view): ScriptedTurn => {
+      if (isChild(view.body)) {
+        childTurn++;
+        if (childTurn === 1) return toolCall("read_file", { path: "notes.txt" });
+        return { blocks: [{ type: "text", text: "notes.txt says alpha." }] };
+      }
+      parentTurn++;
+      if (parentTurn === 1) return toolCall("researcher", { task: "Read notes.txt" });
+      return { blocks: [{ type: "text", text: "done" }] };
+    });
+    const id = await createSessionId({
+      config: { approval_policy: { type: "white_list", tools: ["researcher"] } },
+    });
+    const { seen, rest } = await readUntil(await postText(id, "go"), (events) =>
+      events.some((e) => e.event === "subagent_update" && e.data.kind === "approval"),
+    );
+    const held = seen.find((e) => e.event === "subagent_update" && e.data.kind === "approval");
+    expect(held?.data).toMatchObject({
+      tool_name: "researcher",
+      call_name: "read_file",
+      status: "pending_approval",
+      arguments: { path: "notes.txt" },
+    });
+    const decide = () =>
+      approvals.POST(
+        jsonRequest("POST", `/api/sessions/${id}/approvals`, {
+          decisions: [{ tool_call_id: held?.data.call_id, decision: "approve" }],
+        }),
+        params({ id }),
+      );
+    const decided = parseSse(await (await decide()).text());
+    expect(decided.map((e) => [e.event, e.data.kind, e.data.status])).toEqual([
+      ["subagent_update", "approval", "approved"],
+    ]);
+    const events = await rest();
+    expect(finalState(events)).toBe("Idle");
+    // the call ran in the child (its result reached the child's next request)
+    const childRequests = server.llm.requests.filter((r) => isChild(r.body));
+    expect(JSON.stringify(childRequests[1]?.body)).toContain("alpha");
+    const again = parseSse(await (await decide()).text());
+    expect(again.find((e) => e.event === "error")?.data.message).toContain("was already approved");
+  });
+
   it("an agent file's tool runs a child loop: result, SSE events, loop tree, usage summed", async () => {
     researcherFile();
     let childTurn = 0;

@@ -121,6 +121,36 @@ export async function readSse(response: Response): Promise<ParsedSseEvent[]> {
   return parseSse(await response.text());
 }
 
+/** Reads the SSE stream until `done` holds (then stops reading; the operation goes on). */
+export async function readUntil(
+  response: Response,
+  done: (events: ParsedSseEvent[]) => boolean,
+): Promise<{ seen: ParsedSseEvent[]; rest: () => Promise<ParsedSseEvent[]> }> {
+  const reader = response.body?.getReader();
+  if (!reader) throw new Error("no body");
+  let text = "";
+  const decoder = new TextDecoder();
+  for (;;) {
+    const chunk = await reader.read();
+    if (chunk.done) break;
+    text += decoder.decode(chunk.value, { stream: true });
+    const seen = parseSse(text.slice(0, text.lastIndexOf("\n\n") + 2));
+    if (done(seen)) break;
+  }
+  const seen = parseSse(text.slice(0, text.lastIndexOf("\n\n") + 2));
+  return {
+    seen,
+    rest: async () => {
+      for (;;) {
+        const chunk = await reader.read();
+        if (chunk.done) break;
+        text += decoder.decode(chunk.value, { stream: true });
+      }
+      return parseSse(text);
+    },
+  };
+}
+
 /** The last context_update's state type. */
 export function finalState(events: readonly ParsedSseEvent[]): string | undefined {
   const updates = events.filter((e) => e.event === "context_update");

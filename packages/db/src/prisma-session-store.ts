@@ -47,6 +47,9 @@ function unavailable(error: unknown): StoreError {
   return new StoreError("unavailable", `storage failure: ${message}`, { cause: error });
 }
 
+/** how a fold's step's meta JSON names its fold (see listSessions) */
+const FOLD_ID_KEY = '"fold_id":';
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let lastTick = 0n;
@@ -121,7 +124,15 @@ export class PrismaSessionStore implements SessionStore {
         select: { id: true, title: true, state: true, updatedAt: true },
         orderBy: [{ updatedAt: "desc" }, { touched: "desc" }],
       });
-      const counts = await tx.message.groupBy({ by: ["sessionId"], _count: { _all: true } });
+      // a fold's steps (meta.fold_id, on no branch) are not the conversation's messages; meta is
+      // the JSON of ContextMessage.meta, where `"fold_id":` can only be a key (a string value
+      // holding it has its quotes escaped): meta's own, or one a client chose for a message's
+      // client_metadata (stored in meta too), which then is not counted either
+      const counts = await tx.message.groupBy({
+        by: ["sessionId"],
+        where: { OR: [{ meta: null }, { NOT: { meta: { contains: FOLD_ID_KEY } } }] },
+        _count: { _all: true },
+      });
       // SUM skips NULLs and is NULL when every value is: a session's cost stays unknown until
       // one of its assistant messages has a known cost
       const usage = await tx.message.groupBy({

@@ -351,6 +351,7 @@ export function Transcript({
         onToolDecisions={
           state.type === "AwaitingToolApproval" ? callbacks.onToolDecisions : undefined
         }
+        onNestedDecisions={callbacks.onNestedDecisions}
         onApprovePlan={
           agentMode === "plan" && state.type === "Idle" && message.id === latestPlanId
             ? callbacks.onApprovePlan
@@ -389,6 +390,7 @@ export function Transcript({
               fold={fold}
               folds={folds}
               onOpenFile={callbacks.onOpenFile}
+              onToolDecisions={callbacks.onNestedDecisions}
             />
           ))}
         </Fragment>

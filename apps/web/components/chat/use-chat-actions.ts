@@ -375,6 +375,9 @@ export function useChatActions({
         ),
       onToolDecisions: (decisions: ApprovalDecision[]) =>
         run("Sending the decision failed", () => pump(api.decideToolCalls(sessionId, decisions))),
+      // a sub-agent's child call: the same route, decided at once while the call runs
+      onNestedDecisions: (decisions: ApprovalDecision[]) =>
+        run("Sending the decision failed", () => pump(api.decideToolCalls(sessionId, decisions))),
       onApprovePlan: (messageId: string) =>
         run("Approving the plan failed", () =>
           pump(api.approvePlan(sessionId, messageId, { signal: signal() })),

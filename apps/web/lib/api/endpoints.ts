@@ -270,7 +270,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "POST",
     path: "/api/sessions/{id}/approvals",
     summary:
-      "Approves or denies pending tool calls; once none is pending, the loop continues in this stream.",
+      "Approves or denies pending tool calls; once none is pending, the loop continues in this stream. A call that waits inside a running operation (an ask-N-ways candidate's `candidate_tool`, a fold's `fold_tool` with status `pending_approval`, a sub-agent's `subagent_update` of kind `approval`, named by its `call_id`) is decided at once, not after that operation: this stream then holds only the decision's event (`candidate_tool` / `fold_tool` / `subagent_update` with `approved` or `denied`; a fold's call also has its approval stored on the fold's tool_request) while the running operation's stream goes on. A call decided before (or denied because its fold ended) is refused with an `error` event (code `invalid_request`, \"tool call … was already approved\"): a call runs at most once.",
     body: s.approvals,
     response: { status: 200, sse: true },
     errors: [400, 404],
@@ -312,7 +312,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "GET",
     path: "/api/sessions/{id}/folds",
     summary:
-      "The session's folds (context folding, `config.folding.enabled`): each `branch` call's child loop with its description, status (running, returned, forced with the reason), tokens used of its budget, the scrubbed message its parent received, and its steps. The steps are stored on no branch and never reach the parent's context; the fold card and the admin loop tree (the fold's loop under its parent's) show them.",
+      "The session's folds (context folding, `config.folding.enabled`): each `branch` call's child loop with its description, status (running, returned, forced with the reason), tokens used of its budget, the scrubbed message its parent received, and its steps. The steps are stored on no branch and never reach the parent's context; the fold card and the admin loop tree (the fold's loop under its parent's) show them. A fold has the parent's tools and approval policy: a call the policy holds for a person waits (its approval `pending` on the fold's tool_request, a `fold_tool` event), and POST `/approvals` decides it as in the parent; the fold's timeout is paused while it waits.",
     response: { status: 200, json: s.folds },
     errors: [404],
   },

@@ -215,6 +215,39 @@ describe("SessionLiveStore", () => {
     );
     expect(s.getSnapshot().subAgents.c1).toMatchObject({ status: "completed", turns: 1, usage });
   });
+  it("keeps a sub-agent's held call with its latest status", () => {
+    const { store: s } = store();
+    const base = { context_id: "s", tool_call_id: "c1", tool_name: "researcher", loop_id: "s.c.2" };
+    const held = { ...base, kind: "approval" as const, call_id: "w1", call_name: "write_note" };
+    s.ingest(
+      {
+        name: "subagent_update",
+        sequence: 1,
+        payload: { ...held, arguments: { text: "x" }, status: "pending_approval" },
+      },
+      "subscription",
+    );
+    expect(s.getSnapshot().subAgents.c1?.approvals).toEqual([
+      {
+        call_id: "w1",
+        call_name: "write_note",
+        arguments: { text: "x" },
+        status: "pending_approval",
+        cancelled: false,
+      },
+    ]);
+    s.ingest(
+      {
+        name: "subagent_update",
+        sequence: 2,
+        payload: { ...held, status: "denied", cancelled: true },
+      },
+      "subscription",
+    );
+    expect(s.getSnapshot().subAgents.c1?.approvals).toEqual([
+      expect.objectContaining({ arguments: { text: "x" }, status: "denied", cancelled: true }),
+    ]);
+  });
   it("follows a fold from its start through the budget warning to its forced return", () => {
     const { store: s, effects } = store();
     s.ingest(
@@ -274,6 +307,31 @@ describe("SessionLiveStore", () => {
       message: "partial",
     });
     expect(effects.onMessagesChanged).toHaveBeenCalled();
+  });
+
+  it("refetches a fold's steps when one of its calls waits for a person or is decided", () => {
+    const { store: s, effects } = store();
+    for (const [sequence, status] of [
+      [1, "pending_approval"],
+      [2, "approved"],
+    ] as const) {
+      s.ingest(
+        {
+          name: "fold_tool",
+          sequence,
+          payload: {
+            context_id: "s",
+            fold_id: "fold-1",
+            tool_call_id: "w1",
+            tool_name: "write_file",
+            status,
+          },
+        },
+        "subscription",
+      );
+    }
+    expect(effects.onMessagesChanged).toHaveBeenCalledTimes(2);
+    expect(s.getSnapshot().lastSequence).toBe(2);
   });
 
   it("keeps the latest progress of each running tool call until the operation rests", () => {

@@ -75,6 +75,17 @@ export interface LiveSubAgent {
   status: "running" | Extract<SubAgentUpdate, { kind: "ended" }>["status"];
   turns: number;
   usage: Usage | undefined;
+  /** its calls held for a person (kind approval), in order, with their latest status */
+  approvals: readonly LiveSubAgentApproval[];
+}
+
+/** A sub-agent's child call held for a person, as its subagent_update events describe it. */
+export interface LiveSubAgentApproval {
+  call_id: string;
+  call_name: string;
+  arguments: Record<string, unknown>;
+  status: "pending_approval" | "approved" | "denied";
+  cancelled: boolean;
 }
 
 /** A fold (a `branch` call's child loop) as its events describe it, for the chat's fold card. */
@@ -335,6 +346,11 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
       effects.onMessagesChanged();
       return { ...snapshot, folds: { ...snapshot.folds, [p.fold_id]: next } };
     }
+    case "fold_tool":
+      // a fold's call waits for a person, or was decided: its approval is on the fold's steps
+      // (GET /folds), where the fold card shows it with Approve / Deny while it waits
+      effects.onMessagesChanged();
+      return snapshot;
     case "tool_progress": {
       const { tool_call_id, message } = event.payload;
       return { ...snapshot, toolProgress: { ...snapshot.toolProgress, [tool_call_id]: message } };
@@ -416,6 +432,7 @@ function applySubAgent(
     status: "running",
     turns: 0,
     usage: undefined,
+    approvals: [],
   };
   let next: LiveSubAgent;
   switch (update.kind) {
@@ -431,6 +448,23 @@ function applySubAgent(
     case "ended":
       next = { ...current, status: update.status, turns: update.turns, usage: update.usage };
       break;
+    case "approval": {
+      const known = current.approvals.find((a) => a.call_id === update.call_id);
+      const approval: LiveSubAgentApproval = {
+        call_id: update.call_id,
+        call_name: update.call_name,
+        arguments: update.arguments ?? known?.arguments ?? {},
+        status: update.status,
+        cancelled: update.cancelled === true,
+      };
+      next = {
+        ...current,
+        approvals: known
+          ? current.approvals.map((a) => (a.call_id === update.call_id ? approval : a))
+          : [...current.approvals, approval],
+      };
+      break;
+    }
     default:
       return update satisfies never;
   }

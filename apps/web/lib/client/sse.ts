@@ -20,6 +20,7 @@ export const SESSION_EVENT_NAMES = Object.keys({
   fold_started: true,
   fold_budget_warning: true,
   fold_returned: true,
+  fold_tool: true,
   tool_progress: true,
   subagent_update: true,
   parallel_started: true,

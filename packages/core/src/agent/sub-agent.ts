@@ -100,8 +100,11 @@ export interface SubAgentOptions {
    * own; steering, follow-ups, input filters and hooks are never inherited (REQ-148).
    */
   base?: Partial<AgentLoopConfig> | (() => Partial<AgentLoopConfig>);
-  /** the approval gate for the child's tool calls; absent: every call runs */
-  approveToolCalls?: ApproveToolCalls;
+  /**
+   * the approval gate for the child's tool calls; absent: every call runs. During a call it is
+   * also told which call runs the child (`parent`), so a gate may wait for a person
+   */
+  approveToolCalls?: SubAgentGate;
   /** REQ-195: the parent loop; default the loop running the call (ToolContext.loopId) */
   parentLoopId?: string;
   agentId?: string;
@@ -113,6 +116,22 @@ export interface SubAgentOptions {
   category?: AgentTool["category"];
   origin?: ToolOrigin;
 }
+
+/** The sub-agent call a child's gate is asked in: the parent's call, the child loop, its signal. */
+export interface SubAgentCallContext {
+  /** the parent's sub-agent call */
+  toolCallId: string;
+  /** the child loop */
+  loopId: string;
+  /** aborted when the call is cancelled (the parent interrupted) */
+  signal: AbortSignal;
+}
+
+/** A child's approval gate; any ApproveToolCalls is one (it ignores `parent`). */
+export type SubAgentGate = (
+  calls: Parameters<ApproveToolCalls>[0],
+  info: Parameters<ApproveToolCalls>[1] & { parent?: SubAgentCallContext },
+) => ReturnType<ApproveToolCalls>;
 
 /** REQ-151: a sub-agent tool, configured through its options or the builder methods. */
 export class SubAgentTool implements AgentTool<typeof SubAgentParams, SubAgentDetails> {
@@ -229,6 +248,14 @@ export class SubAgentTool implements AgentTool<typeof SubAgentParams, SubAgentDe
     let loopId = context.loopId ?? "";
     let usage = emptyUsage();
     let turns = 0;
+    const gate = o.approveToolCalls;
+    if (gate !== undefined) {
+      config.approveToolCalls = (calls, info) =>
+        gate(calls, {
+          ...info,
+          parent: { toolCallId: ctx.toolCallId, loopId, signal: controller.signal },
+        });
+    }
     const sink = {
       push: (event: AgentEvent): void | PromiseLike<void> => {
         switch (event.type) {

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { runAgentLoop } from "../agent/loop.js";
 import { estimateTextTokens } from "../agent/tokens.js";
-import type { AgentEvent, AgentLoopConfig } from "../agent/types.js";
+import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../agent/types.js";
 import {
   budgetWarningText,
   FOLD_MEMORY_SHARE,
@@ -16,6 +16,7 @@ import {
   type AgentMessage,
   type AssistantMessage,
   messageText,
+  type ToolCallContent,
   userMessage,
 } from "../model/llm-messages.js";
 import type { FoldingSettings } from "../model/session-config.js";
@@ -78,6 +79,16 @@ export interface FoldHost {
   tools: AnyAgentTool[];
   /** the parent's loop config: provider, model, approval gate, limits */
   loopConfig: AgentLoopConfig;
+  /**
+   * The fold's approval gate, when it differs from the parent's: it knows the fold and gets the
+   * fold's signal (aborted when the fold is forced back). A call it holds for a person may wait:
+   * the fold's timeout is paused while the gate decides.
+   */
+  approve?: (
+    calls: readonly ToolCallContent[],
+    fold: FoldRecord,
+    signal: AbortSignal,
+  ) => ToolCallVerdict[] | Promise<ToolCallVerdict[]>;
   /** secret scrubbing of every return message (folding/scrub.ts: scrubSecrets) */
   scrub: (text: string) => string | Promise<string>;
   /** the session's summarizer; absent or failing: extractive from the fold's last steps */
@@ -107,6 +118,9 @@ export interface FoldResultDetails {
 interface OpenFold {
   record: FoldRecord;
   abort: (reason: FoldForcedReason) => void;
+  /** the fold's timeout stops counting while a call waits for a person, and goes on after */
+  pauseTimeout: () => void;
+  resumeTimeout: () => void;
   children: Set<string>;
   returned?: { message: string; remember: boolean };
   pendingWarning?: string;
@@ -248,6 +262,13 @@ export class FoldRuntime {
       startedAt,
     };
     const controller = childAbortController(signal);
+    // the timeout counts wall time except while the fold's gate waits (for a person)
+    let left = timeoutSeconds * 1000;
+    let armedAt = Date.now();
+    let paused = 0;
+    const arm = (): ReturnType<typeof setTimeout> =>
+      setTimeout(() => open.abort("timeout"), Math.max(0, left));
+    let timer = arm();
     const open: OpenFold = {
       record,
       children: new Set(),
@@ -257,6 +278,18 @@ export class FoldRuntime {
         controller.abort(reason);
         for (const childId of open.children) this.#open.get(childId)?.abort(reason);
       },
+      pauseTimeout: () => {
+        if (paused++ > 0) return;
+        clearTimeout(timer);
+        left -= Date.now() - armedAt;
+      },
+      resumeTimeout: () => {
+        if (--paused > 0) return;
+        // a fold that ended meanwhile is not timed again
+        if (record.status !== "running" || record.forcedReason !== undefined) return;
+        armedAt = Date.now();
+        timer = arm();
+      },
     };
     this.#folds.set(record.id, record);
     this.#open.set(record.id, open);
@@ -264,7 +297,6 @@ export class FoldRuntime {
     const onParentAbort = (): void => open.abort("cancelled");
     if (signal.aborted) onParentAbort();
     else signal.addEventListener("abort", onParentAbort, { once: true });
-    const timer = setTimeout(() => open.abort("timeout"), timeoutSeconds * 1000);
     try {
       const memories = await this.#selectMemories(params.description, budget);
       record.injectedMemoryIds = memories.map((m) => m.id);
@@ -281,7 +313,7 @@ export class FoldRuntime {
         sessionId: this.#host.sessionId,
         ...(this.#host.newLoopId ? { loopId: this.#host.newLoopId(record) } : {}),
       };
-      const config = this.#foldConfig(open);
+      const config = this.#foldConfig(open, controller.signal);
       const sink = {
         push: (event: AgentEvent): void | PromiseLike<void> => {
           if (event.type === "agentStart" && record.loopId === undefined) {
@@ -325,10 +357,23 @@ export class FoldRuntime {
     }
   }
 
-  #foldConfig(open: OpenFold): AgentLoopConfig {
+  #foldConfig(open: OpenFold, signal: AbortSignal): AgentLoopConfig {
     const base = this.#host.loopConfig;
+    const approve = this.#host.approve;
     return {
       ...base,
+      ...(approve !== undefined
+        ? {
+            approveToolCalls: async (calls: readonly ToolCallContent[]) => {
+              open.pauseTimeout();
+              try {
+                return await approve(calls, open.record, signal);
+              } finally {
+                open.resumeTimeout();
+              }
+            },
+          }
+        : {}),
       // the fold's own budget replaces compaction
       contextConfig: null,
       hooks: {

@@ -7,6 +7,7 @@ import {
   FoldBudgetWarningSchema,
   FoldReturnedSchema,
   FoldStartedSchema,
+  FoldToolSchema,
   type SessionEventName,
   SubAgentUpdateSchema,
   ToolProgressSchema,
@@ -48,6 +49,11 @@ export const SESSION_EVENT_SCHEMAS: Record<SessionEventName, { schema: z.ZodType
       schema: FoldReturnedSchema,
       about:
         "A fold returned, normally or forced (with the reason), with its tokens used and the scrubbed message its parent received.",
+    },
+    fold_tool: {
+      schema: FoldToolSchema,
+      about:
+        "A tool call inside a fold that the session's approval policy holds for a person: `pending_approval` while it waits (the fold waits with it; its timeout is paused), then `approved` or `denied` once POST `/approvals` decides it (that request's stream carries the decision's event; `remember` adds the tool to the white list), or `denied` with `cancelled: true` when the fold ended while it waited (interrupt, budget). The approval is stored on the fold's tool_request too.",
     },
     tool_progress: {
       schema: ToolProgressSchema,

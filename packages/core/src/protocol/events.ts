@@ -164,6 +164,29 @@ export const FoldReturnedSchema = z.object({
 export type FoldReturned = z.infer<typeof FoldReturnedSchema>;
 
 /**
+ * A tool call inside a fold that the session's approval policy holds for a person: it waits
+ * (`pending_approval`) until POST /approvals decides it (`approved`, `denied`); an interrupt or
+ * the fold being forced back denies it (`denied`, `cancelled: true`). The call's approval is also
+ * stored on the fold's tool_request (GET /folds).
+ */
+export const FoldToolSchema = z.object({
+  context_id: z.string(),
+  fold_id: z.string(),
+  tool_call_id: z.string().describe("the call on the fold's tool_request"),
+  tool_name: z.string(),
+  arguments: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("the call's arguments (with `pending_approval`)"),
+  status: z.enum(["pending_approval", "approved", "denied"]),
+  cancelled: z
+    .boolean()
+    .optional()
+    .describe("true: denied because the fold ended (interrupt, timeout, budget) while it waited"),
+});
+export type FoldTool = z.infer<typeof FoldToolSchema>;
+
+/**
  * A running tool reported progress (an MCP server's `notifications/progress`, the bash tool's
  * output lines): the tool card shows the latest message until the call's result arrives.
  * Coalesced: while one is being stored, newer ones of the same call replace each other.
@@ -202,6 +225,22 @@ export const SubAgentUpdateSchema = z.discriminatedUnion("kind", [
   z
     .object({
       ...SubAgentBase,
+      kind: z.literal("approval"),
+      call_id: z.string().describe("the child's tool call"),
+      call_name: z.string().describe("the child's tool"),
+      arguments: z.record(z.string(), z.unknown()).optional(),
+      status: z.enum(["pending_approval", "approved", "denied"]),
+      cancelled: z
+        .boolean()
+        .optional()
+        .describe("true: denied because the sub-agent call was cancelled while it waited"),
+    })
+    .describe(
+      "a child's call the session's approval policy holds for a person: it waits (`pending_approval`) until POST /approvals decides it by `call_id`",
+    ),
+  z
+    .object({
+      ...SubAgentBase,
       kind: z.literal("ended"),
       status: z
         .enum(["completed", "turn_limit", "failed", "cancelled"])
@@ -224,6 +263,7 @@ export type SessionEventBody =
   | { name: "fold_started"; payload: FoldStarted }
   | { name: "fold_budget_warning"; payload: FoldBudgetWarning }
   | { name: "fold_returned"; payload: FoldReturned }
+  | { name: "fold_tool"; payload: FoldTool }
   | { name: "tool_progress"; payload: ToolProgress }
   | { name: "subagent_update"; payload: SubAgentUpdate }
   | ParallelEventBody;

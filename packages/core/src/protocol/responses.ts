@@ -35,7 +35,11 @@ export const SessionSummarySchema = z
     title: z.string(),
     state: ContextStateSchema.describe("the fine-grained state, e.g. {type: 'Idle'}"),
     updated_at: z.string().describe("ISO-8601; the list is sorted on it, newest first"),
-    message_count: z.number().int().nonnegative().describe("messages in the pool, all branches"),
+    message_count: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe("messages in the pool, all branches; a fold's steps are not counted"),
     usage: UsageSchema.describe(
       "tokens, summed over the session's assistant messages and the child loops of its sub-agent calls (their tool_result rows' meta.usage)",
     ),

@@ -123,7 +123,10 @@ export class InMemorySessionStore implements SessionStore {
     return ordered.map((data) => {
       let usage = emptyUsage();
       let cost: number | undefined;
+      // a fold's steps (meta.fold_id, on no branch) are not the conversation's messages
+      let count = 0;
       for (const message of data.messages.values()) {
+        if (message.meta?.fold_id === undefined) count++;
         // assistant answers, and tool results that spent usage themselves (sub-agents)
         if (message.role !== "assistant" && message.role !== "tool") continue;
         const messageUsage = message.meta?.usage;
@@ -136,7 +139,7 @@ export class InMemorySessionStore implements SessionStore {
         title: data.record.title,
         state: data.record.state,
         updated_at: data.record.updated_at,
-        message_count: data.messages.size,
+        message_count: count,
         usage,
         ...(cost === undefined ? {} : { cost_usd: cost }),
       });

@@ -168,6 +168,29 @@ export function describeSessionStoreContract(
         expect(list[1]).not.toHaveProperty("cost_usd");
       }));
 
+    it("counts a session's messages without its folds' steps (they count for usage)", () =>
+      withStore(async (store) => {
+        const { session, branch } = sampleSession("folded");
+        await store.createSession(session, branch);
+        const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15 };
+        await store.write("folded", {
+          messages: [
+            textMessage("folded", "q1"),
+            textMessage("folded", "a1", "answer", { role: "assistant", meta: { usage } }),
+            // a fold's steps: stored on no branch with meta.fold_id (context folding)
+            textMessage("folded", "f1", "fold prompt", { meta: { fold_id: "fold-1" } }),
+            textMessage("folded", "f2", "fold answer", {
+              role: "assistant",
+              meta: { fold_id: "fold-1", loop_id: "l.fold.1", usage },
+            }),
+          ],
+          branch_appends: [{ branch_id: branch.id, message_ids: ["q1", "a1"] }],
+        });
+        const [listed] = await store.listSessions();
+        expect(listed).toMatchObject({ id: "folded", message_count: 2 });
+        expect(listed?.usage.totalTokens).toBe(30);
+      }));
+
     it("sums the known costs of assistant messages; no known cost leaves cost_usd out", () =>
       withStore(async (store) => {
         for (const id of ["priced", "unpriced"]) {

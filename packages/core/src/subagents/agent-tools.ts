@@ -1,5 +1,5 @@
-import { SubAgentTool } from "../agent/sub-agent.js";
-import type { AgentEvent, AgentLoopConfig, ApproveToolCalls } from "../agent/types.js";
+import { type SubAgentGate, SubAgentTool } from "../agent/sub-agent.js";
+import type { AgentEvent, AgentLoopConfig } from "../agent/types.js";
 import { sessionModelConfig } from "../llm/env-config.js";
 import type { StreamProvider } from "../llm/provider.js";
 import { ApiProtocolSchema, type ModelConfig, type ThinkingLevel } from "../model/llm-config.js";
@@ -21,8 +21,8 @@ export interface SubAgentHost {
   modelEnv?: Record<string, string | undefined>;
   /** the parent's tools now, as the model is offered them; sub-agent tools are never passed on */
   parentTools: () => readonly AnyAgentTool[];
-  /** the approval gate the child's tool calls go through */
-  approveToolCalls?: ApproveToolCalls;
+  /** the approval gate the child's tool calls go through (told the call it runs in) */
+  approveToolCalls?: SubAgentGate;
   /** what the child inherits of the parent's loop config (retry, limits, logger) */
   base?: () => Partial<AgentLoopConfig>;
   /** appended to the child's system prompt (the skills it may load) */

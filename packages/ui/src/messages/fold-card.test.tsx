@@ -1,6 +1,7 @@
+import type { BodyOf } from "@arbor/core";
 import { render, screen, within } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { msg, text } from "../test-support/messages.js";
 import { FoldCard, type FoldCardFold } from "./fold-card.js";
 
@@ -103,5 +104,62 @@ describe("FoldCard", () => {
     const nested = screen.getByRole("region", { name: "Fold: deeper" });
     expect(within(nested).getByText("Running")).toBeDefined();
     expect(within(nested).getByText("Fold · depth 2")).toBeDefined();
+  });
+
+  it("shows a call that waits for a person with Approve / Deny while the fold runs", async () => {
+    const writeCall = (approval: "pending" | "approved"): BodyOf<"tool_request"> => ({
+      message_type: "tool_request",
+      text: "",
+      thinking: [],
+      calls: [{ id: "w1", name: "write_file", arguments: { path: "out.txt" }, approval }],
+    });
+    const write = msg(writeCall("pending"));
+    const steps = [text("Purpose: write", { role: "user" }), write];
+    const onToolDecisions = vi.fn();
+    const { rerender } = render(
+      <FoldCard
+        fold={fold({ status: "running", message: null, steps })}
+        onToolDecisions={onToolDecisions}
+      />,
+    );
+    // not hidden in the collapsed steps
+    const waiting = screen.getByRole("region", {
+      name: "Waiting for approval in fold read the notes",
+    });
+    const call = within(waiting).getByRole("listitem", { name: "Tool call write_file" });
+    expect(call.getAttribute("data-approval")).toBe("pending");
+    await userEvent.click(within(call).getByRole("button", { name: "Approve" }));
+    expect(onToolDecisions).toHaveBeenCalledWith([{ tool_call_id: "w1", decision: "approve" }]);
+
+    // decided: back among the steps, with its state, and no buttons
+    const decided = msg(writeCall("approved"), { id: write.id });
+    rerender(
+      <FoldCard
+        fold={fold({ status: "running", message: null, steps: [steps[0]!, decided] })}
+        onToolDecisions={onToolDecisions}
+      />,
+    );
+    expect(screen.queryByRole("region", { name: /Waiting for approval/ })).toBeNull();
+    await userEvent.click(screen.getByRole("button", { name: "Steps of fold read the notes" }));
+    const row = screen.getByRole("listitem", { name: "Tool call write_file" });
+    expect(row.getAttribute("data-approval")).toBe("approved");
+    expect(within(row).queryByRole("button", { name: "Approve" })).toBeNull();
+  });
+
+  it("offers no decision once the fold has ended", async () => {
+    const write = msg({
+      message_type: "tool_request",
+      text: "",
+      thinking: [],
+      calls: [{ id: "w2", name: "write_file", arguments: {}, approval: "pending" }],
+    });
+    render(
+      <FoldCard
+        fold={fold({ status: "forced", reason: "crash", steps: [write] })}
+        onToolDecisions={vi.fn()}
+      />,
+    );
+    await userEvent.click(screen.getByRole("button", { name: "Steps of fold read the notes" }));
+    expect(screen.queryByRole("button", { name: "Approve" })).toBeNull();
   });
 });

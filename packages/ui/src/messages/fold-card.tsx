@@ -1,6 +1,6 @@
 "use client";
 
-import type { BodyOf, ContextMessage, FoldView } from "@arbor/core";
+import type { ApprovalDecision, BodyOf, ContextMessage, FoldView } from "@arbor/core";
 import { formatTokens } from "../format.js";
 import { badgeClass } from "../styles.js";
 import { Disclosure } from "./disclosure.js";
@@ -10,7 +10,9 @@ import { MessageCard } from "./message-card.js";
 // A fold (context folding, issue #13) in the chat: the card under the parent's `branch` call.
 // It shows what the fold is for, whether it runs, returned or was forced (and why), its tokens
 // used of its budget, the message its parent got, and, collapsed, its steps: the messages that
-// never entered the parent's context. A `branch` among the steps nests its own fold's card.
+// never entered the parent's context. A `branch` among the steps nests its own fold's card. A
+// call the session's approval policy holds for a person shows Approve / Deny while the fold runs
+// (the chat's own tool-call approval), and its decided state after.
 
 /** What the card needs of a fold: GET /folds' view, or what the live events said so far. */
 export type FoldCardFold = Pick<
@@ -98,9 +100,22 @@ export interface FoldCardProps {
   /** every fold of the session: a `branch` among this fold's steps nests its child's card */
   folds?: readonly FoldCardFold[];
   onOpenFile?: ((path: string, line: number) => void) | undefined;
+  /** decides a fold's call that waits for a person (POST /approvals); offered while it runs */
+  onToolDecisions?: ((decisions: ApprovalDecision[]) => void) | undefined;
 }
 
-export function FoldCard({ fold, folds = [], onOpenFile }: FoldCardProps) {
+export function FoldCard({ fold, folds = [], onOpenFile, onToolDecisions }: FoldCardProps) {
+  const running = fold.status === "running";
+  const decide = running ? onToolDecisions : undefined;
+  // a running fold's call that waits for a person is shown above its (collapsed) steps
+  const waiting = running
+    ? fold.steps.filter(
+        (s) =>
+          s.body.message_type === "tool_request" &&
+          s.body.calls.some((c) => c.approval === "pending"),
+      )
+    : [];
+  const waitingIds = new Set(waiting.map((s) => s.id));
   const share = fold.budget > 0 ? Math.min(1, fold.tokens_used / fold.budget) : 0;
   const { byRequest, paired } = pairResults(fold.steps);
   const childOf = (callId: string) =>
@@ -120,6 +135,13 @@ export function FoldCard({ fold, folds = [], onOpenFile }: FoldCardProps) {
         </span>
         <span className="font-medium">{fold.description}</span>
         <StatusBadge fold={fold} />
+        {waiting.length > 0 && (
+          <span
+            className={`${badgeClass} bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200`}
+          >
+            Waiting for approval
+          </span>
+        )}
         <span
           className={`ml-auto text-xs ${fold.warned ? "text-amber-700 dark:text-amber-300" : "text-zinc-500 dark:text-zinc-400"}`}
         >
@@ -145,6 +167,20 @@ export function FoldCard({ fold, folds = [], onOpenFile }: FoldCardProps) {
           <Markdown text={fold.message} />
         </div>
       )}
+      {waiting.length > 0 && (
+        <section aria-label={`Waiting for approval in fold ${fold.description}`} className="mt-2">
+          {waiting.map((step) => (
+            <MessageCard
+              key={step.id}
+              message={step}
+              toolResults={byRequest.get(step.id)}
+              running
+              onOpenFile={onOpenFile}
+              onToolDecisions={decide}
+            />
+          ))}
+        </section>
+      )}
       <div className="mt-2">
         <Disclosure
           label={`Steps of fold ${fold.description}`}
@@ -158,7 +194,7 @@ export function FoldCard({ fold, folds = [], onOpenFile }: FoldCardProps) {
         >
           <ol className="flex flex-col gap-2">
             {fold.steps
-              .filter((step) => !paired.has(step.id))
+              .filter((step) => !paired.has(step.id) && !waitingIds.has(step.id))
               .map((step) => (
                 <li key={step.id} className="flex flex-col gap-2">
                   {step.role === "user" && step.body.message_type === "text" ? (
@@ -175,6 +211,7 @@ export function FoldCard({ fold, folds = [], onOpenFile }: FoldCardProps) {
                       toolResults={byRequest.get(step.id)}
                       running={fold.status === "running"}
                       onOpenFile={onOpenFile}
+                      onToolDecisions={decide}
                     />
                   )}
                   {step.body.message_type === "tool_request" &&
@@ -188,6 +225,7 @@ export function FoldCard({ fold, folds = [], onOpenFile }: FoldCardProps) {
                             fold={child}
                             folds={folds}
                             onOpenFile={onOpenFile}
+                            onToolDecisions={onToolDecisions}
                           />
                         ) : null;
                       })}

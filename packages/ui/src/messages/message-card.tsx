@@ -20,6 +20,8 @@ export interface MessageCallbacks {
   onEditResend?: ((messageId: string, text: string) => void) | undefined;
   /** tool calls waiting for approval: one decision per click, several for "Approve all" */
   onToolDecisions?: ((decisions: ApprovalDecision[]) => void) | undefined;
+  /** calls waiting inside a running tool call (a sub-agent's child calls), while it runs */
+  onNestedDecisions?: ((decisions: ApprovalDecision[]) => void) | undefined;
   onApprovePlan?: ((messageId: string) => void) | undefined;
   onAnswer?: ((messageId: string, answer: string) => void) | undefined;
   /** a `file:line` link in a codebase tool's result: open the file view at that line */
@@ -48,6 +50,7 @@ function CardBody({
   message,
   streamingText,
   onToolDecisions,
+  onNestedDecisions,
   onApprovePlan,
   onAnswer,
   toolResults,
@@ -67,6 +70,7 @@ function CardBody({
         <ToolRequestCard
           body={body}
           onToolDecisions={onToolDecisions}
+          onNestedDecisions={onNestedDecisions}
           results={toolResults}
           running={running}
           progress={toolProgress}

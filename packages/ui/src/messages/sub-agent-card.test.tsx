@@ -1,6 +1,7 @@
 import type { BodyOf } from "@arbor/core";
-import { render, screen } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
+import { render, screen, within } from "@testing-library/react";
+import { userEvent } from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
 import { ToolRequestCard } from "./tool-request-card.js";
 
 const request: BodyOf<"tool_request"> = {
@@ -62,5 +63,52 @@ describe("a sub-agent call's card", () => {
     expect(card.open).toBe(false);
     expect(card.textContent).toContain("done");
     expect(card.textContent).toContain("2 turns · 330 tokens");
+  });
+
+  it("shows a child's call that waits for a person with Approve / Deny while it runs", async () => {
+    const onNestedDecisions = vi.fn();
+    const view = (status: "pending_approval" | "approved") => ({
+      c1: {
+        loop_id: "s.anthropic.m.2",
+        text: "",
+        progress: [],
+        status: "running" as const,
+        turns: 0,
+        usage: undefined,
+        approvals: [
+          {
+            call_id: "w1",
+            call_name: "write_note",
+            arguments: { text: "x" },
+            status,
+            cancelled: false,
+          },
+        ],
+      },
+    });
+    const { rerender } = render(
+      <ToolRequestCard
+        body={request}
+        running
+        subAgents={view("pending_approval")}
+        onNestedDecisions={onNestedDecisions}
+      />,
+    );
+    const approvals = screen.getByRole("region", { name: "Approvals of researcher" });
+    const call = within(approvals).getByRole("listitem", { name: "Tool call write_note" });
+    expect(call.getAttribute("data-approval")).toBe("pending");
+    await userEvent.click(within(call).getByRole("button", { name: "Deny" }));
+    expect(onNestedDecisions).toHaveBeenCalledWith([{ tool_call_id: "w1", decision: "deny" }]);
+    rerender(
+      <ToolRequestCard
+        body={request}
+        running
+        subAgents={view("approved")}
+        onNestedDecisions={onNestedDecisions}
+      />,
+    );
+    const decided = screen.getByRole("listitem", { name: "Tool call write_note" });
+    expect(decided.getAttribute("data-approval")).toBe("approved");
+    expect(within(decided).queryByRole("button", { name: "Approve" })).toBeNull();
   });
 });

@@ -1,12 +1,24 @@
 "use client";
 
-import type { BodyOf, Usage } from "@arbor/core";
+import type { ApprovalDecision, BodyOf, Usage } from "@arbor/core";
 import { badgeClass } from "../styles.js";
 import { preClass } from "./disclosure.js";
+import { ToolRequestCard } from "./tool-request-card.js";
 
 // A sub-agent call's child loop, inside its tool call's row: a collapsible card, open while the
 // child runs, showing its tool calls (progress lines) and the text it streams; once it ended, its
-// status, turns and tokens (its final text is the call's result, shown below it as usual).
+// status, turns and tokens (its final text is the call's result, shown below it as usual). A
+// child's call the approval policy holds for a person shows with the chat's own Approve / Deny
+// while it waits, and its decision after.
+
+/** A child's call that the session's approval policy held for a person (subagent_update). */
+export interface SubAgentApprovalView {
+  call_id: string;
+  call_name: string;
+  arguments: Record<string, unknown>;
+  status: "pending_approval" | "approved" | "denied";
+  cancelled: boolean;
+}
 
 /** A sub-agent call as the live events describe it (subagent_update), or its stored result. */
 export interface SubAgentView {
@@ -17,7 +29,15 @@ export interface SubAgentView {
   status: "running" | "completed" | "turn_limit" | "failed" | "cancelled";
   turns: number;
   usage: Usage | undefined;
+  /** its calls held for a person, in order (live only) */
+  approvals?: readonly SubAgentApprovalView[];
 }
+
+const APPROVAL: Record<SubAgentApprovalView["status"], "pending" | "approved" | "denied"> = {
+  pending_approval: "pending",
+  approved: "approved",
+  denied: "denied",
+};
 
 const statusLabel: Record<SubAgentView["status"], string> = {
   running: "running",
@@ -52,8 +72,16 @@ export function subAgentFromResult(
   };
 }
 
-export function SubAgentCard({ name, view }: { name: string; view: SubAgentView }) {
+export interface SubAgentCardProps {
+  name: string;
+  view: SubAgentView;
+  /** decides a child's call that waits for a person; absent: shown read-only */
+  onDecide?: ((decisions: ApprovalDecision[]) => void) | undefined;
+}
+
+export function SubAgentCard({ name, view, onDecide }: SubAgentCardProps) {
   const running = view.status === "running";
+  const approvals = view.approvals ?? [];
   const tokens = view.usage ? view.usage.input + view.usage.output : undefined;
   return (
     <details
@@ -94,6 +122,27 @@ export function SubAgentCard({ name, view }: { name: string; view: SubAgentView 
             </li>
           ))}
         </ol>
+      )}
+      {approvals.length > 0 && (
+        <section aria-label={`Approvals of ${name}`} className="mt-2">
+          <ToolRequestCard
+            body={{
+              message_type: "tool_request",
+              text: "",
+              thinking: [],
+              calls: approvals.map((a) => ({
+                id: a.call_id,
+                name: a.call_name,
+                arguments: a.arguments,
+                approval: APPROVAL[a.status],
+                ...(a.status === "pending_approval"
+                  ? {}
+                  : { approval_note: a.cancelled ? "cancelled" : "user" }),
+              })),
+            }}
+            onToolDecisions={running ? onDecide : undefined}
+          />
+        </section>
       )}
       {view.text !== "" && <pre className={`${preClass} mt-2`}>{view.text}</pre>}
     </details>

@@ -72,6 +72,8 @@ interface ToolCallRowProps {
   onOpenFile: ((path: string, line: number) => void) | undefined;
   /** a sub-agent call's child loop, live */
   subAgent: SubAgentView | undefined;
+  /** decides the child's calls that wait for a person */
+  onNestedDecisions: ((decisions: ApprovalDecision[]) => void) | undefined;
 }
 
 function ToolCallRow({
@@ -83,6 +85,7 @@ function ToolCallRow({
   progress,
   onOpenFile,
   subAgent,
+  onNestedDecisions,
 }: ToolCallRowProps) {
   const child = subAgent ?? subAgentFromResult(result);
   const pending = call.approval === "pending";
@@ -160,7 +163,13 @@ function ToolCallRow({
           </button>
         </fieldset>
       )}
-      {child && <SubAgentCard name={call.name} view={child} />}
+      {child && (
+        <SubAgentCard
+          name={call.name}
+          view={child}
+          onDecide={running && !result ? onNestedDecisions : undefined}
+        />
+      )}
       {result && (
         <div className="mt-2">
           <ToolResultCard body={result} onOpenFile={onOpenFile} />
@@ -183,6 +192,8 @@ export interface ToolRequestCardProps {
   onOpenFile?: ((path: string, line: number) => void) | undefined;
   /** sub-agent calls' child loops seen live (subagent_update), by tool_call_id */
   subAgents?: SubAgentViews | undefined;
+  /** decides a sub-agent's child call that waits for a person (while the call runs) */
+  onNestedDecisions?: ((decisions: ApprovalDecision[]) => void) | undefined;
 }
 
 export function ToolRequestCard({
@@ -193,6 +204,7 @@ export function ToolRequestCard({
   progress,
   onOpenFile,
   subAgents,
+  onNestedDecisions,
 }: ToolRequestCardProps) {
   const [decided, setDecided] = useState<ReadonlySet<string>>(new Set());
   const send = (decisions: ApprovalDecision[]) => {
@@ -227,6 +239,7 @@ export function ToolRequestCard({
             progress={progress?.[call.id]}
             onOpenFile={onOpenFile}
             subAgent={subAgents?.[call.id]}
+            onNestedDecisions={onNestedDecisions}
           />
         ))}
       </ul>

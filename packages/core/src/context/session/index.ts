@@ -16,7 +16,6 @@ export type { ParallelRequestProblem } from "./parallel-config.js";
 export { INTERRUPTED_BY_RESTART, type RecoveryReport, recoverSession } from "./recovery.js";
 export type { RunStop } from "./run-context.js";
 export type { RunResult } from "./run-driver.js";
-export { FOLD_NEEDS_APPROVAL } from "./run-folds.js";
 export * from "./session.js";
 export type { SessionDeps } from "./session-deps.js";
 export * from "./session-manager.js";

@@ -10,7 +10,6 @@ import type { ParallelMessageRequest } from "../../protocol/parallel.js";
 import { isPlanTool } from "../plan-act.js";
 import { DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
 import { type ParallelAskResult, storeAnswers } from "./parallel-answers.js";
-import type { ParallelApprovals } from "./parallel-approvals.js";
 import { labelOf, modelFor, parallelRequestProblem, strategyFor } from "./parallel-config.js";
 import { notFoundText } from "./run-driver.js";
 import { processMessage } from "./send-message.js";
@@ -28,7 +27,7 @@ import { toAgentMessage, toAgentMessages } from "./to-agent-messages.js";
 // assistant message on no branch, so the session's usage (summed over assistant messages)
 // includes it. The session's state follows one answer's path (Preparing → Connecting →
 // AwaitingFirstChunk → Streaming → Processing → Idle); a candidate waiting for a tool approval
-// does not move it: only that candidate waits (ParallelApprovals), the others go on.
+// does not move it: only that candidate waits (nested-approvals.ts), the others go on.
 
 /** Stores candidate events in batches (a group commit), in the order they were added. */
 class EventWriter {
@@ -71,14 +70,13 @@ class EventWriter {
 
 /**
  * The operation: processes and stores the message, runs the candidates and the strategy, stores
- * every answer. Called inside a session operation (queued, leased); `approvals` is where this
- * group's pending calls wait.
+ * every answer. Called inside a session operation (queued, leased); the group's pending calls
+ * wait in the session's nested approvals.
  */
 export async function askParallelOp(
   core: StoredSession,
   request: ParallelMessageRequest,
   message: ContextMessage,
-  approvals: ParallelApprovals,
   signal: AbortSignal,
 ): Promise<ParallelAskResult> {
   const problem = parallelRequestProblem(core, request);
@@ -105,7 +103,6 @@ export async function askParallelOp(
   };
   const writer = new EventWriter(core);
   const groupId = loopIdOf(core.id, "parallel", Date.now());
-  approvals.groupId = groupId;
   const decided = new Map<string, ApprovalStatus>();
   const configs = request.candidates.map((candidate, index): AgentLoopConfig => {
     const config: AgentLoopConfig = {
@@ -149,7 +146,16 @@ export async function askParallelOp(
       let approval = initialApproval(core.config.approval_policy, call.name);
       if (approval === "pending") {
         await writer.add([toolEvent(candidate, call, "pending_approval")]);
-        const decision = await approvals.wait(call.id, candidate, call.name, signal);
+        const decision = await core.nestedApprovals.wait(
+          call.id,
+          {
+            toolName: call.name,
+            decisionEvent: (status) =>
+              toolEvent(candidate, { id: call.id, name: call.name }, status),
+            stored: () => writer.settled(),
+          },
+          signal,
+        );
         approval = decision === "approve" ? "approved" : "denied";
         // the decision's own event is stored by Session.decideToolCalls (its stream shows it)
       } else {

@@ -3,8 +3,9 @@ import { foldExtractiveSummary } from "../../fold-runtime/fold-runtime.js";
 import { forcedReturnHeader } from "../../folding/ledger.js";
 import { scrubSecrets } from "../../folding/scrub.js";
 import type { ContextMessage } from "../../model/message-types.js";
+import type { MessageLifecycleUpdate } from "../../model/session-records.js";
 import type { ContextState } from "../../model/states.js";
-import type { FoldReturned, FoldStarted } from "../../protocol/events.js";
+import type { FoldReturned, FoldStarted, SessionEventBody } from "../../protocol/events.js";
 import { sessionToolResultRow } from "./agent-rows.js";
 import { parseStoredEvent } from "./stored-events.js";
 import { RESTING_STATES, type StoredSession } from "./stored-session.js";
@@ -125,6 +126,7 @@ export async function recoverSession(core: StoredSession): Promise<RecoveryRepor
     });
   }
   const foldEnds = await forcedFolds(core, [...openFolds.values()]);
+  const heldInFolds = pendingFoldCalls(core, new Set(openFolds.keys()));
   const cutOff = unansweredResults(
     core,
     now,
@@ -171,8 +173,10 @@ export async function recoverSession(core: StoredSession): Promise<RecoveryRepor
     write: {
       messages,
       branch_appends: [{ branch_id: branchId, message_ids: messages.map((m) => m.id) }],
+      ...(heldInFolds.updates.length > 0 ? { message_updates: heldInFolds.updates } : {}),
     },
     events: [
+      ...heldInFolds.events,
       ...foldEnds.map((f) => f.event),
       ...salvaged.map((m) => core.contentFinalEvent(m.id)),
       core.contextUpdateEvent(to, from, undefined, { recovered: true }),
@@ -188,6 +192,48 @@ export async function recoverSession(core: StoredSession): Promise<RecoveryRepor
   });
   return { recovered: true, from, to, partial_message_ids: salvaged.map((m) => m.id) };
 }
+
+/**
+ * The calls of folds a crash cut off that were waiting for a person: no one can decide them any
+ * more (the fold is forced back), so each is stored denied, with its `fold_tool` event.
+ */
+function pendingFoldCalls(
+  core: StoredSession,
+  foldIds: ReadonlySet<string>,
+): { updates: MessageLifecycleUpdate[]; events: SessionEventBody[] } {
+  const updates: MessageLifecycleUpdate[] = [];
+  const events: SessionEventBody[] = [];
+  if (foldIds.size === 0) return { updates, events };
+  for (const m of core.pool.values()) {
+    const foldId = m.meta?.fold_id;
+    if (foldId === undefined || !foldIds.has(foldId) || m.body.message_type !== "tool_request")
+      continue;
+    const held = m.body.calls.filter((c) => c.approval === "pending");
+    if (held.length === 0) continue;
+    updates.push({
+      id: m.id,
+      approvals: Object.fromEntries(
+        held.map((c) => [c.id, { approval: "denied" as const, approval_note: CUT_OFF_NOTE }]),
+      ),
+    });
+    for (const c of held) {
+      events.push({
+        name: "fold_tool",
+        payload: {
+          context_id: core.id,
+          fold_id: foldId,
+          tool_call_id: c.id,
+          tool_name: c.name,
+          status: "denied",
+          cancelled: true,
+        },
+      });
+    }
+  }
+  return { updates, events };
+}
+
+const CUT_OFF_NOTE = "cancelled: a restart ended the fold";
 
 /**
  * Folds a crash cut off (started, never returned): each is marked forced (`crash`), with a

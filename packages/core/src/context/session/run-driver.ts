@@ -54,7 +54,8 @@ export type RunResult =
        * awaiting_decisions: other calls still wait for a decision; finished: there was nothing
        * left to continue (the session is Idle); workflow_denied: the user's own call was denied;
        * queued: a message sent while the agent works was stored as queued (message-queue.ts);
-       * parallel_group: decisions went to a running ask-N-ways group, whose stream goes on
+       * nested_decision: decisions went to calls waiting inside the running operation (an
+       * ask-N-ways candidate's, a fold's: nested-approvals.ts), whose stream goes on
        */
       reason:
         | "rolled_back"
@@ -62,7 +63,7 @@ export type RunResult =
         | "finished"
         | "workflow_denied"
         | "queued"
-        | "parallel_group";
+        | "nested_decision";
     };
 
 export class RunDriver {
@@ -271,6 +272,9 @@ function startTimer(run: RunContext): void {
   clearTimeout(run.timer);
   const timeoutMs = run.core.config.auto_loop_iteration_timeout_ms;
   run.timer = setTimeout(() => {
+    // a call waiting for a person (a sub-agent's, nested-approvals.ts) is not cut by the clock:
+    // the iteration gets its time again
+    if (run.core.nestedApprovals.size > 0) return startTimer(run);
     if (run.stopWith({ type: "timed_out", timeoutMs })) run.controller.abort();
   }, timeoutMs);
 }

@@ -1,5 +1,5 @@
 import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
-import { type FoldEvent, FoldRuntime } from "../../fold-runtime/fold-runtime.js";
+import { type FoldEvent, type FoldRecord, FoldRuntime } from "../../fold-runtime/fold-runtime.js";
 import { scrubSecrets } from "../../folding/scrub.js";
 import {
   type AgentMessage,
@@ -9,9 +9,12 @@ import {
   type ToolResultMessage,
 } from "../../model/llm-messages.js";
 import type { ApprovalStatus, ContextMessage } from "../../model/message-types.js";
+import type { MessageLifecycleUpdate } from "../../model/session-records.js";
+import type { SessionEventBody } from "../../protocol/events.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { assistantRow, toolResultRow } from "./agent-rows.js";
-import { initialApproval } from "./approval-policy.js";
+import { DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
+import type { NestedStatus } from "./nested-approvals.js";
 import type { RunContext } from "./run-context.js";
 import { summarizerFor } from "./session-optimization.js";
 import type { StoredSession } from "./stored-session.js";
@@ -25,10 +28,14 @@ import type { StoredSession } from "./stored-session.js";
 // message). The fold events (started, budget warning, returned) are stored session events, so
 // they stream to clients and replay like the rest; the fold's loop is recorded under the
 // parent's loop (the `branch` result names it as the call's child loop).
-
-/** The result a fold's gate gives a call that the session's policy would hold for a person. */
-export const FOLD_NEEDS_APPROVAL =
-  "This call needs a person's approval under the session's approval policy, and a fold cannot wait for one: do it outside the fold, or return and say it is needed.";
+//
+// A fold has the parent's approval policy (decision 0035): a call the policy runs at once runs; a
+// call it holds for a person is stored with its approval pending and a `fold_tool` event
+// (pending_approval), and the fold waits for the decision in the session's nested approvals
+// (nested-approvals.ts), as an ask-N-ways candidate does: POST /approvals decides it at once, its
+// decision is stored on the fold's row with a `fold_tool` event, and a denied call's result tells
+// the fold's model so. The fold's timeout is paused while it waits; an interrupt (or the fold
+// being forced back) denies the call, stored as such (`cancelled`).
 
 export interface RunFolds {
   runtime: FoldRuntime;
@@ -53,7 +60,11 @@ export function foldRuntimeFor(
   // write waits or is in flight goes in the next one, together (each write waits one turn of the
   // event loop first, so a fold's quick steps share it). The fold's loop does not wait for them;
   // `settled` does. A failure is logged: the fold goes on, its steps are what was stored.
-  const pending: { messages: ContextMessage[]; events: FoldEvent[] } = { messages: [], events: [] };
+  const pending: {
+    messages: ContextMessage[];
+    updates: MessageLifecycleUpdate[];
+    events: FoldWriteEvent[];
+  } = { messages: [], updates: [], events: [] };
   let writes: Promise<void> = Promise.resolve();
   let scheduled = false;
   const flush = (): void => {
@@ -65,9 +76,15 @@ export function foldRuntimeFor(
       .then(() => {
         scheduled = false;
         const messages = pending.messages.splice(0);
+        const updates = pending.updates.splice(0);
         const events = pending.events.splice(0);
-        if (messages.length === 0 && events.length === 0) return undefined;
-        return core.commit({ ...(messages.length > 0 ? { write: { messages } } : {}), events });
+        if (messages.length === 0 && updates.length === 0 && events.length === 0) return undefined;
+        const write = {
+          ...(messages.length > 0 ? { messages } : {}),
+          ...(updates.length > 0 ? { message_updates: updates } : {}),
+        };
+        const hasWrite = messages.length > 0 || updates.length > 0;
+        return core.commit({ ...(hasWrite ? { write } : {}), events });
       })
       .then(
         () => undefined,
@@ -95,17 +112,76 @@ export function foldRuntimeFor(
     ...(parentLoop.retryConfig !== undefined ? { retryConfig: parentLoop.retryConfig } : {}),
     toolExecution: { type: "sequential" },
     ...(parentLoop.logger !== undefined ? { logger: parentLoop.logger } : {}),
-    // the parent's gate, for calls it decides alone; a call it would hold is refused (see above)
-    approveToolCalls: (calls: readonly ToolCallContent[]) =>
-      calls.map((c): ToolCallVerdict => {
-        const verdict = verdictOf(c.name);
-        if (verdict === "run") return { toolCallId: c.id, verdict: "run" };
-        return {
-          toolCallId: c.id,
-          verdict: "deny",
-          reason: verdict === "held" ? FOLD_NEEDS_APPROVAL : `Tool ${c.name} not found`,
-        };
-      }),
+    // the fold's gate is `approve` below (it knows the fold); this one is never asked
+  };
+  const decided = new Map<string, NestedStatus>();
+  const foldTool = (
+    foldId: string,
+    call: { id: string; name: string; arguments?: Record<string, unknown> },
+    status: "pending_approval" | NestedStatus,
+    cancelled = false,
+  ): FoldWriteEvent => ({
+    name: "fold_tool",
+    payload: {
+      context_id: core.id,
+      fold_id: foldId,
+      tool_call_id: call.id,
+      tool_name: call.name,
+      ...(call.arguments !== undefined ? { arguments: call.arguments } : {}),
+      status,
+      ...(cancelled ? { cancelled: true } : {}),
+    },
+  });
+  const approvalUpdate = (
+    callId: string,
+    status: NestedStatus,
+    note: string,
+  ): MessageLifecycleUpdate | undefined => {
+    const requestId = rounds.get(callId)?.requestId;
+    if (requestId === undefined) return undefined;
+    return { id: requestId, approvals: { [callId]: { approval: status, approval_note: note } } };
+  };
+  // the fold's gate: the session's policy, then (held) a person, as in the parent
+  const approve = async (
+    calls: readonly ToolCallContent[],
+    fold: FoldRecord,
+    signal: AbortSignal,
+  ): Promise<ToolCallVerdict[]> => {
+    const waits = calls.map(async (c): Promise<ToolCallVerdict> => {
+      const verdict = verdictOf(c.name);
+      if (verdict === "run") return { toolCallId: c.id, verdict: "run" };
+      if (verdict === "not_offered") {
+        return { toolCallId: c.id, verdict: "deny", reason: `Tool ${c.name} not found` };
+      }
+      // queued before it waits (the write comes a turn later), so its denial, if the fold has
+      // ended already, follows it; and no decision can come before it waits
+      pending.events.push(foldTool(fold.id, c, "pending_approval"));
+      const decision = core.nestedApprovals.wait(
+        c.id,
+        {
+          toolName: c.name,
+          decisionEvent: (status) => foldTool(fold.id, c, status),
+          rowUpdate: (status) => approvalUpdate(c.id, status, "user"),
+          // the call's row and pending event are in the fold's writes: the decision comes after
+          stored: () => writes,
+          cancelled: () => {
+            decided.set(c.id, "denied");
+            const update = approvalUpdate(c.id, "denied", "cancelled: the fold ended");
+            if (update !== undefined) pending.updates.push(update);
+            pending.events.push(foldTool(fold.id, c, "denied", true));
+            flush();
+          },
+        },
+        signal,
+      );
+      flush();
+      const status = (await decision) === "approve" ? "approved" : "denied";
+      decided.set(c.id, status);
+      return status === "approved"
+        ? { toolCallId: c.id, verdict: "run" }
+        : { toolCallId: c.id, verdict: "deny", reason: DENIED_RESULT_TEXT };
+    });
+    return Promise.all(waits);
   };
   const summarizer = summarizerFor(core);
   const memories = core.workspace ? core.deps.foldMemories?.(core.workspace.root) : undefined;
@@ -141,22 +217,23 @@ export function foldRuntimeFor(
         (name) => approvalOf(verdictOf(name)),
       );
       if (row.body.message_type === "tool_request") {
-        for (const call of row.body.calls) {
-          if (verdictOf(call.name) === "held") call.approval_note = "held: not inside a fold";
-          rounds.set(call.id, { requestId: row.id, call });
-        }
+        for (const call of row.body.calls) rounds.set(call.id, { requestId: row.id, call });
       }
       rows.push(withFold(row, foldId));
     } else if (event.type === "turnEnd") {
       for (const result of event.toolResults) {
         const entry = rounds.get(result.toolCallId);
         rounds.delete(result.toolCallId);
+        // a held call's decision (the stored row is frozen: its approval is updated by id)
+        const approval = decided.get(result.toolCallId);
+        decided.delete(result.toolCallId);
+        const call = entry && approval ? { ...entry.call, approval } : entry?.call;
         rows.push(
           withFold(
             toolResultRow(
               result,
               { ...rowContext(core.newId()), requestId: entry?.requestId ?? "unknown" },
-              entry?.call,
+              call,
             ),
             foldId,
           ),
@@ -174,6 +251,7 @@ export function foldRuntimeFor(
     systemPrompt: input.systemPrompt,
     tools: input.tools,
     loopConfig,
+    approve,
     settings,
     scrub: scrubSecrets,
     summarize: (steps, signal) => summarizer.summarize(stepsAsRows(core, steps), signal),
@@ -201,8 +279,11 @@ export function foldRuntimeFor(
 type FoldCall = { arguments: Record<string, unknown>; approval: ApprovalStatus };
 
 function approvalOf(verdict: "run" | "not_offered" | "held"): ApprovalStatus {
-  return verdict === "run" ? "auto_approved" : "denied";
+  return verdict === "run" ? "auto_approved" : verdict === "held" ? "pending" : "denied";
 }
+
+/** What a fold writes besides its rows: its own events and its calls' approvals. */
+type FoldWriteEvent = FoldEvent | Extract<SessionEventBody, { name: "fold_tool" }>;
 
 function withFold(row: ContextMessage, foldId: string): ContextMessage {
   return { ...row, meta: { ...row.meta, fold_id: foldId } };

@@ -1,16 +1,18 @@
 import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
-import { SubAgentTool } from "../../agent/sub-agent.js";
+import { type SubAgentGate, SubAgentTool } from "../../agent/sub-agent.js";
 import type { AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import type { ToolCallContent } from "../../model/llm-messages.js";
 import type { SessionConfig } from "../../model/session-config.js";
+import type { SessionEventBody } from "../../protocol/events.js";
 import { createSkillTool, SKILL_TOOL } from "../../skills/skill-tool.js";
 import type { AgentDefinition } from "../../subagents/agent-files.js";
 import { agentTool } from "../../subagents/agent-tools.js";
 import type { ToolRegistry, ToolSource } from "../../tools/registry.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { isPlanTool, toolsForMode } from "../plan-act.js";
-import { initialApproval } from "./approval-policy.js";
+import { DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
+import type { NestedApprovals } from "./nested-approvals.js";
 import type { ResolvedDeps } from "./session-deps.js";
 
 /** What this file needs of a session (StoredSession, which builds its registry with it). */
@@ -20,6 +22,10 @@ export interface ExtendedSession {
   readonly deps: ResolvedDeps;
   /** the session's tools now (its registry's list) */
   readonly tools: readonly AnyAgentTool[];
+  /** where a child's call held for a person waits (nested-approvals.ts) */
+  readonly nestedApprovals: NestedApprovals;
+  /** stores events (StoredSession.commit) */
+  commit(change: { events: SessionEventBody[] }): Promise<unknown>;
 }
 
 // A session's skills and sub-agents (issue #14): the `skill` tool (when there are skills) and one
@@ -32,8 +38,11 @@ export interface ExtendedSession {
 // - tools: the parent's tools as the session offers them now (mode and role applied), without
 //   sub-agent tools (no nesting) and without present_plan / ask_question, or those its file names;
 // - approval gate: the session's approval policy. A call the policy runs at once runs; a call the
-//   policy would hold for a person is denied with a reason (SUB_AGENT_HELD_TEXT): a sub-agent
-//   cannot stop and wait for a decision the way the session does (docs/decisions/0032);
+//   policy holds for a person waits for one (decision 0035), as a fold's does: a
+//   `subagent_update` of kind `approval` (pending_approval) is stored, the call waits in the
+//   session's nested approvals, and POST /approvals decides it at once (its decision is another
+//   such event; denied → the child gets DENIED_RESULT_TEXT). Cancelling the call denies it.
+//   Outside a session's call (no `parent`), a held call is denied (SUB_AGENT_HELD_TEXT);
 // - loop: numbered from the store like the session's own loops, recorded as a child of the loop
 //   that called it (the admin loop tree), its events shown live as `subagent_update`.
 
@@ -60,7 +69,7 @@ export function extendedRegistry(core: ExtendedSession, base: ToolRegistry): Too
         agents.current().agents.map((definition) => {
           let tool = cache.get(definition);
           if (tool === undefined) {
-            tool = agentTool(definition, subAgentHost(core));
+            tool = agentTool(definition, subAgentHost(core, definition.name));
             cache.set(definition, tool);
           }
           return tool;
@@ -90,7 +99,7 @@ export function skillsPrompt(core: ExtendedSession, tools: readonly AnyAgentTool
   return core.deps.skills(core.config)?.current().formatForPrompt() ?? "";
 }
 
-function subAgentHost(core: ExtendedSession) {
+function subAgentHost(core: ExtendedSession, agentName: string) {
   const { deps } = core;
   const issued = new Set<string>();
   const childTools = (): AnyAgentTool[] =>
@@ -108,17 +117,71 @@ function subAgentHost(core: ExtendedSession) {
     thinkingLevel: () => core.config.model?.thinking_level,
     modelEnv: deps.modelEnv,
     parentTools: childTools,
-    approveToolCalls: (calls: readonly ToolCallContent[]): ToolCallVerdict[] => {
+    approveToolCalls: ((calls: readonly ToolCallContent[], info) => {
       const offered = new Set(childTools().map((t) => t.name));
-      return calls.map((call): ToolCallVerdict => {
-        if (!offered.has(call.name)) {
-          return { toolCallId: call.id, verdict: "deny", reason: `Tool ${call.name} not found` };
-        }
-        return initialApproval(core.config.approval_policy, call.name) === "auto_approved"
-          ? { toolCallId: call.id, verdict: "run" }
-          : { toolCallId: call.id, verdict: "deny", reason: SUB_AGENT_HELD_TEXT };
-      });
-    },
+      return Promise.all(
+        calls.map(async (call): Promise<ToolCallVerdict> => {
+          if (!offered.has(call.name)) {
+            return { toolCallId: call.id, verdict: "deny", reason: `Tool ${call.name} not found` };
+          }
+          if (initialApproval(core.config.approval_policy, call.name) === "auto_approved") {
+            return { toolCallId: call.id, verdict: "run" };
+          }
+          const parent = info.parent;
+          if (parent === undefined) {
+            return { toolCallId: call.id, verdict: "deny", reason: SUB_AGENT_HELD_TEXT };
+          }
+          const event = (
+            status: "pending_approval" | "approved" | "denied",
+            cancelled = false,
+          ): SessionEventBody => ({
+            name: "subagent_update",
+            payload: {
+              context_id: core.id,
+              tool_call_id: parent.toolCallId,
+              tool_name: agentName,
+              loop_id: parent.loopId,
+              kind: "approval",
+              call_id: call.id,
+              call_name: call.name,
+              ...(status === "pending_approval" ? { arguments: call.arguments } : {}),
+              status,
+              ...(cancelled ? { cancelled: true } : {}),
+            },
+          });
+          // stored before a decision (which can only come once the event is out); it waits at
+          // once, so a cancellation's event follows this one
+          let stored: Promise<unknown> = core.commit({ events: [event("pending_approval")] });
+          const shown = stored;
+          const decision = core.nestedApprovals.wait(
+            call.id,
+            {
+              toolName: call.name,
+              decisionEvent: (status) => event(status),
+              stored: () => stored.then(() => undefined),
+              cancelled: () => {
+                stored = stored.then(() => core.commit({ events: [event("denied", true)] }));
+                void stored.catch(() => undefined);
+              },
+            },
+            parent.signal,
+          );
+          try {
+            await shown;
+          } catch (error) {
+            // not shown to anyone: nobody can decide it
+            core.nestedApprovals.decide(call.id, "deny");
+            deps.logger.error("a sub-agent's held call could not be stored", {
+              session: core.id,
+              error: error instanceof Error ? error.message : String(error),
+            });
+          }
+          return (await decision) === "approve"
+            ? { toolCallId: call.id, verdict: "run" }
+            : { toolCallId: call.id, verdict: "deny", reason: DENIED_RESULT_TEXT };
+        }),
+      );
+    }) satisfies SubAgentGate,
     base: (): Partial<AgentLoopConfig> => ({
       retryConfig: deps.retryConfig,
       executionLimits: deps.executionLimits,

@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { collect, harness } from "../../../test/support/session-harness.js";
 import type { StreamRequest } from "../../llm/provider.js";
+import type { SessionEvent } from "../../protocol/events.js";
 import { loopTreesFromRecords } from "../../recording/session-tree.js";
 import { SkillLibrary } from "../../skills/skill-set.js";
 import { AgentLibrary, defaultAgentDirs } from "../../subagents/agent-files.js";
 import type { ScriptedTurn } from "../../testing/script.js";
-import { SUB_AGENT_HELD_TEXT } from "./session-extensions.js";
 
 // Sub-agents and skills inside a session (issue #14): agent files become tools whose calls run a
 // child loop (recorded under the parent, shown live, its usage in the session's), and skills are
@@ -120,13 +120,16 @@ describe("sub-agents in a session", () => {
     expect(childRequest?.tools?.map((t) => t.name)).toEqual(["echo", "write_note"]);
   });
 
-  it("the child's calls pass the session's approval policy: a held tool is denied in the child", async () => {
+  it.each([
+    ["approve", "ran"],
+    ["deny", "denied"],
+  ] as const)("a child's held call waits for a person (%s → %s)", async (decision, outcome) => {
     const h = setup((request, childTurn, parentTurn) => {
       if (childTurn === 0)
         return { blocks: [{ type: "toolCall", name: "write_note", arguments: { text: "x" } }] };
       if (childTurn === 1) {
         const last = JSON.stringify(request.messages.at(-1));
-        return { blocks: [{ type: "text", text: last.includes("cannot wait") ? "held" : "ran" }] };
+        return { blocks: [{ type: "text", text: last.includes("denied") ? "denied" : "ran" }] };
       }
       if (parentTurn === 0)
         return { blocks: [{ type: "toolCall", name: "researcher", arguments: { task: "write" } }] };
@@ -135,14 +138,86 @@ describe("sub-agents in a session", () => {
     const session = await h.manager.create({
       config: { approval_policy: { type: "white_list", tools: ["researcher"] } },
     });
-    await collect(session.sendMessage({ type: "text", text: "go" }));
+    const run = session.sendMessage({ type: "text", text: "go" })[Symbol.asyncIterator]();
+    const seen: SessionEvent[] = [];
+    const approvals = () =>
+      seen.flatMap((e) =>
+        e.name === "subagent_update" && e.payload.kind === "approval" ? [e.payload] : [],
+      );
+    while (approvals().length === 0) {
+      const next = await run.next();
+      if (next.done) throw new Error("the run ended without waiting");
+      seen.push(next.value);
+    }
+    const [held] = approvals();
+    expect(held).toMatchObject({
+      tool_name: "researcher",
+      call_name: "write_note",
+      status: "pending_approval",
+      arguments: { text: "x" },
+    });
+    const decided = await collect(
+      session.decideToolCalls([{ tool_call_id: held?.call_id ?? "", decision }]),
+    );
+    expect(decided.map((e) => e.name === "subagent_update" && e.payload)).toEqual([
+      expect.objectContaining({
+        kind: "approval",
+        status: decision === "approve" ? "approved" : "denied",
+      }),
+    ]);
+    for (let next = await run.next(); !next.done; next = await run.next()) seen.push(next.value);
     const result = session
       .messages()
       .messages.find(
         (m) => m.body.message_type === "tool_result" && m.body.tool_name === "researcher",
       );
-    expect(result?.body).toMatchObject({ content: [{ text: "held" }] });
-    expect(SUB_AGENT_HELD_TEXT).toContain("cannot wait");
+    expect(result?.body).toMatchObject({ content: [{ text: outcome }] });
+    expect(session.state.type).toBe("Idle");
+    // decided once: a second decision is refused
+    const again = await collect(
+      session.decideToolCalls([{ tool_call_id: held?.call_id ?? "", decision: "approve" }]),
+    );
+    expect(again.find((e) => e.name === "error")?.payload).toMatchObject({
+      code: "invalid_request",
+    });
+  });
+
+  it("interrupting the parent while a child's call waits denies it (cancelled)", async () => {
+    const h = setup((_request, childTurn, parentTurn) => {
+      if (childTurn === 0)
+        return { blocks: [{ type: "toolCall", name: "write_note", arguments: { text: "x" } }] };
+      if (parentTurn === 0)
+        return { blocks: [{ type: "toolCall", name: "researcher", arguments: { task: "write" } }] };
+      return { blocks: [{ type: "text", text: "never" }] };
+    });
+    const session = await h.manager.create({
+      config: { approval_policy: { type: "white_list", tools: ["researcher"] } },
+    });
+    const run = session.sendMessage({ type: "text", text: "go" })[Symbol.asyncIterator]();
+    const seen: SessionEvent[] = [];
+    const approvals = () =>
+      seen.flatMap((e) =>
+        e.name === "subagent_update" && e.payload.kind === "approval" ? [e.payload] : [],
+      );
+    while (approvals().length === 0) {
+      const next = await run.next();
+      if (next.done) throw new Error("the run ended without waiting");
+      seen.push(next.value);
+    }
+    await collect(session.interrupt());
+    for (let next = await run.next(); !next.done; next = await run.next()) seen.push(next.value);
+    expect(approvals().map((a) => [a.status, a.cancelled])).toEqual([
+      ["pending_approval", undefined],
+      ["denied", true],
+    ]);
+    expect(session.state).toMatchObject({ type: "Paused" });
+    const [held] = approvals();
+    const late = await collect(
+      session.decideToolCalls([{ tool_call_id: held?.call_id ?? "", decision: "approve" }]),
+    );
+    expect(late.find((e) => e.name === "error")?.payload).toMatchObject({
+      message: `tool call ${held?.call_id} was already denied`,
+    });
   });
 
   it("interrupting the parent ends the child's model request at once", async () => {

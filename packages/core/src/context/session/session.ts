@@ -17,7 +17,7 @@ import {
   type SessionControl,
   type SessionCoordinator,
 } from "../../store/coordination.js";
-import type { OptimizationView } from "../../store/types.js";
+import type { MessageLifecycleUpdate, OptimizationView } from "../../store/types.js";
 import {
   type ListWorkspaceFilesOptions,
   listWorkspaceFiles,
@@ -59,8 +59,8 @@ import {
 } from "./config-operations.js";
 import { asQueued, queuedMessages, storeQueued } from "./message-queue.js";
 import { type MessageMatch, searchMessages } from "./message-search.js";
+import type { NestedApprovals } from "./nested-approvals.js";
 import type { ParallelAskResult } from "./parallel-answers.js";
-import { ParallelApprovals } from "./parallel-approvals.js";
 import { askParallelOp } from "./parallel-ask.js";
 import { type ParallelRequestProblem, parallelRequestProblem } from "./parallel-config.js";
 import { recoverSession } from "./recovery.js";
@@ -140,8 +140,6 @@ export class Session {
   #operationFrom: number | undefined;
   /** an optimization made ahead, until it is stored or dropped (see #optimizeAhead) */
   #ahead: Promise<void> | undefined;
-  /** the running ask-N-ways group's calls that wait for a decision (parallel-ask.ts) */
-  #parallel: ParallelApprovals | undefined;
 
   constructor(core: StoredSession, reload?: () => Promise<StoredSession | undefined>) {
     this.#core = core;
@@ -398,9 +396,10 @@ export class Session {
    * the tool to the white list (see approval-policy.ts `rememberTool`).
    */
   decideToolCalls(decisions: readonly ApprovalDecision[]): Operation<RunResult> {
-    const parallel = this.#parallel;
-    if (parallel !== undefined && decisions.some((d) => parallel.holds(d.tool_call_id))) {
-      return this.#decideParallel(parallel, decisions);
+    const nested = this.#core.nestedApprovals;
+    const id = (d: ApprovalDecision) => d.tool_call_id;
+    if (decisions.some((d) => nested.holds(id(d)) || nested.decidedAs(id(d)) !== undefined)) {
+      return this.#decideNested(nested, decisions);
     }
     const asOperation = () =>
       this.#operation((signal) => decideToolCallsOp(this.#core, decisions, signal));
@@ -430,14 +429,16 @@ export class Session {
   async runForwarded(
     operation: ForwardedOperation,
   ): Promise<Omit<Extract<SessionControl, { type: "answer" }>, "type" | "request_id">> {
-    const parallel = this.#parallel;
+    const nested = this.#core.nestedApprovals;
     let run: Operation<RunResult> | undefined;
     if (operation.kind === "decide") {
+      const id = (d: ApprovalDecision) => d.tool_call_id;
       if (
-        parallel !== undefined &&
-        operation.decisions.some((d) => parallel.holds(d.tool_call_id))
+        operation.decisions.some(
+          (d) => nested.holds(id(d)) || nested.decidedAs(id(d)) !== undefined,
+        )
       ) {
-        run = this.#decideParallel(parallel, operation.decisions);
+        run = this.#decideNested(nested, operation.decisions);
       }
     } else if (this.working) {
       const extra = operation.client_metadata ? { client_metadata: operation.client_metadata } : {};
@@ -518,7 +519,7 @@ export class Session {
       for (const reported of answer.errors) {
         channel.push({ name: "error", sequence: 0, payload: { context_id: id, ...reported } });
       }
-      const reason = operation.kind === "queue" ? "queued" : "parallel_group";
+      const reason = operation.kind === "queue" ? "queued" : "nested_decision";
       channel.finish(
         answer.error === undefined
           ? { ok: true, value: { type: "not_run", reason } }
@@ -551,13 +552,7 @@ export class Session {
       }
       const extra = request.client_metadata ? { client_metadata: request.client_metadata } : {};
       const message = { ...messageFromPayload(core, request.payload), ...extra };
-      const approvals = new ParallelApprovals();
-      this.#parallel = approvals;
-      try {
-        return await askParallelOp(core, request, message, approvals, signal);
-      } finally {
-        this.#parallel = undefined;
-      }
+      return await askParallelOp(core, request, message, signal);
     }, options.signal);
   }
 
@@ -569,67 +564,78 @@ export class Session {
   }
 
   /**
-   * Decisions for calls a running ask-N-ways candidate waits on: handed over at once (not queued
-   * behind the group, which waits for them). Each decision is stored as a candidate_tool event;
-   * calls named here that wait nowhere are refused, the others still decided.
+   * Decisions for calls that wait inside the running operation (an ask-N-ways candidate's, a
+   * fold's: nested-approvals.ts): handed over at once, not queued behind the operation, which
+   * waits for them. Each decision stores its call's event (candidate_tool, fold_tool) and, for a
+   * fold, the approval on its stored tool_request; `remember` adds the tool to the white list.
+   * A call decided before is refused (it runs at most once); calls named here that wait nowhere
+   * are refused too; the others are still decided.
    */
-  #decideParallel(
-    parallel: ParallelApprovals,
+  #decideNested(
+    nested: NestedApprovals,
     decisions: readonly ApprovalDecision[],
   ): Operation<RunResult> {
     const channel = new OperationChannel<RunResult>();
     const core = this.#core;
     void (async () => {
       const events: SessionEventBody[] = [];
-      const unknown: string[] = [];
-      const known: ApprovalDecision[] = [];
+      const updates: MessageLifecycleUpdate[] = [];
+      const refused: string[] = [];
+      const claimed: ApprovalDecision[] = [];
+      const stored: Promise<void>[] = [];
       let policy = core.config.approval_policy;
       for (const d of decisions) {
-        const whose = parallel.whose(d.tool_call_id);
-        if (whose === undefined) {
-          unknown.push(d.tool_call_id);
+        const before = nested.decidedAs(d.tool_call_id);
+        if (before !== undefined) {
+          refused.push(`tool call ${d.tool_call_id} was already ${before}`);
           continue;
         }
-        known.push(d);
-        if (d.decision === "approve" && d.remember) policy = rememberTool(policy, whose.toolName);
-        events.push({
-          name: "candidate_tool",
-          payload: {
-            context_id: core.id,
-            group_id: parallel.groupId,
-            candidate: whose.candidate,
-            tool_call_id: d.tool_call_id,
-            tool_name: whose.toolName,
-            status: d.decision === "approve" ? "approved" : "denied",
-          },
-        });
+        const call = nested.claim(d.tool_call_id, d.decision);
+        if (call === undefined) {
+          refused.push(`tool call ${d.tool_call_id} is not waiting for approval`);
+          continue;
+        }
+        claimed.push(d);
+        const status = d.decision === "approve" ? "approved" : "denied";
+        if (d.decision === "approve" && d.remember) policy = rememberTool(policy, call.toolName);
+        events.push(call.decisionEvent(status));
+        const update = call.rowUpdate?.(status);
+        if (update !== undefined) updates.push(update);
+        if (call.stored !== undefined) stored.push(call.stored());
       }
       let result: OperationResult<RunResult> = {
         ok: true,
-        value: { type: "not_run", reason: "parallel_group" },
+        value: { type: "not_run", reason: "nested_decision" },
       };
       try {
-        // stored before the candidates go on, so the decision comes before what follows it
+        // the calls' own rows and events first; the decisions are stored before the calls go on
+        await Promise.all(stored);
         const changed = policy !== core.config.approval_policy;
-        const write = changed
-          ? { session: { config: { ...core.config, approval_policy: policy } } }
-          : undefined;
-        for (const event of await core.commit({ events, ...(write ? { write } : {}) })) {
+        const write = {
+          ...(updates.length > 0 ? { message_updates: updates } : {}),
+          ...(changed ? { session: { config: { ...core.config, approval_policy: policy } } } : {}),
+        };
+        const hasWrite = updates.length > 0 || changed;
+        for (const event of await core.commit({ events, ...(hasWrite ? { write } : {}) })) {
           channel.push(event);
         }
-        for (const d of known) parallel.decide(d.tool_call_id, d.decision);
+        for (const d of claimed) nested.decide(d.tool_call_id, d.decision);
       } catch (error) {
+        for (const d of claimed) nested.release(d.tool_call_id);
         const reported = this.#reportedError(error);
         channel.push({ name: "error", sequence: 0, payload: { context_id: core.id, ...reported } });
         result = { ok: false, error: reported };
       }
-      if (unknown.length > 0 && result.ok) {
-        const message = `no pending call ${unknown.join(", ")}`;
+      if (refused.length > 0 && result.ok) {
+        const message = refused.join("; ");
         channel.push({
           name: "error",
           sequence: 0,
           payload: { context_id: core.id, code: "invalid_request", message, recoverable: true },
         });
+        if (claimed.length === 0) {
+          result = { ok: false, error: { code: "invalid_request", message, recoverable: true } };
+        }
       }
       channel.finish(result);
     })();

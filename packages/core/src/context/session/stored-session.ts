@@ -25,6 +25,7 @@ import { MessagePool } from "../message-pool.js";
 import type { OptimizeBranchResult } from "../optimization/optimizer.js";
 import { planModeToolPredicate } from "../plan-act.js";
 import { StateMachine } from "../state-machine.js";
+import { NestedApprovals } from "./nested-approvals.js";
 import type { ResolvedDeps } from "./session-deps.js";
 import { extendedRegistry } from "./session-extensions.js";
 
@@ -87,6 +88,9 @@ export class StoredSession {
   lastSequence = 0;
   /** an optimization started after the last answer, for the next request (session-optimization) */
   ahead: AheadOptimization | undefined;
+  /** the tool calls that wait for a person inside the running operation (a candidate's, a
+   * fold's): Session.decideToolCalls hands their decisions over at once (nested-approvals.ts) */
+  readonly nestedApprovals = new NestedApprovals();
   /** the state a write in flight moves to (see `projectedState`) */
   #inFlight: ContextState | undefined;
   /** settles when the last write asked for has been stored (or failed); see `commit` */
@@ -409,6 +413,7 @@ export function withSequence(body: SessionEventBody, sequence: number): SessionE
     case "fold_started":
     case "fold_budget_warning":
     case "fold_returned":
+    case "fold_tool":
     case "tool_progress":
     case "parallel_started":
     case "candidate_delta":
