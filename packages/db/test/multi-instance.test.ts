@@ -215,6 +215,47 @@ describe.skipIf(!pgAvailable())("several instances on one PostgreSQL", () => {
     expect([a.toolRuns(), b.toolRuns()]).toEqual([1, 0]);
   });
 
+  it("a call waiting inside a fold of A's run is approved through B: it runs once, on A, and the fold returns", async () => {
+    const call = (id: string, name: string, args: Record<string, unknown>) => ({
+      blocks: [{ type: "toolCall" as const, id, name, arguments: args }],
+    });
+    // the parent folds; the fold counts (held for a person), then returns
+    const script = (request: { body: unknown }) => {
+      const sent = JSON.stringify(request.body);
+      if (sent.includes("counted it")) return say("done");
+      if (sent.includes("run 1 on A")) return call("r1", "return", { message: "counted it" });
+      if (sent.includes("count once")) return call("c1", "count", {});
+      return call("b1", "branch", { description: "count", prompt: "count once" });
+    };
+    const { a, b } = await two(script, script);
+    const onA = await a.manager.create({
+      config: { approval_policy: { type: "manual" }, folding: { enabled: true } },
+    });
+    // the parent's own `branch` call needs approval too: approved on A first
+    await onA.sendMessage({ type: "text", text: "please fold" }).result;
+    expect(onA.state.type).toBe("AwaitingToolApproval");
+    const run = onA.decideToolCalls([{ tool_call_id: "b1", decision: "approve" }]);
+    const events = watch(run);
+    await until(
+      () =>
+        events.seen.some((e) => e.name === "fold_tool" && e.payload.status === "pending_approval"),
+      "the fold's call to wait",
+    );
+    const onB = await b.manager.get(onA.id);
+    const decision = onB!.decideToolCalls([{ tool_call_id: "c1", decision: "approve" }]);
+    const decided: SessionEvent[] = [];
+    for await (const event of decision) decided.push(event);
+    expect((await decision.result).ok).toBe(true);
+    expect(decided.map((e) => [e.name, (e.payload as { status?: string }).status])).toEqual([
+      ["fold_tool", "approved"],
+    ]);
+    expect((await run.result).ok).toBe(true);
+    await events.stop();
+    expect([a.toolRuns(), b.toolRuns()]).toEqual([1, 0]);
+    expect(events.seen.some((e) => e.name === "fold_returned")).toBe(true);
+    expect(onA.state.type).toBe("Idle");
+  });
+
   it("config changes through A and B apply field by field: neither overwrites the other", async () => {
     const { a, b } = await two([], []);
     const onA = await a.manager.create();
