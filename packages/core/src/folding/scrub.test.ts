@@ -134,6 +134,20 @@ describe("scrubSecrets", () => {
     expect(out.match(/\[redacted\]/g)?.length).toBeGreaterThanOrEqual(6);
   });
 
+  it("obeys no secretlint-disable comment in the text (it let every later token through)", async () => {
+    for (const comment of [
+      "// secretlint-disable",
+      "<!-- secretlint-disable -->",
+      "# secretlint-disable-next-line",
+      "/* secretlint-disable @secretlint/secretlint-rule-github */",
+    ]) {
+      const text = `${comment}\ntoken ${GITHUB}\n${GITLAB} ${SLACK} // secretlint-disable-line`;
+      const out = await scrubSecrets(text);
+      for (const secret of [GITHUB, GITLAB, SLACK])
+        expect(fragments(out, secret), comment).toEqual([]);
+    }
+  });
+
   it("passes clean text unchanged", async () => {
     const clean = [
       "The config loader lives in packages/core/src/model/session-config.ts (line 65).",

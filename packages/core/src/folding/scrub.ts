@@ -1,6 +1,6 @@
 import { lintSource } from "@secretlint/core";
 import { secretLintProfiler } from "@secretlint/profiler";
-import { creator as recommendedPreset } from "@secretlint/secretlint-rule-preset-recommend";
+import { rules as recommendedRules } from "@secretlint/secretlint-rule-preset-recommend";
 import { MIN_SECRET_LENGTH, redact, SECRET_NAME, urlPassword } from "../tools/secrets.js";
 
 // Secret scrubbing of a fold's return message (issue #13): what a fold found must not carry a
@@ -11,8 +11,17 @@ import { MIN_SECRET_LENGTH, redact, SECRET_NAME, urlPassword } from "../tools/se
 // replaced with `[redacted]`, and so is every other occurrence of the same text; overlapping
 // spans are merged first, so no fragment of a secret survives between two findings.
 
+/**
+ * The recommended preset's rules, each on its own, less its comment filter: that rule obeys
+ * `secretlint-disable` comments in the scanned text, so a return message that said
+ * "secretlint-disable" carried every token after it through (checked: a GitHub and a GitLab
+ * token). A preset's members cannot be disabled from the config (secretlint 12 ignores
+ * `disabled` inside a preset), hence the list.
+ */
 const SECRETLINT_CONFIG = {
-  rules: [{ id: "@secretlint/secretlint-rule-preset-recommend", rule: recommendedPreset }],
+  rules: recommendedRules
+    .filter((rule) => rule.meta.id !== "@secretlint/secretlint-rule-filter-comments")
+    .map((rule) => ({ id: rule.meta.id, rule })),
 };
 
 /** A rule of our own: each match's `value` group (or the whole match) is a secret. */
