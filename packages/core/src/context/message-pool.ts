@@ -1,3 +1,4 @@
+import { copyData } from "../model/copy-data.js";
 import { applyLifecycleUpdate, describeLifecycleUpdateError } from "../model/message-lifecycle.js";
 import type { BodyOf, ContextMessage, MessageType } from "../model/message-types.js";
 import type { MessageLifecycleUpdate } from "../store/types.js";
@@ -65,7 +66,7 @@ export class MessagePool {
     if (this.#messages.has(message.id)) {
       throw new MessagePoolError("duplicate_id", `message ${message.id} is already in the pool`);
     }
-    const pooled = deepFreeze(structuredClone(message));
+    const pooled = deepFreeze(copyData(message));
     this.#messages.set(pooled.id, pooled);
     return pooled;
   }

@@ -108,6 +108,44 @@ describe("SerializedSinkWriter with a delay", () => {
     }
   });
 
+  it("copies a lane's record once, when its upsert starts, not at every write", async () => {
+    const sink = new InMemoryLoopRecordSink();
+    const writer = new SerializedSinkWriter(sink, { delayMs: 60_000 });
+    // each copy reads `turns` once
+    let turn = 0;
+    let copies = 0;
+    const record = loop("l1");
+    Object.defineProperty(record, "turns", {
+      enumerable: true,
+      get: () => {
+        copies++;
+        return turn;
+      },
+    });
+    for (turn = 1; turn <= 5; turn++) writer.write(record);
+    turn = 5;
+    expect(copies).toBe(0);
+    await writer.flush();
+    expect(copies).toBe(1);
+    expect(sink.writes.map((w) => w.turns)).toEqual([5]);
+  });
+
+  it("hands the sink a copy: a change after the upsert started goes in the next one", async () => {
+    const sink = new InMemoryLoopRecordSink();
+    const writer = new SerializedSinkWriter(sink, { delayMs: 60_000 });
+    const record = loop("l1", 1);
+    writer.write(record);
+    await writer.flush();
+    record.turns = 2;
+    record.childLoopIds.push("x");
+    expect(sink.writes[0]).not.toBe(record);
+    expect(sink.writes[0]?.turns).toBe(1);
+    expect(sink.writes[0]?.childLoopIds).toEqual([]);
+    writer.write(record);
+    await writer.flush();
+    expect(sink.writes.map((w) => w.turns)).toEqual([1, 2]);
+  });
+
   it("flush ends the wait at once and stores the newest record", async () => {
     const sink = new InMemoryLoopRecordSink();
     const writer = new SerializedSinkWriter(sink, { delayMs: 60_000 });

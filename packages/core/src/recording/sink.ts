@@ -1,4 +1,5 @@
 import type { Logger } from "../agent/types.js";
+import { copyData } from "../model/copy-data.js";
 import type { LoopRecord, SessionLoopTree } from "../model/loop-records.js";
 import { loopTreesFromRecords } from "./session-tree.js";
 
@@ -49,7 +50,7 @@ export class InMemoryLoopRecordSink implements LoopRecordSink {
 }
 
 interface Lane {
-  /** the newest snapshot not yet handed to the sink */
+  /** the newest record not yet handed to the sink (the live object: it is copied at its upsert) */
   pending: LoopRecord | undefined;
   /** the drain loop currently writing this lane, if any */
   draining: Promise<void> | undefined;
@@ -74,6 +75,12 @@ export interface SerializedSinkWriterOptions {
  * behind the in-flight upsert collapse into the newest one (every upsert carries the whole
  * record, so skipping an intermediate state loses nothing a store keeps). The last state
  * written is always the last state recorded. Lanes of different loops run independently.
+ *
+ * A record is copied when its upsert starts, not at each `write`: a lane that gathers changes
+ * (a delay, or an upsert in flight) copies only the record it hands over, where it copied every
+ * change before (measured in a session folding 20 times: 103 copies of up to 5 KB for 21 upserts).
+ * The sink gets the record as it is when its upsert starts, which is the state of the newest
+ * `write` or a later one: the recorder writes after every change it wants stored.
  */
 export class SerializedSinkWriter {
   readonly #sink: LoopRecordSink;
@@ -87,16 +94,17 @@ export class SerializedSinkWriter {
     this.#delayMs = options.delayMs ?? 0;
   }
 
-  /** Snapshots `record` now (later mutation does not affect it) and schedules its upsert. */
+  /**
+   * Schedules an upsert of `record`. The sink gets a copy made when the upsert starts (at once,
+   * inside this call, when the lane is idle and has no delay): a change after that is not in it.
+   */
   write(record: LoopRecord): void {
-    const snapshot = this.#snapshot(record);
-    if (!snapshot) return;
     let lane = this.#lanes.get(record.loopId);
     if (!lane) {
       lane = { pending: undefined, draining: undefined, wake: undefined };
       this.#lanes.set(record.loopId, lane);
     }
-    lane.pending = snapshot;
+    lane.pending = record;
     if (!lane.draining) lane.draining = this.#drain(record.loopId, lane);
   }
 
@@ -118,12 +126,14 @@ export class SerializedSinkWriter {
     if (this.#delayMs > 0) await this.#wait(lane);
     for (let record = lane.pending; record; record = lane.pending) {
       lane.pending = undefined;
+      const snapshot = this.#snapshot(record);
+      if (!snapshot) continue;
       try {
-        await this.#sink.upsertLoop(record);
+        await this.#sink.upsertLoop(snapshot);
       } catch (error) {
         this.#log("loop record sink failed", {
           loopId,
-          status: record.status,
+          status: snapshot.status,
           error: error instanceof Error ? error.message : String(error),
         });
       }
@@ -146,7 +156,7 @@ export class SerializedSinkWriter {
 
   #snapshot(record: LoopRecord): LoopRecord | undefined {
     try {
-      return structuredClone(record);
+      return copyData(record);
     } catch {
       // Extension message data or tool details that cannot be cloned (functions, class
       // instances with private state): fall back to what JSON keeps, which is what a store keeps.

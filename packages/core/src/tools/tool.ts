@@ -114,7 +114,9 @@ function jsonSchemaOf(parameters: z.ZodType): Record<string, unknown> {
     delete schema.$schema;
     schemaCache.set(parameters, schema);
   }
-  return structuredClone(schema);
+  // shared by every tool with this schema, as a tool's definition is shared by every request
+  // (a fold's `branch` and `return` tools are made per fold: a copy here was one per fold)
+  return schema;
 }
 
 /** REQ-016: the tool as the model sees it (parameters exported to JSON Schema once per schema). */
