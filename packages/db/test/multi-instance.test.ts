@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SessionEvent } from "@arbor/core";
@@ -50,7 +50,10 @@ function stateOf(event: SessionEvent): string | undefined {
 describe.skipIf(!pgAvailable())("several instances on one PostgreSQL", () => {
   const databases = testDatabases("postgresql");
   const instances: Instance[] = [];
+  /** instance processes a test started: killed after it, whatever its outcome */
+  const children: ChildProcess[] = [];
   afterEach(async () => {
+    for (const child of children.splice(0)) child.kill("SIGKILL");
     for (const instance of instances.splice(0)) await instance.close();
   });
   afterAll(() => databases.dispose());
@@ -338,6 +341,7 @@ describe.skipIf(!pgAvailable())("several instances on one PostgreSQL", () => {
       ],
       { cwd: join(here, ".."), stdio: ["ignore", "pipe", "pipe"] },
     );
+    children.push(child);
     let out = "";
     let err = "";
     child.stdout.on("data", (chunk) => {
