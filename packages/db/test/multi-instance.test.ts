@@ -47,6 +47,28 @@ function stateOf(event: SessionEvent): string | undefined {
   return event.name === "context_update" ? event.payload.current_state.type : undefined;
 }
 
+/**
+ * Waits until `events` show `eventName` with a call pending approval, then approves call `c1`
+ * through instance `on`: the decision's result and the (name, status) of the events it gave.
+ */
+async function approveThrough(
+  on: Instance,
+  sessionId: string,
+  events: { seen: SessionEvent[] },
+  eventName: "candidate_tool" | "fold_tool",
+) {
+  const statusOf = (e: SessionEvent) => (e.payload as { status?: string }).status;
+  await until(
+    () => events.seen.some((e) => e.name === eventName && statusOf(e) === "pending_approval"),
+    `a ${eventName} call to wait`,
+  );
+  const session = await on.manager.get(sessionId);
+  const decision = session!.decideToolCalls([{ tool_call_id: "c1", decision: "approve" }]);
+  const decided: Array<[string, string | undefined]> = [];
+  for await (const event of decision) decided.push([event.name, statusOf(event)]);
+  return { result: await decision.result, decided };
+}
+
 describe.skipIf(!pgAvailable())("several instances on one PostgreSQL", () => {
   const databases = testDatabases("postgresql");
   const instances: Instance[] = [];
@@ -187,21 +209,9 @@ describe.skipIf(!pgAvailable())("several instances on one PostgreSQL", () => {
       judge: { strategy: "pick_first" },
     });
     const events = watch(group);
-    await until(
-      () =>
-        events.seen.some(
-          (e) => e.name === "candidate_tool" && e.payload.status === "pending_approval",
-        ),
-      "the candidate's call to wait",
-    );
-    const onB = await b.manager.get(onA.id);
-    const decision = onB!.decideToolCalls([{ tool_call_id: "c1", decision: "approve" }]);
-    const decided: SessionEvent[] = [];
-    for await (const event of decision) decided.push(event);
-    expect((await decision.result).ok).toBe(true);
-    expect(decided.map((e) => [e.name, (e.payload as { status?: string }).status])).toEqual([
-      ["candidate_tool", "approved"],
-    ]);
+    const { result, decided } = await approveThrough(b, onA.id, events, "candidate_tool");
+    expect(result.ok).toBe(true);
+    expect(decided).toEqual([["candidate_tool", "approved"]]);
     expect((await group.result).ok).toBe(true);
     await events.stop();
     expect([a.toolRuns(), b.toolRuns()]).toEqual([1, 0]);
@@ -239,19 +249,9 @@ describe.skipIf(!pgAvailable())("several instances on one PostgreSQL", () => {
     expect(onA.state.type).toBe("AwaitingToolApproval");
     const run = onA.decideToolCalls([{ tool_call_id: "b1", decision: "approve" }]);
     const events = watch(run);
-    await until(
-      () =>
-        events.seen.some((e) => e.name === "fold_tool" && e.payload.status === "pending_approval"),
-      "the fold's call to wait",
-    );
-    const onB = await b.manager.get(onA.id);
-    const decision = onB!.decideToolCalls([{ tool_call_id: "c1", decision: "approve" }]);
-    const decided: SessionEvent[] = [];
-    for await (const event of decision) decided.push(event);
-    expect((await decision.result).ok).toBe(true);
-    expect(decided.map((e) => [e.name, (e.payload as { status?: string }).status])).toEqual([
-      ["fold_tool", "approved"],
-    ]);
+    const { result, decided } = await approveThrough(b, onA.id, events, "fold_tool");
+    expect(result.ok).toBe(true);
+    expect(decided).toEqual([["fold_tool", "approved"]]);
     expect((await run.result).ok).toBe(true);
     await events.stop();
     expect([a.toolRuns(), b.toolRuns()]).toEqual([1, 0]);
