@@ -185,6 +185,22 @@ function eventsNamed(events: readonly ParsedSseEvent[], name: string) {
   return events.filter((e) => e.event === name).map((e) => e.data);
 }
 
+/**
+ * Starts the app's runtime as a new process would, each time on the same in-memory store (the
+ * previous "process" gone without a word): for the crash tests.
+ */
+function processOnOneStore(): () => Promise<void> {
+  const store = new InMemorySessionStore();
+  const env = {
+    ARBOR_PROVIDER: "anthropic",
+    ANTHROPIC_BASE_URL: server.llm.url,
+    ANTHROPIC_API_KEY: "test",
+    WORKSPACE_DIR: server.workspace,
+    ARBOR_TITLES: "first_message",
+  };
+  return async () => setRuntime(await createRuntime({ env, store, logger: capturingLogger([]) }));
+}
+
 describe("a fold in a session", () => {
   it("works in its own context; the parent sees only its return message", async () => {
     server.llm.setScript(
@@ -676,15 +692,8 @@ describe("a fold in a session", () => {
 
   it("recovers from a crash mid-fold: the fold is forced (crash), the parent can resume", async () => {
     // the first process: a fold whose model hangs
-    const store = new InMemorySessionStore();
-    const env = {
-      ARBOR_PROVIDER: "anthropic",
-      ANTHROPIC_BASE_URL: server.llm.url,
-      ANTHROPIC_API_KEY: "test",
-      WORKSPACE_DIR: server.workspace,
-      ARBOR_TITLES: "first_message",
-    };
-    await setRuntime(await createRuntime({ env, store, logger: capturingLogger([]) }));
+    const startProcess = processOnOneStore();
+    await startProcess();
     server.llm.setScript(
       byFold({
         parent: [
@@ -708,7 +717,7 @@ describe("a fold in a session", () => {
     void reader.cancel().catch(() => undefined);
 
     // a new process on the same store, the first one gone without a word
-    await setRuntime(await createRuntime({ env, store, logger: capturingLogger([]) }));
+    await startProcess();
     const detail = (await (
       await session.GET(jsonRequest("GET", `/api/sessions/${id}`), params({ id }))
     ).json()) as { state: { type: string; recoverable?: boolean } };
@@ -737,15 +746,8 @@ describe("a fold in a session", () => {
   });
 
   it("recovers from a crash while a fold's call waits: the call is denied, the fold forced (crash)", async () => {
-    const store = new InMemorySessionStore();
-    const env = {
-      ARBOR_PROVIDER: "anthropic",
-      ANTHROPIC_BASE_URL: server.llm.url,
-      ANTHROPIC_API_KEY: "test",
-      WORKSPACE_DIR: server.workspace,
-      ARBOR_TITLES: "first_message",
-    };
-    await setRuntime(await createRuntime({ env, store, logger: capturingLogger([]) }));
+    const startProcess = processOnOneStore();
+    await startProcess();
     server.llm.setScript(
       byFold({
         parent: [
@@ -762,7 +764,7 @@ describe("a fold in a session", () => {
     const [held] = eventsNamed(seen, "fold_tool");
 
     // a new process on the same store, the first one gone without a word
-    await setRuntime(await createRuntime({ env, store, logger: capturingLogger([]) }));
+    await startProcess();
     const detail = (await (
       await session.GET(jsonRequest("GET", `/api/sessions/${id}`), params({ id }))
     ).json()) as { state: { type: string } };
