@@ -9,6 +9,7 @@ import { loopTreesFromRecords } from "../../recording/session-tree.js";
 import { SkillLibrary } from "../../skills/skill-set.js";
 import { AgentLibrary, defaultAgentDirs } from "../../subagents/agent-files.js";
 import type { ScriptedTurn } from "../../testing/script.js";
+import type { Session } from "./session.js";
 
 // Sub-agents and skills inside a session (issue #14): agent files become tools whose calls run a
 // child loop (recorded under the parent, shown live, its usage in the session's), and skills are
@@ -50,6 +51,22 @@ function setup(
     },
   );
   return h;
+}
+
+/** Sends "go" and reads the run's events until a child's call waits for a person. */
+async function runUntilAChildCallWaits(session: Session) {
+  const run = session.sendMessage({ type: "text", text: "go" })[Symbol.asyncIterator]();
+  const seen: SessionEvent[] = [];
+  const approvals = () =>
+    seen.flatMap((e) =>
+      e.name === "subagent_update" && e.payload.kind === "approval" ? [e.payload] : [],
+    );
+  while (approvals().length === 0) {
+    const next = await run.next();
+    if (next.done) throw new Error("the run ended without waiting");
+    seen.push(next.value);
+  }
+  return { run, seen, approvals };
 }
 
 describe("sub-agents in a session", () => {
@@ -138,17 +155,7 @@ describe("sub-agents in a session", () => {
     const session = await h.manager.create({
       config: { approval_policy: { type: "white_list", tools: ["researcher"] } },
     });
-    const run = session.sendMessage({ type: "text", text: "go" })[Symbol.asyncIterator]();
-    const seen: SessionEvent[] = [];
-    const approvals = () =>
-      seen.flatMap((e) =>
-        e.name === "subagent_update" && e.payload.kind === "approval" ? [e.payload] : [],
-      );
-    while (approvals().length === 0) {
-      const next = await run.next();
-      if (next.done) throw new Error("the run ended without waiting");
-      seen.push(next.value);
-    }
+    const { run, seen, approvals } = await runUntilAChildCallWaits(session);
     const [held] = approvals();
     expect(held).toMatchObject({
       tool_name: "researcher",
@@ -193,17 +200,7 @@ describe("sub-agents in a session", () => {
     const session = await h.manager.create({
       config: { approval_policy: { type: "white_list", tools: ["researcher"] } },
     });
-    const run = session.sendMessage({ type: "text", text: "go" })[Symbol.asyncIterator]();
-    const seen: SessionEvent[] = [];
-    const approvals = () =>
-      seen.flatMap((e) =>
-        e.name === "subagent_update" && e.payload.kind === "approval" ? [e.payload] : [],
-      );
-    while (approvals().length === 0) {
-      const next = await run.next();
-      if (next.done) throw new Error("the run ended without waiting");
-      seen.push(next.value);
-    }
+    const { run, seen, approvals } = await runUntilAChildCallWaits(session);
     await collect(session.interrupt());
     for (let next = await run.next(); !next.done; next = await run.next()) seen.push(next.value);
     expect(approvals().map((a) => [a.status, a.cancelled])).toEqual([
