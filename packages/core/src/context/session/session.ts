@@ -476,7 +476,6 @@ export class Session {
     const channel = new OperationChannel<RunResult>();
     const core = this.#core;
     const id = core.id;
-    const from = core.lastSequence;
     const requestId = core.newId();
     const control: SessionControl = { type: "forward", request_id: requestId, operation };
     const pipe = async (running: Operation<RunResult>): Promise<void> => {
@@ -509,8 +508,11 @@ export class Session {
         },
       );
       if (answer === undefined || !answer.handled) return pipe(ordinary());
+      // only the answer's own events: read from the first to the last of them
       const wanted = new Set(answer.sequences);
-      const rows = wanted.size > 0 ? await core.deps.store.readEvents(id, from) : [];
+      const first = Math.min(...answer.sequences);
+      const span = Math.max(...answer.sequences) - first + 1;
+      const rows = wanted.size > 0 ? await core.deps.store.readEvents(id, first - 1, span) : [];
       for (const row of rows) {
         if (!wanted.has(row.sequence)) continue;
         const event = parseStoredEvent(row);
