@@ -27,7 +27,7 @@ import {
   loopTreesFromRecords,
   McpManager,
   type ModelConfigDescription,
-  mcpConfigPath,
+  mcpConfigSources,
   modelConfigFromEnv,
   OpenApiManager,
   openApiConfigPath,
@@ -40,6 +40,7 @@ import {
   SkillLibrary,
   type SkillsResponse,
   type StreamProvider,
+  type TrustDefinitionView,
   sandboxSettings,
   secretsFromEnv,
   skillsResponse,
@@ -48,6 +49,7 @@ import {
   toolEnvNames,
   withCodebaseTools,
   withoutVariables,
+  WorkspaceTrust,
 } from "@arbor/core";
 import { dataDirOf } from "./data-dir";
 import { installToken } from "./install-token";
@@ -68,7 +70,10 @@ import { openStore } from "./store";
 //   ARBOR_ADMIN_TOKEN   when set, the admin API requires `Authorization: Bearer <token>`
 //   ARBOR_TOOL_ENV   names of further variables tool processes get (never keys or Arbor's tokens)
 //   ARBOR_SANDBOX (auto|bubblewrap|off), ARBOR_SANDBOX_NETWORK=1   bash's sandbox (core sandbox.ts)
-//   ARBOR_MCP_CONFIG   the MCP servers' config file (default: <workspace>/mcp_servers.json)
+//   ARBOR_MCP_CONFIG   the MCP servers' config file (default: <workspace>/mcp_servers.json and
+//                  <workspace>/.mcp.json, whose servers start only once a person trusts them)
+//   ARBOR_TRUST_WORKSPACE_CONFIG=1   trusts every definition of the workspace's executable
+//                  configuration without asking (scripted setups; logged as a warning)
 //   ARBOR_SHUTDOWN_GRACE_MS   how long a SIGTERM lets running operations finish before it
 //                  interrupts them (default 5000; shutdown.ts)
 //   ARBOR_SUMMARIES=extractive   optimization never asks a model for summaries (default: it asks
@@ -117,6 +122,10 @@ export interface Runtime {
   readonly mcp: McpManager;
   /** the OpenAPI specs of .arbor/openapi.json (GET /api/openapi/specs) */
   readonly openapi: OpenApiManager;
+  /** which definitions of the workspace's executable configuration a person trusted */
+  readonly trust: WorkspaceTrust;
+  /** the definitions of mcp_servers.json, .mcp.json and .arbor/openapi.json, with their trust */
+  trustDefinitions(): TrustDefinitionView[];
   /** the skills in use, read now (GET /api/skills) */
   listSkills(): SkillsResponse;
   /** the agent files' sub-agents, read now (GET /api/agents) */
@@ -156,6 +165,35 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     logger.warn("killed tool processes a previous server left running", { groups: leftovers });
   }
   const stopEndingGroups = endGroupsOnShutdown(processes);
+  let opened: {
+    store: SessionStore;
+    close(): Promise<void>;
+    location: string;
+    coordinator?: SessionCoordinator;
+  };
+  try {
+    opened = options.store
+      ? { store: options.store, close: async () => undefined, location: "provided by the caller" }
+      : await openStore(env, logger);
+  } catch (err) {
+    stopEndingGroups();
+    throw err;
+  }
+  const store = opened.store;
+  // trust in the workspace's executable configuration lives in the database: read it before
+  // anything of that configuration could start, and poll it (another instance may trust)
+  const trustAll = /^(?:1|true|yes)$/i.test(env.ARBOR_TRUST_WORKSPACE_CONFIG?.trim() ?? "");
+  const trust = new WorkspaceTrust({ store, workspace, trustAll });
+  await trust.refresh();
+  const stopTrustPoll = trust.poll(2000, (error) =>
+    logger.warn("workspace trust not reread", { error: error.message }),
+  );
+  if (trustAll) {
+    logger.warn(
+      "ARBOR_TRUST_WORKSPACE_CONFIG=1: the workspace's mcp_servers.json, .mcp.json and .arbor/openapi.json run without asking a person",
+      { workspace },
+    );
+  }
   // reads .arbor/openapi.json now (the specs load in the background): the variables holding its
   // credentials are known before any tool process can start, and are never given to one
   const openapi = new OpenApiManager({
@@ -164,6 +202,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     env,
     logger,
     secrets: () => toolSecrets,
+    trust,
   });
   await openapi.start();
   // the OpenAPI credentials whatever their variables' names (secretsFromEnv goes by the name)
@@ -188,23 +227,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     onError: (err) => logger.warn("codebase index update failed", { error: err.message }),
   });
 
-  let opened: {
-    store: SessionStore;
-    close(): Promise<void>;
-    location: string;
-    coordinator?: SessionCoordinator;
-  };
-  try {
-    opened = options.store
-      ? { store: options.store, close: async () => undefined, location: "provided by the caller" }
-      : await openStore(env, logger);
-  } catch (err) {
-    stopEndingGroups();
-    throw err;
-  }
-  const store = opened.store;
   const mcp = new McpManager({
-    configPath: mcpConfigPath(workspace, env),
+    sources: mcpConfigSources(workspace, env),
+    trust,
     workspaceRoot: workspace,
     env: toolProcessEnv,
     logger,
@@ -276,6 +301,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const close = async (): Promise<void> => {
     await foldingMcp.close();
     await mcp.close();
+    stopTrustPoll();
     stopEndingGroups();
     processes.shutdown();
     await codebase.close();
@@ -298,6 +324,18 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     dataDir,
     mcp,
     openapi,
+    trust,
+    trustDefinitions: () =>
+      [...mcp.definitions(), ...openapi.definitions()].map((definition) => {
+        const record = trust.record(definition);
+        return {
+          ...definition,
+          status: trust.status(definition),
+          ...(record?.hash === definition.hash
+            ? { trusted_by: record.trusted_by, trusted_at: record.trusted_at }
+            : {}),
+        };
+      }),
     listSkills: () => skillsResponse(skills.load()),
     listAgents: () => agentsResponse(agents.load()),
     settings,

@@ -14,3 +14,4 @@ export * from "./requests.js";
 export * from "./responses.js";
 export * from "./settings.js";
 export * from "./validation.js";
+export * from "./trust.js";
