@@ -13,6 +13,6 @@ export * from "./recording/index.js";
 export * from "./runtime-info.js";
 export * from "./skills/index.js";
 export * from "./store/index.js";
-export * from "./trust/index.js";
 export * from "./subagents/index.js";
 export * from "./tools/index.js";
+export * from "./trust/index.js";

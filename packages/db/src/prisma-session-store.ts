@@ -305,7 +305,10 @@ export class PrismaSessionStore implements SessionStore {
 
   async listWorkspaceTrust(workspace: string): Promise<WorkspaceTrustRecord[]> {
     const rows = await this.#read((tx) =>
-      tx.workspaceTrust.findMany({ where: { workspace }, orderBy: [{ file: "asc" }, { name: "asc" }] }),
+      tx.workspaceTrust.findMany({
+        where: { workspace },
+        orderBy: [{ file: "asc" }, { name: "asc" }],
+      }),
     );
     return rows.map((row) => ({
       workspace: row.workspace,
@@ -319,7 +322,11 @@ export class PrismaSessionStore implements SessionStore {
 
   async putWorkspaceTrust(record: WorkspaceTrustRecord): Promise<void> {
     const { workspace, file, name } = record;
-    const values = { hash: record.hash, trustedBy: record.trusted_by, trustedAt: record.trusted_at };
+    const values = {
+      hash: record.hash,
+      trustedBy: record.trusted_by,
+      trustedAt: record.trusted_at,
+    };
     await this.#write("putWorkspaceTrust", async (tx) => {
       await tx.workspaceTrust.upsert({
         where: { workspace_file_name: { workspace, file, name } },

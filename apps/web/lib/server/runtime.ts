@@ -40,16 +40,17 @@ import {
   SkillLibrary,
   type SkillsResponse,
   type StreamProvider,
-  type TrustDefinitionView,
   sandboxSettings,
   secretsFromEnv,
   skillsResponse,
   ToolProcesses,
   ToolRegistry,
+  type TrustDefinitionView,
   toolEnvNames,
+  WorkspaceTrust,
+  type WorkspaceTrustResponse,
   withCodebaseTools,
   withoutVariables,
-  WorkspaceTrust,
 } from "@arbor/core";
 import { dataDirOf } from "./data-dir";
 import { installToken } from "./install-token";
@@ -124,8 +125,21 @@ export interface Runtime {
   readonly openapi: OpenApiManager;
   /** which definitions of the workspace's executable configuration a person trusted */
   readonly trust: WorkspaceTrust;
-  /** the definitions of mcp_servers.json, .mcp.json and .arbor/openapi.json, with their trust */
-  trustDefinitions(): TrustDefinitionView[];
+  /**
+   * The definitions of mcp_servers.json, .mcp.json and .arbor/openapi.json with their trust,
+   * the files reread first (GET /api/workspace/trust)
+   */
+  workspaceTrust(): Promise<WorkspaceTrustResponse>;
+  /**
+   * Trusts one definition as it is now, on behalf of `by`: `not_found` when the file defines
+   * nothing by that name, `changed` when its hash is no longer `hash`
+   */
+  trustDefinition(
+    key: { file: string; name: string; hash: string },
+    by: string,
+  ): Promise<WorkspaceTrustResponse | "not_found" | "changed">;
+  /** Takes one definition's trust back; `not_found` when none is recorded */
+  revokeTrust(key: { file: string; name: string }): Promise<WorkspaceTrustResponse | "not_found">;
   /** the skills in use, read now (GET /api/skills) */
   listSkills(): SkillsResponse;
   /** the agent files' sub-agents, read now (GET /api/agents) */
@@ -298,6 +312,22 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     create: () => createFoldingMcpServer({ tools: servedTools, memories: foldMemories }),
     maxBodyBytes: maxBodyBytes(env),
   });
+  const workspaceTrust = async (): Promise<WorkspaceTrustResponse> => {
+    await Promise.all([mcp.reload(), openapi.reviewTrust()]);
+    const definitions: TrustDefinitionView[] = [...mcp.definitions(), ...openapi.definitions()].map(
+      (definition) => {
+        const record = trust.record(definition);
+        return {
+          ...definition,
+          status: trust.status(definition),
+          ...(record?.hash === definition.hash
+            ? { trusted_by: record.trusted_by, trusted_at: record.trusted_at }
+            : {}),
+        };
+      },
+    );
+    return { workspace, trust_all: trust.trustAll, definitions };
+  };
   const close = async (): Promise<void> => {
     await foldingMcp.close();
     await mcp.close();
@@ -325,17 +355,30 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     mcp,
     openapi,
     trust,
-    trustDefinitions: () =>
-      [...mcp.definitions(), ...openapi.definitions()].map((definition) => {
-        const record = trust.record(definition);
-        return {
-          ...definition,
-          status: trust.status(definition),
-          ...(record?.hash === definition.hash
-            ? { trusted_by: record.trusted_by, trusted_at: record.trusted_at }
-            : {}),
-        };
-      }),
+    workspaceTrust,
+    async trustDefinition(key, by) {
+      await Promise.all([mcp.reload(), openapi.reviewTrust()]);
+      const definition = [...mcp.definitions(), ...openapi.definitions()].find(
+        (d) => d.file === key.file && d.name === key.name,
+      );
+      if (definition === undefined) return "not_found";
+      if (definition.hash !== key.hash) return "changed";
+      await trust.trust(definition, by);
+      logger.info("workspace definition trusted", {
+        file: definition.file,
+        name: definition.name,
+        hash: definition.hash,
+        by,
+      });
+      // the trust's listeners start the server / read the spec
+      return workspaceTrust();
+    },
+    async revokeTrust(key) {
+      if (trust.record(key) === undefined) return "not_found";
+      await trust.revoke(key);
+      logger.info("workspace definition trust revoked", { file: key.file, name: key.name });
+      return workspaceTrust();
+    },
     listSkills: () => skillsResponse(skills.load()),
     listAgents: () => agentsResponse(agents.load()),
     settings,

@@ -123,7 +123,10 @@ export async function loadMcpConfig(
 }
 
 /** Reads every source; a server named in an earlier file hides the same name in a later one. */
-export async function loadMcpConfigs(sources: readonly McpConfigSource[], env: Env): Promise<{
+export async function loadMcpConfigs(
+  sources: readonly McpConfigSource[],
+  env: Env,
+): Promise<{
   servers: McpServerConfig[];
   problems: Array<McpConfigProblem & { file: string }>;
 }> {
@@ -138,7 +141,8 @@ export async function loadMcpConfigs(sources: readonly McpConfigSource[], env: E
       seen.add(server.name);
       servers.push(server);
     }
-    for (const problem of config.problems) if (problem.server !== undefined) seen.add(problem.server);
+    for (const problem of config.problems)
+      if (problem.server !== undefined) seen.add(problem.server);
   }
   return { servers, problems };
 }

@@ -110,7 +110,9 @@ export class McpManager implements ToolSource {
   get sources(): readonly McpConfigSource[] {
     const { sources, configPath } = this.#options;
     if (sources !== undefined) return sources;
-    return configPath === undefined ? [] : [{ path: configPath, file: configPath, needsTrust: false }];
+    return configPath === undefined
+      ? []
+      : [{ path: configPath, file: configPath, needsTrust: false }];
   }
 
   /** The servers of the workspace's files, as they are now, for the trust prompt. */
@@ -355,7 +357,8 @@ export class McpManager implements ToolSource {
   ): Promise<ReadResourceResult> {
     const connection = this.#connections.get(server);
     const untrusted = this.#untrusted.find((s) => s.name === server);
-    if (untrusted !== undefined) throw new McpLookupError("server_name", untrustedMessage(untrusted));
+    if (untrusted !== undefined)
+      throw new McpLookupError("server_name", untrustedMessage(untrusted));
     if (connection === undefined) {
       throw new McpLookupError("server_name", `no MCP server is named ${server}`);
     }
@@ -382,7 +385,8 @@ export class McpManager implements ToolSource {
    */
   resourceProblem(server: string, uri: string): { field: string; message: string } | undefined {
     const untrusted = this.#untrusted.find((s) => s.name === server);
-    if (untrusted !== undefined) return { field: "server_name", message: untrustedMessage(untrusted) };
+    if (untrusted !== undefined)
+      return { field: "server_name", message: untrustedMessage(untrusted) };
     const connection = this.#connections.get(server);
     if (connection === undefined) {
       return { field: "server_name", message: `no MCP server is named ${server}` };
@@ -412,7 +416,8 @@ export class McpManager implements ToolSource {
     args: Record<string, string>,
   ): { field: string; message: string } | undefined {
     const untrusted = this.#untrusted.find((s) => s.name === server);
-    if (untrusted !== undefined) return { field: "server_name", message: untrustedMessage(untrusted) };
+    if (untrusted !== undefined)
+      return { field: "server_name", message: untrustedMessage(untrusted) };
     const connection = this.#connections.get(server);
     if (connection === undefined || connection.status !== "connected") {
       return { field: "server_name", message: `no connected MCP server is named ${server}` };

@@ -111,8 +111,13 @@ export class OpenApiManager implements ToolSource {
   /** Reads each entry's definition, then reads the trusted specs and unloads the others. */
   async #applyTrust(): Promise<void> {
     const loads: Promise<void>[] = [];
+    const names = new Map<string, number>();
     for (const spec of this.#specs) {
-      spec.definition = await this.#definitionOf(spec.entry);
+      // two entries may read the same spec: the second is `spec (2)`, and so on
+      const seen = (names.get(spec.entry.spec) ?? 0) + 1;
+      names.set(spec.entry.spec, seen);
+      const name = seen === 1 ? spec.entry.spec : `${spec.entry.spec} (${seen})`;
+      spec.definition = await this.#definitionOf(spec.entry, name);
       const trust = this.#options.trust;
       const trusted = trust === undefined || trust.isTrusted(spec.definition);
       const was = spec.trusted;
@@ -140,7 +145,7 @@ export class OpenApiManager implements ToolSource {
   }
 
   /** The entry's definition: its fields and, for a file, the spec's bytes (an edit asks again). */
-  async #definitionOf(entry: OpenApiEntry): Promise<ConfigDefinition> {
+  async #definitionOf(entry: OpenApiEntry, name: string): Promise<ConfigDefinition> {
     let content = "";
     if (entry.source.kind === "file") {
       content = await readFile(entry.source.path, "utf8").catch(() => "");
@@ -155,7 +160,7 @@ export class OpenApiManager implements ToolSource {
     return {
       kind: "openapi_spec",
       file: OPENAPI_TRUST_FILE,
-      name: entry.spec,
+      name,
       hash: definitionHash(
         {
           spec: entry.spec,

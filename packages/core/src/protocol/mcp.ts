@@ -17,7 +17,9 @@ export const McpServerViewSchema = z
     file: z
       .string()
       .optional()
-      .describe("the file it is defined in: relative to the workspace, or the absolute path of ARBOR_MCP_CONFIG"),
+      .describe(
+        "the file it is defined in: relative to the workspace, or the absolute path of ARBOR_MCP_CONFIG",
+      ),
     error: z
       .string()
       .optional()

@@ -7,7 +7,10 @@ import { z } from "zod";
 export const DefinitionRunsSchema = z
   .object({
     command: z.string().optional().describe("the program a local server runs"),
-    args: z.array(z.string()).optional().describe("its arguments, as written (`${VAR}` unexpanded)"),
+    args: z
+      .array(z.string())
+      .optional()
+      .describe("its arguments, as written (`${VAR}` unexpanded)"),
     cwd: z.string().optional().describe("its working directory, relative to the workspace"),
     env: z.array(z.string()).optional().describe("names of the variables it sets for the process"),
     variables: z
@@ -37,9 +40,7 @@ export const TrustDefinitionViewSchema = z.object({
   hash: z.string().describe("sha256 of the definition as it is now: what POST trusts"),
   status: z
     .enum(["trusted", "untrusted", "changed"])
-    .describe(
-      "`changed`: trusted once, then edited: it is inert again until trusted as it is now",
-    ),
+    .describe("`changed`: trusted once, then edited: it is inert again until trusted as it is now"),
   runs: DefinitionRunsSchema,
   trusted_by: z.string().optional().describe("who trusted it (absent: never, or trust_all)"),
   trusted_at: z.string().optional().describe("when (ISO-8601)"),

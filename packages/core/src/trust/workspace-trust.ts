@@ -110,7 +110,9 @@ export class WorkspaceTrust {
       if (running) return;
       running = true;
       this.refresh()
-        .catch((error: unknown) => onError(error instanceof Error ? error : new Error(String(error))))
+        .catch((error: unknown) =>
+          onError(error instanceof Error ? error : new Error(String(error))),
+        )
         .finally(() => {
           running = false;
         });
