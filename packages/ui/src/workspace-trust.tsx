@@ -177,7 +177,9 @@ function DefinitionCard({
             </code>
           </Row>
         )}
-        {runs.cwd !== undefined && <Row label="In">{runs.cwd}</Row>}
+        {runs.cwd !== undefined && (
+          <Row label="In">{runs.cwd === "." ? "the workspace root" : runs.cwd}</Row>
+        )}
         {runs.command !== undefined && (
           <Row label="Network">{runs.network === false ? "none" : "allowed"}</Row>
         )}
