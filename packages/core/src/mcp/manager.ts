@@ -89,6 +89,7 @@ export class McpManager implements ToolSource {
   /** servers of workspace files, trusted or not, as last read (the trust prompt's list) */
   #definitions: McpServerConfig[] = [];
   #untrusted: McpServerConfig[] = [];
+  #loggedProblems = "[]";
   #fileProblems: McpConfigProblem[] = [];
   #version = 0;
   #builtVersion = -1;
@@ -151,8 +152,11 @@ export class McpManager implements ToolSource {
     const { logger, env } = this.#options;
     const config = await loadMcpConfigs(this.sources, env);
     const fileProblems = config.problems.filter((p) => p.server === undefined);
-    for (const problem of config.problems) {
-      logger.error("mcp config problem", { ...problem });
+    // the files are reread often (the watcher, the trust prompt): a problem is logged once
+    const problems = JSON.stringify(config.problems);
+    if (problems !== this.#loggedProblems) {
+      for (const problem of config.problems) logger.error("mcp config problem", { ...problem });
+      this.#loggedProblems = problems;
     }
     this.#fileProblems = fileProblems;
     if (fileProblems.length > 0) {
