@@ -1,3 +1,4 @@
+import { realpath } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -17,6 +18,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../agent/types.js";
+import { bubblewrapArgs, type Sandbox, sandboxGate } from "../tools/sandbox.js";
 import { ToolError } from "../tools/tool.js";
 import { toolEnvironment } from "../tools/tool-env.js";
 import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from "./config.js";
@@ -26,6 +28,13 @@ import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from "./con
 // A server that fails to start or initialize is marked failed with the reason. One that dies
 // later is reconnected with backoff; its calls in flight end with an error (the SDK rejects the
 // pending requests when the transport closes).
+//
+// A stdio server is a process Arbor starts, so it runs like bash's commands: in the sandbox
+// (tools/sandbox.ts, the same bwrap command line) with the scrubbed environment, the workspace
+// writable, the data dir hidden, its own PID namespace, and the network unless its entry says
+// `"network": false`. Without a working sandbox, sandboxGate decides whether it starts at all:
+// nobody approves a server's start (it comes from a file), so under ARBOR_SANDBOX=auto it starts
+// unconfined only after an explicit ARBOR_SANDBOX=off.
 
 export type McpServerStatus = "connecting" | "connected" | "failed" | "disabled";
 export type McpTransportKind = "stdio" | "http" | "sse";
@@ -55,6 +64,10 @@ export interface McpConnectionOptions {
   onChange: () => void;
   backoff?: McpBackoff;
   connectTimeoutMs?: number;
+  /** where stdio servers run (default: no sandbox, as the caller chose); see detectSandbox */
+  sandbox?: Sandbox;
+  /** the server answers beyond loopback: without a sandbox, stdio servers are refused */
+  servingBeyondLoopback?: boolean;
 }
 
 export interface McpCallOptions {
@@ -270,7 +283,7 @@ export class McpConnection {
     const timeout = this.#options.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS;
     if (config.transport === "stdio") {
       const client = newClient();
-      await client.connect(this.#stdioTransport(config), { timeout });
+      await client.connect(await this.#stdioTransport(config), { timeout });
       return { client, transport: "stdio" };
     }
     if (!config.sseOnly) {
@@ -318,22 +331,47 @@ export class McpConnection {
     }
   }
 
-  #stdioTransport(config: StdioServerConfig): StdioClientTransport {
+  async #stdioTransport(config: StdioServerConfig): Promise<StdioClientTransport> {
     const { workspaceRoot, env } = this.#options;
+    const sandbox: Sandbox = this.#options.sandbox ?? {
+      mode: "none",
+      cause: "opted_out",
+      reason: "no sandbox configured",
+    };
+    const verdict = sandboxGate({
+      sandbox,
+      servingBeyondLoopback: this.#options.servingBeyondLoopback ?? false,
+      // a server starts from its config file, not from a person's approval
+      personApproves: false,
+    });
+    if (verdict.type === "refused") throw new Error(`not started: ${verdict.reason}`);
     const cwd =
       config.cwd === undefined
         ? workspaceRoot
         : isAbsolute(config.cwd)
           ? config.cwd
           : resolve(workspaceRoot, config.cwd);
-    const transport = new StdioClientTransport({
-      command: config.command,
-      args: config.args,
-      // never Arbor's environment: the scrubbed tool environment plus the server's own `env`
-      env: { ...toolEnvironment({ env, workspaceRoot }), ...config.env },
-      cwd,
-      stderr: "pipe",
-    });
+    // never Arbor's environment: the scrubbed tool environment plus the server's own `env`
+    const serverEnv = { ...toolEnvironment({ env, workspaceRoot }), ...config.env };
+    const spawned =
+      sandbox.mode === "bubblewrap"
+        ? {
+            command: sandbox.command,
+            // the mounts are made on real paths (symlinks resolved)
+            args: bubblewrapArgs(
+              { ...sandbox, network: config.network ?? true },
+              {
+                workspace: await realpath(workspaceRoot),
+                cwd: await realpath(cwd),
+                command: config.command,
+                args: config.args,
+              },
+            ),
+            // /tmp inside is the sandbox's own; a TMPDIR elsewhere would be read-only
+            env: { ...serverEnv, TMPDIR: "/tmp" },
+          }
+        : { command: config.command, args: config.args, env: serverEnv };
+    const transport = new StdioClientTransport({ ...spawned, cwd, stderr: "pipe" });
     (transport.stderr as Readable | null)?.on("data", (chunk: Buffer) => {
       this.#stderr = (this.#stderr + chunk.toString("utf8")).slice(-STDERR_KEEP);
     });

@@ -6,6 +6,7 @@ import type { Logger } from "../agent/types.js";
 import { type SecretSource, withRedactedOutput } from "../tools/redacting-tool.js";
 import type { ToolSource } from "../tools/registry.js";
 import { jsonSchemaTool } from "../tools/registry.js";
+import type { Sandbox } from "../tools/sandbox.js";
 import { secretsFromEnv } from "../tools/secrets.js";
 import type { AgentTool, AnyAgentTool } from "../tools/tool.js";
 import type { ConfigDefinition } from "../trust/definitions.js";
@@ -53,6 +54,10 @@ export interface McpManagerOptions {
   backoff?: McpBackoff;
   /** redacted from MCP tool results (default: secretsFromEnv of `env`) */
   secrets?: SecretSource;
+  /** where stdio servers run, as bash's commands do (default: no sandbox); see detectSandbox */
+  sandbox?: Sandbox;
+  /** the server answers beyond loopback: without a working sandbox, stdio servers are refused */
+  servingBeyondLoopback?: boolean;
 }
 
 /** A server as GET /api/mcp/servers shows it. */
@@ -213,6 +218,10 @@ export class McpManager implements ToolSource {
       ...(this.#options.backoff !== undefined ? { backoff: this.#options.backoff } : {}),
       ...(this.#options.connectTimeoutMs !== undefined
         ? { connectTimeoutMs: this.#options.connectTimeoutMs }
+        : {}),
+      ...(this.#options.sandbox !== undefined ? { sandbox: this.#options.sandbox } : {}),
+      ...(this.#options.servingBeyondLoopback !== undefined
+        ? { servingBeyondLoopback: this.#options.servingBeyondLoopback }
         : {}),
     });
   }

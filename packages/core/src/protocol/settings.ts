@@ -6,17 +6,32 @@ import { z } from "zod";
 export const SandboxSettingsSchema = z
   .object({
     mode: z
-      .enum(["bubblewrap", "none"])
+      .enum(["bubblewrap", "none", "unavailable"])
       .describe(
-        "`bubblewrap`: bash runs with `/` read-only, the workspace writable, its own /tmp and PID namespace, the data dir hidden; `none`: bash runs as the server's user",
+        "`bubblewrap`: tool processes (bash, stdio MCP servers) run with `/` read-only, the workspace writable, their own /tmp and PID namespace, the data dir hidden; `none`: they run as the server's user (see `refused`); `unavailable`: ARBOR_SANDBOX=bubblewrap and bubblewrap does not work, so they are refused",
       ),
-    network: z.boolean().describe("whether commands can reach the network"),
+    network: z
+      .boolean()
+      .describe(
+        "whether bash's commands can reach the network (ARBOR_SANDBOX_NETWORK=1; stdio MCP servers have it unless their entry says `network: false`)",
+      ),
     reason: z
       .string()
       .optional()
       .describe("why there is no sandbox (`ARBOR_SANDBOX=off`, bwrap missing, …)"),
+    refused: z
+      .enum(["none", "unattended", "all"])
+      .describe(
+        "which process-starting tool runs are refused for want of a sandbox: `none`; `unattended`, those no person approves (an auto-approve policy, a tool on the session's white list, a stdio MCP server starting from its config); `all`, every one (ARBOR_SANDBOX=bubblewrap without bubblewrap, or no sandbox while serving beyond loopback)",
+      ),
+    fix: z
+      .string()
+      .optional()
+      .describe(
+        "how to get a sandbox (or to opt out of one); present whenever there is no sandbox",
+      ),
   })
-  .describe("The bash tool's sandbox (ARBOR_SANDBOX, ARBOR_SANDBOX_NETWORK).");
+  .describe("The sandbox of tool processes (ARBOR_SANDBOX, ARBOR_SANDBOX_NETWORK).");
 export type SandboxSettingsView = z.infer<typeof SandboxSettingsSchema>;
 
 export const SettingsResponseSchema = z

@@ -9,13 +9,18 @@ export {
   toToolRegistry,
 } from "./registry.js";
 export {
+  ATTENDED_LOOPBACK,
   bubblewrapArgs,
   type DetectSandboxOptions,
   describeSandbox,
   detectSandbox,
   probeBubblewrap,
+  SANDBOX_FIX,
   type Sandbox,
+  type SandboxExposure,
   type SandboxSettings,
+  type SandboxVerdict,
+  sandboxGate,
   sandboxSettings,
 } from "./sandbox.js";
 export { REDACTED, redact, redactValue, SECRET_NAME, secretsFromEnv } from "./secrets.js";

@@ -1,7 +1,14 @@
 import { stat } from "node:fs/promises";
 import { constants as osConstants } from "node:os";
 import { z } from "zod";
-import { bubblewrapArgs, describeSandbox, type Sandbox } from "../sandbox.js";
+import {
+  ATTENDED_LOOPBACK,
+  bubblewrapArgs,
+  describeSandbox,
+  type Sandbox,
+  type SandboxExposure,
+  sandboxGate,
+} from "../sandbox.js";
 import {
   type AgentTool,
   defineTool,
@@ -36,6 +43,12 @@ export interface BashToolOptions {
   env?: Record<string, string>;
   /** where commands run (default: no sandbox); see detectSandbox */
   sandbox?: Sandbox;
+  /**
+   * who can reach the server and whether a person approves each command: without a working
+   * sandbox, sandboxGate refuses commands when either exposes them (default: a person approves,
+   * loopback only)
+   */
+  exposure?: SandboxExposure;
   /** starts, records and ends the command's process group (default: one shared, unrecorded) */
   processes?: ToolProcesses;
   /** minimum interval between streamed partial results, in ms (250) */
@@ -83,7 +96,12 @@ export function createBashTool(
   const maxTimeout =
     options.maxTimeoutSeconds ?? Math.max(DEFAULT_MAX_TIMEOUT_SECONDS, defaultTimeout);
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_BASH_MAX_OUTPUT_BYTES;
-  const sandbox: Sandbox = options.sandbox ?? { mode: "none", reason: "no sandbox configured" };
+  const sandbox: Sandbox = options.sandbox ?? {
+    mode: "none",
+    cause: "opted_out",
+    reason: "no sandbox configured",
+  };
+  const exposure = options.exposure ?? ATTENDED_LOOPBACK;
   const processes = options.processes ?? defaultToolProcesses;
   const env = options.env ?? toolEnvironment({ env: process.env, workspaceRoot: workspace.root });
 
@@ -100,7 +118,7 @@ export function createBashTool(
       "A command runs only when the session's approval policy allows it: the user may be asked to approve it first, and may deny it. " +
       "Commands that are obviously destructive (removing /, a system directory or the home directory, find / -delete, mkfs, shutdown, git push --force, piping a download into a shell) are refused before they run; " +
       "this is a guard rail that catches the obvious forms, not a guarantee, so do not try to get around it. " +
-      `${describeSandbox(sandbox)} ` +
+      `${describeSandbox(sandbox, exposure)} ` +
       "The environment holds PATH, HOME, locale settings, WORKSPACE_DIR and what the user allowed, never the server's keys or tokens. " +
       "Prefer read_file, edit_file, list_files and search for file work.",
     parameters: bashParameters,
@@ -111,8 +129,10 @@ export function createBashTool(
       if (blocked !== undefined) {
         throw ToolError.failed(`Command blocked: matches deny pattern '${blocked}'`);
       }
-      if (sandbox.mode === "unavailable") {
-        throw ToolError.failed(`Command refused: ${sandbox.reason}.`);
+      // fail closed: no command runs unconfined where that is not allowed (sandbox.ts)
+      const verdict = sandboxGate({ sandbox, ...exposure });
+      if (verdict.type === "refused") {
+        throw ToolError.failed(`Command refused: ${verdict.reason}.`);
       }
       const cwd = await resolveCwd(workspace, params.cwd);
       if (options.confirm) {

@@ -1,5 +1,5 @@
 import { type SecretSource, withRedactedOutput } from "../redacting-tool.js";
-import type { Sandbox } from "../sandbox.js";
+import type { Sandbox, SandboxExposure } from "../sandbox.js";
 import { secretsFromEnv } from "../secrets.js";
 import type { AnyAgentTool } from "../tool.js";
 import { toolEnvironment } from "../tool-env.js";
@@ -28,6 +28,8 @@ export interface DefaultToolsOptions {
   secrets?: SecretSource;
   /** where bash runs commands (default: no sandbox) */
   sandbox?: Sandbox;
+  /** what sandboxGate weighs for bash's commands (default: a person approves, loopback only) */
+  exposure?: SandboxExposure;
   /** starts, records and ends tool process groups (default: one shared, unrecorded) */
   processes?: ToolProcesses;
   bash?: Without<BashToolOptions>;
@@ -54,6 +56,7 @@ export function createDefaultTools(options: DefaultToolsOptions): AnyAgentTool[]
     createBashTool({
       ...shared,
       ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
+      ...(options.exposure !== undefined ? { exposure: options.exposure } : {}),
       ...options.bash,
       workspaceRoot,
     }),
