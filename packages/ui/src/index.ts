@@ -39,6 +39,7 @@ export * from "./openapi-specs.js";
 export * from "./optimization-divider.js";
 export * from "./optimization-settings.js";
 export * from "./prompt-menu.js";
+export * from "./sandbox-notice.js";
 export * from "./session-export.js";
 export * from "./session-list.js";
 export * from "./session-menu.js";

@@ -39,18 +39,28 @@ function setup(
 
 describe("SessionSettings", () => {
   it("says that commands run in the sandbox", async () => {
-    const { user } = setup({}, { mode: "bubblewrap", network: false });
+    const { user } = setup({}, { mode: "bubblewrap", network: false, refused: "none" });
     await user.click(screen.getByRole("button", { name: "Session settings" }));
     expect(screen.getByTestId("sandbox-mode").textContent).toBe(
-      "Commands run in a sandbox (bubblewrap, no network): only the workspace is writable.",
+      "Commands run in a sandbox (bubblewrap, no network): only the workspace is writable. Local MCP servers run in it too.",
     );
   });
 
   it("warns when commands run without a sandbox, and says why", async () => {
-    const open = setup({}, { mode: "none", network: true, reason: "ARBOR_SANDBOX=off" });
+    const open = setup(
+      {},
+      {
+        mode: "none",
+        network: true,
+        reason: "ARBOR_SANDBOX=off",
+        refused: "none",
+        fix: "to confine tool processes, install bubblewrap (apt-get install bubblewrap) and unset ARBOR_SANDBOX",
+      },
+    );
     await open.user.click(screen.getByRole("button", { name: "Session settings" }));
     expect(screen.getByTestId("sandbox-mode").textContent).toBe(
-      "⚠ Commands run without a sandbox, as the server's user (ARBOR_SANDBOX=off). Approve them with care.",
+      "⚠ Commands and local MCP servers run without a sandbox, as the server's user (ARBOR_SANDBOX=off). Approve commands with care. " +
+        "To confine tool processes, install bubblewrap (apt-get install bubblewrap) and unset ARBOR_SANDBOX.",
     );
   });
 

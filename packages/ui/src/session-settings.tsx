@@ -20,6 +20,7 @@ import {
   optimizationDraftOf,
   optimizationFromDraft,
 } from "./optimization-settings.js";
+import { sandboxFixText, sandboxText } from "./sandbox-notice.js";
 import { unreachable } from "./state-label.js";
 import { buttonClass, inputClass } from "./styles.js";
 
@@ -51,18 +52,6 @@ export interface SessionSettingsProps {
   instructions?: WorkspaceInstructionsResponse | undefined;
   /** called each time the dialog opens, e.g. to read the instructions afresh */
   onOpen?: () => void;
-}
-
-/** One sentence on where bash commands run. Exported for tests. */
-export function sandboxText(sandbox: SandboxSettingsView): string {
-  switch (sandbox.mode) {
-    case "bubblewrap":
-      return `Commands run in a sandbox (bubblewrap, ${sandbox.network ? "with network" : "no network"}): only the workspace is writable.`;
-    case "none":
-      return `Commands run without a sandbox, as the server's user${sandbox.reason ? ` (${sandbox.reason})` : ""}. Approve them with care.`;
-    default:
-      return unreachable(sandbox.mode);
-  }
 }
 
 type PolicyType = ApprovalPolicy["type"];
@@ -284,8 +273,9 @@ export function SessionSettings({
                     : "mt-1 text-xs text-amber-700 dark:text-amber-400"
                 }
               >
-                {sandbox.mode === "none" && <span aria-hidden="true">⚠ </span>}
+                {sandbox.mode !== "bubblewrap" && <span aria-hidden="true">⚠ </span>}
                 {sandboxText(sandbox)}
+                {sandboxFixText(sandbox) !== undefined && ` ${sandboxFixText(sandbox)}`}
               </p>
             )}
           </fieldset>

@@ -14,6 +14,7 @@ import {
   type ModelOption,
   ModelPicker,
   OpenApiSpecList,
+  SandboxBanner,
   SessionList,
   SessionMenu,
   SessionSettings,
@@ -512,6 +513,8 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               />
             </div>
           )}
+          {/* while tools would run unconfined, or are refused for want of a sandbox */}
+          <SandboxBanner sandbox={settings.data?.sandbox} />
           {error && (
             <div
               role="alert"

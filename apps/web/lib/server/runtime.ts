@@ -21,6 +21,7 @@ import {
   FoldingMcpHttp,
   FoldMemoryFile,
   type ImportSessionRequest,
+  initialApproval,
   type Logger,
   type LoopTreeResponse,
   loopTreeResponse,
@@ -53,6 +54,7 @@ import {
   withoutVariables,
 } from "@arbor/core";
 import { dataDirOf } from "./data-dir";
+import { servingBeyondLoopback } from "./exposure";
 import { installToken } from "./install-token";
 import { createRedactingLogger } from "./logger";
 import { maxBodyBytes } from "./request-gate";
@@ -70,7 +72,10 @@ import { openStore } from "./store";
 //   DATABASE_URL / ARBOR_DATA_DIR   the store (see store.ts)
 //   ARBOR_ADMIN_TOKEN   when set, the admin API requires `Authorization: Bearer <token>`
 //   ARBOR_TOOL_ENV   names of further variables tool processes get (never keys or Arbor's tokens)
-//   ARBOR_SANDBOX (auto|bubblewrap|off), ARBOR_SANDBOX_NETWORK=1   bash's sandbox (core sandbox.ts)
+//   ARBOR_SANDBOX (auto|bubblewrap|off), ARBOR_SANDBOX_NETWORK=1   the sandbox of bash and stdio MCP
+//                  servers (core sandbox.ts); without a working one, sandboxGate refuses them when
+//                  HOST / ARBOR_ALLOWED_HOSTS serve beyond loopback (exposure.ts) or no person
+//                  approves the run, unless ARBOR_SANDBOX=off
 //   ARBOR_MCP_CONFIG   the MCP servers' config file (default: <workspace>/mcp_servers.json and
 //                  <workspace>/.mcp.json, whose servers start only once a person trusts them)
 //   ARBOR_TRUST_WORKSPACE_CONFIG=1   trusts every definition of the workspace's executable
@@ -224,14 +229,21 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const secrets = (): readonly string[] => toolSecrets;
   const toolProcessEnv = withoutVariables(env, openapi.credentialVariables());
   const sandbox = await detectSandbox({ env, hiddenPaths: [dataDir] });
+  const beyondLoopback = servingBeyondLoopback(env);
   const settings: SettingsResponse = {
-    sandbox: sandboxSettings(sandbox),
+    sandbox: sandboxSettings(sandbox, beyondLoopback),
     tool_env: toolEnvNames({ env: toolProcessEnv, workspaceRoot: workspace }),
     default_system_prompt: DEFAULT_BASE_PROMPT,
     default_pipeline: [...DEFAULT_PIPELINE.processors],
   };
   if (sandbox.mode !== "bubblewrap") {
-    logger.warn("bash runs without a sandbox", { reason: sandbox.reason });
+    const { reason, refused, fix } = settings.sandbox;
+    logger.warn(
+      refused === "all"
+        ? "tool processes are refused: no working sandbox"
+        : "tool processes run without a sandbox",
+      { reason, refused, fix },
+    );
   }
   // the workspace's symbol index for the codebase tools: indexed in a worker thread on first use,
   // persisted under the data directory so a restart re-reads only changed files
@@ -248,6 +260,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     env: toolProcessEnv,
     logger,
     secrets,
+    // stdio servers run in bash's sandbox
+    sandbox,
+    servingBeyondLoopback: beyondLoopback,
   });
   // reads the config only: the servers connect in the background, nothing waits for them
   await mcp.start();
@@ -286,6 +301,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         env: toolProcessEnv,
         secrets,
         sandbox,
+        // rebuilt when the config changes: a policy that lets bash run without a person (auto,
+        // or bash on the white list) refuses it when there is no working sandbox
+        exposure: {
+          servingBeyondLoopback: beyondLoopback,
+          personApproves: initialApproval(config.approval_policy, "bash") === "pending",
+        },
         processes,
       });
       // an older session's own workspace has no index here: it keeps the six file tools

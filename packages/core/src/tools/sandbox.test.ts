@@ -134,7 +134,7 @@ describe("sandboxGate", () => {
       type: "refused",
       reason:
         "there is no working sandbox (bwrap is not installed) and this server is reachable beyond loopback; " +
-        "install bubblewrap (`apt-get install bubblewrap`) and restart Arbor, or set ARBOR_SANDBOX=off to run tool processes unconfined",
+        "install bubblewrap (apt-get install bubblewrap) and restart Arbor, or set ARBOR_SANDBOX=off to run tool processes unconfined",
     });
     const unattended = sandboxGate({
       sandbox: notWorking,

@@ -70,9 +70,9 @@ export type SandboxVerdict =
 
 /** How to get a working sandbox, or to opt out of one. */
 export const SANDBOX_FIX =
-  "install bubblewrap (`apt-get install bubblewrap`) and restart Arbor, or set ARBOR_SANDBOX=off to run tool processes unconfined";
+  "install bubblewrap (apt-get install bubblewrap) and restart Arbor, or set ARBOR_SANDBOX=off to run tool processes unconfined";
 const OPTED_OUT_FIX =
-  "to confine tool processes, install bubblewrap (`apt-get install bubblewrap`) and unset ARBOR_SANDBOX";
+  "to confine tool processes, install bubblewrap (apt-get install bubblewrap) and unset ARBOR_SANDBOX";
 
 /**
  * Whether a process may start (bash's command, a stdio MCP server), fail closed: without a
