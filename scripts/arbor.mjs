@@ -63,7 +63,8 @@ function ensureSystemTools() {
   if (!existsSync(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium")) missing.push("chromium");
   if (spawnSync("sh", ["-c", "command -v rg"], { stdio: "ignore" }).status !== 0)
     missing.push("ripgrep");
-  // bash's sandbox (ARBOR_SANDBOX=auto uses it when present); the sandbox tests need it
+  // the sandbox of bash and stdio MCP servers (ARBOR_SANDBOX=auto uses it when present); the
+  // sandbox tests fail without it
   if (spawnSync("sh", ["-c", "command -v bwrap"], { stdio: "ignore" }).status !== 0)
     missing.push("bubblewrap");
   if (missing.length === 0) return;

@@ -425,7 +425,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "GET",
     path: "/api/settings",
     summary:
-      "How this server runs tools: bash's sandbox (ARBOR_SANDBOX=auto|bubblewrap|off: `bubblewrap` when `bwrap` works here, with the workspace writable, the rest read-only, its own /tmp and PID namespace, the data dir hidden, no network unless ARBOR_SANDBOX_NETWORK=1; `none` with the reason) and the names of the environment variables tool processes get (an allow-list, WORKSPACE_DIR and the names in ARBOR_TOOL_ENV; never Arbor's tokens, DATABASE_URL or a provider key). Tool output is redacted of secret values before it is stored or sent to a model.",
+      "How this server runs tools: the sandbox of bash and stdio MCP servers (ARBOR_SANDBOX=auto|bubblewrap|off: `bubblewrap` when `bwrap` works here, with the workspace writable, the rest read-only, its own /tmp and PID namespace, the data dir hidden, no network for bash unless ARBOR_SANDBOX_NETWORK=1; `none` or `unavailable` with the reason, what is refused for want of a sandbox (`refused`: beyond loopback or without a person's approval; docs/security.md) and how to fix it) and the names of the environment variables tool processes get (an allow-list, WORKSPACE_DIR and the names in ARBOR_TOOL_ENV; never Arbor's tokens, DATABASE_URL or a provider key). Tool output is redacted of secret values before it is stored or sent to a model.",
     response: { status: 200, json: s.settings },
     errors: [],
   },
