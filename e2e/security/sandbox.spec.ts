@@ -28,9 +28,9 @@ import {
 
 const FIX = /install bubblewrap \(apt-get install bubblewrap\).*ARBOR_SANDBOX=off/;
 const REFUSED_UNATTENDED =
-  /^Command refused: there is no working sandbox \(bwrap does not work here \(exit 1: bwrap: No permissions to create new namespace.*\)\) and no person approves this run/;
+  /Command refused: there is no working sandbox \(bwrap does not work here \(exit 1: bwrap: No permissions to create new namespace.*\)\) and no person approves this run/;
 const REFUSED_BEYOND =
-  /^Command refused: there is no working sandbox \(bwrap does not work here .*\) and this server is reachable beyond loopback/;
+  /Command refused: there is no working sandbox \(bwrap does not work here .*\) and this server is reachable beyond loopback/;
 
 // not under /tmp: a sandbox gives bash a /tmp of its own, and these must stay what they are
 const scratch = mkdtempSync(join(existsSync("/var/tmp") ? "/var/tmp" : tmpdir(), "arbor-sec-sb-"));
