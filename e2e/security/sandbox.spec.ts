@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect, test } from "@playwright/test";
+import { type Browser, expect, test } from "@playwright/test";
 import {
   type Client,
   eventually,
@@ -103,6 +103,34 @@ async function bashUnder(
   };
 }
 
+/** The chat's sandbox banner and the session settings' sandbox line, as a person sees them. */
+async function sandboxOnPage(
+  browser: Browser,
+  servers: Servers,
+): Promise<{ banner: string | null; settingsLine: string }> {
+  const context = await browser.newContext({
+    baseURL: servers.url,
+    extraHTTPHeaders: { authorization: `Bearer ${servers.token}` },
+  });
+  try {
+    const page = await context.newPage();
+    const id = await servers.api.createSession({}, "sandbox");
+    await page.goto(`/sessions/${id}`);
+    await page.getByRole("button", { name: "Session settings" }).click();
+    const line = page.getByTestId("sandbox-mode");
+    await expect(line).toBeVisible();
+    const settingsLine = (await line.textContent()) ?? "";
+    await page.keyboard.press("Escape");
+    const banner = page.getByTestId("sandbox-banner");
+    return {
+      banner: (await banner.count()) > 0 ? await banner.textContent() : null,
+      settingsLine,
+    };
+  } finally {
+    await context.close();
+  }
+}
+
 test.describe("ARBOR_SANDBOX=auto, bubblewrap unavailable, loopback only", () => {
   let servers: Servers;
   test.beforeAll(async () => {
@@ -120,6 +148,16 @@ test.describe("ARBOR_SANDBOX=auto, bubblewrap unavailable, loopback only", () =>
       refused: "unattended",
       fix: expect.stringMatching(FIX),
     });
+  });
+
+  test("the chat shows a banner saying why and how to fix it; the settings say the same", async ({
+    browser,
+  }) => {
+    const seen = await sandboxOnPage(browser, servers);
+    expect(seen.banner).toMatch(
+      /^⚠ There is no sandbox \(bwrap does not work here .*\): a command runs, as the server's user, only when you approve it; automatically approved commands and local MCP servers are refused\.Install bubblewrap \(apt-get install bubblewrap\) and restart Arbor, or set ARBOR_SANDBOX=off/,
+    );
+    expect(seen.settingsLine).toContain("There is no sandbox (bwrap does not work here");
   });
 
   test("bash is refused under every policy that runs it without a person, and nothing runs", async () => {
@@ -206,7 +244,14 @@ test.describe("ARBOR_SANDBOX=off, bubblewrap unavailable, serving beyond loopbac
     await servers?.close();
   });
 
-  test("the opt-out runs tools unconfined, and the settings warn", async () => {
+  test("the opt-out runs tools unconfined, and the settings and the chat warn", async ({
+    browser,
+  }) => {
+    const seen = await sandboxOnPage(browser, servers);
+    expect(seen.banner).toContain(
+      "⚠ Commands and local MCP servers run without a sandbox, as the server's user (ARBOR_SANDBOX=off).",
+    );
+    expect(seen.settingsLine).toContain("(ARBOR_SANDBOX=off)");
     expect(await sandboxOf(servers.api)).toEqual({
       mode: "none",
       network: true,
@@ -232,7 +277,12 @@ test.describe("ARBOR_SANDBOX=auto with a working bubblewrap, serving beyond loop
     await servers?.close();
   });
 
-  test("GET /api/settings reports bubblewrap, and an auto-approved command runs confined", async () => {
+  test("GET /api/settings reports bubblewrap, and an auto-approved command runs confined", async ({
+    browser,
+  }) => {
+    const seen = await sandboxOnPage(browser, servers);
+    expect(seen.banner).toBeNull();
+    expect(seen.settingsLine).toContain("Commands run in a sandbox (bubblewrap, no network)");
     expect(await sandboxOf(servers.api)).toEqual({
       mode: "bubblewrap",
       network: false,
