@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { type Browser, expect, test } from "@playwright/test";
 import {
   type Client,
-  eventually,
   type Json,
   nonce,
   Servers,
@@ -185,7 +184,7 @@ test.describe("ARBOR_SANDBOX=auto, bubblewrap unavailable, loopback only", () =>
     expect(existsSync(made)).toBe(true);
   });
 
-  test("a stdio MCP server in the workspace does not start, and says why", async () => {
+  test("a stdio MCP server a person trusted still does not start, and says why", async () => {
     const marker = join(servers.workspace, `mcp-started-${nonce()}.txt`);
     writeFileSync(
       join(servers.workspace, "mcp_servers.json"),
@@ -195,14 +194,30 @@ test.describe("ARBOR_SANDBOX=auto, bubblewrap unavailable, loopback only", () =>
         },
       }),
     );
-    let server: { status: string; error?: string } | undefined;
-    const failed = await eventually(async () => {
+    const repoServer = async () => {
       const answer = await servers.api.get("/api/mcp/servers");
-      const listed = (answer.json as { servers: Array<{ name: string; status: string }> }).servers;
-      server = listed.find((s) => s.name === "repo");
-      return server?.status === "failed";
-    }, 10_000);
-    expect(failed, JSON.stringify(server)).toBe(true);
+      const listed = (
+        answer.json as { servers: Array<{ name: string; status: string; error?: string }> }
+      ).servers;
+      return listed.find((s) => s.name === "repo");
+    };
+    // workspace trust first (decision 0038): the definition waits for a person
+    await expect
+      .poll(async () => (await repoServer())?.status, { timeout: 10_000 })
+      .toBe("untrusted");
+    const view = (await servers.api.get("/api/workspace/trust")).json as {
+      definitions: Array<{ file: string; name: string; hash: string }>;
+    };
+    const definition = view.definitions.find((d) => d.name === "repo");
+    const trusted = await servers.api.post("/api/workspace/trust", {
+      file: definition?.file ?? "",
+      name: "repo",
+      hash: definition?.hash ?? "",
+    });
+    expect(trusted.status, trusted.text).toBe(200);
+    // trusted, it is still an unattended process without a sandbox
+    await expect.poll(async () => (await repoServer())?.status, { timeout: 10_000 }).toBe("failed");
+    const server = await repoServer();
     expect(server?.error).toMatch(/^not started: there is no working sandbox .*no person approves/);
     expect(server?.error).toMatch(FIX);
     expect(existsSync(marker)).toBe(false);

@@ -32,8 +32,9 @@ import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from "./con
 // A stdio server is a process Arbor starts, so it runs like bash's commands: in the sandbox
 // (tools/sandbox.ts, the same bwrap command line) with the scrubbed environment, the workspace
 // writable, the data dir hidden, its own PID namespace, and the network unless its entry says
-// `"network": false`. Without a working sandbox, sandboxGate decides whether it starts at all:
-// nobody approves a server's start (it comes from a file), so under ARBOR_SANDBOX=auto it starts
+// `"network": false`. Without a working sandbox, sandboxGate decides whether it starts at all. Its
+// start counts as unattended even when a person trusted its definition: it keeps running and
+// serves every session's calls, auto-approved ones included. So under ARBOR_SANDBOX=auto it starts
 // unconfined only after an explicit ARBOR_SANDBOX=off.
 
 export type McpServerStatus = "connecting" | "connected" | "failed" | "disabled";
@@ -341,7 +342,7 @@ export class McpConnection {
     const verdict = sandboxGate({
       sandbox,
       servingBeyondLoopback: this.#options.servingBeyondLoopback ?? false,
-      // a server starts from its config file, not from a person's approval
+      // it serves auto-approved calls too, whoever trusted its definition (above)
       personApproves: false,
     });
     if (verdict.type === "refused") throw new Error(`not started: ${verdict.reason}`);
@@ -359,7 +360,7 @@ export class McpConnection {
             command: sandbox.command,
             // the mounts are made on real paths (symlinks resolved)
             args: bubblewrapArgs(
-              { ...sandbox, network: config.network ?? true },
+              { ...sandbox, network: config.network },
               {
                 workspace: await realpath(workspaceRoot),
                 cwd: await realpath(cwd),
