@@ -6,6 +6,7 @@
 export * from "./attachments.js";
 export * from "./branch.js";
 export * from "./cancellation.js";
+export * from "./duplicate-ids.js";
 export * from "./limits.js";
 export * from "./llm-config.js";
 export * from "./llm-messages.js";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { attachmentBody, MAX_ATTACHMENT_BYTES } from "../model/attachments.js";
 import { MergeStrategyNameSchema, PipelineConfigSchema } from "../model/branch.js";
+import { duplicateIds } from "../model/duplicate-ids.js";
 import { MAX_PATH_CHARS } from "../model/limits.js";
 import { ConflictResolutionSchema, type MergeDecision } from "../model/merge-types.js";
 import {
@@ -212,8 +213,13 @@ export const ImportSessionRequestSchema = z
     messages: z
       .array(ContextMessageSchema)
       .max(MAX_IMPORTED_MESSAGES, `at most ${MAX_IMPORTED_MESSAGES} messages`)
+      .superRefine((messages, ctx) => {
+        for (const duplicate of duplicateIds(messages)) {
+          ctx.addIssue({ code: "custom", path: duplicate.path, message: duplicate.message });
+        }
+      })
       .describe(
-        "the exported messages, oldest first; they become the new session's main branch with new ids",
+        "the exported messages, oldest first; they become the new session's main branch with new ids. A message id or a tool call id held twice → 400 naming the second (`messages.3.id`, `messages.5.body.calls.0.id`)",
       ),
   })
   .describe(
