@@ -42,6 +42,7 @@ import {
   type StreamProvider,
   sandboxSettings,
   secretsFromEnv,
+  securePrivateTree,
   skillsResponse,
   ToolProcesses,
   ToolRegistry,
@@ -142,6 +143,8 @@ export interface Runtime {
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const env = options.env ?? process.env;
   const dataDir = dataDirOf(env);
+  // the owner's only (docs/security.md): 0700, and what an older version left there 0600 / 0700
+  const tightened = securePrivateTree(dataDir);
   // made at first start when neither ARBOR_TOKEN nor the token file is there
   const token = installToken(env);
   const logger = options.logger ?? createRedactingLogger({ env, secrets: [token] });
@@ -282,6 +285,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     await opened.close();
   };
   const described = describeModelConfig(model);
+  if (tightened > 0) logger.info("data directory made private", { dir: dataDir, tightened });
   logger.info("runtime started", {
     model: described,
     store: opened.location,

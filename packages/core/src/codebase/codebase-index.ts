@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { AsyncSubscription } from "@parcel/watcher";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../model/private-files.js";
 import type { OpenResult } from "./index-state.js";
 import type { IndexerOptions } from "./indexer.js";
 import { SymbolIndex } from "./symbol-index.js";
@@ -116,7 +117,7 @@ export class CodebaseIndex {
   private async subscribe(): Promise<void> {
     const watcher: Watcher = await import("@parcel/watcher");
     const base = this.options.storeDir ?? tmpdir();
-    mkdirSync(base, { recursive: true });
+    mkdirSync(base, { recursive: true, mode: PRIVATE_DIR_MODE });
     // the barrier directory is subscribed first: its callback then runs before the workspace's in
     // the same batch, and ready() yields once more after it (see barrier())
     this.barrierDir = mkdtempSync(path.join(base, "barrier-"));
@@ -218,7 +219,7 @@ export class CodebaseIndex {
         resolve();
       });
     });
-    writeFileSync(path.join(dir, String(seq)), "");
+    writeFileSync(path.join(dir, String(seq)), "", { mode: PRIVATE_FILE_MODE });
     return reached.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
   }
 

@@ -14,6 +14,7 @@ export * from "./loop-records.js";
 export * from "./merge-types.js";
 export * from "./message-lifecycle.js";
 export * from "./message-types.js";
+export * from "./private-files.js";
 export * from "./session-config.js";
 export * from "./session-records.js";
 export * from "./states.js";
