@@ -32,6 +32,7 @@ import {
   OpenApiManager,
   openApiConfigPath,
   readWorkspaceFile,
+  refuseInWorkspaces,
   type Session,
   type SessionCoordinator,
   SessionManager,
@@ -145,6 +146,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const dataDir = dataDirOf(env);
   // the owner's only (docs/security.md): 0700, and what an older version left there 0600 / 0700
   const tightened = securePrivateTree(dataDir);
+  // no file tool, file view, file reference or served MCP tool touches it, and no walk (list,
+  // search, the codebase index) enters it, even when it lies inside the workspace (npm start)
+  refuseInWorkspaces(dataDir);
   // made at first start when neither ARBOR_TOKEN nor the token file is there
   const token = installToken(env);
   const logger = options.logger ?? createRedactingLogger({ env, secrets: [token] });
