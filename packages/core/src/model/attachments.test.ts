@@ -44,12 +44,12 @@ describe("attachment images are checked against their bytes", () => {
     expect(attachmentBody({ name: "a.png", mime_type: "image/png", data: b64(SVG) })).toEqual({
       ok: false,
       field: "data",
-      message: "the bytes are not a image/png image",
+      message: "the bytes are not image/png (they have no png, jpeg, gif or webp signature)",
     });
     expect(attachmentBody({ name: "a.png", mime_type: "IMAGE/PNG", data: b64(JPEG) })).toEqual({
       ok: false,
       field: "data",
-      message: "the bytes are not a image/png image (they are image/jpeg)",
+      message: "the bytes are not image/png (they are image/jpeg)",
     });
     expect(attachmentBody({ name: "a.png", mime_type: "image/png", data: "" })).toMatchObject({
       ok: false,

@@ -86,7 +86,7 @@ export function attachmentBody(file: {
       return {
         ok: false,
         field: "data",
-        message: `the bytes are not a ${mime} image${actual === undefined ? "" : ` (they are ${actual})`}`,
+        message: `the bytes are not ${mime} (${actual === undefined ? "they have no png, jpeg, gif or webp signature" : `they are ${actual}`})`,
       };
     }
     return {
