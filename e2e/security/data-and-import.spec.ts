@@ -50,7 +50,14 @@ test.afterAll(async () => {
 const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
 
 /** The file the chat's Export › JSON writes for a session. */
-async function exportFile(id: string): Promise<{ messages: StoredMessage[] } & object> {
+interface ExportFile {
+  format: "arbor-session";
+  version: 1;
+  session: object;
+  messages: StoredMessage[];
+}
+
+async function exportFile(id: string): Promise<ExportFile> {
   const detail = await servers.api.get(`/api/sessions/${id}`);
   const list = await servers.api.get(`/api/sessions/${id}/messages`);
   return {
