@@ -46,7 +46,10 @@ describe("the data directory", () => {
     const dataDir = join(workspace, "apps", "web", ".data");
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(join(dataDir, "token"), `${SECRET}\n`);
+    // a source file in the data directory: the codebase index must not read it either
+    writeFileSync(join(dataDir, "leak.ts"), `export class DataDirLeak { token = "${SECRET}"; }\n`);
     writeFileSync(join(workspace, "notes.txt"), "alpha\n");
+    writeFileSync(join(workspace, "cart.ts"), "export class ShoppingCart {}\n");
     server = await startTestServer({ WORKSPACE_DIR: workspace, ARBOR_DATA_DIR: dataDir });
     const test = server;
     test.llm.enqueue(
@@ -61,6 +64,13 @@ describe("the data directory", () => {
           { type: "toolCall", id: "c2", name: "list_files", arguments: {} },
           { type: "toolCall", id: "c3", name: "search", arguments: { pattern: "datadir-token" } },
           { type: "toolCall", id: "c4", name: "list_files", arguments: { path: "apps/web/.data" } },
+          {
+            type: "toolCall",
+            id: "c5",
+            name: "find_definition",
+            arguments: { symbol: "DataDirLeak" },
+          },
+          { type: "toolCall", id: "c6", name: "get_project_overview", arguments: {} },
         ],
       },
       { blocks: [{ type: "text", text: "done" }] },
@@ -76,6 +86,9 @@ describe("the data directory", () => {
     expect(sent).toContain("notes.txt");
     expect(sent).toContain("No matches for /datadir-token/");
     expect(sent).toContain("refused: 'apps/web/.data' is Arbor's data directory");
+    // the index saw cart.ts and nothing of the data directory
+    expect(sent).not.toContain("leak.ts");
+    expect(sent).toContain("Size: 2 files");
 
     // the chat's file view and the @ file picker
     const view = await fileContent.GET(
