@@ -129,6 +129,55 @@ describe("POST /api/sessions/import", () => {
     expect(((await list.json()) as unknown[]).length).toBe(1);
   });
 
+  it("answers 400 naming the data of an imported image whose bytes are not its type; cleans attachment names", async () => {
+    const user = (id: string, body: Record<string, unknown>) => ({
+      id,
+      session_id: "old",
+      role: "user",
+      status: "complete",
+      created_at: "2026-01-01T00:00:00.000Z",
+      body,
+    });
+    const svg = Buffer.from("<svg xmlns='http://www.w3.org/2000/svg'/>").toString("base64");
+    const attachment = (data: string, name: string) => ({
+      message_type: "attachment",
+      name,
+      mime_type: "image/png",
+      size: 10,
+      content: [{ type: "image", data, mimeType: "image/png" }],
+    });
+    const lying = await postImport({
+      format: "arbor-session",
+      version: 1,
+      messages: [user("m1", attachment(svg, "logo.png"))],
+    });
+    expect(lying.status).toBe(400);
+    expect(await lying.json()).toMatchObject({
+      fields: [
+        {
+          field: "messages.0.body.content.0.data",
+          message: "the bytes are not image/png (they have no png, jpeg, gif or webp signature)",
+        },
+      ],
+    });
+
+    const png =
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+    const fine = await postImport({
+      format: "arbor-session",
+      version: 1,
+      messages: [user("m1", attachment(png, "../../.ssh/\u0000pixel.png"))],
+    });
+    expect(fine.status).toBe(201);
+    const { session_id: id } = (await fine.json()) as { session_id: string };
+    const list = await getJson<{ messages: Array<{ body: { name?: string } }> }>(
+      `/api/sessions/${id}/messages`,
+      messages.GET,
+      id,
+    );
+    expect(list.messages.map((m) => m.body.name)).toEqual(["pixel.png"]);
+  });
+
   it("imports a session that waited for an approval at rest: the call is cancelled, the next request answers every tool_use", async () => {
     const created = await sessions.POST(
       jsonRequest("POST", "/api/sessions", { config: { approval_policy: { type: "manual" } } }),

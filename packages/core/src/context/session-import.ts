@@ -1,3 +1,4 @@
+import { cleanAttachmentName } from "../model/attachments.js";
 import { duplicateIds } from "../model/duplicate-ids.js";
 import type { ContextMessage } from "../model/message-types.js";
 import { sessionToolResultRow } from "./session/agent-rows.js";
@@ -50,6 +51,9 @@ export function importedMessages(
     const body = copy.body;
     if (body.message_type === "tool_result") {
       copy.body = { ...body, request_id: newIds.get(body.request_id) ?? body.request_id };
+    }
+    if (body.message_type === "attachment") {
+      copy.body = { ...body, name: cleanAttachmentName(body.name) || "attachment" };
     }
     if (body.message_type === "tool_request") {
       copy.body = {

@@ -123,3 +123,31 @@ export function attachmentBody(file: {
     body: { ...base, mime_type: mime || "text/plain", content: [{ type: "text", text }] },
   };
 }
+
+/**
+ * The image blocks of messages (an imported session file) whose bytes are not what their type
+ * says, or of a type no provider takes: path relative to the list, and why. Attachments and tool
+ * results carry image blocks; each is checked as an uploaded image is.
+ */
+export function mismatchedImages(
+  messages: readonly { body: { message_type: string; content?: unknown } }[],
+): Array<{ path: (string | number)[]; message: string }> {
+  const out: Array<{ path: (string | number)[]; message: string }> = [];
+  for (const [i, { body }] of messages.entries()) {
+    if (body.message_type !== "attachment" && body.message_type !== "tool_result") continue;
+    if (!Array.isArray(body.content)) continue;
+    for (const [j, block] of (body.content as Array<Record<string, unknown>>).entries()) {
+      if (block.type !== "image") continue;
+      const mime = String(block.mimeType ?? "");
+      const data = typeof block.data === "string" ? block.data : "";
+      const bytes = BASE64.test(data) ? Buffer.from(data, "base64") : Buffer.alloc(0);
+      const actual = sniffImageType(bytes);
+      if (actual === mime) continue;
+      out.push({
+        path: [i, "body", "content", j, "data"],
+        message: `the bytes are not ${mime || "an image"} (${actual === undefined ? "they have no png, jpeg, gif or webp signature" : `they are ${actual}`})`,
+      });
+    }
+  }
+  return out;
+}

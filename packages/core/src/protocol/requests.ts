@@ -3,6 +3,7 @@ import {
   attachmentBody,
   MAX_ATTACHMENT_BYTES,
   MAX_ATTACHMENT_NAME_CHARS,
+  mismatchedImages,
 } from "../model/attachments.js";
 import { MergeStrategyNameSchema, PipelineConfigSchema } from "../model/branch.js";
 import { duplicateIds } from "../model/duplicate-ids.js";
@@ -218,12 +219,12 @@ export const ImportSessionRequestSchema = z
       .array(ContextMessageSchema)
       .max(MAX_IMPORTED_MESSAGES, `at most ${MAX_IMPORTED_MESSAGES} messages`)
       .superRefine((messages, ctx) => {
-        for (const duplicate of duplicateIds(messages)) {
-          ctx.addIssue({ code: "custom", path: duplicate.path, message: duplicate.message });
+        for (const problem of [...duplicateIds(messages), ...mismatchedImages(messages)]) {
+          ctx.addIssue({ code: "custom", path: problem.path, message: problem.message });
         }
       })
       .describe(
-        "the exported messages, oldest first; they become the new session's main branch with new ids. A message id or a tool call id held twice → 400 naming the second (`messages.3.id`, `messages.5.body.calls.0.id`)",
+        "the exported messages, oldest first; they become the new session's main branch with new ids. A message id or a tool call id held twice → 400 naming the second (`messages.3.id`, `messages.5.body.calls.0.id`); an image (in an attachment or a tool result) whose bytes are not png, jpeg, gif or webp as its type says → 400 naming its `data`. Attachment names are cleaned as uploaded ones are",
       ),
   })
   .describe(
