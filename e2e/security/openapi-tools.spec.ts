@@ -33,6 +33,8 @@ test.beforeAll(async () => {
   servers = await Servers.start({
     env: { WORKSPACE_DIR: workspace, PETSTORE_PASS: KEY, ARBOR_TOOL_ENV: "PETSTORE_PASS" },
   });
+  // the workspace's spec is read only once a person trusts it (issue #24)
+  expect(await servers.trustWorkspace()).toEqual(["petstore.yaml"]);
 });
 test.afterAll(async () => {
   await servers?.close();

@@ -1,13 +1,18 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { OpenApiSpecsResponseSchema, SettingsResponseSchema } from "@arbor/core";
+import {
+  OpenApiSpecsResponseSchema,
+  SettingsResponseSchema,
+  WorkspaceTrustResponseSchema,
+} from "@arbor/core";
 import { type PetstoreServer, petstoreSpecPath, startPetstoreServer } from "@arbor/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as specs from "@/app/api/openapi/specs/route";
 import * as approvals from "@/app/api/sessions/[id]/approvals/route";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as settings from "@/app/api/settings/route";
+import * as trustRoute from "@/app/api/workspace/trust/route";
 import {
   createSessionId,
   finalState,
@@ -50,6 +55,21 @@ beforeAll(async () => {
     // even named here, the credential's variable never reaches a tool process
     ARBOR_TOOL_ENV: "PETSTORE_CREDENTIAL",
   });
+  // the workspace's specs are read only once a person trusts them (issue #24)
+  const pending = await trustRoute.GET(jsonRequest("GET", "/api/workspace/trust"), params({}));
+  const { definitions } = WorkspaceTrustResponseSchema.parse(await pending.json());
+  expect(definitions.map((d) => [d.name, d.status])).toEqual([
+    ["petstore.yaml", "untrusted"],
+    ["missing.yaml", "untrusted"],
+  ]);
+  for (const definition of definitions) {
+    const { file, name, hash } = definition;
+    const trusted = await trustRoute.POST(
+      jsonRequest("POST", "/api/workspace/trust", { file, name, hash }),
+      params({}),
+    );
+    expect(trusted.status).toBe(200);
+  }
   await server.runtime.openapi.settled();
 }, 30_000);
 afterAll(async () => {

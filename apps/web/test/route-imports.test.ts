@@ -31,6 +31,8 @@ const ALLOWED_CORE_NAMES = new Set([
   "UpdateBranchRequestSchema",
   "MergeRequestSchema",
   "ResolveMergeRequestSchema",
+  "TrustDefinitionRequestSchema",
+  "RevokeTrustRequestSchema",
   "toMergeDecision",
   // protocol: response body types
   "CreateSessionResponse",
@@ -53,6 +55,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "McpPromptRequestSchema",
   "McpPromptResponse",
   "OpenApiSpecsResponse",
+  "WorkspaceTrustResponse",
   "McpLookupError",
   "isMcpLookupError",
   "Branch",

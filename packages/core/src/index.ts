@@ -15,3 +15,4 @@ export * from "./skills/index.js";
 export * from "./store/index.js";
 export * from "./subagents/index.js";
 export * from "./tools/index.js";
+export * from "./trust/index.js";

@@ -10,6 +10,7 @@ const CORE_LAYERS = [
   "model",
   "protocol",
   "store",
+  "trust",
   "llm",
   "tools",
   "skills",

@@ -12,6 +12,7 @@ import {
   type SessionWrite,
   type StoredEvent,
   StoreError,
+  type WorkspaceTrustRecord,
 } from "@arbor/core";
 import type { Database, Tx } from "./database.js";
 import { classifyFailure } from "./failures.js";
@@ -300,6 +301,45 @@ export class PrismaSessionStore implements SessionStore {
       });
     }
     return loops;
+  }
+
+  async listWorkspaceTrust(workspace: string): Promise<WorkspaceTrustRecord[]> {
+    const rows = await this.#read((tx) =>
+      tx.workspaceTrust.findMany({
+        where: { workspace },
+        orderBy: [{ file: "asc" }, { name: "asc" }],
+      }),
+    );
+    return rows.map((row) => ({
+      workspace: row.workspace,
+      file: row.file,
+      name: row.name,
+      hash: row.hash,
+      trusted_by: row.trustedBy,
+      trusted_at: row.trustedAt,
+    }));
+  }
+
+  async putWorkspaceTrust(record: WorkspaceTrustRecord): Promise<void> {
+    const { workspace, file, name } = record;
+    const values = {
+      hash: record.hash,
+      trustedBy: record.trusted_by,
+      trustedAt: record.trusted_at,
+    };
+    await this.#write("putWorkspaceTrust", async (tx) => {
+      await tx.workspaceTrust.upsert({
+        where: { workspace_file_name: { workspace, file, name } },
+        create: { workspace, file, name, ...values },
+        update: values,
+      });
+    });
+  }
+
+  async deleteWorkspaceTrust(workspace: string, file: string, name: string): Promise<void> {
+    await this.#write("deleteWorkspaceTrust", async (tx) => {
+      await tx.workspaceTrust.deleteMany({ where: { workspace, file, name } });
+    });
   }
 
   #listState(sessionId: string, text: string): SessionSummary["state"] {

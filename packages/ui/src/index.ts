@@ -51,3 +51,4 @@ export * from "./state-line.js";
 export * from "./theme-toggle.js";
 export * from "./usage-meter.js";
 export * from "./view-switch.js";
+export * from "./workspace-trust.js";

@@ -11,6 +11,7 @@ const statusStyle: Record<McpServerView["status"], { dot: string; label: string 
   connecting: { dot: "bg-amber-400", label: "connecting" },
   failed: { dot: "bg-red-500", label: "failed" },
   disabled: { dot: "bg-zinc-400", label: "disabled" },
+  untrusted: { dot: "bg-amber-600", label: "waits for trust" },
 };
 
 const transportLabel: Record<McpServerView["transport"], string> = {

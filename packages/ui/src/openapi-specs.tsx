@@ -11,6 +11,7 @@ const statusStyle: Record<OpenApiSpecView["status"], { dot: string; label: strin
   loaded: { dot: "bg-emerald-500", label: "loaded" },
   loading: { dot: "bg-amber-400", label: "loading" },
   failed: { dot: "bg-red-500", label: "failed" },
+  untrusted: { dot: "bg-amber-600", label: "waits for trust" },
 };
 
 export interface OpenApiSpecListProps {

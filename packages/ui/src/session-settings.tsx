@@ -37,6 +37,8 @@ export interface SessionSettingsProps {
   onSave: (patch: SessionSettingsPatch) => void;
   /** how the server runs commands (GET /api/settings); not shown while unknown */
   sandbox?: SandboxSettingsView;
+  /** the workspace configuration's trust (WorkspaceTrustList), shown under its own heading */
+  workspaceTrust?: ReactNode;
   /** the MCP servers' section (McpServerList), shown under its own heading */
   mcpServers?: ReactNode;
   /** the OpenAPI specs' section (OpenApiSpecList), shown under its own heading */
@@ -129,6 +131,7 @@ export function SessionSettings({
   models,
   onSave,
   sandbox,
+  workspaceTrust,
   mcpServers,
   openApiSpecs,
   skills,
@@ -324,6 +327,12 @@ export function SessionSettings({
             />
           )}
 
+          {workspaceTrust !== undefined && (
+            <section className="flex flex-col gap-1" aria-label="Workspace trust">
+              <h3 className="mb-1 text-sm font-medium">Workspace configuration</h3>
+              {workspaceTrust}
+            </section>
+          )}
           {mcpServers !== undefined && (
             <section className="flex flex-col gap-1" aria-label="MCP servers">
               <h3 className="mb-1 text-sm font-medium">MCP servers</h3>

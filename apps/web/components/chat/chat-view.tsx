@@ -24,6 +24,8 @@ import {
   type TranscriptView,
   UsageMeter,
   ViewSwitch,
+  WorkspaceTrustList,
+  WorkspaceTrustPrompt,
 } from "@arbor/ui";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
@@ -35,6 +37,7 @@ import { mergeFolds } from "@/lib/client/session-store";
 import type { SubscriptionStatus } from "@/lib/client/sse";
 import { throttle } from "@/lib/client/throttle";
 import { useLiveSession } from "@/lib/client/use-live-session";
+import { useWorkspaceTrust } from "@/lib/client/use-workspace-trust";
 import { buttonClass } from "../styles";
 import { AskWaysPanel } from "./ask-ways-panel";
 import { BranchPanel } from "./branch-panel";
@@ -188,6 +191,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         .flatMap((s) => s.prompts.map((p) => ({ server: s.name, ...p }))),
     [mcpServers.data],
   );
+  const workspaceTrust = useWorkspaceTrust();
   const [reconnecting, setReconnecting] = useState<ReadonlySet<string>>(() => new Set());
   const reconnectMcp = useCallback(
     async (name: string) => {
@@ -390,6 +394,14 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               models={models}
               onSave={actions.saveSettings}
               {...(settings.data ? { sandbox: settings.data.sandbox } : {})}
+              workspaceTrust={
+                <WorkspaceTrustList
+                  definitions={workspaceTrust.data?.definitions ?? []}
+                  onTrust={workspaceTrust.trust}
+                  onRevoke={workspaceTrust.revoke}
+                  busy={workspaceTrust.busy}
+                />
+              }
               mcpServers={
                 <McpServerList
                   servers={mcpServers.data?.servers ?? []}
@@ -465,6 +477,15 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         </aside>
 
         <main className="mx-auto flex w-full min-w-0 max-w-3xl flex-1 flex-col gap-3 py-4">
+          {workspaceTrust.data && !workspaceTrust.dismissed && (
+            <WorkspaceTrustPrompt
+              definitions={workspaceTrust.data.definitions}
+              trustAll={workspaceTrust.data.trust_all}
+              onTrust={workspaceTrust.trust}
+              busy={workspaceTrust.busy}
+              onDismiss={workspaceTrust.dismiss}
+            />
+          )}
           {branchesOpen && detail.data && (
             // below 1024 px: a full-height sheet over the page, in view wherever it is scrolled
             <div

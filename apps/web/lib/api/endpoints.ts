@@ -29,6 +29,7 @@ import {
   PatchConfigRequestSchema,
   PatchSessionRequestSchema,
   ResolveMergeRequestSchema,
+  RevokeTrustRequestSchema,
   type renderSchemaSection,
   SearchResponseSchema,
   SendMessageRequestSchema,
@@ -36,8 +37,10 @@ import {
   SessionSummarySchema,
   SettingsResponseSchema,
   SkillsResponseSchema,
+  TrustDefinitionRequestSchema,
   UpdateBranchRequestSchema,
   WorkspaceInstructionsResponseSchema,
+  WorkspaceTrustResponseSchema,
 } from "@arbor/core";
 
 // The HTTP API as data: every endpoint with its method, path, body, answer and error statuses.
@@ -117,6 +120,9 @@ const s = {
   mcpPromptRequest: { title: "McpPromptRequest", schema: McpPromptRequestSchema },
   mcpPrompt: { title: "McpPromptResponse", schema: McpPromptResponseSchema },
   openApiSpecs: { title: "OpenApiSpecsResponse", schema: OpenApiSpecsResponseSchema },
+  workspaceTrust: { title: "WorkspaceTrustResponse", schema: WorkspaceTrustResponseSchema },
+  trustDefinition: { title: "TrustDefinitionRequest", schema: TrustDefinitionRequestSchema },
+  revokeTrust: { title: "RevokeTrustRequest", schema: RevokeTrustRequestSchema },
   skills: { title: "SkillsResponse", schema: SkillsResponseSchema },
   agents: { title: "AgentsResponse", schema: AgentsResponseSchema },
   rename: { title: "PatchSessionRequest", schema: PatchSessionRequestSchema },
@@ -435,9 +441,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "POST",
     path: "/api/mcp/servers/{name}/reconnect",
     summary:
-      "Drops one server's connection and connects it again (a stdio server's process is restarted); answers the server once the attempt has ended, `connected` or `failed` with the reason. 404 for a name that is not an enabled, valid entry.",
+      "Drops one server's connection and connects it again (a stdio server's process is restarted); answers the server once the attempt has ended, `connected` or `failed` with the reason. 404 for a name that is not an enabled, valid entry; 409 for a server of a workspace file no person has trusted (it is not started, whoever asks).",
     response: { status: 200, json: s.mcpServer },
-    errors: [404],
+    errors: [404, 409],
   },
   {
     method: "POST",
@@ -476,6 +482,32 @@ export const ENDPOINTS: readonly Endpoint[] = [
       "The OpenAPI 3.x specs listed in `<workspace>/.arbor/openapi.json` (see docs/openapi.md), read once at start: each one's status (`loading`, `loaded`, `failed` with `error`), where its calls go (`base_url`), the environment variable holding its credential and whether it is set (never its value), the operations left out (`warnings`), and its tools: one per operation, named by its operationId (`<name_prefix>__<operationId>` with a prefix). The tools run through the approval gate like every tool; a call answers `{METHOD} {URL} → {STATUS}` and the body (at most 32 KiB), a status outside 2xx is a failed tool result. An invalid entry is listed as `failed` with the wrong field in `error`; the other specs still load.",
     response: { status: 200, json: s.openApiSpecs },
     errors: [],
+  },
+  {
+    method: "GET",
+    path: "/api/workspace/trust",
+    summary:
+      "The workspace's executable configuration (docs/security.md, \"Workspace trust\"): every MCP server of `mcp_servers.json` and `.mcp.json` and every spec of `.arbor/openapi.json`, what it would do once trusted (`runs`: the command and arguments, URLs fetched, which credential goes to which host), its hash and its `status`: `trusted`, `untrusted` (never trusted: inert) or `changed` (trusted once, edited since: inert again). A definition starts nothing, reads nothing outside the workspace and fetches nothing until a person trusts it as it is now. Files are reread for the answer. `trust_all`: ARBOR_TRUST_WORKSPACE_CONFIG=1 trusts everything (scripted setups). The file named by ARBOR_MCP_CONFIG outside the workspace is the user's own and is not listed.",
+    response: { status: 200, json: s.workspaceTrust },
+    errors: [],
+  },
+  {
+    method: "POST",
+    path: "/api/workspace/trust",
+    summary:
+      "Trusts one definition as it is now, by the `hash` GET showed: the server starts (in the sandbox) or the spec is read and its tools offered. The trust is kept in the database (never in a workspace file), records who gave it, and holds only for that hash: an edit makes the definition `changed` and inert until trusted again. A hash that no longer matches the file → 409 (look again); an unknown file or name → 404. Answers the list as GET does.",
+    body: s.trustDefinition,
+    response: { status: 200, json: s.workspaceTrust },
+    errors: [400, 404, 409],
+  },
+  {
+    method: "DELETE",
+    path: "/api/workspace/trust",
+    summary:
+      "Takes the trust of one definition back: its server stops, its spec's tools go away. No trust recorded for it → 404. Answers the list as GET does.",
+    body: s.revokeTrust,
+    response: { status: 200, json: s.workspaceTrust },
+    errors: [400, 404],
   },
   {
     method: "GET",

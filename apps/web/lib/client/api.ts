@@ -34,6 +34,7 @@ import type {
   SkillsResponse,
   UpdateBranchRequest,
   WorkspaceInstructionsResponse,
+  WorkspaceTrustResponse,
 } from "@arbor/core";
 import { readSseEvents, type StreamedEvent } from "./sse";
 
@@ -168,6 +169,20 @@ export const api = {
   /** the OpenAPI specs of .arbor/openapi.json, their states and tools */
   listOpenApiSpecs: (options?: RequestOptions) =>
     json<OpenApiSpecsResponse>("GET", "/api/openapi/specs", undefined, options),
+  /** the workspace's executable configuration and its trust */
+  workspaceTrust: (options?: RequestOptions) =>
+    json<WorkspaceTrustResponse>("GET", "/api/workspace/trust", undefined, options),
+  trustDefinition: (definition: { file: string; name: string; hash: string }) =>
+    json<WorkspaceTrustResponse>("POST", "/api/workspace/trust", {
+      file: definition.file,
+      name: definition.name,
+      hash: definition.hash,
+    }),
+  revokeTrust: (definition: { file: string; name: string }) =>
+    json<WorkspaceTrustResponse>("DELETE", "/api/workspace/trust", {
+      file: definition.file,
+      name: definition.name,
+    }),
   reconnectMcpServer: (name: string) =>
     json<McpServerView>("POST", `/api/mcp/servers/${enc(name)}/reconnect`),
   listSessions: (options?: RequestOptions) =>

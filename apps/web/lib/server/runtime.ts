@@ -27,7 +27,7 @@ import {
   loopTreesFromRecords,
   McpManager,
   type ModelConfigDescription,
-  mcpConfigPath,
+  mcpConfigSources,
   modelConfigFromEnv,
   OpenApiManager,
   openApiConfigPath,
@@ -47,7 +47,10 @@ import {
   skillsResponse,
   ToolProcesses,
   ToolRegistry,
+  type TrustDefinitionView,
   toolEnvNames,
+  WorkspaceTrust,
+  type WorkspaceTrustResponse,
   withCodebaseTools,
   withoutVariables,
 } from "@arbor/core";
@@ -70,7 +73,10 @@ import { openStore } from "./store";
 //   ARBOR_ADMIN_TOKEN   when set, the admin API requires `Authorization: Bearer <token>`
 //   ARBOR_TOOL_ENV   names of further variables tool processes get (never keys or Arbor's tokens)
 //   ARBOR_SANDBOX (auto|bubblewrap|off), ARBOR_SANDBOX_NETWORK=1   bash's sandbox (core sandbox.ts)
-//   ARBOR_MCP_CONFIG   the MCP servers' config file (default: <workspace>/mcp_servers.json)
+//   ARBOR_MCP_CONFIG   the MCP servers' config file (default: <workspace>/mcp_servers.json and
+//                  <workspace>/.mcp.json, whose servers start only once a person trusts them)
+//   ARBOR_TRUST_WORKSPACE_CONFIG=1   trusts every definition of the workspace's executable
+//                  configuration without asking (scripted setups; logged as a warning)
 //   ARBOR_SHUTDOWN_GRACE_MS   how long a SIGTERM lets running operations finish before it
 //                  interrupts them (default 5000; shutdown.ts)
 //   ARBOR_SUMMARIES=extractive   optimization never asks a model for summaries (default: it asks
@@ -119,6 +125,23 @@ export interface Runtime {
   readonly mcp: McpManager;
   /** the OpenAPI specs of .arbor/openapi.json (GET /api/openapi/specs) */
   readonly openapi: OpenApiManager;
+  /** which definitions of the workspace's executable configuration a person trusted */
+  readonly trust: WorkspaceTrust;
+  /**
+   * The definitions of mcp_servers.json, .mcp.json and .arbor/openapi.json with their trust,
+   * the files reread first (GET /api/workspace/trust)
+   */
+  workspaceTrust(): Promise<WorkspaceTrustResponse>;
+  /**
+   * Trusts one definition as it is now, on behalf of `by`: `not_found` when the file defines
+   * nothing by that name, `changed` when its hash is no longer `hash`
+   */
+  trustDefinition(
+    key: { file: string; name: string; hash: string },
+    by: string,
+  ): Promise<WorkspaceTrustResponse | "not_found" | "changed">;
+  /** Takes one definition's trust back; `not_found` when none is recorded */
+  revokeTrust(key: { file: string; name: string }): Promise<WorkspaceTrustResponse | "not_found">;
   /** the skills in use, read now (GET /api/skills) */
   listSkills(): SkillsResponse;
   /** the agent files' sub-agents, read now (GET /api/agents) */
@@ -163,6 +186,35 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     logger.warn("killed tool processes a previous server left running", { groups: leftovers });
   }
   const stopEndingGroups = endGroupsOnShutdown(processes);
+  let opened: {
+    store: SessionStore;
+    close(): Promise<void>;
+    location: string;
+    coordinator?: SessionCoordinator;
+  };
+  try {
+    opened = options.store
+      ? { store: options.store, close: async () => undefined, location: "provided by the caller" }
+      : await openStore(env, logger);
+  } catch (err) {
+    stopEndingGroups();
+    throw err;
+  }
+  const store = opened.store;
+  // trust in the workspace's executable configuration lives in the database: read it before
+  // anything of that configuration could start, and poll it (another instance may trust)
+  const trustAll = /^(?:1|true|yes)$/i.test(env.ARBOR_TRUST_WORKSPACE_CONFIG?.trim() ?? "");
+  const trust = new WorkspaceTrust({ store, workspace, trustAll });
+  await trust.refresh();
+  const stopTrustPoll = trust.poll(2000, (error) =>
+    logger.warn("workspace trust not reread", { error: error.message }),
+  );
+  if (trustAll) {
+    logger.warn(
+      "ARBOR_TRUST_WORKSPACE_CONFIG=1: the workspace's mcp_servers.json, .mcp.json and .arbor/openapi.json run without asking a person",
+      { workspace },
+    );
+  }
   // reads .arbor/openapi.json now (the specs load in the background): the variables holding its
   // credentials are known before any tool process can start, and are never given to one
   const openapi = new OpenApiManager({
@@ -171,6 +223,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     env,
     logger,
     secrets: () => toolSecrets,
+    trust,
   });
   await openapi.start();
   // the OpenAPI credentials whatever their variables' names (secretsFromEnv goes by the name)
@@ -195,23 +248,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     onError: (err) => logger.warn("codebase index update failed", { error: err.message }),
   });
 
-  let opened: {
-    store: SessionStore;
-    close(): Promise<void>;
-    location: string;
-    coordinator?: SessionCoordinator;
-  };
-  try {
-    opened = options.store
-      ? { store: options.store, close: async () => undefined, location: "provided by the caller" }
-      : await openStore(env, logger);
-  } catch (err) {
-    stopEndingGroups();
-    throw err;
-  }
-  const store = opened.store;
   const mcp = new McpManager({
-    configPath: mcpConfigPath(workspace, env),
+    sources: mcpConfigSources(workspace, env),
+    trust,
     workspaceRoot: workspace,
     env: toolProcessEnv,
     logger,
@@ -280,9 +319,26 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     create: () => createFoldingMcpServer({ tools: servedTools, memories: foldMemories }),
     maxBodyBytes: maxBodyBytes(env),
   });
+  const workspaceTrust = async (): Promise<WorkspaceTrustResponse> => {
+    await Promise.all([mcp.reload(), openapi.reviewTrust()]);
+    const definitions: TrustDefinitionView[] = [...mcp.definitions(), ...openapi.definitions()].map(
+      (definition) => {
+        const record = trust.record(definition);
+        return {
+          ...definition,
+          status: trust.status(definition),
+          ...(record?.hash === definition.hash
+            ? { trusted_by: record.trusted_by, trusted_at: record.trusted_at }
+            : {}),
+        };
+      },
+    );
+    return { workspace, trust_all: trust.trustAll, definitions };
+  };
   const close = async (): Promise<void> => {
     await foldingMcp.close();
     await mcp.close();
+    stopTrustPoll();
     stopEndingGroups();
     processes.shutdown();
     await codebase.close();
@@ -306,6 +362,31 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     dataDir,
     mcp,
     openapi,
+    trust,
+    workspaceTrust,
+    async trustDefinition(key, by) {
+      await Promise.all([mcp.reload(), openapi.reviewTrust()]);
+      const definition = [...mcp.definitions(), ...openapi.definitions()].find(
+        (d) => d.file === key.file && d.name === key.name,
+      );
+      if (definition === undefined) return "not_found";
+      if (definition.hash !== key.hash) return "changed";
+      await trust.trust(definition, by);
+      logger.info("workspace definition trusted", {
+        file: definition.file,
+        name: definition.name,
+        hash: definition.hash,
+        by,
+      });
+      // the trust's listeners start the server / read the spec
+      return workspaceTrust();
+    },
+    async revokeTrust(key) {
+      if (trust.record(key) === undefined) return "not_found";
+      await trust.revoke(key);
+      logger.info("workspace definition trust revoked", { file: key.file, name: key.name });
+      return workspaceTrust();
+    },
     listSkills: () => skillsResponse(skills.load()),
     listAgents: () => agentsResponse(agents.load()),
     settings,

@@ -19,7 +19,15 @@ describe("parseMcpConfig", () => {
     });
     const { servers, problems } = parseMcpConfig(text, { TOKEN: "t0k", HOST: "example.com" });
     expect(problems).toEqual([]);
-    expect(servers).toEqual([
+    // what the parser keeps to connect; file, hash and runs are checked below
+    const strip = ({
+      file: _f,
+      hash: _h,
+      needsTrust: _n,
+      runs: _r,
+      ...rest
+    }: (typeof servers)[0]) => rest;
+    expect(servers.map(strip)).toEqual([
       {
         name: "local",
         disabled: false,
@@ -28,6 +36,7 @@ describe("parseMcpConfig", () => {
         args: ["server.js", "--token=t0k"],
         env: { KEY: "t0k", OTHER: "fallback" },
         cwd: "tools",
+        network: true,
       },
       {
         name: "remote",
@@ -52,7 +61,41 @@ describe("parseMcpConfig", () => {
         command: "never",
         args: [],
         env: {},
+        network: true,
       },
+    ]);
+    // the trust prompt sees the entry as written: no variable expanded, names not values
+    expect(servers[0]).toMatchObject({
+      file: "mcp_servers.json",
+      needsTrust: false,
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      runs: {
+        command: "node",
+        args: ["server.js", "--token=${TOKEN}"],
+        cwd: "tools",
+        env: ["KEY", "OTHER"],
+        variables: ["MISSING", "TOKEN"],
+        network: true,
+      },
+    });
+    expect(servers[1]?.runs).toEqual({
+      url: "https://${HOST}/mcp",
+      headers: ["Authorization"],
+      variables: ["HOST", "TOKEN"],
+    });
+  });
+
+  it("a stdio entry may turn its network off; anything but a boolean names the field", () => {
+    const text = JSON.stringify({
+      mcpServers: {
+        quiet: { command: "node", network: false },
+        wrong: { command: "node", network: "no" },
+      },
+    });
+    const { servers, problems } = parseMcpConfig(text, {});
+    expect(servers[0]).toMatchObject({ name: "quiet", network: false, runs: { network: false } });
+    expect(problems).toEqual([
+      { server: "wrong", field: "mcpServers.wrong.network", message: "expected true or false" },
     ]);
   });
 

@@ -1,5 +1,7 @@
 import { readFile } from "node:fs/promises";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { TOOL_ENV_NEVER } from "../tools/tool-env.js";
+import { type DefinitionRuns, definitionHash } from "../trust/definitions.js";
 
 // mcp_servers.json: the format users already have for Claude Desktop, Claude Code and Cursor.
 //
@@ -10,15 +12,39 @@ import { isAbsolute, join, resolve } from "node:path";
 // `${VAR}` (and `${VAR:-default}`) in env, headers, args and url are taken from the server's
 // environment. A file that does not parse is one problem; an invalid entry is a problem naming
 // its field, and the other entries still load.
+//
+// Where servers come from: ARBOR_MCP_CONFIG (the user's own file) when set; else the workspace's
+// mcp_servers.json and Claude Code's .mcp.json (same format; mcp_servers.json wins a name
+// clash). A file of the workspace came with the repository: its servers start only once a person
+// trusted them (trust/), and it cannot read Arbor's own secrets through `${VAR}`.
 
 export const MCP_CONFIG_FILE = "mcp_servers.json";
+export const MCP_PROJECT_CONFIG_FILE = ".mcp.json";
 export const MCP_CONFIG_ENV = "ARBOR_MCP_CONFIG";
+
+/** One file servers are read from. */
+export interface McpConfigSource {
+  /** absolute */
+  path: string;
+  /** as shown and as trust is kept: relative to the workspace (`/`), else the absolute path */
+  file: string;
+  /** a file inside the workspace: its servers wait for a person's trust */
+  needsTrust: boolean;
+}
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 interface ServerBase {
   name: string;
   disabled: boolean;
+  /** the file it is defined in (McpConfigSource.file) */
+  file: string;
+  /** sha256 of the entry as written (trust/definitions.ts) */
+  hash: string;
+  /** defined in a workspace file: starts only when trusted */
+  needsTrust: boolean;
+  /** what it runs, for the trust prompt */
+  runs: DefinitionRuns;
 }
 export interface StdioServerConfig extends ServerBase {
   transport: "stdio";
@@ -26,6 +52,8 @@ export interface StdioServerConfig extends ServerBase {
   args: string[];
   env: Record<string, string>;
   cwd?: string;
+  /** `"network": false`: the process gets no network in the sandbox (default: it has one) */
+  network: boolean;
 }
 export interface HttpServerConfig extends ServerBase {
   transport: "http";
@@ -58,7 +86,27 @@ export function mcpConfigPath(workspaceRoot: string, env: Env): string {
   return join(workspaceRoot, MCP_CONFIG_FILE);
 }
 
-export async function loadMcpConfig(path: string, env: Env): Promise<McpConfig> {
+/**
+ * The files servers are read from, in order of precedence: ARBOR_MCP_CONFIG alone when set (a
+ * path inside the workspace still needs trust: a tool can write it), else the workspace's
+ * mcp_servers.json and .mcp.json.
+ */
+export function mcpConfigSources(workspaceRoot: string, env: Env): McpConfigSource[] {
+  const root = resolve(workspaceRoot);
+  const source = (path: string): McpConfigSource => {
+    const inside = relative(root, path);
+    const needsTrust = inside !== "" && !inside.startsWith("..") && !isAbsolute(inside);
+    return { path, file: needsTrust ? inside.split(sep).join("/") : path, needsTrust };
+  };
+  if (env[MCP_CONFIG_ENV]?.trim()) return [source(mcpConfigPath(root, env))];
+  return [source(join(root, MCP_CONFIG_FILE)), source(join(root, MCP_PROJECT_CONFIG_FILE))];
+}
+
+export async function loadMcpConfig(
+  path: string,
+  env: Env,
+  source: Omit<McpConfigSource, "path"> = { file: path, needsTrust: false },
+): Promise<McpConfig> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -71,13 +119,39 @@ export async function loadMcpConfig(path: string, env: Env): Promise<McpConfig> 
       problems: [{ field: "(file)", message: `cannot read ${path}: ${(error as Error).message}` }],
     };
   }
-  return { path, ...parseMcpConfig(text, env) };
+  return { path, ...parseMcpConfig(text, env, source) };
+}
+
+/** Reads every source; a server named in an earlier file hides the same name in a later one. */
+export async function loadMcpConfigs(
+  sources: readonly McpConfigSource[],
+  env: Env,
+): Promise<{
+  servers: McpServerConfig[];
+  problems: Array<McpConfigProblem & { file: string }>;
+}> {
+  const servers: McpServerConfig[] = [];
+  const problems: Array<McpConfigProblem & { file: string }> = [];
+  const seen = new Set<string>();
+  for (const source of sources) {
+    const config = await loadMcpConfig(source.path, env, source);
+    for (const problem of config.problems) problems.push({ ...problem, file: source.file });
+    for (const server of config.servers) {
+      if (seen.has(server.name)) continue;
+      seen.add(server.name);
+      servers.push(server);
+    }
+    for (const problem of config.problems)
+      if (problem.server !== undefined) seen.add(problem.server);
+  }
+  return { servers, problems };
 }
 
 /** Parses the text of mcp_servers.json. */
 export function parseMcpConfig(
   text: string,
   env: Env,
+  source: Omit<McpConfigSource, "path"> = { file: MCP_CONFIG_FILE, needsTrust: false },
 ): { servers: McpServerConfig[]; problems: McpConfigProblem[] } {
   let json: unknown;
   try {
@@ -97,7 +171,7 @@ export function parseMcpConfig(
   const servers: McpServerConfig[] = [];
   const problems: McpConfigProblem[] = [];
   for (const [name, entry] of Object.entries(json.mcpServers)) {
-    const result = parseEntry(name, entry, env);
+    const result = parseEntry(name, entry, env, source);
     if ("problem" in result) problems.push({ server: name, ...result.problem });
     else servers.push(result.server);
   }
@@ -116,12 +190,23 @@ class EntryError extends Error {
 function parseEntry(
   name: string,
   entry: unknown,
-  env: Env,
+  serverEnv: Env,
+  source: Omit<McpConfigSource, "path">,
 ): { server: McpServerConfig } | { problem: { field: string; message: string } } {
   const at = (key: string) => `mcpServers.${name}${key === "" ? "" : `.${key}`}`;
+  // a workspace's file came with the repository: Arbor's own secrets are not its to read
+  const env: Env = source.needsTrust ? withoutArborSecrets(serverEnv) : serverEnv;
   try {
     if (name.trim() === "") throw new EntryError(at(""), "a server needs a non-empty name");
     if (!isObject(entry)) throw new EntryError(at(""), "expected an object");
+    if (source.needsTrust) refuseArborSecrets(entry, at);
+    const base = {
+      name,
+      file: source.file,
+      hash: definitionHash(entry),
+      needsTrust: source.needsTrust,
+    };
+    const variables = referencedVariables(entry);
     const disabled = optionalBoolean(entry, "disabled", at) ?? false;
     const type = optionalString(entry, "type", at);
     if (type !== undefined && !["stdio", "http", "streamable-http", "sse"].includes(type)) {
@@ -141,9 +226,10 @@ function parseEntry(
       );
       const vars = stringRecord(entry, "env", at);
       const cwd = optionalString(entry, "cwd", at);
+      const network = optionalBoolean(entry, "network", at) ?? true;
       return {
         server: {
-          name,
+          ...base,
           disabled,
           transport: "stdio",
           command,
@@ -152,6 +238,15 @@ function parseEntry(
             Object.entries(vars).map(([k, v]) => [k, expand(v, env, at(`env.${k}`))]),
           ),
           ...(cwd !== undefined ? { cwd } : {}),
+          network,
+          runs: {
+            command,
+            args: stringArray(entry, "args", at),
+            cwd: cwd ?? ".",
+            env: Object.keys(vars),
+            variables,
+            network,
+          },
         },
       };
     }
@@ -168,7 +263,8 @@ function parseEntry(
     const headers = stringRecord(entry, "headers", at);
     return {
       server: {
-        name,
+        ...base,
+        runs: { url: requiredString(entry, "url", at), headers: Object.keys(headers), variables },
         disabled,
         transport: "http",
         url,
@@ -187,6 +283,32 @@ function parseEntry(
 }
 
 const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** The `${VAR}` names an entry reads, sorted. */
+function referencedVariables(entry: Record<string, unknown>): string[] {
+  const names = new Set<string>();
+  for (const match of JSON.stringify(entry).matchAll(VARIABLE)) names.add(match[1] as string);
+  return [...names].sort();
+}
+
+/** A workspace file naming one of Arbor's secrets (`${ANTHROPIC_API_KEY}`) is refused. */
+function refuseArborSecrets(entry: Record<string, unknown>, at: At): void {
+  for (const key of ["args", "env", "headers", "url"]) {
+    const text = JSON.stringify(entry[key] ?? "");
+    for (const match of text.matchAll(VARIABLE)) {
+      if (TOOL_ENV_NEVER.includes(match[1] as string)) {
+        throw new EntryError(
+          at(key),
+          `\${${match[1]}} is one of Arbor's secrets: a workspace's file cannot pass it to a server (name the server in ARBOR_MCP_CONFIG, your own file, to do that)`,
+        );
+      }
+    }
+  }
+}
+
+function withoutArborSecrets(env: Env): Env {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !TOOL_ENV_NEVER.includes(name)));
+}
 
 /** `${VAR}` / `${VAR:-default}` from `env`; an unset variable without default is an error. */
 export function expand(value: string, env: Env, field: string): string {

@@ -8,7 +8,14 @@ import type { ToolSource } from "../tools/registry.js";
 import { jsonSchemaTool } from "../tools/registry.js";
 import { secretsFromEnv } from "../tools/secrets.js";
 import type { AgentTool, AnyAgentTool } from "../tools/tool.js";
-import { loadMcpConfig, type McpConfigProblem, type McpServerConfig } from "./config.js";
+import type { ConfigDefinition } from "../trust/definitions.js";
+import type { WorkspaceTrust } from "../trust/workspace-trust.js";
+import {
+  loadMcpConfigs,
+  type McpConfigProblem,
+  type McpConfigSource,
+  type McpServerConfig,
+} from "./config.js";
 import {
   DEFAULT_MCP_CALL_TIMEOUT_MS,
   type McpBackoff,
@@ -27,8 +34,15 @@ import { modelToolNames } from "./tool-names.js";
 type Env = Readonly<Record<string, string | undefined>>;
 
 export interface McpManagerOptions {
-  /** the config file (mcpConfigPath) */
-  configPath: string;
+  /** one config file of the user's own (no trust asked); `sources` wins when given */
+  configPath?: string;
+  /** the files servers are read from (mcpConfigSources) */
+  sources?: readonly McpConfigSource[];
+  /**
+   * the workspace's trust: a server of a workspace file (needsTrust) starts only when trusted
+   * here; without it such servers never start
+   */
+  trust?: WorkspaceTrust;
   workspaceRoot: string;
   /** the server's environment: `${VAR}` values and the scrubbed environment of stdio servers */
   env: Env;
@@ -45,7 +59,10 @@ export interface McpManagerOptions {
 export interface McpServerInfo {
   name: string;
   transport: McpTransportKind;
-  status: McpServerStatus;
+  /** `untrusted`: defined in a workspace file no person has trusted (as it is now) */
+  status: McpServerStatus | "untrusted";
+  /** the file it is defined in */
+  file?: string;
   error?: string;
   tools: Array<{ name: string; model_name: string; description: string }>;
   resources: Array<{ uri: string; name: string; mime_type?: string }>;
@@ -69,6 +86,10 @@ export class McpManager implements ToolSource {
   readonly #secrets: SecretSource;
   #connections = new Map<string, McpConnection>();
   #invalid: InvalidEntry[] = [];
+  /** servers of workspace files, trusted or not, as last read (the trust prompt's list) */
+  #definitions: McpServerConfig[] = [];
+  #untrusted: McpServerConfig[] = [];
+  #loggedProblems = "[]";
   #fileProblems: McpConfigProblem[] = [];
   #version = 0;
   #builtVersion = -1;
@@ -82,10 +103,28 @@ export class McpManager implements ToolSource {
   constructor(options: McpManagerOptions) {
     this.#options = options;
     this.#secrets = options.secrets ?? secretsFromEnv(options.env);
+    // trusting (here or on another instance) or revoking starts or stops servers
+    options.trust?.onChange(() => void this.reload());
   }
 
-  get configPath(): string {
-    return this.#options.configPath;
+  /** The files servers are read from. */
+  get sources(): readonly McpConfigSource[] {
+    const { sources, configPath } = this.#options;
+    if (sources !== undefined) return sources;
+    return configPath === undefined
+      ? []
+      : [{ path: configPath, file: configPath, needsTrust: false }];
+  }
+
+  /** The servers of the workspace's files, as they are now, for the trust prompt. */
+  definitions(): ConfigDefinition[] {
+    return this.#definitions.map((server) => ({
+      kind: "mcp_server",
+      file: server.file,
+      name: server.name,
+      hash: server.hash,
+      runs: server.runs,
+    }));
   }
 
   /** Reads the config and starts connecting; resolves once the file is read, not connected. */
@@ -111,10 +150,13 @@ export class McpManager implements ToolSource {
   async #reload(): Promise<void> {
     if (this.#closed) return;
     const { logger, env } = this.#options;
-    const config = await loadMcpConfig(this.#options.configPath, env);
+    const config = await loadMcpConfigs(this.sources, env);
     const fileProblems = config.problems.filter((p) => p.server === undefined);
-    for (const problem of config.problems) {
-      logger.error("mcp config problem", { file: config.path, ...problem });
+    // the files are reread often (the watcher, the trust prompt): a problem is logged once
+    const problems = JSON.stringify(config.problems);
+    if (problems !== this.#loggedProblems) {
+      for (const problem of config.problems) logger.error("mcp config problem", { ...problem });
+      this.#loggedProblems = problems;
     }
     this.#fileProblems = fileProblems;
     if (fileProblems.length > 0) {
@@ -132,7 +174,17 @@ export class McpManager implements ToolSource {
             },
           ],
     );
-    const wanted = new Map(config.servers.map((s) => [s.name, s]));
+    this.#definitions = config.servers.filter((s) => s.needsTrust);
+    const trust = this.#options.trust;
+    const before = new Set(this.#untrusted.map((s) => `${s.name}\0${s.hash}`));
+    this.#untrusted = this.#definitions.filter((s) => trust?.isTrusted(s) !== true);
+    const untrusted = new Set(this.#untrusted.map((s) => s.name));
+    for (const server of this.#untrusted) {
+      if (before.has(`${server.name}\0${server.hash}`)) continue;
+      logger.warn("mcp server waits for trust", { server: server.name, file: server.file });
+    }
+    const servers = config.servers.filter((s) => !untrusted.has(s.name));
+    const wanted = new Map(servers.map((s) => [s.name, s]));
     const closing: Promise<void>[] = [];
     for (const [name, connection] of this.#connections) {
       const next = wanted.get(name);
@@ -142,7 +194,7 @@ export class McpManager implements ToolSource {
       }
     }
     await Promise.all(closing);
-    for (const server of config.servers) {
+    for (const server of servers) {
       if (this.#connections.has(server.name)) continue;
       const connection = this.#connect(server);
       this.#connections.set(server.name, connection);
@@ -167,6 +219,8 @@ export class McpManager implements ToolSource {
 
   /** Retries one server; false when no server has that name (or it is disabled or invalid). */
   async reconnect(name: string): Promise<boolean> {
+    const untrusted = this.#untrusted.find((s) => s.name === name);
+    if (untrusted !== undefined) throw new McpLookupError("name", untrustedMessage(untrusted));
     const connection = this.#connections.get(name);
     if (connection === undefined || connection.config.disabled) return false;
     await connection.reconnect();
@@ -177,43 +231,48 @@ export class McpManager implements ToolSource {
     return this.#connections.get(name);
   }
 
-  /** Watches the config file and reloads on change (debounced); returns when watching. */
+  /** Watches the config files and reloads on change (debounced); returns when watching. */
   async watch(): Promise<void> {
     if (this.#unwatch !== undefined || this.#closed) return;
     const { subscribe } = await import("@parcel/watcher");
-    const path = this.#options.configPath;
-    const dir = dirname(path);
-    const file = basename(path);
+    const paths = this.sources.map((s) => s.path);
+    const dirs = [...new Set(paths.map((p) => dirname(p)))];
     let timer: NodeJS.Timeout | undefined;
-    try {
-      const subscription = await subscribe(
-        dir,
-        (error, events) => {
-          if (error) {
-            this.#options.logger.warn("mcp config watch error", { error: error.message });
-            return;
-          }
-          if (!events.some((e) => basename(e.path) === file && dirname(e.path) === dir)) return;
-          if (timer !== undefined) clearTimeout(timer);
-          timer = setTimeout(() => {
-            this.#options.logger.info("mcp config changed; reloading", { file: path });
-            void this.reload();
-          }, 150);
-        },
-        // only the file's own directory: @parcel/watcher watches recursively, and the workspace
-        // may be a large tree (its directories now, and anything below a new one, are ignored)
-        { ignore: ["*/**", ...(await subdirectories(dir))] },
-      );
-      this.#unwatch = async () => {
-        if (timer !== undefined) clearTimeout(timer);
-        await subscription.unsubscribe();
-      };
-    } catch (error) {
-      this.#options.logger.warn("mcp config not watched", {
-        file: path,
-        error: (error as Error).message,
-      });
+    const unsubscribes: Array<() => Promise<void>> = [];
+    for (const dir of dirs) {
+      const files = new Set(paths.filter((p) => dirname(p) === dir).map((p) => basename(p)));
+      try {
+        const subscription = await subscribe(
+          dir,
+          (error, events) => {
+            if (error) {
+              this.#options.logger.warn("mcp config watch error", { error: error.message });
+              return;
+            }
+            const hit = events.find((e) => files.has(basename(e.path)) && dirname(e.path) === dir);
+            if (hit === undefined) return;
+            if (timer !== undefined) clearTimeout(timer);
+            timer = setTimeout(() => {
+              this.#options.logger.info("mcp config changed; reloading", { file: hit.path });
+              void this.reload();
+            }, 150);
+          },
+          // only the files' own directory: @parcel/watcher watches recursively, and the workspace
+          // may be a large tree (its directories now, and anything below a new one, are ignored)
+          { ignore: ["*/**", ...(await subdirectories(dir))] },
+        );
+        unsubscribes.push(() => subscription.unsubscribe());
+      } catch (error) {
+        this.#options.logger.warn("mcp config not watched", {
+          dir,
+          error: (error as Error).message,
+        });
+      }
     }
+    this.#unwatch = async () => {
+      if (timer !== undefined) clearTimeout(timer);
+      await Promise.all(unsubscribes.map((u) => u()));
+    };
   }
 
   async close(): Promise<void> {
@@ -301,6 +360,9 @@ export class McpManager implements ToolSource {
     signal?: AbortSignal,
   ): Promise<ReadResourceResult> {
     const connection = this.#connections.get(server);
+    const untrusted = this.#untrusted.find((s) => s.name === server);
+    if (untrusted !== undefined)
+      throw new McpLookupError("server_name", untrustedMessage(untrusted));
     if (connection === undefined) {
       throw new McpLookupError("server_name", `no MCP server is named ${server}`);
     }
@@ -326,6 +388,9 @@ export class McpManager implements ToolSource {
    * a template that matches it.
    */
   resourceProblem(server: string, uri: string): { field: string; message: string } | undefined {
+    const untrusted = this.#untrusted.find((s) => s.name === server);
+    if (untrusted !== undefined)
+      return { field: "server_name", message: untrustedMessage(untrusted) };
     const connection = this.#connections.get(server);
     if (connection === undefined) {
       return { field: "server_name", message: `no MCP server is named ${server}` };
@@ -354,6 +419,9 @@ export class McpManager implements ToolSource {
     name: string,
     args: Record<string, string>,
   ): { field: string; message: string } | undefined {
+    const untrusted = this.#untrusted.find((s) => s.name === server);
+    if (untrusted !== undefined)
+      return { field: "server_name", message: untrustedMessage(untrusted) };
     const connection = this.#connections.get(server);
     if (connection === undefined || connection.status !== "connected") {
       return { field: "server_name", message: `no connected MCP server is named ${server}` };
@@ -406,6 +474,7 @@ export class McpManager implements ToolSource {
       name: c.name,
       transport: c.transport,
       status: c.status,
+      file: c.config.file,
       ...(c.error !== undefined ? { error: c.error } : {}),
       tools: c.tools.map((t) => ({
         name: t.name,
@@ -432,6 +501,19 @@ export class McpManager implements ToolSource {
         })),
       })),
     }));
+    for (const server of this.#untrusted) {
+      out.push({
+        name: server.name,
+        transport: server.transport === "stdio" ? "stdio" : server.sseOnly ? "sse" : "http",
+        status: "untrusted",
+        file: server.file,
+        error: untrustedMessage(server),
+        tools: [],
+        resources: [],
+        resource_templates: [],
+        prompts: [],
+      });
+    }
     for (const entry of this.#invalid) {
       out.push({
         name: entry.name,
@@ -491,6 +573,15 @@ function matchesTemplate(template: string, uri: string): boolean {
   } catch {
     return false;
   }
+}
+
+function untrustedMessage(server: McpServerConfig): string {
+  const what = server.transport === "stdio" ? "would run" : "would connect to";
+  const target =
+    server.transport === "stdio"
+      ? [server.runs.command, ...(server.runs.args ?? [])].join(" ")
+      : server.runs.url;
+  return `MCP server ${server.name} of ${server.file} is not trusted: it ${what} ${target}. Trust it in the session settings (or POST /api/workspace/trust) to start it`;
 }
 
 function sameConfig(a: McpServerConfig, b: McpServerConfig): boolean {

@@ -1,7 +1,10 @@
+import { readFile } from "node:fs/promises";
 import type { Logger } from "../agent/types.js";
 import { type SecretSource, withRedactedOutput } from "../tools/redacting-tool.js";
 import type { ToolSource } from "../tools/registry.js";
 import type { AnyAgentTool } from "../tools/tool.js";
+import { type ConfigDefinition, definitionHash } from "../trust/definitions.js";
+import type { WorkspaceTrust } from "../trust/workspace-trust.js";
 import { loadOpenApiConfig, type OpenApiConfigProblem, type OpenApiEntry } from "./config.js";
 import { type ResolvedAuth, resolveAuth } from "./http-call.js";
 import { type OpenApiOperation, operationsOf } from "./operations.js";
@@ -12,7 +15,11 @@ import { loadOpenApiDocument, operationTool } from "./spec-tools.js";
 // offers one tool per operation to the tool registry (a ToolSource, like the MCP servers), and
 // answers each spec's state for the settings. The credentials stay in the environment: the
 // manager knows their variables' names, reads the values at each call, and redacts them from
-// every result.
+// every result. The file is the workspace's: an entry is read only once a person trusted it
+// (trust/), and an edit of the entry or its spec file asks again.
+
+/** How trust records name .arbor/openapi.json. */
+export const OPENAPI_TRUST_FILE = ".arbor/openapi.json";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -30,9 +37,15 @@ export interface OpenApiManagerOptions {
   /** how long reading a spec from a URL may take (default 15 s) */
   specTimeoutMs?: number;
   fetch?: typeof globalThis.fetch;
+  /**
+   * the workspace's trust: a spec is read (and its tools offered) only once a person trusted its
+   * entry and spec file as they are now; absent, every spec is (the caller's own file: tests)
+   */
+  trust?: WorkspaceTrust;
 }
 
-export type OpenApiSpecStatus = "loading" | "loaded" | "failed";
+/** `untrusted`: no person has trusted the entry (and its spec file) as it is now: not read */
+export type OpenApiSpecStatus = "loading" | "loaded" | "failed" | "untrusted";
 
 /** One entry of the file, as GET /api/openapi/specs shows it. */
 export interface OpenApiSpecInfo {
@@ -55,6 +68,10 @@ export interface OpenApiSpecInfo {
 
 interface LoadedSpec {
   entry: OpenApiEntry;
+  /** what trust is given to (absent before the entry's definition was read) */
+  definition?: ConfigDefinition;
+  /** whether it was trusted when last looked at (absent: not looked at yet) */
+  trusted?: boolean;
   status: OpenApiSpecStatus;
   error?: string;
   warnings: string[];
@@ -76,6 +93,100 @@ export class OpenApiManager implements ToolSource {
 
   constructor(options: OpenApiManagerOptions) {
     this.#options = options;
+    // trusting (here or on another instance) reads the spec; revoking takes its tools away
+    options.trust?.onChange(() => void this.reviewTrust());
+  }
+
+  /** The entries of .arbor/openapi.json as they are now, for the trust prompt. */
+  definitions(): ConfigDefinition[] {
+    return this.#specs.flatMap((spec) => (spec.definition ? [spec.definition] : []));
+  }
+
+  /** Rereads each entry's definition (its spec file may have changed) and applies the trust. */
+  reviewTrust(): Promise<void> {
+    this.#loading = this.#loading.then(() => this.#applyTrust());
+    return this.#loading;
+  }
+
+  /** Reads each entry's definition, then reads the trusted specs and unloads the others. */
+  async #applyTrust(): Promise<void> {
+    const loads: Promise<void>[] = [];
+    const names = new Map<string, number>();
+    for (const spec of this.#specs) {
+      // two entries may read the same spec: the second is `spec (2)`, and so on
+      const seen = (names.get(spec.entry.spec) ?? 0) + 1;
+      names.set(spec.entry.spec, seen);
+      const name = seen === 1 ? spec.entry.spec : `${spec.entry.spec} (${seen})`;
+      spec.definition = await this.#definitionOf(spec.entry, name);
+      const trust = this.#options.trust;
+      const trusted = trust === undefined || trust.isTrusted(spec.definition);
+      const was = spec.trusted;
+      spec.trusted = trusted;
+      if (!trusted) {
+        if (was !== false) {
+          spec.status = "untrusted";
+          spec.operations = [];
+          spec.warnings = [];
+          delete spec.auth;
+          spec.error = `${spec.entry.spec} of ${OPENAPI_TRUST_FILE} is not trusted: trust it in the session settings (or POST /api/workspace/trust) to read it and offer its tools`;
+          this.#options.logger.warn("openapi spec waits for trust", { spec: spec.entry.spec });
+          this.#changed();
+        }
+        continue;
+      }
+      if (was !== true) {
+        spec.status = "loading";
+        delete spec.error;
+        this.#changed();
+        loads.push(this.#load(spec));
+      }
+    }
+    await Promise.all(loads);
+  }
+
+  /** The entry's definition: its fields and, for a file, the spec's bytes (an edit asks again). */
+  async #definitionOf(entry: OpenApiEntry, name: string): Promise<ConfigDefinition> {
+    let content = "";
+    if (entry.source.kind === "file") {
+      content = await readFile(entry.source.path, "utf8").catch(() => "");
+    }
+    const credentialHost = (() => {
+      try {
+        return entry.baseUrl !== undefined ? new URL(entry.baseUrl).host : undefined;
+      } catch {
+        return undefined;
+      }
+    })();
+    return {
+      kind: "openapi_spec",
+      file: OPENAPI_TRUST_FILE,
+      name,
+      hash: definitionHash(
+        {
+          spec: entry.spec,
+          base_url: entry.baseUrl ?? null,
+          auth: entry.auth ?? null,
+          filter: entry.filter ?? null,
+          name_prefix: entry.namePrefix ?? null,
+        },
+        content,
+      ),
+      runs: {
+        spec: entry.spec,
+        fetches: entry.source.kind === "url" ? [entry.source.url] : [],
+        ...(entry.baseUrl !== undefined ? { base_url: entry.baseUrl } : {}),
+        ...(entry.auth !== undefined
+          ? {
+              variables: [entry.auth.env],
+              credential: {
+                env: entry.auth.env,
+                type: entry.auth.type,
+                ...(credentialHost !== undefined ? { sent_to: credentialHost } : {}),
+              },
+            }
+          : {}),
+      },
+    };
   }
 
   get configPath(): string {
@@ -96,12 +207,13 @@ export class OpenApiManager implements ToolSource {
     this.#invalid = config.problems.filter((p) => p.index !== undefined);
     this.#specs = config.entries.map((entry) => ({
       entry,
+      // nothing is read before its trust is known (#applyTrust)
       status: "loading",
       warnings: [],
       operations: [],
     }));
     this.#changed();
-    this.#loading = Promise.all(this.#specs.map((spec) => this.#load(spec))).then(() => undefined);
+    this.#loading = this.#applyTrust();
   }
 
   /** Resolves when every spec is loaded or failed (tests; the app never waits for this). */

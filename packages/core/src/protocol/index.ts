@@ -13,4 +13,5 @@ export * from "./parallel.js";
 export * from "./requests.js";
 export * from "./responses.js";
 export * from "./settings.js";
+export * from "./trust.js";
 export * from "./validation.js";

@@ -10,9 +10,15 @@ export const McpServerViewSchema = z
       .enum(["stdio", "http", "sse"])
       .describe("`stdio`: a local process; `http`: Streamable HTTP; `sse`: the older HTTP+SSE"),
     status: z
-      .enum(["connecting", "connected", "failed", "disabled"])
+      .enum(["connecting", "connected", "failed", "disabled", "untrusted"])
       .describe(
-        '`failed`: did not start or initialize, or its entry is invalid (see `error`); `disabled`: `"disabled": true` in the file',
+        '`failed`: did not start or initialize, or its entry is invalid (see `error`); `disabled`: `"disabled": true` in the file; `untrusted`: defined in a workspace file (mcp_servers.json, .mcp.json) that no person has trusted as it is now: it is not started (GET /api/workspace/trust)',
+      ),
+    file: z
+      .string()
+      .optional()
+      .describe(
+        "the file it is defined in: relative to the workspace, or the absolute path of ARBOR_MCP_CONFIG",
       ),
     error: z
       .string()

@@ -10,9 +10,9 @@ export const OpenApiSpecViewSchema = z
     title: z.string().optional().describe("the spec's `info.title`"),
     version: z.string().optional().describe("the spec's `info.version`"),
     status: z
-      .enum(["loading", "loaded", "failed"])
+      .enum(["loading", "loaded", "failed", "untrusted"])
       .describe(
-        "`loading`: being read and validated; `failed`: it cannot be read, is not a valid OpenAPI 3.x document, or its entry is invalid (see `error`)",
+        "`loading`: being read and validated; `failed`: it cannot be read, is not a valid OpenAPI 3.x document, or its entry is invalid (see `error`); `untrusted`: no person has trusted the entry and its spec file as they are now, so it is not read (GET /api/workspace/trust)",
       ),
     error: z
       .string()

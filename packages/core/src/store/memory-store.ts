@@ -15,6 +15,7 @@ import {
   type SessionWrite,
   type StoredEvent,
   StoreError,
+  type WorkspaceTrustRecord,
 } from "./types.js";
 
 // The in-memory SessionStore: unit tests, the bench, and single-process use without a database.
@@ -63,6 +64,7 @@ export class InMemorySessionStore implements SessionStore {
   /** loops by session id, then loop id. Not tied to a session record: a sub-agent's loops live
    * under its own runtime session id, which has no Context Manager session. */
   readonly #loops = new Map<string, Map<string, LoopRecord>>();
+  readonly #trust = new Map<string, WorkspaceTrustRecord>();
   readonly #faults: StoreFaultHook | undefined;
   readonly #now: () => Date;
   #pendingFailures: Error[] = [];
@@ -191,6 +193,18 @@ export class InMemorySessionStore implements SessionStore {
     }
     // Map.set keeps the first insertion's position: listLoops stays in first-write order.
     loops.set(record.loopId, copyData(record));
+  }
+
+  async listWorkspaceTrust(workspace: string): Promise<WorkspaceTrustRecord[]> {
+    return [...this.#trust.values()].filter((r) => r.workspace === workspace).map(copyData);
+  }
+
+  async putWorkspaceTrust(record: WorkspaceTrustRecord): Promise<void> {
+    this.#trust.set(trustKey(record.workspace, record.file, record.name), copyData(record));
+  }
+
+  async deleteWorkspaceTrust(workspace: string, file: string, name: string): Promise<void> {
+    this.#trust.delete(trustKey(workspace, file, name));
   }
 
   async nextLoopNumber(sessionId: string, configId: string): Promise<number> {
@@ -361,4 +375,8 @@ function planWrite(sessionId: string, data: SessionData, write: SessionWrite): W
     }
   }
   return { updatedMessages: [...updated.values()] };
+}
+
+function trustKey(workspace: string, file: string, name: string): string {
+  return `${workspace}\0${file}\0${name}`;
 }

@@ -645,6 +645,32 @@ export function describeSessionStoreContract(
         expect(await store.nextLoopNumber("s1", config)).toBe(1);
       }));
 
+    it("workspace trust: put replaces the record of (workspace, file, name), list is per workspace", () =>
+      withStore(async (store) => {
+        const record = {
+          workspace: "/ws/a",
+          file: "mcp_servers.json",
+          name: "everything",
+          hash: "a".repeat(64),
+          trusted_by: "owner",
+          trusted_at: "2026-11-27T10:00:00.000Z",
+        };
+        expect(await store.listWorkspaceTrust("/ws/a")).toEqual([]);
+        await store.putWorkspaceTrust(record);
+        await store.putWorkspaceTrust({ ...record, name: "other" });
+        await store.putWorkspaceTrust({ ...record, workspace: "/ws/b" });
+        await store.putWorkspaceTrust({ ...record, hash: "b".repeat(64) });
+        const listed = await store.listWorkspaceTrust("/ws/a");
+        expect(listed.sort((x, y) => x.name.localeCompare(y.name))).toEqual([
+          { ...record, hash: "b".repeat(64) },
+          { ...record, name: "other" },
+        ]);
+        await store.deleteWorkspaceTrust("/ws/a", "mcp_servers.json", "everything");
+        await store.deleteWorkspaceTrust("/ws/a", "mcp_servers.json", "absent");
+        expect((await store.listWorkspaceTrust("/ws/a")).map((r) => r.name)).toEqual(["other"]);
+        expect(await store.listWorkspaceTrust("/ws/b")).toHaveLength(1);
+      }));
+
     it("deleting a session removes everything: record, messages, branches, events, views and loops", () =>
       withStore(async (store) => {
         const { branch } = await seeded(store);

@@ -87,6 +87,32 @@ export interface SessionStore {
    * at a time under its lease), and each run's record is stored before the next run asks.
    */
   nextLoopNumber(sessionId: string, configId: string): Promise<number>;
+  /** the trust given to a workspace's executable configuration (trust/, docs/security.md) */
+  listWorkspaceTrust(workspace: string): Promise<WorkspaceTrustRecord[]>;
+  /** creates or replaces the record of (workspace, file, name) */
+  putWorkspaceTrust(record: WorkspaceTrustRecord): Promise<void>;
+  /** removes the record of (workspace, file, name); absent is no error */
+  deleteWorkspaceTrust(workspace: string, file: string, name: string): Promise<void>;
+}
+
+/**
+ * A person trusted one definition of a workspace's executable configuration (an MCP server of
+ * mcp_servers.json, a spec of .arbor/openapi.json): as it was when they looked at it, by hash.
+ * Kept in the database, never in a file a tool can write.
+ */
+export interface WorkspaceTrustRecord {
+  /** the workspace's absolute root */
+  workspace: string;
+  /** the file, relative to the workspace (`mcp_servers.json`, `.arbor/openapi.json`) */
+  file: string;
+  /** the definition in the file: the server's name, the spec entry's key */
+  name: string;
+  /** sha256 (hex) of the definition trusted (trust/definitions.ts) */
+  hash: string;
+  /** who trusted it */
+  trusted_by: string;
+  /** ISO-8601 */
+  trusted_at: string;
 }
 
 export type StoreErrorCode = "not_found" | "conflict" | "invalid" | "unavailable";

@@ -1,5 +1,5 @@
-import type { McpServerView } from "@arbor/core";
-import { HttpError, handle, json, notFound } from "@/lib/server/http";
+import { isMcpLookupError, type McpServerView } from "@arbor/core";
+import { conflict, HttpError, handle, json, notFound } from "@/lib/server/http";
 import { getRuntime } from "@/lib/server/runtime";
 
 export const dynamic = "force-dynamic";
@@ -13,7 +13,12 @@ export const POST = handle(
   async (_request, context: Context) => {
     const { name } = await context.params;
     const { mcp } = await getRuntime();
-    if (!(await mcp.reconnect(name))) {
+    // an untrusted server is not started, whoever asks (GET /api/workspace/trust)
+    const reconnected = await mcp.reconnect(name).catch((error: unknown) => {
+      if (isMcpLookupError(error)) throw new HttpError(conflict(error.message));
+      throw error;
+    });
+    if (!reconnected) {
       throw new HttpError(notFound(`no enabled MCP server is named ${name}`));
     }
     const server: McpServerView | undefined = mcp.servers().find((s) => s.name === name);
