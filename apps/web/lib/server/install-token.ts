@@ -5,7 +5,8 @@ import { dataDirOf } from "./data-dir";
 
 // The install's token: the one credential of every page and API route (docs/security.md).
 // ARBOR_TOKEN when set; else <data dir>/token, made at first start (32 random bytes, base64url,
-// mode 0600, in a 0700 data directory) and read by every later start, so a restart keeps the URL people have.
+// mode 0600, in a 0700 data directory) and read by every later start, so a restart keeps the URL
+// people have.
 // Browsers trade it for the `arbor_session` cookie, whose value is derived from the token: a new
 // token invalidates every old cookie, and the cookie alone never reveals the token.
 
