@@ -168,7 +168,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const env = options.env ?? process.env;
   const dataDir = dataDirOf(env);
   // the owner's only (docs/security.md): 0700, and what an older version left there 0600 / 0700
-  const tightened = securePrivateTree(dataDir);
+  const secured = securePrivateTree(dataDir);
   // no file tool, file view, file reference or served MCP tool touches it, and no walk (list,
   // search, the codebase index) enters it, even when it lies inside the workspace (npm start)
   refuseInWorkspaces(dataDir);
@@ -345,7 +345,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     await opened.close();
   };
   const described = describeModelConfig(model);
-  if (tightened > 0) logger.info("data directory made private", { dir: dataDir, tightened });
+  if (secured.changed > 0) {
+    logger.info("data directory made private", { dir: dataDir, changed: secured.changed });
+  }
+  if (secured.failed.length > 0) {
+    logger.warn("data directory: modes not changed", { dir: dataDir, failed: secured.failed });
+  }
   logger.info("runtime started", {
     model: described,
     store: opened.location,

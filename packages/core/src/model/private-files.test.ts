@@ -55,14 +55,14 @@ describe("private files", () => {
     }
     symlinkSync(outside, path.join(data, "link"));
 
-    expect(securePrivateTree(data)).toBe(4);
+    expect(securePrivateTree(data)).toEqual({ changed: 5, failed: [] });
     expect(modeOf(data)).toBe("700");
     expect(modeOf(path.join(data, "tool-processes"))).toBe("700");
     expect(modeOf(path.join(data, "arbor.db"))).toBe("600");
     expect(modeOf(path.join(data, "token"))).toBe("600");
     expect(modeOf(path.join(data, "tool-processes/123"))).toBe("600");
     expect(modeOf(outside)).toBe("644");
-    expect(securePrivateTree(data)).toBe(0);
+    expect(securePrivateTree(data)).toEqual({ changed: 0, failed: [] });
   });
 
   it("writes the data directory's own files (codebase index, fold memories) 0600 in 0700 folders", () => {

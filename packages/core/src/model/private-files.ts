@@ -44,29 +44,54 @@ export function tightenPrivateFile(file: string): boolean {
   return stat.isFile();
 }
 
+/** What securePrivateTree did: modes changed, and the paths it could not change (with why). */
+export interface SecuredTree {
+  changed: number;
+  failed: Array<{ path: string; error: string }>;
+}
+
 /**
  * `dir` made or tightened to 0700, and everything we own under it to 0700 (folders) or 0600
  * (files), as a data directory left by an older version (0755 / 0644) is found at start.
- * Symbolic links are neither followed nor changed. Returns how many modes it changed.
+ * Symbolic links are neither followed nor changed. Only making `dir` throws; a mode that cannot
+ * be changed below it (a file system without modes) is reported, not thrown.
  */
-export function securePrivateTree(dir: string): number {
-  ensurePrivateDir(dir);
-  let changed = 0;
+export function securePrivateTree(dir: string): SecuredTree {
+  const result: SecuredTree = { changed: 0, failed: [] };
+  const failed = (p: string, error: unknown) =>
+    result.failed.push({ path: p, error: error instanceof Error ? error.message : String(error) });
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const walk = (folder: string): void => {
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch (error) {
+      failed(folder, error);
+      return;
+    }
+    for (const entry of entries) {
       const full = path.join(folder, entry.name);
       if (entry.isSymbolicLink()) continue;
-      const stat = lstatSync(full);
-      if (!owned(stat.uid)) continue;
       const want = entry.isDirectory() ? PRIVATE_DIR_MODE : entry.isFile() ? PRIVATE_FILE_MODE : 0;
       if (want === 0) continue;
-      if ((stat.mode & 0o777) !== want) {
-        chmodSync(full, want);
-        changed++;
-      }
-      if (entry.isDirectory()) walk(full);
+      if (tighten(full, want) && entry.isDirectory()) walk(full);
     }
   };
-  walk(dir);
-  return changed;
+  /** false when `target` is not ours or could not be read or changed */
+  const tighten = (target: string, want: number): boolean => {
+    try {
+      const stat = lstatSync(target);
+      if (!owned(stat.uid)) return false;
+      if ((stat.mode & 0o777) !== want) {
+        chmodSync(target, want);
+        result.changed++;
+      }
+      return true;
+    } catch (error) {
+      failed(target, error);
+      return false;
+    }
+  };
+  if (tighten(dir, PRIVATE_DIR_MODE)) walk(dir);
+  return result;
 }
