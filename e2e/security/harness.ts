@@ -81,6 +81,11 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** where the workspace is made (default the OS temp dir) */
   workspaceParent?: string;
+  /**
+   * the workspace and the data directory to use as they are (default: fresh temporary ones); a
+   * test that prepares them (a data directory inside the workspace) passes both
+   */
+  dirs?: { workspace: string; dataDir: string };
 }
 
 /**
@@ -91,7 +96,7 @@ export class Servers {
   readonly token = secret("arbor-token");
   readonly adminToken = secret("arbor-admin");
   readonly providerKey = secret("sk-ant-e2e");
-  readonly dataDir = mkdtempSync(join(tmpdir(), "arbor-sec-data-"));
+  readonly dataDir: string;
   readonly workspace: string;
   app!: ServerProcess;
   fake!: ServerProcess;
@@ -99,7 +104,10 @@ export class Servers {
   readonly #env: Record<string, string>;
 
   private constructor(options: StartOptions) {
-    this.workspace = mkdtempSync(join(options.workspaceParent ?? tmpdir(), "arbor-sec-ws-"));
+    this.dataDir = options.dirs?.dataDir ?? mkdtempSync(join(tmpdir(), "arbor-sec-data-"));
+    this.workspace =
+      options.dirs?.workspace ??
+      mkdtempSync(join(options.workspaceParent ?? tmpdir(), "arbor-sec-ws-"));
     this.#env = options.env ?? {};
   }
 

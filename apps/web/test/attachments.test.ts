@@ -57,6 +57,22 @@ describe("attachments", () => {
     ]);
   });
 
+  it("stores and shows the model a cleaned name: no path, no control characters, no leading dots", async () => {
+    const id = await createSessionId();
+    server.llm.enqueue({ blocks: [{ type: "text", text: "Seen." }] });
+    const notes = Buffer.from("hello\n").toString("base64");
+    const name = "../../.ssh/\u0000.\u202Eevil\nname.md";
+    await (await attach(id, { name, mime_type: "text/markdown", data: notes })).text();
+    const sent = JSON.stringify(server.llm.requests.at(-1)?.body);
+    expect(sent).toContain("Attached file evilname.md (text/markdown");
+    const list = await messages.GET(
+      jsonRequest("GET", `/api/sessions/${id}/messages`),
+      params({ id }),
+    );
+    const stored = (await list.json()) as { messages: Array<{ body: { name?: string } }> };
+    expect(stored.messages.map((m) => m.body.name).filter(Boolean)).toEqual(["evilname.md"]);
+  });
+
   it("refuses what is not an image or text, and too much, naming the field; nothing is stored", async () => {
     const id = await createSessionId();
     const cases = [
@@ -79,6 +95,25 @@ describe("attachments", () => {
         "payload.data",
       ],
       [{ name: "", mime_type: "text/plain", data: "" }, "payload.name"],
+      [{ name: "../..", mime_type: "text/plain", data: "" }, "payload.name"],
+      // an SVG (script and all) sent as a PNG, and a PNG's bytes sent as a GIF
+      [
+        {
+          name: "logo.png",
+          mime_type: "image/png",
+          data: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString("base64"),
+        },
+        "payload.data",
+      ],
+      [{ name: "pixel.gif", mime_type: "image/gif", data: PNG }, "payload.data"],
+      [
+        {
+          name: "nul.txt",
+          mime_type: "text/plain",
+          data: Buffer.from("a\u0000b").toString("base64"),
+        },
+        "payload.data",
+      ],
     ] as const;
     for (const [file, field] of cases) {
       const response = await attach(id, file);

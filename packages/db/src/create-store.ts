@@ -3,10 +3,11 @@ import { resolveDatabase, type DatabaseOptions as TargetOptions } from "./databa
 import { applyMigrations } from "./migrate.js";
 import { PgCoordinator } from "./pg-coordinator.js";
 import { PrismaSessionStore, type StoreLogger } from "./prisma-session-store.js";
+import { prepareSqliteFile, tightenSqliteFiles } from "./sqlite-files.js";
 
 // The package's entry point for the app: resolve where the data lives, migrate, open. Safe to
 // call on every server start: migrations that already ran are skipped, a missing SQLite file and
-// its folder are created.
+// its folder are created, readable by their owner only (0600 / 0700: sqlite-files.ts).
 
 export interface CreateStoreOptions extends TargetOptions, DatabaseOptions {
   logger?: StoreLogger;
@@ -38,8 +39,10 @@ export interface CreatedStore {
 
 export async function createStore(options: CreateStoreOptions = {}): Promise<CreatedStore> {
   const target = resolveDatabase(options);
+  if (target.file !== undefined) prepareSqliteFile(target.file);
   const applied = options.skipMigrations ? [] : (await applyMigrations(target)).applied;
   const db = await openDatabase(target, options);
+  if (target.file !== undefined) tightenSqliteFiles(target.file);
   const store = new PrismaSessionStore(db, {
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.now === undefined ? {} : { now: options.now }),

@@ -5,7 +5,8 @@ import { dataDirOf } from "./data-dir";
 
 // The install's token: the one credential of every page and API route (docs/security.md).
 // ARBOR_TOKEN when set; else <data dir>/token, made at first start (32 random bytes, base64url,
-// mode 0600) and read by every later start, so a restart keeps the URL people have.
+// mode 0600, in a 0700 data directory) and read by every later start, so a restart keeps the URL
+// people have.
 // Browsers trade it for the `arbor_session` cookie, whose value is derived from the token: a new
 // token invalidates every old cookie, and the cookie alone never reveals the token.
 
@@ -36,7 +37,8 @@ export function installToken(env: Env = process.env): string {
 function readOrCreate(file: string): string {
   const existing = readToken(file);
   if (existing !== undefined) return existing;
-  mkdirSync(join(file, ".."), { recursive: true });
+  // the runtime tightens a data directory that existed (securePrivateTree); a new one is 0700
+  mkdirSync(join(file, ".."), { recursive: true, mode: 0o700 });
   try {
     // wx: two processes starting at once agree on the first one's token
     writeFileSync(file, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600, flag: "wx" });

@@ -33,6 +33,7 @@ import {
   OpenApiManager,
   openApiConfigPath,
   readWorkspaceFile,
+  refuseInWorkspaces,
   type Session,
   type SessionCoordinator,
   SessionManager,
@@ -43,6 +44,7 @@ import {
   type StreamProvider,
   sandboxSettings,
   secretsFromEnv,
+  securePrivateTree,
   skillsResponse,
   ToolProcesses,
   ToolRegistry,
@@ -170,6 +172,11 @@ export interface Runtime {
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const env = options.env ?? process.env;
   const dataDir = dataDirOf(env);
+  // the owner's only (docs/security.md): 0700, and what an older version left there 0600 / 0700
+  const secured = securePrivateTree(dataDir);
+  // no file tool, file view, file reference or served MCP tool touches it, and no walk (list,
+  // search, the codebase index) enters it, even when it lies inside the workspace (npm start)
+  refuseInWorkspaces(dataDir);
   // made at first start when neither ARBOR_TOKEN nor the token file is there
   const token = installToken(env);
   const logger = options.logger ?? createRedactingLogger({ env, secrets: [token] });
@@ -359,6 +366,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     await opened.close();
   };
   const described = describeModelConfig(model);
+  if (secured.changed > 0) {
+    logger.info("data directory made private", { dir: dataDir, changed: secured.changed });
+  }
+  if (secured.failed.length > 0) {
+    logger.warn("data directory: modes not changed", { dir: dataDir, failed: secured.failed });
+  }
   logger.info("runtime started", {
     model: described,
     store: opened.location,

@@ -2,6 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { AsyncSubscription } from "@parcel/watcher";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../model/private-files.js";
+import { refusedDirOf, refusedDirs } from "../tools/workspace.js";
 import type { OpenResult } from "./index-state.js";
 import type { IndexerOptions } from "./indexer.js";
 import { SymbolIndex } from "./symbol-index.js";
@@ -82,11 +84,20 @@ export class CodebaseIndex {
     if (this.options.watch !== false) await this.subscribe();
     // both asked at once: the worker walks the tree for the rescan while this thread applies the
     // stored records
+    // the refused directories (Arbor's data directory) go to the worker, which cannot see them
+    const excludedDirs = [
+      ...(this.options.indexer?.excludedDirs ?? []),
+      ...refusedDirs().flatMap((d) => [d.lexical, d.real]),
+    ];
+    const indexer = {
+      ...this.options.indexer,
+      ...(excludedDirs.length > 0 ? { excludedDirs } : {}),
+    };
     const opened = this.runner.run({
       type: "open",
       root: this.root,
       ...(this.options.storeDir !== undefined ? { storeDir: this.options.storeDir } : {}),
-      ...(this.options.indexer !== undefined ? { options: this.options.indexer } : {}),
+      ...(Object.keys(indexer).length > 0 ? { options: indexer } : {}),
     });
     const scanned = this.runner.run({ type: "rescan" });
     let stored: OpenResult;
@@ -116,7 +127,7 @@ export class CodebaseIndex {
   private async subscribe(): Promise<void> {
     const watcher: Watcher = await import("@parcel/watcher");
     const base = this.options.storeDir ?? tmpdir();
-    mkdirSync(base, { recursive: true });
+    mkdirSync(base, { recursive: true, mode: PRIVATE_DIR_MODE });
     // the barrier directory is subscribed first: its callback then runs before the workspace's in
     // the same batch, and ready() yields once more after it (see barrier())
     this.barrierDir = mkdtempSync(path.join(base, "barrier-"));
@@ -144,6 +155,7 @@ export class CodebaseIndex {
             return;
           }
           for (const event of events) {
+            if (refusedDirOf(event.path) !== undefined) continue;
             const rel = path.relative(this.root, event.path).split(path.sep).join("/");
             if (rel === "" || rel.startsWith("..")) continue;
             if (rel === ".gitignore" || rel.endsWith("/.gitignore")) this.rescanWanted = true;
@@ -218,7 +230,7 @@ export class CodebaseIndex {
         resolve();
       });
     });
-    writeFileSync(path.join(dir, String(seq)), "");
+    writeFileSync(path.join(dir, String(seq)), "", { mode: PRIVATE_FILE_MODE });
     return reached.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
   }
 

@@ -1,4 +1,5 @@
 import { appendFileSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { PRIVATE_FILE_MODE } from "../model/private-files.js";
 import { type FileRecord, splitList } from "./file-record.js";
 import { workspaceFile, writeFileAtomic } from "./workspace-file.js";
 
@@ -203,7 +204,7 @@ export class IndexStore {
       this.deltaBytes = offset - this.baseBytes;
       // anything after the last whole chunk is cut off, so the next delta follows a whole one
       if (offset < buffer.length) {
-        writeFileSync(this.file, buffer.subarray(0, offset));
+        writeFileSync(this.file, buffer.subarray(0, offset), { mode: PRIVATE_FILE_MODE });
       }
       this.valid = true;
       return { strings, files: [...files.values()], skipped };
@@ -245,7 +246,7 @@ export class IndexStore {
       delta.files,
       delta.skipped,
     );
-    appendFileSync(this.file, chunk);
+    appendFileSync(this.file, chunk, { mode: PRIVATE_FILE_MODE });
     this.deltaBytes += chunk.length;
   }
 

@@ -39,6 +39,11 @@ export interface IndexerOptions {
    * undefined reads on the calling thread
    */
   workers?: number;
+  /**
+   * absolute directories never read (Arbor's data directory: tools/workspace.ts refusedDirs),
+   * given here because the index runs in a worker thread, which has its own globals
+   */
+  excludedDirs?: readonly string[];
 }
 
 function unchanged(stat: FileStat, known: KnownFile | undefined): boolean {
@@ -110,7 +115,7 @@ export async function updatePaths(
   options: IndexerOptions = {},
 ): Promise<IndexChanges<AnalysedFile>> {
   const byPath = new Map(known.map((file) => [file[0], file]));
-  const rules = new IgnoreRules(root);
+  const rules = new IgnoreRules(root, options.excludedDirs);
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const changes: IndexChanges<AnalysedFile> = { records: [], touched: [], removed: [], skipped: 0 };
   for (const rel of new Set(paths)) {

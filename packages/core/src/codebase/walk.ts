@@ -38,6 +38,16 @@ interface Rules {
 
 export interface WalkOptions {
   maxFileBytes?: number;
+  /** absolute directories never entered (Arbor's data directory) */
+  excludedDirs?: readonly string[];
+}
+
+/** Whether `absolute` is one of `dirs` or lies below one. */
+function inExcluded(dirs: readonly string[], absolute: string): boolean {
+  return dirs.some((dir) => {
+    const rel = path.relative(dir, absolute);
+    return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+  });
 }
 
 export interface WalkResult {
@@ -67,9 +77,13 @@ function ignoredBy(stack: readonly Rules[], rel: string, isDir: boolean): boolea
 /** The gitignore rules that apply to `rel` (its ancestors' .gitignore files), for single paths. */
 export class IgnoreRules {
   private readonly cache = new Map<string, Rules | undefined>();
-  constructor(private readonly root: string) {}
+  constructor(
+    private readonly root: string,
+    private readonly excludedDirs: readonly string[] = [],
+  ) {}
 
   ignores(rel: string): boolean {
+    if (inExcluded(this.excludedDirs, path.join(this.root, rel))) return true;
     const parts = rel.split("/");
     const stack: Rules[] = [];
     for (let i = 0; i < parts.length; i++) {
@@ -92,6 +106,7 @@ export class IgnoreRules {
 export function walkWorkspace(root: string, options: WalkOptions = {}): WalkResult {
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const excluded = new Set(INDEX_EXCLUDED_DIRS);
+  const excludedDirs = options.excludedDirs ?? [];
   const files: FileStat[] = [];
   let tooLarge = 0;
   const visit = (rel: string, inherited: readonly Rules[]): void => {
@@ -108,6 +123,7 @@ export function walkWorkspace(root: string, options: WalkOptions = {}): WalkResu
       const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) {
         if (excluded.has(entry.name) || ignoredBy(stack, childRel, true)) continue;
+        if (inExcluded(excludedDirs, path.join(root, childRel))) continue;
         visit(childRel, stack);
       } else if (entry.isFile()) {
         if (languageOf(entry.name) === undefined || ignoredBy(stack, childRel, false)) continue;

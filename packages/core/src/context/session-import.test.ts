@@ -108,6 +108,60 @@ describe("importing a session file", () => {
     expect(session.messages().queued).toEqual([]);
   });
 
+  it("cancels a cut-off request's calls too, approved or pending; the model sees neither them nor their results", async () => {
+    const base = await exported();
+    const [user, request] = base;
+    if (!user || !request || request.body.message_type !== "tool_request") throw new Error("setup");
+    const [echo] = request.body.calls;
+    if (!echo) throw new Error("setup");
+    const cutOff: ContextMessage = {
+      ...request,
+      status: "streaming",
+      body: {
+        ...request.body,
+        calls: [
+          { ...echo, id: "call-approved", approval: "approved" },
+          { ...echo, id: "call-pending", approval: "pending" },
+        ],
+      },
+    };
+    const h = harness([say("Back again.")]);
+    const session = await h.manager.import({ messages: [user, cutOff] });
+    expect(session.state.type).toBe("Idle");
+    const imported = session.messages().messages;
+    expect(imported.map((m) => [m.body.message_type, m.status])).toEqual([
+      ["text", "complete"],
+      ["tool_request", "incomplete"],
+      ["tool_result", "complete"],
+      ["tool_result", "complete"],
+    ]);
+    const calls = imported[1]?.body.message_type === "tool_request" ? imported[1].body.calls : [];
+    expect(calls.map((c) => c.approval)).toEqual(["approved", "denied"]);
+    expect(imported.slice(2).map((m) => m.body)).toMatchObject([
+      { tool_call_id: "call-approved", status: "cancelled" },
+      { tool_call_id: "call-pending", status: "cancelled" },
+    ]);
+
+    await collect(session.sendMessage({ type: "text", text: "go on" }));
+    const sent = h.provider.requests[0]?.messages ?? [];
+    expect(sent.map((m) => m.role)).toEqual(["user", "user"]);
+  });
+
+  it("refuses a file holding a message id or a tool call id twice, before storing anything", async () => {
+    const messages = await exported();
+    const [user, request] = messages;
+    if (!user || !request) throw new Error("setup");
+    const store = new InMemorySessionStore();
+    const h = harness([], { store });
+    await expect(h.manager.import({ messages: [...messages, { ...user }] })).rejects.toThrow(
+      `duplicate message id "${user.id}" (also messages.0.id)`,
+    );
+    await expect(
+      h.manager.import({ messages: [...messages, { ...request, id: "another" }] }),
+    ).rejects.toThrow("duplicate tool call id");
+    expect(await h.manager.list()).toEqual([]);
+  });
+
   it("lands whole or not at all: a failing message write leaves no session behind", async () => {
     const messages = await exported();
     const store = new InMemorySessionStore();

@@ -2,6 +2,7 @@ import path from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CodebaseIndex } from "../codebase/codebase-index.js";
 import { secretsFromEnv } from "../tools/secrets.js";
+import { refuseInWorkspaces } from "../tools/workspace.js";
 import { createFoldingMcpServer, createServedTools } from "./mcp-server.js";
 import { FoldMemoryFile } from "./memory.js";
 
@@ -22,6 +23,8 @@ export interface FoldingMcpStdioOptions {
 export async function runFoldingMcpStdio(options: FoldingMcpStdioOptions): Promise<void> {
   const env = options.env ?? process.env;
   const workspace = path.resolve(options.workspace);
+  // the served tools never read Arbor's own data (its database, its token), wherever it lies
+  refuseInWorkspaces(options.dataDir);
   const index = new CodebaseIndex({
     workspaceRoot: workspace,
     storeDir: path.join(options.dataDir, "codebase-index"),

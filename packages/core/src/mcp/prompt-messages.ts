@@ -1,4 +1,5 @@
 import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
+import { sniffImageType } from "../model/attachments.js";
 import { ATTACHMENT_IMAGE_TYPES, type MessageBody } from "../model/message-types.js";
 
 // What an `mcp_prompt` payload becomes: the prompt's messages (prompts/get), each its own message
@@ -51,8 +52,12 @@ function userBody(
 ): MessageBody {
   switch (content.type) {
     case "image":
-      // an image type the providers do not take is named instead
-      if (!(ATTACHMENT_IMAGE_TYPES as readonly string[]).includes(content.mimeType)) {
+      // an image type the providers do not take, or bytes that are not what the type says, is
+      // named instead
+      if (
+        !(ATTACHMENT_IMAGE_TYPES as readonly string[]).includes(content.mimeType) ||
+        sniffImageType(Buffer.from(content.data, "base64")) !== content.mimeType
+      ) {
         return { message_type: "text", text: contentText(content) };
       }
       return {

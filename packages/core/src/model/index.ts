@@ -6,6 +6,7 @@
 export * from "./attachments.js";
 export * from "./branch.js";
 export * from "./cancellation.js";
+export * from "./duplicate-ids.js";
 export * from "./limits.js";
 export * from "./llm-config.js";
 export * from "./llm-messages.js";
@@ -13,6 +14,7 @@ export * from "./loop-records.js";
 export * from "./merge-types.js";
 export * from "./message-lifecycle.js";
 export * from "./message-types.js";
+export * from "./private-files.js";
 export * from "./session-config.js";
 export * from "./session-records.js";
 export * from "./states.js";

@@ -1,6 +1,12 @@
 import { z } from "zod";
-import { attachmentBody, MAX_ATTACHMENT_BYTES } from "../model/attachments.js";
+import {
+  attachmentBody,
+  MAX_ATTACHMENT_BYTES,
+  MAX_ATTACHMENT_NAME_CHARS,
+  mismatchedImages,
+} from "../model/attachments.js";
 import { MergeStrategyNameSchema, PipelineConfigSchema } from "../model/branch.js";
+import { duplicateIds } from "../model/duplicate-ids.js";
 import { MAX_PATH_CHARS } from "../model/limits.js";
 import { ConflictResolutionSchema, type MergeDecision } from "../model/merge-types.js";
 import {
@@ -126,7 +132,7 @@ export const AttachmentPayloadSchema = z
       ctx.addIssue({ code: "custom", path: [checked.field], message: checked.message });
   })
   .describe(
-    `A file the user attaches (upload, paste, drop), stored in the session as an Attachment message. Images (png, jpeg, gif, webp) reach the model as image blocks; any other file must be UTF-8 text and reaches it as text. At most ${MAX_ATTACHMENT_BYTES} bytes; another type or a binary file → 400 naming the field, nothing stored.`,
+    `A file the user attaches (upload, paste, drop), stored in the session as an Attachment message. Images (png, jpeg, gif, webp) reach the model as image blocks, and their bytes must be what \`mime_type\` says (checked by their magic number: an SVG sent as image/png is refused); any other file must be UTF-8 text without NUL characters and reaches it as text. At most ${MAX_ATTACHMENT_BYTES} bytes; another type, bytes of another type or a binary file → 400 naming the field, nothing stored. The name is stored cleaned: its last path segment, without control or direction-changing characters and leading dots, at most ${MAX_ATTACHMENT_NAME_CHARS} characters (the extension kept); a name with nothing readable left → 400 naming \`name\`.`,
   );
 
 export type AttachmentPayload = z.infer<typeof AttachmentPayloadSchema>;
@@ -212,8 +218,13 @@ export const ImportSessionRequestSchema = z
     messages: z
       .array(ContextMessageSchema)
       .max(MAX_IMPORTED_MESSAGES, `at most ${MAX_IMPORTED_MESSAGES} messages`)
+      .superRefine((messages, ctx) => {
+        for (const problem of [...duplicateIds(messages), ...mismatchedImages(messages)]) {
+          ctx.addIssue({ code: "custom", path: problem.path, message: problem.message });
+        }
+      })
       .describe(
-        "the exported messages, oldest first; they become the new session's main branch with new ids",
+        "the exported messages, oldest first; they become the new session's main branch with new ids. A message id or a tool call id held twice → 400 naming the second (`messages.3.id`, `messages.5.body.calls.0.id`); an image (in an attachment or a tool result) whose bytes are not png, jpeg, gif or webp as its type says → 400 naming its `data`. Attachment names are cleaned as uploaded ones are",
       ),
   })
   .describe(

@@ -45,7 +45,11 @@ export {
 } from "./tool-processes.js";
 export {
   MAX_PATH_CHARS,
+  type RefusedDir,
+  refusedDirOf,
+  refusedDirs,
   refuseHardLinks,
+  refuseInWorkspaces,
   Workspace,
   type WorkspacePath,
 } from "./workspace.js";

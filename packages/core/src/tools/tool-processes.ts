@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../model/private-files.js";
 import {
   groupAlive,
   groupMembers,
@@ -207,8 +208,8 @@ export class ToolProcesses {
       ...(ownStartTime() !== undefined ? { owner_start_time: ownStartTime() } : {}),
     };
     try {
-      mkdirSync(this.recordDir, { recursive: true });
-      writeFileSync(file, `${JSON.stringify(record)}\n`);
+      mkdirSync(this.recordDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+      writeFileSync(file, `${JSON.stringify(record)}\n`, { mode: PRIVATE_FILE_MODE });
       return file;
     } catch {
       // an unwritable data dir must not stop the command; it only loses crash cleanup

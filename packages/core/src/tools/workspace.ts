@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import { lstat, readlink, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
@@ -9,6 +10,9 @@ import { ToolError } from "./tool.js";
 // lexically (`..`, an absolute path elsewhere, `~`) or physically (a symlink somewhere in the
 // existing part of the path whose real target is outside). Tools then do their I/O on the
 // *resolved real path*, never on the raw input, so what was checked is what gets touched.
+// Inside the workspace, the refused directories (Arbor's data directory, when it lies in the
+// workspace: its database, its install token) are refused the same way, lexically and physically,
+// and every walk (list_files, search, the file picker, the codebase index) leaves them out.
 
 /** A path inside the workspace. */
 export interface WorkspacePath {
@@ -22,6 +26,61 @@ export interface WorkspacePath {
 const MAX_SYMLINK_HOPS = 40;
 
 export { MAX_PATH_CHARS };
+
+/** A directory no file tool touches, wherever the workspace is (see refuseInWorkspaces). */
+export interface RefusedDir {
+  /** the directory as given, made absolute */
+  lexical: string;
+  /** its real path (symlinks resolved) when it exists, else `lexical` */
+  real: string;
+  /** what it is, for the refusal: "Arbor's data directory" */
+  what: string;
+}
+
+// On globalThis, not in this module: a bundler may load two copies of this module (the Next
+// server's route bundles), and every copy must refuse what the runtime registered.
+const REFUSED_KEY = Symbol.for("arbor.refusedDirs");
+function refusedList(): RefusedDir[] {
+  const holder = globalThis as { [REFUSED_KEY]?: RefusedDir[] };
+  holder[REFUSED_KEY] ??= [];
+  return holder[REFUSED_KEY];
+}
+
+/**
+ * From now on, in this process, every Workspace refuses `dir` and everything below it, and the
+ * walks leave it out: the runtime registers its data directory once at start. `dir` should exist
+ * (its real path is taken now, so a symlink to it is caught too).
+ */
+export function refuseInWorkspaces(dir: string, what = "Arbor's data directory"): void {
+  const lexical = path.resolve(dir);
+  let real = lexical;
+  try {
+    real = realpathSync(lexical);
+  } catch {
+    // not there (yet): refused by its lexical path
+  }
+  const list = refusedList();
+  if (!list.some((d) => d.lexical === lexical && d.real === real)) {
+    list.push({ lexical, real, what });
+  }
+}
+
+/** The directories registered with refuseInWorkspaces. */
+export function refusedDirs(): readonly RefusedDir[] {
+  return refusedList();
+}
+
+/** The refused directory `absolute` is (or lies in), by its lexical or its real path. */
+export function refusedDirOf(absolute: string): RefusedDir | undefined {
+  return refusedList().find((d) => isInside(d.real, absolute) || isInside(d.lexical, absolute));
+}
+
+/** A refusal that names the path, the directory and what it is. */
+function refusal(input: string, dir: RefusedDir): ToolError {
+  return ToolError.failed(
+    `refused: '${input}' is ${dir.what} (${dir.lexical}); the file tools never read, write or list it.`,
+  );
+}
 
 export class Workspace {
   /** the workspace root as configured, made absolute */
@@ -66,6 +125,8 @@ export class Workspace {
         `Path '${input}' resolves through a symlink to '${real}', which is outside the workspace root '${this.root}'.`,
       );
     }
+    const refused = refusedDirOf(lexical) ?? refusedDirOf(real);
+    if (refused !== undefined) throw refusal(input, refused);
     const relative = path.relative(realRoot, real).split(path.sep).join("/");
     return { absolute: real, relative: relative === "" ? "." : relative };
   }

@@ -198,24 +198,29 @@ export const NO_RESULT_TEXT = "No result was recorded for this call (it was cut 
  * with a tool_use and no tool_result, so a session would fail on every turn. Recovery stores a
  * result for calls a crash cut off (recovery.ts); this covers whatever was stored before that.
  * A last message whose calls have no result at all is left alone: those calls await a decision
- * or a continuation, which runs them.
+ * or a continuation, which runs them. A result that answers no call of the message just before
+ * it (its request was cut off and is not sent, e.g. an imported one) is left out: the providers
+ * reject a tool_result without its tool_use just the same.
  */
 function withEveryToolResult(messages: readonly AgentMessage[]): AgentMessage[] {
   const out: AgentMessage[] = [];
   let i = 0;
   while (i < messages.length) {
     const message = messages[i] as AgentMessage;
-    out.push(message);
     i++;
+    if (message.role === "toolResult") continue;
+    out.push(message);
     if (message.role !== "assistant") continue;
     const calls = message.content.filter((b) => b.type === "toolCall");
     if (calls.length === 0) continue;
+    const callIds = new Set(calls.map((c) => c.id));
     const answered = new Set<string>();
     while (i < messages.length && messages[i]?.role === "toolResult") {
       const result = messages[i] as ToolResultMessage;
+      i++;
+      if (!callIds.has(result.toolCallId) || answered.has(result.toolCallId)) continue;
       answered.add(result.toolCallId);
       out.push(result);
-      i++;
     }
     if (i === messages.length && answered.size === 0) continue;
     for (const call of calls) {

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
+import path from "node:path";
 import { z } from "zod";
 import {
   type AgentTool,
@@ -15,7 +16,7 @@ import {
   type ToolProcess,
   type ToolProcesses,
 } from "../tool-processes.js";
-import { fsError, throwIfCancelled, Workspace } from "../workspace.js";
+import { fsError, refusedDirOf, throwIfCancelled, Workspace } from "../workspace.js";
 import { DEFAULT_EXCLUDED_DIRS } from "./list-files.js";
 
 // REQ-052, 106, 137: the search tool. ripgrep when it is installed, else `grep -rnE`.
@@ -155,6 +156,9 @@ export function createSearchTool(
           command,
           limits,
           ctx.signal,
+          // a refused directory (Arbor's data directory) inside the target: its matches are
+          // dropped (rg and grep cannot leave out a path, only names)
+          (file) => refusedDirOf(path.resolve(realRoot, file)) === undefined,
         );
         return formatResult(run, engine, params.pattern, target.relative, limits);
       } catch (err) {
@@ -234,6 +238,7 @@ function runSearch(
   command: string,
   limits: Limits,
   signal: AbortSignal,
+  shown: (file: string) => boolean,
 ): Promise<SearchRun> {
   return new Promise((resolve, reject) => {
     const group = start();
@@ -260,6 +265,7 @@ function runSearch(
     signal.addEventListener("abort", onAbort, { once: true });
 
     const take = (raw: string): void => {
+      if (!shown(raw.slice(0, Math.max(0, raw.indexOf("\0"))))) return;
       const line = formatMatch(raw, limits.maxLineChars);
       if (line === undefined) return;
       if (

@@ -1,10 +1,11 @@
 import { opendir } from "node:fs/promises";
 import path from "node:path";
-import { Workspace } from "../workspace.js";
+import { refusedDirOf, Workspace } from "../workspace.js";
 
 // The directory walk shared by the list_files tool and the web file picker's listing
 // (`listWorkspaceFiles`, served through Session.listFiles): one walker, so both skip the
-// same directories and order entries the same way.
+// same directories and order entries the same way. A refused directory (Arbor's data directory:
+// workspace.ts) is never entered nor shown.
 
 /** Directories skipped by list_files, search and the file picker (by name, at any depth). */
 export const DEFAULT_EXCLUDED_DIRS: readonly string[] = Object.freeze([
@@ -62,6 +63,7 @@ export async function walkTree(
       if (stopped) return;
       if (isDir && visitor.excluded.has(name)) continue;
       const full = path.join(dir, name);
+      if (refusedDirOf(full) !== undefined) continue;
       const next = visitor.onEntry({ name, full, isDir, depth });
       if (next === "stop") {
         stopped = true;
