@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the syntax of the config files described here
 import { z } from "zod";
 
 // GET /api/workspace/trust, POST /api/workspace/trust and DELETE /api/workspace/trust: the
