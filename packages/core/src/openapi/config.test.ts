@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { parseOpenApiConfig } from "./config.js";
+import { openApiPolicyFromEnv, parseOpenApiConfig } from "./config.js";
 
 const ROOT = "/work/space";
+const POLICY = openApiPolicyFromEnv({
+  ARBOR_OPENAPI_ENV: "PETSTORE_KEY,EX_TOKEN,T,X",
+  ARBOR_OPENAPI_ALLOW_LOOPBACK: "1",
+});
 
 describe("parseOpenApiConfig", () => {
   it("reads every field; a relative spec path is relative to the workspace", () => {
@@ -15,9 +19,10 @@ describe("parseOpenApiConfig", () => {
           name_prefix: "pets",
         },
         { spec: "https://api.example.com/openapi.json", auth: { type: "bearer", env: "EX_TOKEN" } },
-        { spec: "/abs/spec.json" },
+        { spec: "/work/space/abs/spec.json" },
       ]),
       ROOT,
+      POLICY,
     );
     expect(problems).toEqual([]);
     expect(entries[0]).toEqual({
@@ -34,7 +39,7 @@ describe("parseOpenApiConfig", () => {
       url: "https://api.example.com/openapi.json",
     });
     expect(entries[1]?.auth).toEqual({ type: "bearer", env: "EX_TOKEN" });
-    expect(entries[2]?.source).toEqual({ kind: "file", path: "/abs/spec.json" });
+    expect(entries[2]?.source).toEqual({ kind: "file", path: "/work/space/abs/spec.json" });
   });
 
   it("names the wrong field of an invalid entry and keeps the others", () => {
@@ -53,6 +58,7 @@ describe("parseOpenApiConfig", () => {
         "h.yaml",
       ]),
       ROOT,
+      POLICY,
     );
     expect(entries.map((e) => e.spec)).toEqual(["ok.yaml"]);
     expect(problems.map((p) => p.field)).toEqual([
