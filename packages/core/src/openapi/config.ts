@@ -1,7 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { TOOL_ENV_NEVER } from "../tools/tool-env.js";
-import { forbiddenHost, type OpenApiNetworkPolicy, networkPolicyFromEnv } from "./network-policy.js";
+import {
+  forbiddenHost,
+  networkPolicyFromEnv,
+  type OpenApiNetworkPolicy,
+} from "./network-policy.js";
 
 // <workspace>/.arbor/openapi.json: the OpenAPI specs whose operations become tools.
 //

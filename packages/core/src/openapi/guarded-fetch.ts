@@ -1,4 +1,8 @@
-import { type AddressLookup, assertReachable, type OpenApiNetworkPolicy } from "./network-policy.js";
+import {
+  type AddressLookup,
+  assertReachable,
+  type OpenApiNetworkPolicy,
+} from "./network-policy.js";
 
 // Every request the OpenAPI code makes (a tool call, a remote spec, a $ref URL) goes through
 // here: the host is checked against the network policy (literal and resolved) before each hop,
@@ -64,7 +68,10 @@ export async function guardedFetch(
     }
     if (hop + 1 >= MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
     // what browsers do: 303 (and 301/302 after a POST) continue as a GET without the body
-    if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
+    if (
+      response.status === 303 ||
+      ((response.status === 301 || response.status === 302) && method === "POST")
+    ) {
       if (method !== "HEAD") method = "GET";
       body = undefined;
       headers.delete("content-type");

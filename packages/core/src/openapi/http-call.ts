@@ -111,7 +111,10 @@ interface PreparedCall {
  * The request of a call, credential not yet placed: the arguments checked, path parameters
  * filled in. Throws invalidArgs for wrong arguments, failed without a server URL.
  */
-function prepare(operation: OpenApiOperation, args: Record<string, unknown>): PreparedCall & {
+function prepare(
+  operation: OpenApiOperation,
+  args: Record<string, unknown>,
+): PreparedCall & {
   query: URLSearchParams;
   base: string;
   path: string;
@@ -156,7 +159,16 @@ function prepare(operation: OpenApiOperation, args: Record<string, unknown>): Pr
     body = JSON.stringify(args[operation.body.key]);
     headers.set("content-type", "application/json");
   }
-  return { method, url, shown: url, headers, query, base, path, ...(body !== undefined ? { body } : {}) };
+  return {
+    method,
+    url,
+    shown: url,
+    headers,
+    query,
+    base,
+    path,
+    ...(body !== undefined ? { body } : {}),
+  };
 }
 
 /**

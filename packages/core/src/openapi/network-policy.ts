@@ -43,7 +43,8 @@ export function forbiddenAddress(
     if (mapped !== undefined) return forbiddenAddress(mapped, policy);
     const groups = expandIpv6(ip);
     if (groups === undefined) return `${address} is not a usable address`;
-    if (METADATA_ADDRESSES.has(compressIpv6(groups))) return `${address} is a cloud metadata address`;
+    if (METADATA_ADDRESSES.has(compressIpv6(groups)))
+      return `${address} is a cloud metadata address`;
     if ((groups[0] as number) >= 0xfe80 && (groups[0] as number) <= 0xfebf) {
       return `${address} is link-local (fe80::/10)`;
     }
@@ -113,7 +114,8 @@ const defaultLookup: AddressLookup = (hostname) => dnsLookup(hostname, { all: tr
 
 /** `::ffff:1.2.3.4` (and its hex form `::ffff:102:304`) → `1.2.3.4`. */
 function ipv4Inside(ip: string): string | undefined {
-  const dotted = /^(?:0*:)*:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(ip) ?? /^::(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
+  const dotted =
+    /^(?:0*:)*:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(ip) ?? /^::(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
   if (dotted) return dotted[1];
   const groups = expandIpv6(ip);
   if (groups === undefined) return undefined;

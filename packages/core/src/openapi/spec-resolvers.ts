@@ -106,7 +106,9 @@ export async function readConfined(path: string, policy: SpecReadPolicy): Promis
     const root = await realpath(policy.root).catch(() => resolve(policy.root as string));
     const via = real !== path ? ` (it resolves to ${real})` : "";
     if (!isInside(root, real)) {
-      throw new Error(`refused to read ${path}${via}: specs and $refs are read only inside the workspace`);
+      throw new Error(
+        `refused to read ${path}${via}: specs and $refs are read only inside the workspace`,
+      );
     }
     for (const hidden of policy.hiddenPaths ?? []) {
       const hiddenReal = await realpath(hidden).catch(() => resolve(hidden));

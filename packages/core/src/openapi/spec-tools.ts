@@ -6,8 +6,8 @@ import type { OpenApiAuthConfig, OpenApiFilter } from "./config.js";
 import {
   callOperation,
   DEFAULT_OPENAPI_MAX_RESPONSE_BYTES,
-  describeOperationCall,
   DEFAULT_OPENAPI_TIMEOUT_MS,
+  describeOperationCall,
   type ResolvedAuth,
   resolveAuth,
 } from "./http-call.js";
