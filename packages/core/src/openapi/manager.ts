@@ -60,8 +60,8 @@ export interface OpenApiManagerOptions {
    */
   trust?: WorkspaceTrust;
   /**
-   * Whether an entry may fetch URLs: a spec given as a URL, and $refs to URLs (default: none
-   * may). The trust gate answers true for a definition a person has trusted.
+   * Whether an entry may fetch URLs: a spec given as a URL, and $refs to URLs. Default: an
+   * entry `trust` says a person trusted may; without `trust`, none may.
    */
   allowRemote?: (entry: OpenApiEntry) => boolean;
   /** never read as a spec or a $ref even inside the workspace (the server's data directory) */
@@ -274,7 +274,9 @@ export class OpenApiManager implements ToolSource {
           ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
           root: options.workspaceRoot,
           ...(options.hiddenPaths !== undefined ? { hiddenPaths: options.hiddenPaths } : {}),
-          allowRemote: options.allowRemote?.(entry) ?? false,
+          // a URL is fetched for a definition a person trusted (never without a trust gate)
+          allowRemote:
+            options.allowRemote?.(entry) ?? (options.trust !== undefined && spec.trusted === true),
           network: this.#policy.network,
           ...(options.lookup !== undefined ? { lookup: options.lookup } : {}),
         },
