@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
-import { type SessionState, Servers, secret, toolCalls } from "./harness.js";
+import { Servers, type SessionState, secret, toolCalls } from "./harness.js";
 
 // Issue #24, findings 2–4, through the running app (the production build): what a workspace's
 // .arbor/openapi.json can make the server do, with nothing but files written into the workspace
@@ -179,12 +179,17 @@ test("a redirect from the allowed host to the capture server never carries the k
   await settledSpecs();
   await servers.resetFake();
   await servers.script([
-    { blocks: [{ type: "toolCall", id: "call_away", name: "getThing", arguments: { id: "away" } }] },
+    {
+      blocks: [{ type: "toolCall", id: "call_away", name: "getThing", arguments: { id: "away" } }],
+    },
     { blocks: [{ type: "text", text: "It moved." }] },
   ]);
   const id = await api.createSession({ approval_policy: { type: "manual" } }, "redirect");
   await api.send(id, { type: "text", text: "read thing away" });
-  const waiting: SessionState = await api.waitForState(id, (s) => s.type === "AwaitingToolApproval");
+  const waiting: SessionState = await api.waitForState(
+    id,
+    (s) => s.type === "AwaitingToolApproval",
+  );
   const [call] = toolCalls(await api.messages(id)) as Array<{ preview?: unknown }>;
   expect(call?.preview).toEqual({
     kind: "http",

@@ -4,9 +4,11 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InMemorySessionStore } from "../store/memory-store.js";
 import { recordingLogger } from "../testing/mcp-servers.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { type AnyAgentTool, ToolError } from "../tools/tool.js";
+import { WorkspaceTrust } from "../trust/workspace-trust.js";
 import { openApiConfigPath } from "./config.js";
 import { OpenApiManager, type OpenApiManagerOptions } from "./manager.js";
 
@@ -239,6 +241,21 @@ describe("URLs are fetched only when the entry is allowed remote access", () => 
     expect(capture.requests.slice(before).map((r) => r.url)).toEqual(
       expect.arrayContaining(["/ref.yaml", "/spec.json"]),
     );
+  });
+
+  it("with a trust gate, a trusted entry may fetch URLs and an untrusted one is not even read", async () => {
+    const entries = [{ spec: `${capture.url}/spec.json` }];
+    const trust = (root: string, trustAll: boolean) =>
+      new WorkspaceTrust({ store: new InMemorySessionStore(), workspace: root, trustAll });
+    const before = capture.requests.length;
+    const untrustedRoot = workspace(entries);
+    const untrusted = await started(untrustedRoot, { trust: trust(untrustedRoot, false) });
+    expect(untrusted.specs()[0]?.status).toBe("untrusted");
+    expect(capture.requests.length).toBe(before);
+    const trustedRoot = workspace(entries);
+    const trusted = await started(trustedRoot, { trust: trust(trustedRoot, true) });
+    expect(trusted.specs()[0]?.status).toBe("loaded");
+    expect(capture.requests.slice(before).map((r) => r.url)).toEqual(["/spec.json"]);
   });
 
   it("allowed remote access still refuses metadata addresses and loopback without the setting", async () => {
