@@ -99,10 +99,12 @@ function originOf(url: string | undefined): string | undefined {
 
 interface PreparedCall {
   method: string;
-  /** the URL sent (a query credential in it) */
+  /** the URL without a credential: `base` + `path` + `query` */
   url: string;
-  /** the URL shown (a query credential as [redacted]) */
-  shown: string;
+  base: string;
+  /** the path with its parameters filled in */
+  path: string;
+  query: URLSearchParams;
   headers: Headers;
   body?: string;
 }
@@ -111,14 +113,7 @@ interface PreparedCall {
  * The request of a call, credential not yet placed: the arguments checked, path parameters
  * filled in. Throws invalidArgs for wrong arguments, failed without a server URL.
  */
-function prepare(
-  operation: OpenApiOperation,
-  args: Record<string, unknown>,
-): PreparedCall & {
-  query: URLSearchParams;
-  base: string;
-  path: string;
-} {
+function prepare(operation: OpenApiOperation, args: Record<string, unknown>): PreparedCall {
   const method = operation.method;
   if (operation.baseUrl === undefined) {
     throw ToolError.failed(
@@ -162,7 +157,6 @@ function prepare(
   return {
     method,
     url,
-    shown: url,
     headers,
     query,
     base,
@@ -180,7 +174,7 @@ export function describeOperationCall(
   args: Record<string, unknown>,
   auth: ResolvedAuth | undefined,
 ): HttpCallPreview | undefined {
-  let prepared: ReturnType<typeof prepare>;
+  let prepared: PreparedCall;
   try {
     prepared = prepare(operation, args);
   } catch {
