@@ -174,7 +174,9 @@ test("auth.env may not name the provider key, even listed in ARBOR_OPENAPI_ENV; 
   expect(partner.requests).toEqual([]);
 });
 
-test("a redirect from the allowed host to the capture server never carries the key; the approval card says where the key goes", async () => {
+test("a redirect from the allowed host to the capture server never carries the key; the approval card says where the key goes", async ({
+  browser,
+}) => {
   const api = servers.api;
   await settledSpecs();
   await servers.resetFake();
@@ -202,6 +204,20 @@ test("a redirect from the allowed host to the capture server never carries the k
       host: partner.host,
     },
   });
+  // the card a person approves from (Chromium): the request and where the key goes, not the key
+  const context = await browser.newContext({
+    baseURL: servers.url,
+    extraHTTPHeaders: { authorization: `Bearer ${servers.token}` },
+  });
+  const page = await context.newPage();
+  await page.goto(`/sessions/${id}`);
+  const card = page.getByLabel("Request of getThing");
+  await expect(card).toContainText(`GET ${partner.url}/v1/thing/away`);
+  await expect(card).toContainText(
+    `PARTNER_KEY in the header x-partner-key, sent to ${partner.host}`,
+  );
+  expect(await page.content()).not.toContain(PARTNER_KEY);
+  await context.close();
   await api.events(`/api/sessions/${id}/approvals`, {
     decisions: [{ tool_call_id: waiting.pending_requests?.[0], decision: "approve" }],
   });
