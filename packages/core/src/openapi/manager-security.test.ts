@@ -96,6 +96,13 @@ beforeAll(async () => {
     "/ref.yaml": (_req, res) => res.writeHead(200).end("fetched from the capture server"),
     "/spec.json": json(miniSpec("https://api.example.com")),
     "/steal": json({ stolen: true }),
+    // 11 MiB of a YAML comment, without a Content-Length: refused once 10 MiB have arrived
+    "/huge.yaml": (_req, res) => {
+      res.writeHead(200, { "content-type": "application/yaml" });
+      const chunk = `#${"x".repeat(1024 * 1024 - 2)}\n`;
+      for (let i = 0; i < 11; i++) res.write(chunk);
+      res.end();
+    },
   });
   api = await serve({
     "/v2/thing/1": json({ id: 1 }),
@@ -256,6 +263,15 @@ describe("URLs are fetched only when the entry is allowed remote access", () => 
     const trusted = await started(trustedRoot, { trust: trust(trustedRoot, true) });
     expect(trusted.specs()[0]?.status).toBe("loaded");
     expect(capture.requests.slice(before).map((r) => r.url)).toEqual(["/spec.json"]);
+  });
+
+  it("a remote spec over 10 MiB is refused", async () => {
+    const manager = await started(workspace([{ spec: `${capture.url}/huge.yaml` }]), {
+      allowRemote: () => true,
+    });
+    expect(manager.specs()[0]?.error).toBe(
+      `${capture.url}/huge.yaml is larger than 10485760 bytes: not read`,
+    );
   });
 
   it("allowed remote access still refuses metadata addresses and loopback without the setting", async () => {

@@ -142,9 +142,29 @@ async function fetchSpec(url: string, policy: SpecReadPolicy): Promise<Buffer> {
     await response.body?.cancel().catch(() => undefined);
     throw new Error(`GET ${url} answered ${response.status}`);
   }
-  const bytes = Buffer.from(await response.arrayBuffer());
-  if (bytes.byteLength > MAX_SPEC_BYTES) {
-    throw new Error(`${url} is larger than ${MAX_SPEC_BYTES} bytes`);
+  return readAtMost(response, MAX_SPEC_BYTES, url);
+}
+
+/** The body, refused (and no longer read) once it passes `limit` bytes. */
+async function readAtMost(response: Response, limit: number, url: string): Promise<Buffer> {
+  const tooLarge = () => new Error(`${url} is larger than ${limit} bytes: not read`);
+  if (Number(response.headers.get("content-length")) > limit) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
   }
-  return bytes;
+  if (response.body === null) return Buffer.alloc(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
 }
