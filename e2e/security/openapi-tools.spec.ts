@@ -31,7 +31,14 @@ test.beforeAll(async () => {
     ]),
   );
   servers = await Servers.start({
-    env: { WORKSPACE_DIR: workspace, PETSTORE_PASS: KEY, ARBOR_TOOL_ENV: "PETSTORE_PASS" },
+    env: {
+      WORKSPACE_DIR: workspace,
+      PETSTORE_PASS: KEY,
+      ARBOR_TOOL_ENV: "PETSTORE_PASS",
+      // an OpenAPI credential's variable must be allowed; the Petstore listens on 127.0.0.1
+      ARBOR_OPENAPI_ENV: "PETSTORE_PASS",
+      ARBOR_OPENAPI_ALLOW_LOOPBACK: "1",
+    },
   });
   // the workspace's spec is read only once a person trusts it (issue #24)
   expect(await servers.trustWorkspace()).toEqual(["petstore.yaml"]);

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  MessagesResponseSchema,
   OpenApiSpecsResponseSchema,
   SettingsResponseSchema,
   WorkspaceTrustResponseSchema,
@@ -54,6 +55,9 @@ beforeAll(async () => {
     PETSTORE_CREDENTIAL: KEY,
     // even named here, the credential's variable never reaches a tool process
     ARBOR_TOOL_ENV: "PETSTORE_CREDENTIAL",
+    // an OpenAPI credential must be allowed by name; the Petstore listens on 127.0.0.1
+    ARBOR_OPENAPI_ENV: "PETSTORE_CREDENTIAL",
+    ARBOR_OPENAPI_ALLOW_LOOPBACK: "1",
   });
   // the workspace's specs are read only once a person trusts them (issue #24)
   const pending = await trustRoute.GET(jsonRequest("GET", "/api/workspace/trust"), params({}));
@@ -147,6 +151,24 @@ describe("a Petstore tool in a session", () => {
     expect(waiting.tool_names).toEqual(["getPetById"]);
     // nothing reached the API before the approval
     const petstoreCalls = petstore.requests.length;
+    // the approval card's data: the method, the full URL and where the credential goes
+    const stored = await messages.GET(
+      jsonRequest("GET", `/api/sessions/${id}/messages`),
+      params({ id }),
+    );
+    const { messages: rows } = MessagesResponseSchema.parse(await stored.json());
+    const request = rows.find((m) => m.body.message_type === "tool_request")?.body;
+    expect(request?.message_type === "tool_request" && request.calls[0]?.preview).toEqual({
+      kind: "http",
+      method: "GET",
+      url: `${petstore.baseUrl}/pet/2`,
+      credential: {
+        env: "PETSTORE_CREDENTIAL",
+        placement: "header",
+        name: "api_key",
+        host: new URL(petstore.baseUrl).host,
+      },
+    });
 
     const offered =
       (

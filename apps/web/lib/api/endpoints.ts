@@ -221,7 +221,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "GET",
     path: "/api/sessions/{id}/messages",
     summary:
-      "The messages of a branch, in order: every message, or what the model sees; and the session's `queued` messages (sent while the agent worked, not delivered yet). For the active branch, `context_usage` says what its next request would use: the fixed part (system prompt and tool definitions), the optimized view's messages, the window and the optimization trigger and target, counted as the optimizer counts.",
+      "The messages of a branch, in order: every message, or what the model sees; and the session's `queued` messages (sent while the agent worked, not delivered yet). For the active branch, `context_usage` says what its next request would use: the fixed part (system prompt and tool definitions), the optimized view's messages, the window and the optimization trigger and target, counted as the optimizer counts. A `tool_request`'s call may carry `preview`, what the call will do as its tool describes it when the call is stored (before any approval): for an OpenAPI tool `{kind: \"http\", method, url, credential?: {env, placement, name?, host}}`, the full URL with its path parameters and query, and the credential's variable, where it goes (`bearer`, `basic`, a `header` or `query` parameter `name`) and the host it is sent to, never its value.",
     parameters: [
       { name: "branch", in: "query", description: "a branch id; default the active branch" },
       {

@@ -229,6 +229,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     logger,
     secrets: () => toolSecrets,
     trust,
+    // the token and the database: never read as a spec or a $ref, even inside the workspace
+    hiddenPaths: [dataDir],
   });
   await openapi.start();
   // the OpenAPI credentials whatever their variables' names (secretsFromEnv goes by the name)

@@ -19,6 +19,28 @@ export type LineRange = z.infer<typeof LineRangeSchema>;
 export const ApprovalStatusSchema = z.enum(["pending", "approved", "denied", "auto_approved"]);
 export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
 
+/**
+ * What a call will do, computed by its tool when the call is stored (before any approval): an
+ * OpenAPI call's method, full URL, and which credential goes where (never its value).
+ */
+export const ToolCallPreviewSchema = z.object({
+  kind: z.literal("http"),
+  method: z.string(),
+  /** path parameters filled in, the query string (a query credential shown as [redacted]) */
+  url: z.string(),
+  /** the credential sent with it: its variable, where it is placed, and the host it goes to */
+  credential: z
+    .object({
+      env: z.string(),
+      placement: z.enum(["bearer", "basic", "header", "query"]),
+      /** the header or query parameter (api_key) */
+      name: z.string().optional(),
+      host: z.string(),
+    })
+    .optional(),
+});
+export type ToolCallPreview = z.infer<typeof ToolCallPreviewSchema>;
+
 export const ToolCallRequestSchema = z.object({
   /** unique per session; the provider's tool call id */
   id: z.string().min(1),
@@ -27,6 +49,8 @@ export const ToolCallRequestSchema = z.object({
   approval: ApprovalStatusSchema.default("pending"),
   /** why a call was denied or auto-approved (policy name, user) */
   approval_note: z.string().optional(),
+  /** what the call will do, when its tool can say (OpenAPI tools): shown on the approval card */
+  preview: ToolCallPreviewSchema.optional(),
 });
 export type ToolCallRequest = z.infer<typeof ToolCallRequestSchema>;
 

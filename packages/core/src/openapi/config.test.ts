@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { parseOpenApiConfig } from "./config.js";
+import { openApiPolicyFromEnv, parseOpenApiConfig } from "./config.js";
 
 const ROOT = "/work/space";
+const POLICY = openApiPolicyFromEnv({
+  ARBOR_OPENAPI_ENV: "PETSTORE_KEY,EX_TOKEN,T,X",
+  ARBOR_OPENAPI_ALLOW_LOOPBACK: "1",
+});
 
 describe("parseOpenApiConfig", () => {
   it("reads every field; a relative spec path is relative to the workspace", () => {
@@ -15,9 +19,10 @@ describe("parseOpenApiConfig", () => {
           name_prefix: "pets",
         },
         { spec: "https://api.example.com/openapi.json", auth: { type: "bearer", env: "EX_TOKEN" } },
-        { spec: "/abs/spec.json" },
+        { spec: "/work/space/abs/spec.json" },
       ]),
       ROOT,
+      POLICY,
     );
     expect(problems).toEqual([]);
     expect(entries[0]).toEqual({
@@ -34,7 +39,7 @@ describe("parseOpenApiConfig", () => {
       url: "https://api.example.com/openapi.json",
     });
     expect(entries[1]?.auth).toEqual({ type: "bearer", env: "EX_TOKEN" });
-    expect(entries[2]?.source).toEqual({ kind: "file", path: "/abs/spec.json" });
+    expect(entries[2]?.source).toEqual({ kind: "file", path: "/work/space/abs/spec.json" });
   });
 
   it("names the wrong field of an invalid entry and keeps the others", () => {
@@ -53,6 +58,7 @@ describe("parseOpenApiConfig", () => {
         "h.yaml",
       ]),
       ROOT,
+      POLICY,
     );
     expect(entries.map((e) => e.spec)).toEqual(["ok.yaml"]);
     expect(problems.map((p) => p.field)).toEqual([
@@ -76,6 +82,108 @@ describe("parseOpenApiConfig", () => {
     ]);
     expect(parseOpenApiConfig('{"spec":"a.yaml"}', ROOT).problems).toEqual([
       { field: "(file)", message: "expected an array of specs" },
+    ]);
+  });
+
+  it("auth.env: only variables ARBOR_OPENAPI_ENV lists, and never Arbor's or a provider's, even listed", () => {
+    const policy = openApiPolicyFromEnv({
+      ARBOR_OPENAPI_ENV:
+        "GITHUB_TOKEN, ANTHROPIC_API_KEY,ARBOR_TOKEN,ARBOR_ADMIN_TOKEN,DATABASE_URL,OPENAI_API_KEY,AWS_SECRET_ACCESS_KEY,ANTHROPIC_AUTH_TOKEN",
+    });
+    const entry = (env: string) => ({ spec: "a.yaml", auth: { type: "bearer", env } });
+    const { entries, problems } = parseOpenApiConfig(
+      JSON.stringify([
+        entry("GITHUB_TOKEN"),
+        entry("ANTHROPIC_API_KEY"),
+        entry("ARBOR_TOKEN"),
+        entry("ARBOR_ADMIN_TOKEN"),
+        entry("DATABASE_URL"),
+        entry("OPENAI_API_KEY"),
+        entry("AWS_SECRET_ACCESS_KEY"),
+        entry("ANTHROPIC_AUTH_TOKEN"),
+        entry("STRIPE_KEY"),
+      ]),
+      ROOT,
+      policy,
+    );
+    expect(entries.map((e) => e.auth?.env)).toEqual(["GITHUB_TOKEN"]);
+    expect(problems.map((p) => p.field)).toEqual([
+      "[1].auth.env",
+      "[2].auth.env",
+      "[3].auth.env",
+      "[4].auth.env",
+      "[5].auth.env",
+      "[6].auth.env",
+      "[7].auth.env",
+      "[8].auth.env",
+    ]);
+    expect(problems[0]?.message).toContain("never sent to an API");
+    // not listed: the message says where to list it
+    expect(problems.at(-1)?.message).toMatch(
+      /STRIPE_KEY is not allowed: add it to ARBOR_OPENAPI_ENV/,
+    );
+    // without ARBOR_OPENAPI_ENV nothing may be named
+    const none = parseOpenApiConfig(JSON.stringify([entry("GITHUB_TOKEN")]), ROOT);
+    expect(none.problems[0]).toMatchObject({
+      field: "[0].auth.env",
+      message: expect.stringContaining("ARBOR_OPENAPI_ENV"),
+    });
+  });
+
+  it("a spec file outside the workspace is refused: absolute paths elsewhere and .. escapes", () => {
+    const { entries, problems } = parseOpenApiConfig(
+      JSON.stringify([
+        { spec: "/proc/self/environ" },
+        { spec: "../other/spec.yaml" },
+        { spec: "apis/../../work/space-2/spec.yaml" },
+        { spec: "apis/../spec.yaml" },
+        { spec: "..spec.yaml" },
+      ]),
+      ROOT,
+    );
+    expect(problems.map((p) => [p.field, p.message])).toEqual([
+      ["[0].spec", "a spec file must be inside the workspace: /proc/self/environ is not"],
+      ["[1].spec", "a spec file must be inside the workspace: ../other/spec.yaml is not"],
+      ["[2].spec", expect.stringContaining("must be inside the workspace")],
+    ]);
+    expect(entries.map((e) => e.source)).toEqual([
+      { kind: "file", path: "/work/space/spec.yaml" },
+      { kind: "file", path: "/work/space/..spec.yaml" },
+    ]);
+  });
+
+  it("base_url and spec URLs: link-local and metadata hosts refused; loopback only when allowed", () => {
+    const text = JSON.stringify([
+      { spec: "a.yaml", base_url: "http://169.254.169.254/latest" },
+      { spec: "a.yaml", base_url: "http://[fd00:ec2::254]/" },
+      { spec: "a.yaml", base_url: "http://metadata.google.internal/computeMetadata/v1" },
+      { spec: "a.yaml", base_url: "http://[fe80::1]:8080/" },
+      { spec: "http://169.254.169.254/openapi.json" },
+      { spec: "a.yaml", base_url: "http://127.0.0.1:9/v2" },
+      { spec: "http://localhost:9/openapi.json" },
+      { spec: "a.yaml", base_url: "https://api.example.com/v2" },
+    ]);
+    const strict = parseOpenApiConfig(text, ROOT);
+    expect(strict.problems.map((p) => p.field)).toEqual([
+      "[0].base_url",
+      "[1].base_url",
+      "[2].base_url",
+      "[3].base_url",
+      "[4].spec",
+      "[5].base_url",
+      "[6].spec",
+    ]);
+    expect(strict.problems[0]?.message).toBe(
+      "refused: 169.254.169.254 is a cloud metadata address",
+    );
+    expect(strict.problems[5]?.message).toContain("ARBOR_OPENAPI_ALLOW_LOOPBACK=1");
+    const loopback = parseOpenApiConfig(text, ROOT, POLICY);
+    expect(loopback.problems.map((p) => p.field)).toEqual([
+      "[0].base_url",
+      "[1].base_url",
+      "[2].base_url",
+      "[3].base_url",
+      "[4].spec",
     ]);
   });
 });

@@ -1,5 +1,11 @@
 import { readFile } from "node:fs/promises";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { TOOL_ENV_NEVER } from "../tools/tool-env.js";
+import {
+  forbiddenHost,
+  networkPolicyFromEnv,
+  type OpenApiNetworkPolicy,
+} from "./network-policy.js";
 
 // <workspace>/.arbor/openapi.json: the OpenAPI specs whose operations become tools.
 //
@@ -14,6 +20,49 @@ import { isAbsolute, join, resolve } from "node:path";
 // never written to the file, the store, a log line, a tool result or a tool process. A file that
 // does not parse is one problem; an invalid entry is a problem naming its field (`[2].auth.env`),
 // and the other entries still load.
+//
+// What an entry may name (docs/openapi.md, "What a spec may reach"): a spec file inside the
+// workspace; `auth.env` only a variable listed in ARBOR_OPENAPI_ENV, and never Arbor's own
+// credentials, a model provider's keys or DATABASE_URL even when listed; base_url and spec URLs
+// not on link-local or metadata addresses, nor on loopback unless ARBOR_OPENAPI_ALLOW_LOOPBACK=1.
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** What the server's environment allows an entry (ARBOR_OPENAPI_ENV, ARBOR_OPENAPI_ALLOW_LOOPBACK). */
+export interface OpenApiConfigPolicy {
+  /** ARBOR_OPENAPI_ENV: the variables an `auth.env` may name */
+  allowedEnv: readonly string[];
+  network: OpenApiNetworkPolicy;
+}
+
+export function openApiPolicyFromEnv(env: Env): OpenApiConfigPolicy {
+  return {
+    allowedEnv: (env.ARBOR_OPENAPI_ENV ?? "")
+      .split(",")
+      .map((name) => name.trim())
+      .filter((name) => name !== ""),
+    network: networkPolicyFromEnv(env),
+  };
+}
+
+/** Prefixes of variables an `auth.env` may never name, even when ARBOR_OPENAPI_ENV lists them. */
+const NEVER_PREFIXES = ["ARBOR_", "ANTHROPIC_", "OPENAI_", "GOOGLE_", "AZURE_", "AWS_"];
+
+/**
+ * Why `name` may never hold an OpenAPI credential: Arbor's own tokens (ARBOR_*), the model
+ * providers' keys (every name tool processes never get, and their providers' prefixes) and
+ * DATABASE_URL. Undefined when it may.
+ */
+export function forbiddenCredentialVariable(name: string): string | undefined {
+  if (TOOL_ENV_NEVER.includes(name) || name === "DATABASE_URL" || name.endsWith("_DATABASE_URL")) {
+    return `${name} is one of Arbor's own credentials or a model provider's key: it is never sent to an API`;
+  }
+  const prefix = NEVER_PREFIXES.find((p) => name.startsWith(p));
+  if (prefix !== undefined) {
+    return `${prefix}* variables are Arbor's own settings or a model provider's: never sent to an API`;
+  }
+  return undefined;
+}
 
 export const OPENAPI_CONFIG_FILE = join(".arbor", "openapi.json");
 
@@ -67,6 +116,7 @@ export function openApiConfigPath(workspaceRoot: string): string {
 export async function loadOpenApiConfig(
   path: string,
   workspaceRoot: string,
+  policy: OpenApiConfigPolicy = openApiPolicyFromEnv({}),
 ): Promise<OpenApiConfig> {
   let text: string;
   try {
@@ -80,12 +130,14 @@ export async function loadOpenApiConfig(
       problems: [{ field: "(file)", message: `cannot read ${path}: ${(error as Error).message}` }],
     };
   }
-  return { path, ...parseOpenApiConfig(text, workspaceRoot) };
+  return { path, ...parseOpenApiConfig(text, workspaceRoot, policy) };
 }
 
+/** `policy` default: nothing allowed (no `auth.env`, no loopback). */
 export function parseOpenApiConfig(
   text: string,
   workspaceRoot: string,
+  policy: OpenApiConfigPolicy = openApiPolicyFromEnv({}),
 ): { entries: OpenApiEntry[]; problems: OpenApiConfigProblem[] } {
   let json: unknown;
   try {
@@ -103,7 +155,7 @@ export function parseOpenApiConfig(
   const problems: OpenApiConfigProblem[] = [];
   json.forEach((item, index) => {
     try {
-      entries.push(parseEntry(item, index, workspaceRoot));
+      entries.push(parseEntry(item, index, workspaceRoot, policy));
     } catch (error) {
       if (!(error instanceof EntryError)) throw error;
       const spec = isObject(item) && typeof item.spec === "string" ? item.spec : undefined;
@@ -130,7 +182,12 @@ class EntryError extends Error {
 /** Names of environment variables: what a shell accepts. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-function parseEntry(item: unknown, index: number, workspaceRoot: string): OpenApiEntry {
+function parseEntry(
+  item: unknown,
+  index: number,
+  workspaceRoot: string,
+  policy: OpenApiConfigPolicy,
+): OpenApiEntry {
   const at = (key: string) => `[${index}]${key === "" ? "" : `.${key}`}`;
   if (!isObject(item)) throw new EntryError(at(""), "expected an object with a `spec`");
   for (const key of Object.keys(item)) {
@@ -143,14 +200,14 @@ function parseEntry(item: unknown, index: number, workspaceRoot: string): OpenAp
     throw new EntryError(at("spec"), "expected a file path or an http(s) URL");
   }
   const source: OpenApiEntry["source"] = /^[a-z][a-z0-9+.-]*:\/\//i.test(spec)
-    ? { kind: "url", url: checkedUrl(spec, at("spec")) }
-    : { kind: "file", path: isAbsolute(spec) ? spec : resolve(workspaceRoot, spec) };
+    ? { kind: "url", url: checkedUrl(spec, at("spec"), policy) }
+    : { kind: "file", path: workspaceFile(spec, workspaceRoot, at("spec")) };
   const entry: OpenApiEntry = { index, spec, source };
   if (item.base_url !== undefined) {
     if (typeof item.base_url !== "string") throw new EntryError(at("base_url"), "expected a URL");
-    entry.baseUrl = checkedUrl(item.base_url, at("base_url"));
+    entry.baseUrl = checkedUrl(item.base_url, at("base_url"), policy);
   }
-  if (item.auth !== undefined) entry.auth = parseAuth(item.auth, at);
+  if (item.auth !== undefined) entry.auth = parseAuth(item.auth, at, policy);
   if (item.filter !== undefined) entry.filter = parseFilter(item.filter, at);
   if (item.name_prefix !== undefined) {
     if (typeof item.name_prefix !== "string" || !/^[A-Za-z0-9_-]{1,32}$/.test(item.name_prefix)) {
@@ -161,7 +218,25 @@ function parseEntry(item: unknown, index: number, workspaceRoot: string): OpenAp
   return entry;
 }
 
-function parseAuth(value: unknown, at: (key: string) => string): OpenApiAuthConfig {
+/** A spec path inside the workspace (symlinks are checked when it is read: spec-tools.ts). */
+function workspaceFile(spec: string, workspaceRoot: string, field: string): string {
+  const path = isAbsolute(spec) ? resolve(spec) : resolve(workspaceRoot, spec);
+  if (!isInside(resolve(workspaceRoot), path)) {
+    throw new EntryError(field, `a spec file must be inside the workspace: ${spec} is not`);
+  }
+  return path;
+}
+
+export function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+function parseAuth(
+  value: unknown,
+  at: (key: string) => string,
+  policy: OpenApiConfigPolicy,
+): OpenApiAuthConfig {
   if (!isObject(value)) throw new EntryError(at("auth"), "expected an object with type and env");
   const { type, env } = value;
   if (type !== "bearer" && type !== "api_key" && type !== "basic") {
@@ -171,6 +246,14 @@ function parseAuth(value: unknown, at: (key: string) => string): OpenApiAuthConf
     throw new EntryError(
       at("auth.env"),
       "expected the name of an environment variable (the credential itself is never written here)",
+    );
+  }
+  const never = forbiddenCredentialVariable(env);
+  if (never !== undefined) throw new EntryError(at("auth.env"), never);
+  if (!policy.allowedEnv.includes(env)) {
+    throw new EntryError(
+      at("auth.env"),
+      `${env} is not allowed: add it to ARBOR_OPENAPI_ENV (comma-separated) in the server's environment to let OpenAPI calls send it`,
     );
   }
   if (type !== "api_key") {
@@ -223,7 +306,7 @@ function parseFilter(value: unknown, at: (key: string) => string): OpenApiFilter
   return filter;
 }
 
-function checkedUrl(value: string, field: string): string {
+function checkedUrl(value: string, field: string, policy: OpenApiConfigPolicy): string {
   let url: URL;
   try {
     url = new URL(value);
@@ -236,6 +319,8 @@ function checkedUrl(value: string, field: string): string {
   if (url.username !== "" || url.password !== "") {
     throw new EntryError(field, "no credentials in URLs: name an environment variable in `auth`");
   }
+  const forbidden = forbiddenHost(value, policy.network);
+  if (forbidden !== undefined) throw new EntryError(field, `refused: ${forbidden}`);
   return value;
 }
 

@@ -1,5 +1,12 @@
+import type { ToolCallPreview } from "../model/message-types.js";
 import { ToolError, type ToolResult } from "../tools/tool.js";
 import type { OpenApiAuthConfig } from "./config.js";
+import { CrossOriginRedirectError, guardedFetch } from "./guarded-fetch.js";
+import {
+  type AddressLookup,
+  DEFAULT_NETWORK_POLICY,
+  type OpenApiNetworkPolicy,
+} from "./network-policy.js";
 import type { OpenApiOperation, OperationParameter } from "./operations.js";
 
 // REQ-154: one tool call, one HTTP request. Check the arguments, put path parameters into the
@@ -7,6 +14,11 @@ import type { OpenApiOperation, OperationParameter } from "./operations.js";
 // environment, a JSON body; send; read at most `maxResponseBytes` of the answer (cut on a UTF-8
 // boundary) and answer `{METHOD} {URL} → {STATUS}\n\n{BODY}`. A status outside 2xx, a refused
 // connection or a timeout is a failed tool result (ToolError), with the same text.
+//
+// The request goes through guardedFetch: the host is checked against the network policy (and
+// what it resolves to) before each hop, and only same-origin redirects are followed. The
+// credential is sent only to the origin it was configured for (`auth.origin`: base_url, else the
+// spec's server, at load time); an operation whose server is elsewhere is not called.
 
 /** The documented bound of a response body given to the model (docs/openapi.md). */
 export const DEFAULT_OPENAPI_MAX_RESPONSE_BYTES = 32 * 1024;
@@ -15,14 +27,24 @@ export const DEFAULT_OPENAPI_TIMEOUT_MS = 60_000;
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** How the credential is placed once the spec's schemes are known (api_key's in/name settled). */
-export type ResolvedAuth =
+export type ResolvedAuth = (
   | { type: "bearer"; env: string }
   | { type: "basic"; env: string }
-  | { type: "api_key"; env: string; in: "header" | "query"; name: string };
+  | { type: "api_key"; env: string; in: "header" | "query"; name: string }
+) & {
+  /** the only origin (scheme://host:port) the credential is sent to; undefined: none known */
+  origin?: string;
+};
+
+/** What the approval card shows of a call: method, full URL, the credential's variable and host. */
+export type HttpCallPreview = ToolCallPreview;
 
 export interface HttpCallOptions {
   env: Env;
   auth?: ResolvedAuth;
+  /** where requests may go (default: no loopback; never link-local or metadata addresses) */
+  network?: OpenApiNetworkPolicy;
+  lookup?: AddressLookup;
   maxResponseBytes?: number;
   timeoutMs?: number;
   fetch?: typeof globalThis.fetch;
@@ -43,9 +65,13 @@ export interface OpenApiCallDetails {
 export function resolveAuth(
   auth: OpenApiAuthConfig | undefined,
   document: unknown,
+  /** the URL whose origin alone receives the credential (base_url, else the spec's server) */
+  boundTo?: string,
 ): ResolvedAuth | undefined {
   if (auth === undefined) return undefined;
-  if (auth.type !== "api_key") return auth;
+  const origin = originOf(boundTo);
+  const bound = origin !== undefined ? { origin } : {};
+  if (auth.type !== "api_key") return { type: auth.type, env: auth.env, ...bound };
   let scheme: { in?: unknown; name?: unknown } | undefined;
   const schemes = (document as { components?: { securitySchemes?: unknown } })?.components
     ?.securitySchemes;
@@ -58,14 +84,36 @@ export function resolveAuth(
   const place =
     auth.in ?? (scheme?.in === "query" || scheme?.in === "header" ? scheme.in : "header");
   const name = auth.name ?? (typeof scheme?.name === "string" ? scheme.name : "X-API-Key");
-  return { type: "api_key", env: auth.env, in: place, name };
+  return { type: "api_key", env: auth.env, in: place, name, ...bound };
 }
 
-export async function callOperation(
-  operation: OpenApiOperation,
-  args: Record<string, unknown>,
-  options: HttpCallOptions,
-): Promise<ToolResult<OpenApiCallDetails>> {
+function originOf(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    const origin = new URL(url).origin;
+    return origin === "null" ? undefined : origin;
+  } catch {
+    return undefined;
+  }
+}
+
+interface PreparedCall {
+  method: string;
+  /** the URL without a credential: `base` + `path` + `query` */
+  url: string;
+  base: string;
+  /** the path with its parameters filled in */
+  path: string;
+  query: URLSearchParams;
+  headers: Headers;
+  body?: string;
+}
+
+/**
+ * The request of a call, credential not yet placed: the arguments checked, path parameters
+ * filled in. Throws invalidArgs for wrong arguments, failed without a server URL.
+ */
+function prepare(operation: OpenApiOperation, args: Record<string, unknown>): PreparedCall {
   const method = operation.method;
   if (operation.baseUrl === undefined) {
     throw ToolError.failed(
@@ -99,10 +147,74 @@ export async function callOperation(
       headers.set(p.name, headerValue(value));
     }
   }
+  const base = operation.baseUrl.replace(/\/+$/, "");
+  const url = `${base}${path}${query.size > 0 ? `?${query.toString()}` : ""}`;
+  let body: string | undefined;
+  if (operation.body !== undefined && args[operation.body.key] !== undefined) {
+    body = JSON.stringify(args[operation.body.key]);
+    headers.set("content-type", "application/json");
+  }
+  return {
+    method,
+    url,
+    headers,
+    query,
+    base,
+    path,
+    ...(body !== undefined ? { body } : {}),
+  };
+}
+
+/**
+ * Where a credential would go and what the approval card shows. Undefined when the arguments
+ * do not make a request (the call will fail with the reason instead).
+ */
+export function describeOperationCall(
+  operation: OpenApiOperation,
+  args: Record<string, unknown>,
+  auth: ResolvedAuth | undefined,
+): HttpCallPreview | undefined {
+  let prepared: PreparedCall;
+  try {
+    prepared = prepare(operation, args);
+  } catch {
+    return undefined;
+  }
+  const { base, path, query, method } = prepared;
+  let shownQuery = query.toString();
+  if (auth?.type === "api_key" && auth.in === "query") {
+    const without = new URLSearchParams(query);
+    without.delete(auth.name);
+    shownQuery = appendRedacted(without, auth.name);
+  }
+  const url = `${base}${path}${shownQuery !== "" ? `?${shownQuery}` : ""}`;
+  if (auth === undefined) return { kind: "http", method, url };
+  const host = auth.origin !== undefined ? new URL(auth.origin).host : new URL(url).host;
+  const credential: NonNullable<HttpCallPreview["credential"]> =
+    auth.type === "api_key"
+      ? { env: auth.env, placement: auth.in, name: auth.name, host }
+      : { env: auth.env, placement: auth.type, host };
+  return { kind: "http", method, url, credential };
+}
+
+export async function callOperation(
+  operation: OpenApiOperation,
+  args: Record<string, unknown>,
+  options: HttpCallOptions,
+): Promise<ToolResult<OpenApiCallDetails>> {
+  const prepared = prepare(operation, args);
+  const { method, headers, query, base, path } = prepared;
+  const body = prepared.body;
   const credential = options.auth === undefined ? undefined : options.env[options.auth.env]?.trim();
   if (options.auth !== undefined && !credential) {
     throw ToolError.failed(
       `${operation.toolName}: the credential variable ${options.auth.env} is not set in Arbor's environment`,
+    );
+  }
+  const target = new URL(prepared.url);
+  if (options.auth?.origin !== undefined && target.origin !== options.auth.origin) {
+    throw ToolError.failed(
+      `${operation.toolName}: not called: its server ${target.host} is not ${new URL(options.auth.origin).host}, the only host ${options.auth.env} is sent to`,
     );
   }
   let displayQuery = query.toString();
@@ -118,30 +230,29 @@ export async function callOperation(
       query.set(auth.name, credential);
     }
   }
-  const base = operation.baseUrl.replace(/\/+$/, "");
   const url = `${base}${path}${query.size > 0 ? `?${query.toString()}` : ""}`;
   const shown = `${base}${path}${displayQuery !== "" ? `?${displayQuery}` : ""}`;
-  let body: string | undefined;
-  if (operation.body !== undefined && args[operation.body.key] !== undefined) {
-    body = JSON.stringify(args[operation.body.key]);
-    headers.set("content-type", "application/json");
-  }
   const details: OpenApiCallDetails = { method, url: shown };
   const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_OPENAPI_TIMEOUT_MS);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  const fetchFn = options.fetch ?? globalThis.fetch;
   let response: Response;
   try {
-    response = await fetchFn(url, {
-      method,
-      headers,
-      ...(body !== undefined ? { body } : {}),
-      signal,
-      // a credential is never carried to wherever a redirect points: the 3xx is the answer
-      redirect: options.auth !== undefined ? "manual" : "follow",
-    });
+    // same-origin redirects only: a credential never follows a redirect to another host, and
+    // an allowed host cannot send the server on to a forbidden or unknown one
+    ({ response } = await guardedFetch(
+      url,
+      { method, headers, ...(body !== undefined ? { body } : {}), signal },
+      {
+        policy: options.network ?? DEFAULT_NETWORK_POLICY,
+        ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
+        ...(options.lookup !== undefined ? { lookup: options.lookup } : {}),
+      },
+    ));
   } catch (error) {
     if (options.signal?.aborted) throw ToolError.cancelled(`${method} ${shown}: cancelled`);
+    if (error instanceof CrossOriginRedirectError) {
+      throw ToolError.failed(`${method} ${shown} failed: ${error.message}`);
+    }
     const why = timeout.aborted
       ? `no answer within ${Math.round((options.timeoutMs ?? DEFAULT_OPENAPI_TIMEOUT_MS) / 1000)} s`
       : causeMessage(error);

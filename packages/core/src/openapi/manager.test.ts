@@ -58,6 +58,10 @@ function workspace(entries: unknown, files: Record<string, string> = {}): string
   return root;
 }
 
+// the Petstore runs on 127.0.0.1 (loopback is refused without ARBOR_OPENAPI_ALLOW_LOOPBACK=1),
+// its key's variable is allowed by ARBOR_OPENAPI_ENV, and the URL specs may be fetched
+const POLICY = { ARBOR_OPENAPI_ENV: "PETSTORE_KEY", ARBOR_OPENAPI_ALLOW_LOOPBACK: "1" };
+
 async function started(
   entries: unknown,
   env: Record<string, string> = { PETSTORE_KEY: API_KEY },
@@ -69,8 +73,9 @@ async function started(
   const manager = new OpenApiManager({
     configPath: openApiConfigPath(root),
     workspaceRoot: root,
-    env,
+    env: { ...POLICY, ...env },
     logger,
+    allowRemote: () => true,
     ...extra,
   });
   await manager.start();
@@ -286,6 +291,7 @@ describe("openApiTools (REQ-157/158: for an Agent, from a file, a URL or the tex
       auth: { type: "api_key" as const, env: "PETSTORE_KEY" },
       env: { PETSTORE_KEY: API_KEY },
       filter: { tags: ["pet"] },
+      allowLoopback: true,
     };
     const fromFile = await openApiTools({ file: petstoreSpecPath() }, options);
     const fromUrl = await openApiTools({ url: `${specServer.url}/petstore.yaml` }, options);

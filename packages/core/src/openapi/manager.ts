@@ -2,12 +2,20 @@ import { readFile } from "node:fs/promises";
 import type { Logger } from "../agent/types.js";
 import { type SecretSource, withRedactedOutput } from "../tools/redacting-tool.js";
 import type { ToolSource } from "../tools/registry.js";
+import { redact, redactValue } from "../tools/secrets.js";
 import type { AnyAgentTool } from "../tools/tool.js";
 import { type ConfigDefinition, definitionHash } from "../trust/definitions.js";
 import type { WorkspaceTrust } from "../trust/workspace-trust.js";
-import { loadOpenApiConfig, type OpenApiConfigProblem, type OpenApiEntry } from "./config.js";
+import {
+  loadOpenApiConfig,
+  type OpenApiConfigPolicy,
+  type OpenApiConfigProblem,
+  type OpenApiEntry,
+  openApiPolicyFromEnv,
+} from "./config.js";
 import { type ResolvedAuth, resolveAuth } from "./http-call.js";
-import { type OpenApiOperation, operationsOf } from "./operations.js";
+import { type AddressLookup, forbiddenHost } from "./network-policy.js";
+import { type OpenApiOperation, operationsOf, serverUrl } from "./operations.js";
 import { loadOpenApiDocument, operationTool } from "./spec-tools.js";
 
 // The workspace's OpenAPI tools (REQ-152–158): reads .arbor/openapi.json, reads and validates
@@ -17,6 +25,12 @@ import { loadOpenApiDocument, operationTool } from "./spec-tools.js";
 // manager knows their variables' names, reads the values at each call, and redacts them from
 // every result. The file is the workspace's: an entry is read only once a person trusted it
 // (trust/), and an edit of the entry or its spec file asks again.
+//
+// What a spec can do, trusted or not, is bounded (docs/security.md, "What .arbor/openapi.json
+// can do"): it is read only from files inside the workspace (never the data directory), a URL is
+// fetched only when `allowRemote` says the entry may, calls go only where the network policy
+// allows, a credential only to its configured host, and everything a spec's text becomes (tool
+// names, descriptions, schemas, titles, errors) is redacted of the server's secrets.
 
 /** How trust records name .arbor/openapi.json. */
 export const OPENAPI_TRUST_FILE = ".arbor/openapi.json";
@@ -27,7 +41,10 @@ export interface OpenApiManagerOptions {
   /** .arbor/openapi.json of the workspace (openApiConfigPath) */
   configPath: string;
   workspaceRoot: string;
-  /** the server's environment: where each `auth.env` is read, at each call */
+  /**
+   * the server's environment: where each `auth.env` is read, at each call, and the policy
+   * (ARBOR_OPENAPI_ENV, ARBOR_OPENAPI_ALLOW_LOOPBACK)
+   */
   env: Env;
   logger: Logger;
   /** redacted from results besides the credentials themselves (the server's other secrets) */
@@ -42,6 +59,15 @@ export interface OpenApiManagerOptions {
    * entry and spec file as they are now; absent, every spec is (the caller's own file: tests)
    */
   trust?: WorkspaceTrust;
+  /**
+   * Whether an entry may fetch URLs: a spec given as a URL, and $refs to URLs. Default: an
+   * entry `trust` says a person trusted may; without `trust`, none may.
+   */
+  allowRemote?: (entry: OpenApiEntry) => boolean;
+  /** never read as a spec or a $ref even inside the workspace (the server's data directory) */
+  hiddenPaths?: readonly string[];
+  /** how host names are resolved for the network policy (tests) */
+  lookup?: AddressLookup;
 }
 
 /** `untrusted`: no person has trusted the entry (and its spec file) as it is now: not read */
@@ -90,9 +116,11 @@ export class OpenApiManager implements ToolSource {
   #builtVersion = -1;
   #tools: AnyAgentTool[] = [];
   #loading: Promise<void> = Promise.resolve();
+  readonly #policy: OpenApiConfigPolicy;
 
   constructor(options: OpenApiManagerOptions) {
     this.#options = options;
+    this.#policy = openApiPolicyFromEnv(options.env);
     // trusting (here or on another instance) reads the spec; revoking takes its tools away
     options.trust?.onChange(() => void this.reviewTrust());
   }
@@ -199,7 +227,7 @@ export class OpenApiManager implements ToolSource {
    */
   async start(): Promise<void> {
     const { configPath, workspaceRoot, logger } = this.#options;
-    const config = await loadOpenApiConfig(configPath, workspaceRoot);
+    const config = await loadOpenApiConfig(configPath, workspaceRoot, this.#policy);
     for (const problem of config.problems) {
       logger.error("openapi config problem", { file: config.path, ...problem });
     }
@@ -237,14 +265,20 @@ export class OpenApiManager implements ToolSource {
 
   async #load(spec: LoadedSpec): Promise<void> {
     const { entry } = spec;
+    const options = this.#options;
     try {
       const loaded = await loadOpenApiDocument(
         entry.source.kind === "file" ? { file: entry.source.path } : { url: entry.source.url },
         {
-          ...(this.#options.specTimeoutMs !== undefined
-            ? { timeoutMs: this.#options.specTimeoutMs }
-            : {}),
-          ...(this.#options.fetch !== undefined ? { fetch: this.#options.fetch } : {}),
+          ...(options.specTimeoutMs !== undefined ? { timeoutMs: options.specTimeoutMs } : {}),
+          ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
+          root: options.workspaceRoot,
+          ...(options.hiddenPaths !== undefined ? { hiddenPaths: options.hiddenPaths } : {}),
+          // a URL is fetched for a definition a person trusted (never without a trust gate)
+          allowRemote:
+            options.allowRemote?.(entry) ?? (options.trust !== undefined && spec.trusted === true),
+          network: this.#policy.network,
+          ...(options.lookup !== undefined ? { lookup: options.lookup } : {}),
         },
       );
       const { document } = loaded;
@@ -254,11 +288,22 @@ export class OpenApiManager implements ToolSource {
         ...(entry.baseUrl !== undefined ? { baseUrl: entry.baseUrl } : {}),
         ...(entry.source.kind === "url" ? { documentUrl: entry.source.url } : {}),
       });
+      // a spec's own servers are held to the rule base_url is held to when the file is read
+      for (const url of new Set(operations.flatMap((o) => (o.baseUrl ? [o.baseUrl] : [])))) {
+        const forbidden = forbiddenHost(url, this.#policy.network);
+        if (forbidden !== undefined) throw new Error(`server URL ${url} refused: ${forbidden}`);
+      }
       spec.operations = operations;
       spec.warnings = warnings;
       if (loaded.title !== undefined) spec.title = loaded.title;
       if (loaded.version !== undefined) spec.version = loaded.version;
-      const auth = resolveAuth(entry.auth, document);
+      // the credential goes only to the host configured at load time: base_url, else the
+      // spec's own server
+      const boundTo =
+        entry.baseUrl ??
+        serverUrl(document.servers, entry.source.kind === "url" ? entry.source.url : undefined) ??
+        operations.find((o) => o.baseUrl !== undefined)?.baseUrl;
+      const auth = resolveAuth(entry.auth, document, boundTo);
       if (auth !== undefined) spec.auth = auth;
       spec.status = "loaded";
       if (operations.length > 0 && operations.every((o) => o.baseUrl === undefined)) {
@@ -273,6 +318,7 @@ export class OpenApiManager implements ToolSource {
       });
     } catch (error) {
       spec.status = "failed";
+      spec.operations = [];
       spec.error = error instanceof Error ? error.message : String(error);
       this.#options.logger.error("openapi spec failed", { spec: entry.spec, error: spec.error });
     }
@@ -294,12 +340,16 @@ export class OpenApiManager implements ToolSource {
     return this.#tools;
   }
 
+  /** The values redacted from results and from everything a spec's text becomes. */
+  #secrets(): readonly string[] {
+    const extra = this.#options.secrets;
+    const base = extra === undefined ? [] : typeof extra === "function" ? extra() : extra;
+    return [...this.credentials(), ...base].sort((a, b) => b.length - a.length);
+  }
+
   #buildTools(): void {
-    const secrets = (): readonly string[] => {
-      const extra = this.#options.secrets;
-      const base = extra === undefined ? [] : typeof extra === "function" ? extra() : extra;
-      return [...this.credentials(), ...base].sort((a, b) => b.length - a.length);
-    };
+    const secrets = (): readonly string[] => this.#secrets();
+    const now = secrets();
     const seen = new Set<string>();
     this.#tools = [];
     for (const spec of this.#specs) {
@@ -307,19 +357,32 @@ export class OpenApiManager implements ToolSource {
       for (const operation of spec.operations) {
         // a later spec's operation with a name already taken is left out (first wins)
         if (seen.has(operation.toolName)) continue;
+        // a name is sent as it is: one holding a secret is left out (specs() says so)
+        if (redact(operation.toolName, now) !== operation.toolName) continue;
         seen.add(operation.toolName);
-        this.#tools.push(withRedactedOutput(this.#tool(spec, operation), secrets));
+        this.#tools.push(withRedactedOutput(this.#tool(spec, operation, now), secrets));
       }
     }
     this.#builtVersion = this.#version;
   }
 
-  #tool(spec: LoadedSpec, operation: OpenApiOperation): AnyAgentTool {
+  #tool(spec: LoadedSpec, operation: OpenApiOperation, secrets: readonly string[]): AnyAgentTool {
     const options = this.#options;
-    return operationTool(operation, {
+    // the spec's text reaches the model as the tool's description and schema: redacted like
+    // tool output (a spec is the workspace's, and may quote what it should not)
+    const shown: OpenApiOperation = {
+      ...operation,
+      operationId: redact(operation.operationId, secrets),
+      description: redact(operation.description, secrets),
+      inputSchema: redactValue(operation.inputSchema, secrets),
+    };
+    const title = spec.title === undefined ? undefined : redact(spec.title, secrets);
+    return operationTool(shown, {
       env: options.env,
       spec: spec.entry.spec,
-      ...(spec.title !== undefined ? { title: spec.title } : {}),
+      network: this.#policy.network,
+      ...(options.lookup !== undefined ? { lookup: options.lookup } : {}),
+      ...(title !== undefined ? { title } : {}),
       ...(spec.auth !== undefined ? { auth: spec.auth } : {}),
       ...(options.maxResponseBytes !== undefined
         ? { maxResponseBytes: options.maxResponseBytes }
@@ -331,7 +394,9 @@ export class OpenApiManager implements ToolSource {
 
   // ---- the API's view ------------------------------------------------------------------------
 
+  /** Every entry's state; all text from the specs redacted of the server's secrets. */
   specs(): OpenApiSpecInfo[] {
+    const secrets = this.#secrets();
     const out: OpenApiSpecInfo[] = this.#specs.map((spec) => {
       const { entry } = spec;
       const baseUrl = entry.baseUrl ?? spec.operations.find((o) => o.baseUrl)?.baseUrl;
@@ -342,7 +407,12 @@ export class OpenApiManager implements ToolSource {
         ...(spec.version !== undefined ? { version: spec.version } : {}),
         status: spec.status,
         ...(spec.error !== undefined ? { error: spec.error } : {}),
-        warnings: [...spec.warnings],
+        warnings: [
+          ...spec.warnings,
+          ...spec.operations
+            .filter((o) => redact(o.toolName, secrets) !== o.toolName)
+            .map((o) => `${o.method} ${o.path}: its tool name holds a secret value: skipped`),
+        ],
         ...(baseUrl !== undefined ? { base_url: baseUrl } : {}),
         ...(entry.namePrefix !== undefined ? { name_prefix: entry.namePrefix } : {}),
         ...(entry.auth !== undefined
@@ -372,7 +442,10 @@ export class OpenApiManager implements ToolSource {
         tools: [],
       });
     }
-    return out.sort((a, b) => a.index - b.index);
+    return redactValue(
+      out.sort((a, b) => a.index - b.index),
+      secrets,
+    );
   }
 
   /** Problems of the file as a whole (not JSON, not an array). */

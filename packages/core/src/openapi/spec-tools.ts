@@ -7,10 +7,17 @@ import {
   callOperation,
   DEFAULT_OPENAPI_MAX_RESPONSE_BYTES,
   DEFAULT_OPENAPI_TIMEOUT_MS,
+  describeOperationCall,
   type ResolvedAuth,
   resolveAuth,
 } from "./http-call.js";
+import {
+  type AddressLookup,
+  DEFAULT_NETWORK_POLICY,
+  type OpenApiNetworkPolicy,
+} from "./network-policy.js";
 import { type OpenApiOperation, operationsOf } from "./operations.js";
+import { type SpecReadPolicy, specResolvers } from "./spec-resolvers.js";
 
 // A spec → its tools, for the manager (the app's .arbor/openapi.json) and for library users
 // (REQ-157/158: from a file, a URL or the text itself; `agent.withTools([...tools])`).
@@ -29,40 +36,51 @@ export interface OpenApiDocument {
 /** The address a spec given as text is read from (a resolver of our own answers it). */
 const INLINE_SPEC_URL = "https://arbor.invalid/inline-openapi-spec";
 
+export interface LoadDocumentOptions {
+  timeoutMs?: number;
+  fetch?: typeof globalThis.fetch;
+  /** files (the spec and its $refs) are read only inside this directory, symlinks resolved */
+  root?: string;
+  /** never read, even inside `root` (the server's data directory) */
+  hiddenPaths?: readonly string[];
+  /** a URL spec and $ref URLs are fetched only when true (default false) */
+  allowRemote?: boolean;
+  /** where URLs may point (default: no loopback, never link-local or metadata) */
+  network?: OpenApiNetworkPolicy;
+  lookup?: AddressLookup;
+}
+
 /**
- * Reads, resolves ($refs in the document, in other files or URLs) and validates an OpenAPI 3.x
- * document with swagger-parser. Throws with the parser's reason when it is not valid, or not 3.x.
+ * Reads, resolves ($refs in the document, in other files or URLs, within the limits of
+ * spec-resolvers.ts) and validates an OpenAPI 3.x document with swagger-parser. Throws with the
+ * parser's reason when it is not valid, or not 3.x, or names a file or URL it may not read.
  */
 export async function loadOpenApiDocument(
   source: OpenApiSpecSource,
-  options: { timeoutMs?: number; fetch?: typeof globalThis.fetch } = {},
+  options: LoadDocumentOptions = {},
 ): Promise<OpenApiDocument> {
-  const timeoutMs = options.timeoutMs ?? 15_000;
-  const fetchFn = options.fetch ?? globalThis.fetch;
-  const named = "url" in source ? source.url : "text" in source ? INLINE_SPEC_URL : undefined;
-  // the spec the user named is read even from a local address (an internal API's spec); $refs
-  // inside it go through the parser's own resolver, which refuses local addresses
-  const namedResolver = {
-    order: 1,
-    canRead: (file: { url: string }) => file.url === named,
-    read: async (): Promise<string> => {
-      if ("text" in source) return source.text;
-      const url = named as string;
-      const response = await fetchFn(url, {
-        headers: { accept: "application/json, application/yaml, text/yaml, */*;q=0.5" },
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
-      return response.text();
-    },
+  const policy: SpecReadPolicy = {
+    ...(options.root !== undefined ? { root: options.root } : {}),
+    ...(options.hiddenPaths !== undefined ? { hiddenPaths: options.hiddenPaths } : {}),
+    allowRemote: options.allowRemote ?? false,
+    network: options.network ?? DEFAULT_NETWORK_POLICY,
+    timeoutMs: options.timeoutMs ?? 15_000,
+    ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
+    ...(options.lookup !== undefined ? { lookup: options.lookup } : {}),
   };
-  const path = "file" in source ? source.file : (named as string);
-  const document = (await SwaggerParser.validate(path, {
-    resolve: {
-      ...(named !== undefined ? { named: namedResolver } : {}),
-      http: { timeout: timeoutMs },
-    },
-  } as SwaggerParser.Options)) as unknown as Record<string, unknown>;
+  const inline = "text" in source ? { url: INLINE_SPEC_URL, text: source.text } : undefined;
+  const path = "file" in source ? source.file : "url" in source ? source.url : INLINE_SPEC_URL;
+  const failures: string[] = [];
+  let document: Record<string, unknown>;
+  try {
+    document = (await SwaggerParser.validate(path, {
+      resolve: specResolvers(policy, failures, inline),
+    } as unknown as SwaggerParser.Options)) as unknown as Record<string, unknown>;
+  } catch (error) {
+    // the parser's message for a failed read is "Error reading file": give the reason
+    if (failures.length > 0) throw new Error(failures.join("; "));
+    throw error;
+  }
   const version = typeof document.openapi === "string" ? document.openapi : undefined;
   if (version === undefined || !version.startsWith("3.")) {
     throw new Error(
@@ -87,6 +105,9 @@ export interface OperationToolOptions {
   maxResponseBytes?: number;
   timeoutMs?: number;
   fetch?: typeof globalThis.fetch;
+  /** where calls may go (default: no loopback; never link-local or metadata addresses) */
+  network?: OpenApiNetworkPolicy;
+  lookup?: AddressLookup;
 }
 
 /** The tool of one operation: `GET`/`HEAD` are read tools, the rest network tools. */
@@ -103,10 +124,13 @@ export function operationTool(
     inputSchema: operation.inputSchema,
     category,
     origin: { kind: "openapi", spec: options.spec, operation: operation.operationId },
+    describeCall: (params) => describeOperationCall(operation, params, options.auth),
     execute: (params, ctx) =>
       callOperation(operation, params, {
         env: options.env ?? process.env,
         ...(options.auth !== undefined ? { auth: options.auth } : {}),
+        ...(options.network !== undefined ? { network: options.network } : {}),
+        ...(options.lookup !== undefined ? { lookup: options.lookup } : {}),
         maxResponseBytes: options.maxResponseBytes ?? DEFAULT_OPENAPI_MAX_RESPONSE_BYTES,
         timeoutMs: options.timeoutMs ?? DEFAULT_OPENAPI_TIMEOUT_MS,
         ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
@@ -127,6 +151,12 @@ export interface OpenApiToolsOptions {
   maxResponseBytes?: number;
   timeoutMs?: number;
   fetch?: typeof globalThis.fetch;
+  /** files (a file spec and its $refs) are read only inside this directory (default: anywhere) */
+  root?: string;
+  /** a URL spec and $ref URLs are fetched (default true: the caller named the spec itself) */
+  allowRemote?: boolean;
+  /** calls and spec fetches to loopback hosts (default false; link-local is always refused) */
+  allowLoopback?: boolean;
 }
 
 /**
@@ -137,8 +167,12 @@ export async function openApiTools(
   source: OpenApiSpecSource,
   options: OpenApiToolsOptions = {},
 ): Promise<{ tools: AnyAgentTool[]; warnings: string[]; title?: string }> {
+  const network: OpenApiNetworkPolicy = { allowLoopback: options.allowLoopback ?? false };
   const loaded = await loadOpenApiDocument(source, {
     ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
+    ...(options.root !== undefined ? { root: options.root } : {}),
+    allowRemote: options.allowRemote ?? true,
+    network,
   });
   const { operations, warnings } = operationsOf(loaded.document, {
     ...(options.filter !== undefined ? { filter: options.filter } : {}),
@@ -147,7 +181,11 @@ export async function openApiTools(
     ...("url" in source ? { documentUrl: source.url } : {}),
   });
   const env = options.env ?? process.env;
-  const auth = resolveAuth(options.auth, loaded.document);
+  const auth = resolveAuth(
+    options.auth,
+    loaded.document,
+    options.baseUrl ?? operations.find((o) => o.baseUrl !== undefined)?.baseUrl,
+  );
   const spec = "file" in source ? source.file : "url" in source ? source.url : "(inline)";
   const secrets = (): readonly string[] => {
     const credential = auth === undefined ? undefined : env[auth.env]?.trim();
@@ -167,6 +205,7 @@ export async function openApiTools(
           : {}),
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
+        network,
       }),
       secrets,
     ),

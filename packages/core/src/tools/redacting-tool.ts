@@ -23,6 +23,14 @@ export function withRedactedOutput<T extends AnyAgentTool>(tool: T, secrets: Sec
     ...(tool.category !== undefined ? { category: tool.category } : {}),
     ...(tool.inputSchema !== undefined ? { inputSchema: tool.inputSchema } : {}),
     ...(tool.origin !== undefined ? { origin: tool.origin } : {}),
+    ...(tool.describeCall !== undefined
+      ? {
+          describeCall: (params: Record<string, unknown>) => {
+            const preview = tool.describeCall?.(params);
+            return preview === undefined ? undefined : redactValue(preview, secretsOf(secrets));
+          },
+        }
+      : {}),
     async execute(params: unknown, ctx: ToolContext): Promise<ToolResult> {
       const list = secretsOf(secrets);
       if (list.length === 0) return tool.execute(params, ctx);

@@ -81,6 +81,7 @@ export interface JsonSchemaToolSpec {
   inputSchema: Readonly<Record<string, unknown>>;
   category?: AgentTool["category"];
   origin?: ToolOrigin;
+  describeCall?: AgentTool["describeCall"];
   execute(params: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
 }
 
@@ -94,6 +95,7 @@ export function jsonSchemaTool(spec: JsonSchemaToolSpec): AnyAgentTool {
     inputSchema: spec.inputSchema,
     ...(spec.category !== undefined ? { category: spec.category } : {}),
     ...(spec.origin !== undefined ? { origin: spec.origin } : {}),
+    ...(spec.describeCall !== undefined ? { describeCall: spec.describeCall } : {}),
     execute: spec.execute,
   };
 }

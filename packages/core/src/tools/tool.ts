@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ToolDefinition } from "../model/llm-config.js";
 import type { ImageContent, TextContent, Usage } from "../model/llm-messages.js";
+import type { ToolCallPreview } from "../model/message-types.js";
 
 /** REQ-010: what a tool returns. `details` is structured metadata for UIs/logs (REQ-137). */
 export interface ToolResult<TDetails = unknown> {
@@ -86,6 +87,11 @@ export interface AgentTool<TParams extends z.ZodType = z.ZodType, TDetails = unk
   readonly inputSchema?: Readonly<Record<string, unknown>>;
   /** where the tool comes from, for tool cards and the registry's index (default: built-in) */
   readonly origin?: ToolOrigin;
+  /**
+   * What a call with these arguments will do, for its approval card (stored with the call as
+   * `preview`). Must not throw, must never include a secret's value; undefined: nothing to add.
+   */
+  readonly describeCall?: (params: Record<string, unknown>) => ToolCallPreview | undefined;
   execute(params: z.output<TParams>, ctx: ToolContext): Promise<ToolResult<TDetails>>;
 }
 

@@ -98,6 +98,50 @@ describe("message actions", () => {
 });
 
 describe("ToolRequest cards", () => {
+  it("shows what an OpenAPI call will do: method, full URL, the credential's variable, place and host", () => {
+    const request = msg({
+      message_type: "tool_request",
+      text: "",
+      thinking: [],
+      calls: [
+        {
+          id: "call-h",
+          name: "getPetById",
+          arguments: { petId: 2 },
+          approval: "pending",
+          preview: {
+            kind: "http",
+            method: "GET",
+            url: "https://pets.example.com/v2/pet/2?key=[redacted]",
+            credential: {
+              env: "PETS_KEY",
+              placement: "query",
+              name: "key",
+              host: "pets.example.com",
+            },
+          },
+        },
+        {
+          id: "call-n",
+          name: "listPets",
+          arguments: {},
+          approval: "pending",
+          preview: { kind: "http", method: "POST", url: "https://pets.example.com/v2/pets" },
+        },
+      ],
+    });
+    render(<MessageCard message={request} onToolDecisions={vi.fn()} />);
+    const card = within(screen.getByRole("listitem", { name: "Tool call getPetById" }));
+    const preview = card.getByLabelText("Request of getPetById").textContent;
+    expect(preview).toContain("GET https://pets.example.com/v2/pet/2?key=[redacted]");
+    expect(preview).toContain("PETS_KEY in the query parameter key, sent to pets.example.com");
+    const other = within(screen.getByRole("listitem", { name: "Tool call listPets" }));
+    expect(other.getByLabelText("Request of listPets").textContent).toContain("Credentialnone");
+    // a call whose tool describes nothing has no request line
+    render(<MessageCard message={toolRequest()} onToolDecisions={vi.fn()} />);
+    expect(screen.queryByLabelText("Request of read_file")).toBeNull();
+  });
+
   it("sends approve, deny and always-allow with the right tool_call_id", async () => {
     const user = userEvent.setup();
     const onToolDecisions = vi.fn();

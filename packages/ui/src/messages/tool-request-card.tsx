@@ -4,6 +4,7 @@ import type { ApprovalDecision, ApprovalStatus, BodyOf, ToolCallRequest } from "
 import { useState } from "react";
 import { unreachable } from "../state-label.js";
 import { badgeClass, buttonClass } from "../styles.js";
+import { CallPreview } from "./call-preview.js";
 import { preClass } from "./disclosure.js";
 import { Markdown } from "./markdown.js";
 import { McpServerTag } from "./mcp-origin.js";
@@ -126,6 +127,7 @@ function ToolCallRow({
           {progress}
         </p>
       )}
+      {call.preview !== undefined && <CallPreview name={call.name} preview={call.preview} />}
       {result ? (
         // once answered, the arguments fold away: the result is what the reader wants
         <details className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">

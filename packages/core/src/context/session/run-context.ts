@@ -1,5 +1,9 @@
 import type { AgentMessage } from "../../model/llm-messages.js";
-import type { ContextMessage, ToolCallRequest } from "../../model/message-types.js";
+import type {
+  ContextMessage,
+  ToolCallPreview,
+  ToolCallRequest,
+} from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
 import type { SubAgentUpdate } from "../../protocol/events.js";
 import { HeldMoves } from "./held-moves.js";
@@ -67,6 +71,9 @@ export class RunContext {
   readonly controller = new AbortController();
   /** the tool names the model is offered in this run; a call of any other is never run */
   readonly offered: ReadonlySet<string>;
+  /** what an offered tool says a call will do (its approval card's `preview`; tools' describeCall) */
+  describeCall: (name: string, args: Record<string, unknown>) => ToolCallPreview | undefined = () =>
+    undefined;
   /** the prompts this run was started with (the loop echoes them; they are stored already) */
   readonly prompts = new Set<AgentMessage>();
   /** the moves held for the run's next write (see HeldMoves) */

@@ -96,6 +96,15 @@ export class RunDriver {
       input.promptId,
     );
     this.#run = run;
+    const byName = new Map(input.tools.map((t) => [t.name, t]));
+    run.describeCall = (name, args) => {
+      try {
+        return byName.get(name)?.describeCall?.(args);
+      } catch {
+        // a tool's description of a call is an aid for the approval card, never a reason to fail
+        return undefined;
+      }
+    };
     const onAbort = (): void => this.interrupt();
     input.signal?.addEventListener("abort", onAbort, { once: true });
     if (input.signal?.aborted) this.interrupt();

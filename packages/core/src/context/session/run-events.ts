@@ -297,6 +297,11 @@ async function onMessageEnd(run: RunContext, message: AgentMessage): Promise<voi
   if (row.body.message_type === "tool_request") {
     for (const call of row.body.calls) {
       if (!run.offered.has(call.name)) call.approval_note = NOT_OFFERED_NOTE;
+      else {
+        // what the call will do (an OpenAPI call's method, URL, credential), for the approval card
+        const preview = run.describeCall(call.name, call.arguments);
+        if (preview !== undefined) call.preview = preview;
+      }
       run.round.set(call.id, { requestId: row.id, call });
     }
   }
