@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -96,6 +96,40 @@ describe("OpenApiManager and workspace trust", () => {
       expect(manager.specs()[0]?.status).toBe("untrusted");
       expect(trust.status(manager.definitions()[0]!)).toBe("changed");
       expect(manager.tools().every((t) => t.name.startsWith("remote__"))).toBe(true);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("hashing a spec reads nothing outside the workspace: a symlink out hashes as empty", async () => {
+    const root = mkdtempSync(join(tmpdir(), "arbor-openapi-trust-"));
+    const outside = join(mkdtempSync(join(tmpdir(), "arbor-openapi-outside-")), "secret.yaml");
+    mkdirSync(join(root, ".arbor"));
+    writeFileSync(outside, "FIRST-CONTENT");
+    symlinkSync(outside, join(root, "spec.yaml"));
+    writeFileSync(openApiConfigPath(root), JSON.stringify([{ spec: "spec.yaml" }]));
+    const trust = new WorkspaceTrust({ store: new InMemorySessionStore(), workspace: root });
+    await trust.refresh();
+    const manager = new OpenApiManager({
+      configPath: openApiConfigPath(root),
+      workspaceRoot: root,
+      env: {},
+      logger: recordingLogger(),
+      trust,
+    });
+    try {
+      await manager.start();
+      await manager.settled();
+      const before = manager.definitions()[0]?.hash;
+      // were the outside file read, its new bytes would change the hash
+      writeFileSync(outside, "SECOND-CONTENT");
+      await manager.reviewTrust();
+      expect(manager.definitions()[0]?.hash).toBe(before);
+      await trust.trust(manager.definitions()[0]!, "owner");
+      await manager.settled();
+      expect(manager.specs()[0]).toMatchObject({ status: "failed" });
+      expect(manager.specs()[0]?.error).toContain("only inside the workspace");
+      expect(JSON.stringify(manager.specs())).not.toContain("-CONTENT");
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

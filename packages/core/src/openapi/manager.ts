@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import type { Logger } from "../agent/types.js";
 import { type SecretSource, withRedactedOutput } from "../tools/redacting-tool.js";
 import type { ToolSource } from "../tools/registry.js";
@@ -16,6 +15,7 @@ import {
 import { type ResolvedAuth, resolveAuth } from "./http-call.js";
 import { type AddressLookup, forbiddenHost } from "./network-policy.js";
 import { type OpenApiOperation, operationsOf, serverUrl } from "./operations.js";
+import { readConfined } from "./spec-resolvers.js";
 import { loadOpenApiDocument, operationTool } from "./spec-tools.js";
 
 // The workspace's OpenAPI tools (REQ-152–158): reads .arbor/openapi.json, reads and validates
@@ -176,7 +176,18 @@ export class OpenApiManager implements ToolSource {
   async #definitionOf(entry: OpenApiEntry, name: string): Promise<ConfigDefinition> {
     let content = "";
     if (entry.source.kind === "file") {
-      content = await readFile(entry.source.path, "utf8").catch(() => "");
+      // read as the spec itself would be: inside the workspace only, never the data directory
+      // (a spec that is refused hashes as empty, and fails to load once trusted)
+      const options = this.#options;
+      content = await readConfined(entry.source.path, {
+        root: options.workspaceRoot,
+        ...(options.hiddenPaths !== undefined ? { hiddenPaths: options.hiddenPaths } : {}),
+        allowRemote: false,
+        network: this.#policy.network,
+        timeoutMs: 0,
+      })
+        .then((bytes) => bytes.toString("utf8"))
+        .catch(() => "");
     }
     const credentialHost = (() => {
       try {
