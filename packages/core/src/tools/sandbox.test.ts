@@ -9,6 +9,7 @@ import { createRecordingContext } from "../../test/support/tool-test-context.js"
 import { createBashTool } from "./builtin/bash.js";
 import { createDefaultTools } from "./builtin/default-tools.js";
 import {
+  bubblewrapArgs,
   detectSandbox,
   probeBubblewrap,
   type Sandbox,
@@ -168,6 +169,42 @@ describe("sandboxGate", () => {
       network: false,
       refused: "none",
     });
+  });
+});
+
+describe("bubblewrapArgs", () => {
+  it("a program installed under /tmp is seen read-only; the rest of the host's /tmp is not", async () => {
+    const installed = await realpath(await mkdtemp(path.join("/tmp", "arbor-installed-")));
+    const script = path.join(installed, "node_modules", "server", "index.js");
+    await mkdir(path.dirname(script), { recursive: true });
+    await writeFile(script, "process.stdout.write('seen')");
+    const workspace = await realpath(await mkdtemp(path.join(tmpdir(), "arbor-ws-")));
+    const sandbox = {
+      mode: "bubblewrap",
+      command: "bwrap",
+      network: false,
+      hiddenPaths: [],
+    } as const;
+    try {
+      const args = bubblewrapArgs(sandbox, {
+        workspace,
+        cwd: workspace,
+        command: process.execPath,
+        args: [script],
+      });
+      const at = args.indexOf(installed);
+      expect(args.slice(at - 1, at + 2)).toEqual(["--ro-bind", installed, installed]);
+      // the private /tmp comes first, the program's folder over it, the workspace after
+      expect(args.indexOf("--tmpfs")).toBeLessThan(at);
+      expect(args.lastIndexOf(workspace)).toBeGreaterThan(at);
+      expect(args.filter((a) => a === "/tmp")).toEqual(["/tmp"]);
+      // and it runs from there, in the real sandbox
+      const { execFileSync } = await import("node:child_process");
+      expect(execFileSync("bwrap", args, { encoding: "utf8" })).toBe("seen");
+    } finally {
+      await rm(installed, { recursive: true, force: true });
+      await rm(workspace, { recursive: true, force: true });
+    }
   });
 });
 

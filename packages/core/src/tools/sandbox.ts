@@ -212,6 +212,7 @@ export function bubblewrapArgs(
     ...FIXED_ARGS,
     ...(sandbox.network ? ["--share-net"] : []),
     ...MOUNTS,
+    ...programsUnderTmp([process.cwd(), run.command, ...run.args]),
     "--bind",
     run.workspace,
     run.workspace,
@@ -222,6 +223,24 @@ export function bubblewrapArgs(
     run.command,
     ...run.args,
   ];
+}
+
+/**
+ * /tmp is the sandbox's own and empty, but the program may be installed under it (Arbor checked
+ * out in /tmp, an MCP server's script in its node_modules): the top folder under /tmp of the
+ * server's directory and of each absolute path in the command line is seen again, read-only.
+ * Everything else of the host's /tmp stays out of sight.
+ */
+function programsUnderTmp(paths: readonly string[]): string[] {
+  const tops = new Set<string>();
+  for (const candidate of paths) {
+    if (!path.isAbsolute(candidate)) continue;
+    const [first] = path.relative("/tmp", path.resolve(candidate)).split(path.sep);
+    if (first === undefined || first === "" || first === "..") continue;
+    const top = path.join("/tmp", first);
+    if (pathKind(top) !== undefined) tops.add(top);
+  }
+  return [...tops].flatMap((top) => ["--ro-bind", top, top]);
 }
 
 function pathKind(p: string): "dir" | "file" | undefined {
