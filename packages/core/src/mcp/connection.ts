@@ -37,6 +37,11 @@ import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from "./con
 // serves every session's calls, auto-approved ones included. So under ARBOR_SANDBOX=auto it starts
 // unconfined only after an explicit ARBOR_SANDBOX=off.
 
+/** How a configured server is spoken to, as the API names it. */
+export function transportKind(config: McpServerConfig): McpTransportKind {
+  return config.transport === "stdio" ? "stdio" : config.sseOnly ? "sse" : "http";
+}
+
 export type McpServerStatus = "connecting" | "connected" | "failed" | "disabled";
 export type McpTransportKind = "stdio" | "http" | "sse";
 
@@ -104,8 +109,7 @@ export class McpConnection {
     this.#backoff = options.backoff ?? DEFAULT_MCP_BACKOFF;
     this.status = options.config.disabled ? "disabled" : "connecting";
     this.error = undefined;
-    this.transport =
-      options.config.transport === "stdio" ? "stdio" : options.config.sseOnly ? "sse" : "http";
+    this.transport = transportKind(options.config);
   }
 
   get name(): string {

@@ -23,6 +23,7 @@ import {
   McpConnection,
   type McpServerStatus,
   type McpTransportKind,
+  transportKind,
 } from "./connection.js";
 import { mcpPromptTexts } from "./prompt-messages.js";
 import { toolResultFromMcp } from "./result.js";
@@ -513,7 +514,7 @@ export class McpManager implements ToolSource {
     for (const server of this.#untrusted) {
       out.push({
         name: server.name,
-        transport: server.transport === "stdio" ? "stdio" : server.sseOnly ? "sse" : "http",
+        transport: transportKind(server),
         status: "untrusted",
         file: server.file,
         error: untrustedMessage(server),
