@@ -10,6 +10,8 @@ import {
 } from "@arbor/core";
 import { sameSecret } from "./install-token";
 import { createRedactingLogger } from "./logger";
+import type { Actor } from "./people/actor";
+import { requestActor } from "./people/resolve";
 import { gate, gateRequest, maxBodyBytes, processGate } from "./request-gate";
 import { getRuntime, type Runtime } from "./runtime";
 import { securityHeaders } from "./security-headers";
@@ -183,13 +185,14 @@ function fieldsNamedIn(message: string, body: Record<string, unknown> | undefine
   return named.length > 0 ? named : [{ field: ROOT_FIELD, message }];
 }
 
-type Handler<C> = (request: Request, context: C) => Promise<Response>;
+type Handler<C> = (request: Request, context: C, actor: Actor) => Promise<Response>;
+type Route<C> = (request: Request, context: C) => Promise<Response>;
 
 /**
  * Wraps a route handler: HttpError answers as thrown; anything else is logged (message only,
  * through the redacting logger) and answered 500 with a generic body.
  */
-export function handle<C>(name: string, handler: Handler<C>): Handler<C> {
+export function handle<C>(name: string, handler: Handler<C>): Route<C> {
   return async (request, context) => withSecurityHeaders(await answer(request, context));
 
   async function answer(request: Request, context: C): Promise<Response> {
@@ -211,7 +214,8 @@ export function handle<C>(name: string, handler: Handler<C>): Handler<C> {
       );
     }
     try {
-      return await handler(request, context);
+      const actor = await requestActor(request);
+      return await handler(request, context, actor);
     } catch (error) {
       if (error instanceof HttpError) return error.response;
       const message = error instanceof Error ? error.message : String(error);

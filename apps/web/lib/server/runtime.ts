@@ -1,4 +1,5 @@
-import { homedir } from "node:os";
+import { mkdtempSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
   AgentLibrary,
@@ -55,12 +56,13 @@ import {
   withCodebaseTools,
   withoutVariables,
 } from "@arbor/core";
+import type { Database } from "@arbor/db";
 import { dataDirOf } from "./data-dir";
 import { servingBeyondLoopback } from "./exposure";
 import { installToken } from "./install-token";
 import { createRedactingLogger } from "./logger";
 import { maxBodyBytes } from "./request-gate";
-import { openStore } from "./store";
+import { type OpenedStore, openStore } from "./store";
 
 // The server's one runtime: the store, the SessionManager over it, the model and tools chosen
 // from the environment. Built lazily on the first request and kept on globalThis, so Next's dev
@@ -117,6 +119,8 @@ export interface RuntimeOptions {
 export interface Runtime {
   readonly manager: SessionManager;
   readonly store: SessionStore;
+  /** the database of people, shares, tokens, audit and budgets (the store's own, or a private one) */
+  readonly database: Database;
   readonly logger: Logger;
   /** absolute path the file tools are confined to */
   readonly workspace: string;
@@ -191,15 +195,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     logger.warn("killed tool processes a previous server left running", { groups: leftovers });
   }
   const stopEndingGroups = endGroupsOnShutdown(processes);
-  let opened: {
-    store: SessionStore;
-    close(): Promise<void>;
-    location: string;
-    coordinator?: SessionCoordinator;
-  };
+  let opened: OpenedStore;
   try {
     opened = options.store
-      ? { store: options.store, close: async () => undefined, location: "provided by the caller" }
+      ? await callersStore(options.store, env, logger)
       : await openStore(env, logger);
   } catch (err) {
     stopEndingGroups();
@@ -383,6 +382,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   return {
     manager,
     store,
+    database: opened.database,
     logger,
     workspace,
     adminToken: env.ARBOR_ADMIN_TOKEN?.trim() || undefined,
@@ -456,6 +456,23 @@ type Holder = { [GLOBAL_KEY]?: Promise<Runtime> };
 const holder = globalThis as Holder;
 
 /** The runtime, created on first use. A failed start is not cached: the next request retries. */
+/**
+ * A caller's own session store (tests): people and the rest still need the database, opened in
+ * ARBOR_DATA_DIR, or a private temporary directory when the caller names none.
+ */
+async function callersStore(store: SessionStore, env: Env, logger: Logger): Promise<OpenedStore> {
+  const dataDir = env.ARBOR_DATA_DIR?.trim() || mkdtempSync(join(tmpdir(), "arbor-people-"));
+  const opened = await openStore({ ...env, ARBOR_DATA_DIR: dataDir }, logger);
+  await opened.coordinator?.close();
+  return {
+    store,
+    database: opened.database,
+    provider: opened.provider,
+    location: "provided by the caller",
+    close: () => opened.database.close(),
+  };
+}
+
 export function getRuntime(): Promise<Runtime> {
   let runtime = holder[GLOBAL_KEY];
   if (runtime === undefined) {

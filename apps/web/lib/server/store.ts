@@ -1,4 +1,5 @@
 import type { Logger, SessionCoordinator, SessionStore } from "@arbor/core";
+import type { Database } from "@arbor/db";
 
 // Opens the session store: @arbor/db's Prisma store, a SQLite file in ARBOR_DATA_DIR (default
 // <cwd>/.data) or PostgreSQL when DATABASE_URL says so. Migrations run on open (skipped when
@@ -16,6 +17,9 @@ export interface OpenedStore {
   close(): Promise<void>;
   /** where the data is (the SQLite file, or the PostgreSQL URL without credentials) */
   location: string;
+  /** the database underneath: people, shares, tokens, audit and budgets live in it too */
+  database: Database;
+  provider: "sqlite" | "postgresql";
   /**
    * PostgreSQL: the coordinator that lets several instances share the database's sessions
    * (leases, cross-instance events; docs/decisions/0030). Absent on SQLite.
@@ -40,6 +44,8 @@ export async function openStore(env: Env, logger: Logger): Promise<OpenedStore> 
     store: opened.store,
     close: opened.close,
     location: opened.location,
+    database: opened.db,
+    provider: opened.provider,
     ...(opened.coordinator ? { coordinator: opened.coordinator } : {}),
   };
 }
