@@ -175,6 +175,40 @@ export class PeopleStore {
     return this.person(id);
   }
 
+  /** Renames a person or changes their email address (lower-cased; unique). */
+  async updatePerson(
+    id: string,
+    change: { name?: string; email?: string },
+  ): Promise<Person | undefined> {
+    const data = {
+      ...(change.name === undefined ? {} : { name: change.name }),
+      ...(change.email === undefined ? {} : { email: change.email.toLowerCase() }),
+    };
+    const updated = await this.#client.user.updateMany({ where: { id }, data });
+    return updated.count === 0 ? undefined : this.person(id);
+  }
+
+  /** Sets a person's password hash (their `credential` account, made when missing). */
+  async setPasswordHash(userId: string, hash: string): Promise<void> {
+    const now = this.#now();
+    const updated = await this.#client.authAccount.updateMany({
+      where: { userId, providerId: "credential" },
+      data: { password: hash, updatedAt: now },
+    });
+    if (updated.count > 0) return;
+    await this.#client.authAccount.create({
+      data: {
+        id: randomUUID(),
+        accountId: userId,
+        providerId: "credential",
+        userId,
+        password: hash,
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+  }
+
   /** Whether the person has a password (a `credential` account) or a passkey. */
   async signInMethods(id: string): Promise<{ password: boolean; passkeys: number; sso: string[] }> {
     const [accounts, passkeys] = await Promise.all([
@@ -221,6 +255,22 @@ export class PeopleStore {
       },
     });
     return token(row);
+  }
+
+  /** Puts a token row under a fixed id, replacing what had it (the install token's row). */
+  async replaceToken(
+    id: string,
+    input: Omit<Parameters<PeopleStore["createToken"]>[0], "id">,
+  ): Promise<ApiTokenRow> {
+    await this.#client.apiToken.deleteMany({ where: { id } });
+    try {
+      return await this.createToken({ ...input, id });
+    } catch (error) {
+      // another instance starting at once put the same row
+      const row = await this.tokenByHash(input.hash);
+      if (row === undefined) throw error;
+      return row;
+    }
   }
 
   async tokenByHash(hash: string): Promise<ApiTokenRow | undefined> {
@@ -292,6 +342,24 @@ export class PeopleStore {
       found.revokedAt === null &&
       found.expiresAt > this.#now().toISOString();
     return open ? found : undefined;
+  }
+
+  /** An open invitation bound to this email address (SSO and password sign-up use it). */
+  async pendingInvitationFor(email: string): Promise<InvitationRow | undefined> {
+    const now = this.#now().toISOString();
+    const row = await this.#client.invitation.findFirst({
+      where: { email: email.toLowerCase(), usedAt: null, revokedAt: null, expiresAt: { gt: now } },
+      orderBy: { createdAt: "desc" },
+    });
+    return row === null ? undefined : invitation(row as InvitationRow & { hash: string });
+  }
+
+  /** Gives an invitation back after the account it was used for could not be made. */
+  async restoreInvitation(id: string): Promise<void> {
+    await this.#client.invitation.updateMany({
+      where: { id },
+      data: { usedAt: null, usedBy: null },
+    });
   }
 
   /** Marks an invitation used by `userId`: false when it was used, revoked or expired meanwhile. */
