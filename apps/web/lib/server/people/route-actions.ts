@@ -54,6 +54,9 @@ export const ROUTE_ACTIONS = {
   "GET /api/admin/sessions/{id}/loops": "admin.view",
 } as const satisfies Record<string, Action>;
 
+/** Sign-in routes: reached without a person (handle's `signIn`), so they have no action. */
+export const SIGN_IN_ROUTES = ["GET /api/auth/{path}", "POST /api/auth/{path}"] as const;
+
 export type RouteName = keyof typeof ROUTE_ACTIONS;
 
 export function routeAction(name: string): Action | undefined {
