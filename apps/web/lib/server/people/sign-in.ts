@@ -22,8 +22,12 @@ export async function signInRoute(request: Request): Promise<Response> {
   const runtime = await getRuntime();
   const { people } = runtime;
   const url = new URL(request.url);
-  if (request.method !== "POST" || !GUARDED.has(url.pathname)) {
-    return people.auth.handler(request);
+  if (request.method !== "POST") return people.auth.handler(request);
+  if (!GUARDED.has(url.pathname)) {
+    // a sign-out, a password change, a passkey added: what this instance remembers is stale
+    const response = await people.auth.handler(request);
+    people.store.forget();
+    return response;
   }
   const text = await readText(request, maxBodyBytes(process.env));
   const email = emailIn(text);
@@ -59,6 +63,7 @@ export async function signInRoute(request: Request): Promise<Response> {
     body: text,
   });
   const response = await people.auth.handler(forwarded);
+  people.store.forget();
   if (response.status === 401 || response.status === 403 || response.status === 400) {
     await people.store.fail(keys, windowMs);
     runtime.logger.info("sign-in failed", { path: url.pathname, email, address });
