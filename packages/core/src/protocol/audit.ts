@@ -134,5 +134,9 @@ export const AuditQuerySchema = z
     since: isoTime.optional().describe("only rows at or after this time (ISO 8601)"),
     until: isoTime.optional().describe("only rows before this time (ISO 8601)"),
   })
+  .refine((query) => !(query.since && query.until && query.since >= query.until), {
+    message: "must be after since",
+    path: ["until"],
+  })
   .describe("GET /api/audit's query parameters.");
 export type AuditQuery = z.infer<typeof AuditQuerySchema>;

@@ -1,4 +1,5 @@
 import { RevokeTrustRequestSchema, TrustDefinitionRequestSchema } from "@arbor/core";
+import { audit, definitionTarget } from "@/lib/server/audit";
 import { conflict, HttpError, handle, json, notFound, readBody } from "@/lib/server/http";
 import { getRuntime } from "@/lib/server/runtime";
 
@@ -16,7 +17,7 @@ export const GET = handle("GET /api/workspace/trust", async () => {
 });
 
 /** Trusts one definition as it is now: its server starts, its spec is read. */
-export const POST = handle("POST /api/workspace/trust", async (request) => {
+export const POST = handle("POST /api/workspace/trust", async (request, _context, actor) => {
   const body = await readBody(request, TrustDefinitionRequestSchema);
   const arbor = await getRuntime();
   // no people yet: whoever holds the install token (or its cookie) is the owner
@@ -31,16 +32,21 @@ export const POST = handle("POST /api/workspace/trust", async (request) => {
       ),
     );
   }
+  await audit(arbor, actor, "workspace_trusted", definitionTarget(body), {
+    kind: answer.definitions.find((d) => d.file === body.file && d.name === body.name)?.kind,
+    hash: body.hash,
+  });
   return json(answer);
 });
 
 /** Takes the trust back: the server stops, the spec's tools go away. */
-export const DELETE = handle("DELETE /api/workspace/trust", async (request) => {
+export const DELETE = handle("DELETE /api/workspace/trust", async (request, _context, actor) => {
   const body = await readBody(request, RevokeTrustRequestSchema);
   const arbor = await getRuntime();
   const answer = await arbor.revokeTrust(body);
   if (answer === "not_found") {
     throw new HttpError(notFound(`no trust is recorded for ${body.name} of ${body.file}`));
   }
+  await audit(arbor, actor, "workspace_trust_revoked", definitionTarget(body));
   return json(answer);
 });

@@ -1,0 +1,30 @@
+import { AuditQuerySchema } from "@arbor/core";
+import { auditLogOf } from "@/lib/server/audit";
+import { forbidden, HttpError, handle, json, validate } from "@/lib/server/http";
+import { getRuntime } from "@/lib/server/runtime";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+/**
+ * The audit log, newest first (docs/audit.md): ?cursor=&limit=&actor=&action=&since=&until=.
+ * Owners and admins only.
+ */
+export const GET = handle("GET /api/audit", async (request, _context, actor) => {
+  // the lead moves this under authorize(actor, "audit.read", …)
+  if (actor.role !== "owner" && actor.role !== "admin") {
+    throw new HttpError(forbidden("the audit log is for owners and admins"));
+  }
+  const params = new URL(request.url).searchParams;
+  const query = validate(
+    AuditQuerySchema,
+    Object.fromEntries(
+      ["cursor", "limit", "actor", "action", "since", "until"].flatMap((name) => {
+        const value = params.get(name);
+        return value === null || value === "" ? [] : [[name, value]];
+      }),
+    ),
+  );
+  const { database } = await getRuntime();
+  return json(await auditLogOf(database).list(query));
+});
