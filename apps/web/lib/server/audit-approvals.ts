@@ -13,17 +13,19 @@ interface Decided {
 }
 
 /**
- * The operation, its events unchanged, with an audit row written for each decision they show
- * stored. Tool names are read from the session's waiting calls before the decision runs.
+ * Starts the decision (`decide`) and answers its operation, events unchanged, with an audit row
+ * written for each decision they show stored. Tool names are read from the session's waiting
+ * calls before the decision starts.
  */
 export function auditedDecisions<R>(
   runtime: AuditRuntime,
   actor: Actor,
   session: Session,
   decisions: readonly ApprovalDecision[],
-  operation: Operation<R>,
+  decide: () => Operation<R>,
 ): Operation<R> {
   const names = toolNames(session);
+  const operation = decide();
   const asked = new Set(decisions.map((d) => d.tool_call_id));
   const written = new Set<string>();
   const record = async (event: SessionEvent) => {

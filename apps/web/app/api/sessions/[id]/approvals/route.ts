@@ -20,8 +20,9 @@ export const POST = handle(
     const arbor = await getRuntime();
     const session = await loadSession(arbor, id);
     const body = await readBody(request, ApprovalsRequestSchema);
-    const operation = session.decideToolCalls(body.decisions);
-    const audited = auditedDecisions(arbor, actor, session, body.decisions, operation);
+    const audited = auditedDecisions(arbor, actor, session, body.decisions, () =>
+      session.decideToolCalls(body.decisions),
+    );
     return operationResponse(arbor, audited, {
       signal: request.signal,
     });
