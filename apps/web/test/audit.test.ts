@@ -93,6 +93,32 @@ function describeAuditRoutes(provider: "sqlite" | "postgresql", databaseUrl: () 
     expect(decided[0]).toMatchObject({ actor_id: "owner", actor_name: "Owner" });
   });
 
+  it("still records a decision when the client drops the answer before reading it", async () => {
+    server.llm.enqueue(
+      { blocks: [{ type: "toolCall", id: "call_c", name: "list_files", arguments: {} }] },
+      { blocks: [{ type: "text", text: "Done." }] },
+    );
+    const id = await createSessionId({ config: { approval_policy: { type: "manual" } } });
+    expect(finalState(await sendText(id, "list"))).toBe("AwaitingToolApproval");
+    const response = await approvals.POST(
+      jsonRequest("POST", `/api/sessions/${id}/approvals`, {
+        decisions: [{ tool_call_id: "call_c", decision: "approve" }],
+      }),
+      params({ id }),
+    );
+    expect(response.status).toBe(200);
+    await response.body?.cancel();
+    const deadline = Date.now() + 10_000;
+    let rows: AuditEntry[] = [];
+    while (rows.length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      rows = (await list("?action=tool_approved&limit=50")).entries.filter(
+        (e) => e.target === `session:${id}`,
+      );
+    }
+    expect(rows.map((e) => e.detail)).toEqual([{ tool_call_id: "call_c", tool: "list_files" }]);
+  });
+
   it("records which config fields a PATCH changed", async () => {
     const id = await createSessionId();
     const response = await configRoute.PATCH(

@@ -5,7 +5,8 @@ import type { Actor } from "./people/actor";
 // POST /api/sessions/{id}/approvals: one audit row per decided call (tool_approved /
 // tool_denied), written when the operation's events show the decision stored, so a refused
 // decision (not waiting, already decided) leaves no row. The rows are written as the answer's
-// events pass, before the next event is sent; the operation itself never waits for them.
+// events pass, before the next event is sent (the operation itself never waits for them); when
+// the client leaves early, the events are read on in the background until every decision is seen.
 
 interface Decided {
   id: string;
@@ -52,6 +53,22 @@ export function auditedDecisions<R>(
           return step;
         },
         async return() {
+          // the client left before every decision's event came: read on in the background until
+          // they have (or the operation ends), so a stored decision is never left unaudited
+          if (written.size < asked.size) {
+            void (async () => {
+              try {
+                while (written.size < asked.size) {
+                  const step = await inner.next();
+                  if (step.done) break;
+                  await record(step.value);
+                }
+              } finally {
+                await inner.return?.();
+              }
+            })().catch(() => undefined);
+            return { value: undefined, done: true };
+          }
           await inner.return?.();
           return { value: undefined, done: true };
         },
