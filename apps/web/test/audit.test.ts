@@ -8,7 +8,7 @@ import {
   WorkspaceTrustResponseSchema,
 } from "@arbor/core";
 import { petstoreSpecPath } from "@arbor/core/testing";
-import { type PgCluster, pgClusterUnavailableReason, startPgCluster } from "@arbor/db";
+import { type PgCluster, pgClusterUnavailableReason, startPgCluster } from "@arbor/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as auditRoute from "@/app/api/audit/route";
 import * as verifyRoute from "@/app/api/audit/verify/route";

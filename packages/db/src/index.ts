@@ -21,12 +21,6 @@ export {
   resolveDatabase,
 } from "./database-url.js";
 export { type ApplyResult, applyMigrations } from "./migrate.js";
-// a throwaway PostgreSQL 15 cluster, for tests in other packages (apps/web's audit tests)
-export {
-  type PgCluster,
-  pgClusterUnavailableReason,
-  startPgCluster,
-} from "./pg-cluster.js";
 export { PgCoordinator, type PgCoordinatorOptions } from "./pg-coordinator.js";
 export {
   PrismaSessionStore,

@@ -1,5 +1,5 @@
 import type { AuditAction, Logger } from "@arbor/core";
-import { AuditLog, type Database } from "@arbor/db";
+import type { AuditLog, Database } from "@arbor/db";
 import type { Actor } from "./people/actor";
 
 // The one way the web app writes the audit log (docs/audit.md): audit(runtime, actor, action,
@@ -28,11 +28,15 @@ export type AuditActor = Actor | { anonymous: true; address: string } | null;
 
 const logs = new WeakMap<Database, AuditLog>();
 
-/** The audit log of a database (one per database, kept as long as it is). */
-export function auditLogOf(database: Database): AuditLog {
+/**
+ * The audit log of a database (one per database, kept as long as it is). @arbor/db is imported
+ * at run time, not bundled, as store.ts does (Prisma breaks inside a bundle).
+ */
+export async function auditLogOf(database: Database): Promise<AuditLog> {
   let log = logs.get(database);
   if (log === undefined) {
-    log = new AuditLog(database);
+    const { AuditLog } = await import(/* turbopackIgnore: true */ "@arbor/db");
+    log = logs.get(database) ?? new AuditLog(database);
     logs.set(database, log);
   }
   return log;
@@ -53,7 +57,8 @@ export async function audit(
 ): Promise<void> {
   const person = actor !== null && "id" in actor ? actor : null;
   try {
-    await auditLogOf(runtime.database).append({
+    const log = await auditLogOf(runtime.database);
+    await log.append({
       actor: person === null ? null : { id: person.id, name: person.name },
       action,
       target,

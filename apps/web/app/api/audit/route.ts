@@ -26,5 +26,6 @@ export const GET = handle("GET /api/audit", async (request, _context, actor) => 
     ),
   );
   const { database } = await getRuntime();
-  return json(await auditLogOf(database).list(query));
+  const log = await auditLogOf(database);
+  return json(await log.list(query));
 });

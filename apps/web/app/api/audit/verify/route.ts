@@ -12,5 +12,6 @@ export const GET = handle("GET /api/audit/verify", async (_request, _context, ac
     throw new HttpError(forbidden("the audit log is for owners and admins"));
   }
   const { database } = await getRuntime();
-  return json(await auditLogOf(database).verify());
+  const log = await auditLogOf(database);
+  return json(await log.verify());
 });
