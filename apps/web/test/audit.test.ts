@@ -23,12 +23,16 @@ import {
   readSse,
   sendText,
   startTestServer,
+  TEST_TOKEN,
   type TestServer,
 } from "./support";
 
 // The audit log over the route handlers (docs/audit.md): what the routes record, GET /api/audit's
 // paging and filters, and GET /api/audit/verify finding a row tampered with directly in the
 // database, on the default SQLite file and on a real PostgreSQL.
+
+// the install token is the owner's credential (docs/accounts.md): the tests' requests carry it
+const signedIn = { ARBOR_TOKEN: TEST_TOKEN };
 
 async function list(query = ""): Promise<{ entries: AuditEntry[]; next_cursor: string | null }> {
   const response = await auditRoute.GET(jsonRequest("GET", `/api/audit${query}`), params({}));
@@ -72,9 +76,10 @@ async function approveAndDeny(server: TestServer): Promise<string> {
 function describeAuditRoutes(provider: "sqlite" | "postgresql", databaseUrl: () => string) {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(
-      provider === "postgresql" ? { DATABASE_URL: databaseUrl() } : {},
-    );
+    server = await startTestServer({
+      ...signedIn,
+      ...(provider === "postgresql" ? { DATABASE_URL: databaseUrl() } : {}),
+    });
     expect(server.runtime.database.provider).toBe(provider);
   });
   afterAll(async () => {
@@ -221,6 +226,7 @@ describe("workspace trust and loaded configs", () => {
       }),
     );
     server = await startTestServer({
+      ...signedIn,
       WORKSPACE_DIR: workspace,
       ARBOR_MCP_CONFIG: own,
       ARBOR_OPENAPI_ALLOW_LOOPBACK: "1",
