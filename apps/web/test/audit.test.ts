@@ -1,3 +1,4 @@
+import { createHash, randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -139,6 +140,55 @@ function describeAuditRoutes(provider: "sqlite" | "postgresql", databaseUrl: () 
       target: `session:${id}`,
       detail: { fields: ["agent_mode", "system_prompt"] },
     });
+  });
+
+  it("answers 403 to a member and to a token below admin scope; an admin's admin token reads", async () => {
+    // a member with a personal token of their own (as Settings › Tokens makes one)
+    const secret = `member-token-${randomUUID()}`;
+    const userId = `u-${randomUUID()}`;
+    await server.runtime.database.client.user.create({
+      data: { id: userId, name: "Ben", email: `${userId}@example.test`, role: "member" },
+    });
+    await server.runtime.people.store.createToken({
+      userId,
+      name: "ci",
+      scope: "write",
+      hash: createHash("sha256").update(secret).digest("hex"),
+      prefix: secret.slice(0, 6),
+      expiresAt: null,
+    });
+    const asBen = (method: string, url: string) => {
+      const request = jsonRequest(method, url);
+      request.headers.set("authorization", `Bearer ${secret}`);
+      return request;
+    };
+    for (const [route, url] of [
+      [auditRoute, "/api/audit"],
+      [verifyRoute, "/api/audit/verify"],
+    ] as const) {
+      const refused = await route.GET(asBen("GET", url), params({}));
+      expect(refused.status, url).toBe(403);
+      expect(await refused.json()).toMatchObject({ error: "forbidden" });
+    }
+    // made an admin, the same person reads it
+    await server.runtime.people.store.setRole(userId, "admin");
+    const scoped = await auditRoute.GET(asBen("GET", "/api/audit"), params({}));
+    // a write token is below audit.read's scope (admin): still refused
+    expect(scoped.status).toBe(403);
+    const adminSecret = `admin-token-${randomUUID()}`;
+    await server.runtime.people.store.createToken({
+      userId,
+      name: "admin",
+      scope: "admin",
+      hash: createHash("sha256").update(adminSecret).digest("hex"),
+      prefix: adminSecret.slice(0, 6),
+      expiresAt: null,
+    });
+    const asAdmin = jsonRequest("GET", "/api/audit/verify");
+    asAdmin.headers.set("authorization", `Bearer ${adminSecret}`);
+    const allowed = await verifyRoute.GET(asAdmin, params({}));
+    expect(allowed.status).toBe(200);
+    expect(await allowed.json()).toMatchObject({ ok: true });
   });
 
   it("pages newest first by cursor and answers 400 naming a bad parameter", async () => {
