@@ -550,7 +550,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "GET",
     path: "/api/audit",
     summary:
-      "The audit log, newest first (docs/audit.md): sign-ins, role changes, shares, tokens, tool approvals and denials, session config changes, workspace trust, MCP/OpenAPI configs loaded. One page of `limit` rows; pass `next_cursor` back as `cursor` for the next (older) page (null: no more). Owners and admins only (403 otherwise). A bad parameter → 400 naming it.",
+      "The audit log, newest first (docs/audit.md): sign-ins, role changes, shares, tokens, tool approvals and denials, session config changes, workspace trust, MCP/OpenAPI configs loaded. One page of `limit` rows; pass `next_cursor` back as `cursor` for the next (older) page (null: no more). Owners and admins only, with a personal token of `admin` scope (`audit.read`; 403 otherwise). A bad parameter → 400 naming it.",
     parameters: auditParameters(),
     response: { status: 200, json: s.auditList },
     errors: [400, 403],
@@ -559,7 +559,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "GET",
     path: "/api/audit/verify",
     summary:
-      "Checks the whole audit chain (docs/audit.md, \"The chain\"): every row's hash over its fields and the previous row's hash, every link, no missing sequence. `ok: false` names the first row that fails and why (`hash_mismatch`: edited; `broken_link`: its prev_hash is not the previous row's hash; `gap`: rows before it were deleted). `head` is the last row's sequence and hash: kept outside the database, it also shows rows deleted from the end. Owners and admins only (403 otherwise).",
+      "Checks the whole audit chain (docs/audit.md, \"The chain\"): every row's hash over its fields and the previous row's hash, every link, no missing sequence. `ok: false` names the first row that fails and why (`hash_mismatch`: edited; `broken_link`: its prev_hash is not the previous row's hash; `gap`: rows before it were deleted). `head` is the last row's sequence and hash: kept outside the database, it also shows rows deleted from the end. Owners and admins only, as GET /api/audit (403 otherwise).",
     response: { status: 200, json: s.auditVerify },
     errors: [403],
   },
