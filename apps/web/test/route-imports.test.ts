@@ -34,6 +34,9 @@ const ALLOWED_CORE_NAMES = new Set([
   "TrustDefinitionRequestSchema",
   "RevokeTrustRequestSchema",
   "AuditQuerySchema",
+  "CreateTokenRequestSchema",
+  "UpdatePersonRequestSchema",
+  "CreateInvitationRequestSchema",
   "toMergeDecision",
   // protocol: response body types
   "CreateSessionResponse",
@@ -57,6 +60,8 @@ const ALLOWED_CORE_NAMES = new Set([
   "McpPromptResponse",
   "OpenApiSpecsResponse",
   "WorkspaceTrustResponse",
+  "CreatedTokenResponse",
+  "CreatedInvitationResponse",
   "McpLookupError",
   "isMcpLookupError",
   "Branch",
@@ -75,6 +80,12 @@ const ALLOWED_MODULES: Record<string, ReadonlySet<string> | undefined> = {
   "@/lib/server/results": undefined,
   "@/lib/server/audit": undefined,
   "@/lib/server/audit-approvals": undefined,
+  // people: who may see a session, tokens, invitations, sign-in (docs/accounts.md)
+  "@/lib/server/people/access": undefined,
+  "@/lib/server/people/auth": undefined,
+  "@/lib/server/people/people": undefined,
+  "@/lib/server/people/sign-in": undefined,
+  "@/lib/server/people/wire": undefined,
   "next/server": undefined,
 };
 

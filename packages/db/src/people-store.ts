@@ -163,6 +163,25 @@ export class PeopleStore {
     return made;
   }
 
+  /** A person made directly (tests, and SSO/invitation paths go through better-auth instead). */
+  async createPerson(input: {
+    name: string;
+    email: string;
+    role: PersonRole;
+    id?: string;
+  }): Promise<Person> {
+    const row = await this.#client.user.create({
+      data: {
+        id: input.id ?? randomUUID(),
+        name: input.name,
+        email: input.email.toLowerCase(),
+        role: input.role,
+        emailVerified: false,
+      },
+    });
+    return person(row);
+  }
+
   async setRole(id: string, role: PersonRole): Promise<Person | undefined> {
     const updated = await this.#client.user.updateMany({ where: { id }, data: { role } });
     return updated.count === 0 ? undefined : this.person(id);
@@ -223,6 +242,36 @@ export class PeopleStore {
       passkeys,
       sso: accounts.filter((a) => a.providerId !== "credential").map((a) => a.providerId),
     };
+  }
+
+  /** Ends one browser session (by its token). */
+  async endSession(token: string): Promise<void> {
+    await this.#client.authSession.deleteMany({ where: { token } });
+  }
+
+  /** A person's browser sessions, newest first. */
+  async sessionsOf(
+    userId: string,
+  ): Promise<
+    Array<{
+      id: string;
+      createdAt: string;
+      expiresAt: string;
+      ipAddress: string | null;
+      userAgent: string | null;
+    }>
+  > {
+    const rows = await this.#client.authSession.findMany({
+      where: { userId },
+      orderBy: { createdAt: "desc" },
+    });
+    return rows.map((row) => ({
+      id: row.id,
+      createdAt: row.createdAt.toISOString(),
+      expiresAt: row.expiresAt.toISOString(),
+      ipAddress: row.ipAddress,
+      userAgent: row.userAgent,
+    }));
   }
 
   /** Ends every browser session of a person (sign-out everywhere, disabling, role change). */

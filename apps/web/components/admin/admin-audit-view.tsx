@@ -14,6 +14,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { ApiError, type AuditListQuery, api, errorText } from "@/lib/client/api";
 import { AppHeader } from "../app-header";
+import { AdminOnly } from "./admin-only";
 
 // /admin/audit: the audit log (docs/audit.md) with filters by person, action and time range,
 // paged by cursor, and "Verify chain". Owners and admins only: anyone else is answered 403.
@@ -69,9 +70,7 @@ export function AdminAuditView({
           </Link>
         </div>
         {forbidden ? (
-          <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-            The audit log is for owners and admins.
-          </p>
+          <AdminOnly />
         ) : (
           <>
             <section aria-label="Chain" className="flex flex-wrap items-center gap-3">

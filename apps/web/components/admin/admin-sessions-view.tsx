@@ -6,19 +6,16 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { ApiError, api, errorText } from "@/lib/client/api";
 import { AppHeader } from "../app-header";
-import { AdminTokenForm } from "./admin-token-form";
-import { useAdminToken } from "./use-admin-token";
+import { AdminOnly } from "./admin-only";
 
 export function AdminSessionsView() {
   const router = useRouter();
-  const { token, ready, setToken } = useAdminToken();
   const sessions = useQuery({
-    queryKey: ["admin", "sessions", token],
-    queryFn: () => api.adminSessions({ token }),
-    enabled: ready,
+    queryKey: ["admin", "sessions"],
+    queryFn: () => api.adminSessions(),
     retry: false,
   });
-  const unauthorized = sessions.error instanceof ApiError && sessions.error.code === "unauthorized";
+  const forbidden = sessions.error instanceof ApiError && sessions.error.code === "forbidden";
 
   return (
     <>
@@ -33,8 +30,8 @@ export function AdminSessionsView() {
             Audit log
           </Link>
         </div>
-        {unauthorized ? (
-          <AdminTokenForm rejected={token !== undefined} onSubmit={setToken} />
+        {forbidden ? (
+          <AdminOnly />
         ) : sessions.isError ? (
           <p role="alert" className="text-sm text-red-700 dark:text-red-400">
             Could not load the sessions: {errorText(sessions.error)}

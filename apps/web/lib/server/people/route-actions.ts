@@ -50,11 +50,23 @@ export const ROUTE_ACTIONS = {
   "POST /api/mcp": "mcp.serve",
   "GET /api/mcp": "mcp.serve",
   "DELETE /api/mcp": "mcp.serve",
+  "GET /api/me": "account.read",
+  "GET /api/me/tokens": "account.read",
+  "POST /api/me/tokens": "account.manage",
+  "DELETE /api/me/tokens/{token_id}": "account.manage",
+  "GET /api/people": "people.manage",
+  "PATCH /api/people/{person_id}": "people.manage",
+  "GET /api/invitations": "people.manage",
+  "POST /api/invitations": "people.manage",
+  "DELETE /api/invitations/{invitation_id}": "people.manage",
   "GET /api/admin/sessions": "admin.view",
   "GET /api/admin/sessions/{id}/loops": "admin.view",
   "GET /api/audit": "audit.read",
   "GET /api/audit/verify": "audit.read",
 } as const satisfies Record<string, Action>;
+
+/** Sign-in routes: reached without a person (handle's `signIn`), so they have no action. */
+export const SIGN_IN_ROUTES = ["GET /api/auth/{path}", "POST /api/auth/{path}"] as const;
 
 export type RouteName = keyof typeof ROUTE_ACTIONS;
 
