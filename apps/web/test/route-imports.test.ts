@@ -33,6 +33,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "ResolveMergeRequestSchema",
   "TrustDefinitionRequestSchema",
   "RevokeTrustRequestSchema",
+  "AuditQuerySchema",
   "CreateTokenRequestSchema",
   "UpdatePersonRequestSchema",
   "CreateInvitationRequestSchema",
@@ -77,6 +78,8 @@ const ALLOWED_MODULES: Record<string, ReadonlySet<string> | undefined> = {
   "@/lib/server/sse": undefined,
   "@/lib/server/operation-sse": undefined,
   "@/lib/server/results": undefined,
+  "@/lib/server/audit": undefined,
+  "@/lib/server/audit-approvals": undefined,
   // people: who may see a session, tokens, invitations, sign-in (docs/accounts.md)
   "@/lib/server/people/access": undefined,
   "@/lib/server/people/auth": undefined,

@@ -1,5 +1,15 @@
 // @arbor/db: the Prisma store for Arbor's sessions, branches, messages, events and loop records.
 // An SQLite file by default, PostgreSQL when DATABASE_URL says so. See README.md.
+export {
+  type AuditAppend,
+  type AuditListQuery,
+  AuditLog,
+  type AuditLogOptions,
+  type AuditPage,
+  auditRowHash,
+  canonicalJson,
+  GENESIS_HASH,
+} from "./audit-log.js";
 export { type CreatedStore, type CreateStoreOptions, createStore } from "./create-store.js";
 export type { Database, DatabaseOptions, SqliteSynchronous } from "./database.js";
 export { openDatabase } from "./database.js";

@@ -5,6 +5,7 @@
 // helpers (format, state-label, layout-branches, build-loop-tree, line-range) stay server-safe.
 
 export * from "./admin/admin-sessions-table.js";
+export * from "./admin/audit-log.js";
 export * from "./admin/build-loop-tree.js";
 export * from "./admin/loop-tree.js";
 export * from "./branches/branch-graph.js";

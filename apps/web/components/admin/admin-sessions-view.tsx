@@ -2,6 +2,7 @@
 
 import { AdminSessionsTable } from "@arbor/ui";
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { ApiError, api, errorText } from "@/lib/client/api";
 import { AppHeader } from "../app-header";
@@ -20,7 +21,15 @@ export function AdminSessionsView() {
     <>
       <AppHeader title="Admin" wide />
       <main className="mx-auto flex max-w-5xl flex-col gap-4 px-3 py-4 sm:px-4 sm:py-6">
-        <h1 className="text-xl font-semibold">All sessions</h1>
+        <div className="flex flex-wrap items-center justify-between gap-2">
+          <h1 className="text-xl font-semibold">All sessions</h1>
+          <Link
+            href="/admin/audit"
+            className="text-sm text-sky-700 hover:underline dark:text-sky-300"
+          >
+            Audit log
+          </Link>
+        </div>
         {forbidden ? (
           <AdminOnly />
         ) : sessions.isError ? (

@@ -2,6 +2,9 @@ import {
   AgentsResponseSchema,
   ApprovalsRequestSchema,
   ApprovePlanRequestSchema,
+  AuditListResponseSchema,
+  AuditQuerySchema,
+  AuditVerifyResponseSchema,
   BranchListResponseSchema,
   BranchSchema,
   ConfigResponseSchema,
@@ -148,6 +151,8 @@ const s = {
   trustDefinition: { title: "TrustDefinitionRequest", schema: TrustDefinitionRequestSchema },
   revokeTrust: { title: "RevokeTrustRequest", schema: RevokeTrustRequestSchema },
   skills: { title: "SkillsResponse", schema: SkillsResponseSchema },
+  auditList: { title: "AuditListResponse", schema: AuditListResponseSchema },
+  auditVerify: { title: "AuditVerifyResponse", schema: AuditVerifyResponseSchema },
   agents: { title: "AgentsResponse", schema: AgentsResponseSchema },
   rename: { title: "PatchSessionRequest", schema: PatchSessionRequestSchema },
   search: { title: "SearchResponse", schema: SearchResponseSchema },
@@ -654,7 +659,34 @@ export const ENDPOINTS: readonly Endpoint[] = [
     response: { status: 204 },
     errors: [401, 403, 404],
   },
+  {
+    method: "GET",
+    path: "/api/audit",
+    summary:
+      "The audit log, newest first (docs/audit.md): sign-ins, role changes, shares, tokens, tool approvals and denials, session config changes, workspace trust, MCP/OpenAPI configs loaded. One page of `limit` rows; pass `next_cursor` back as `cursor` for the next (older) page (null: no more). Owners and admins only, with a personal token of `admin` scope (`audit.read`; 403 otherwise). A bad parameter → 400 naming it.",
+    parameters: auditParameters(),
+    response: { status: 200, json: s.auditList },
+    errors: [400, 403],
+  },
+  {
+    method: "GET",
+    path: "/api/audit/verify",
+    summary:
+      "Checks the whole audit chain (docs/audit.md, \"The chain\"): every row's hash over its fields and the previous row's hash, every link, no missing sequence. `ok: false` names the first row that fails and why (`hash_mismatch`: edited; `broken_link`: its prev_hash is not the previous row's hash; `gap`: rows before it were deleted). `head` is the last row's sequence and hash: kept outside the database, it also shows rows deleted from the end. Owners and admins only, as GET /api/audit (403 otherwise).",
+    response: { status: 200, json: s.auditVerify },
+    errors: [403],
+  },
 ];
+
+/** GET /api/audit's query parameters, described from their schema. */
+function auditParameters(): NonNullable<Endpoint["parameters"]> {
+  const shape = AuditQuerySchema.shape as Record<string, { description?: string }>;
+  return Object.entries(shape).map(([name, field]) => ({
+    name,
+    in: "query" as const,
+    description: field.description ?? "",
+  }));
+}
 
 /** The route file that serves a path: /api/sessions/{id} → app/api/sessions/[id]/route.ts. */
 export function routeFileOf(path: string): string {

@@ -1,6 +1,9 @@
 import type {
   AgentsResponse,
   ApprovalDecision,
+  AuditAction,
+  AuditListResponse,
+  AuditVerifyResponse,
   Branch,
   BranchListResponse,
   ConfigResponse,
@@ -308,7 +311,29 @@ export const api = {
     json<SessionSummary[]>("GET", "/api/admin/sessions", undefined, options),
   adminLoops: (id: string, options?: RequestOptions) =>
     json<LoopTreeResponse>("GET", `/api/admin/sessions/${enc(id)}/loops`, undefined, options),
+  /** the audit log, newest first: one page, filtered (owners and admins) */
+  audit: (query: AuditListQuery, options?: RequestOptions) => {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+      if (value !== undefined && value !== "") params.set(name, String(value));
+    }
+    const suffix = params.size > 0 ? `?${params}` : "";
+    return json<AuditListResponse>("GET", `/api/audit${suffix}`, undefined, options);
+  },
+  /** checks the audit chain */
+  auditVerify: (options?: RequestOptions) =>
+    json<AuditVerifyResponse>("GET", "/api/audit/verify", undefined, options),
 };
+
+/** GET /api/audit's parameters (times ISO 8601). */
+export interface AuditListQuery {
+  cursor?: string | undefined;
+  limit?: number | undefined;
+  actor?: string | undefined;
+  action?: AuditAction | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
+}
 
 /** A message for a banner from anything a request can throw. */
 export function errorText(error: unknown): string {

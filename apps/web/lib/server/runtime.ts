@@ -57,6 +57,7 @@ import {
   withoutVariables,
 } from "@arbor/core";
 import type { Database } from "@arbor/db";
+import { audit } from "./audit";
 import { dataDirOf } from "./data-dir";
 import { servingBeyondLoopback } from "./exposure";
 import { installToken } from "./install-token";
@@ -221,6 +222,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     await opened.close();
     throw err;
   }
+  // what the system does is audited with no actor (docs/audit.md)
+  const auditing = { database: opened.database, logger };
   // trust in the workspace's executable configuration lives in the database: read it before
   // anything of that configuration could start, and poll it (another instance may trust)
   const trustAll = /^(?:1|true|yes)$/i.test(env.ARBOR_TRUST_WORKSPACE_CONFIG?.trim() ?? "");
@@ -246,6 +249,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     trust,
     // the token and the database: never read as a spec or a $ref, even inside the workspace
     hiddenPaths: [dataDir],
+    onSpecLoaded: ({ name, ...detail }) =>
+      void audit(auditing, null, "openapi_config_loaded", `openapi_spec:${name}`, detail),
   });
   await openapi.start();
   // the OpenAPI credentials whatever their variables' names (secretsFromEnv goes by the name)
@@ -287,6 +292,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     // stdio servers run in bash's sandbox
     sandbox,
     servingBeyondLoopback: beyondLoopback,
+    onServerStarted: ({ name, ...detail }) =>
+      void audit(auditing, null, "mcp_config_loaded", `mcp_server:${name}`, detail),
   });
   // reads the config only: the servers connect in the background, nothing waits for them
   await mcp.start();

@@ -29,6 +29,7 @@ export {
   McpManager,
   type McpManagerOptions,
   type McpServerInfo,
+  type McpServerStarted,
 } from "./manager.js";
 export {
   type McpPromptMessage,

@@ -59,6 +59,21 @@ export interface McpManagerOptions {
   sandbox?: Sandbox;
   /** the server answers beyond loopback: without a working sandbox, stdio servers are refused */
   servingBeyondLoopback?: boolean;
+  /**
+   * Called when a server's definition is loaded and the server starts: a new server, or one
+   * whose definition changed (the audit log's mcp_config_loaded). Must not throw.
+   */
+  onServerStarted?: (server: McpServerStarted) => void;
+}
+
+/** A server's definition as it was loaded (McpManagerOptions.onServerStarted). */
+export interface McpServerStarted {
+  name: string;
+  /** the file it is defined in */
+  file: string;
+  transport: McpTransportKind;
+  /** sha256 of the entry as written */
+  hash: string;
 }
 
 /** A server as GET /api/mcp/servers shows it. */
@@ -205,6 +220,10 @@ export class McpManager implements ToolSource {
       const connection = this.#connect(server);
       this.#connections.set(server.name, connection);
       connection.start();
+      if (!server.disabled) {
+        const { name, file, transport, hash } = server;
+        this.#options.onServerStarted?.({ name, file, transport, hash });
+      }
     }
     this.#changed();
   }

@@ -25,6 +25,7 @@ export {
   OpenApiManager,
   type OpenApiManagerOptions,
   type OpenApiSpecInfo,
+  type OpenApiSpecLoaded,
   type OpenApiSpecStatus,
 } from "./manager.js";
 export {

@@ -68,6 +68,21 @@ export interface OpenApiManagerOptions {
   hiddenPaths?: readonly string[];
   /** how host names are resolved for the network policy (tests) */
   lookup?: AddressLookup;
+  /**
+   * Called when a spec has been read and its tools are offered (the audit log's
+   * openapi_config_loaded). Must not throw.
+   */
+  onSpecLoaded?: (spec: OpenApiSpecLoaded) => void;
+}
+
+/** A spec as it was loaded (OpenApiManagerOptions.onSpecLoaded). */
+export interface OpenApiSpecLoaded {
+  /** the entry's name as trust knows it (its `spec`, `spec (2)` for a second entry) */
+  name: string;
+  /** the definition's hash, when trust is in use */
+  hash?: string;
+  /** how many operations became tools */
+  operations: number;
 }
 
 /** `untrusted`: no person has trusted the entry (and its spec file) as it is now: not read */
@@ -317,6 +332,11 @@ export class OpenApiManager implements ToolSource {
       const auth = resolveAuth(entry.auth, document, boundTo);
       if (auth !== undefined) spec.auth = auth;
       spec.status = "loaded";
+      this.#options.onSpecLoaded?.({
+        name: spec.definition?.name ?? entry.spec,
+        ...(spec.definition !== undefined ? { hash: spec.definition.hash } : {}),
+        operations: operations.length,
+      });
       if (operations.length > 0 && operations.every((o) => o.baseUrl === undefined)) {
         spec.warnings.push("the spec names no absolute server URL: set base_url, or calls fail");
       }

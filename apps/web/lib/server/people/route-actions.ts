@@ -61,6 +61,8 @@ export const ROUTE_ACTIONS = {
   "DELETE /api/invitations/{invitation_id}": "people.manage",
   "GET /api/admin/sessions": "admin.view",
   "GET /api/admin/sessions/{id}/loops": "admin.view",
+  "GET /api/audit": "audit.read",
+  "GET /api/audit/verify": "audit.read",
 } as const satisfies Record<string, Action>;
 
 /** Sign-in routes: reached without a person (handle's `signIn`), so they have no action. */

@@ -1,4 +1,5 @@
 import { RevokeTrustRequestSchema, TrustDefinitionRequestSchema } from "@arbor/core";
+import { audit, definitionTarget } from "@/lib/server/audit";
 import { conflict, HttpError, handle, json, notFound, readBody } from "@/lib/server/http";
 import { getRuntime } from "@/lib/server/runtime";
 
@@ -31,16 +32,21 @@ export const POST = handle("POST /api/workspace/trust", async (request, _context
       ),
     );
   }
+  await audit(arbor, actor, "workspace_trusted", definitionTarget(body), {
+    kind: answer.definitions.find((d) => d.file === body.file && d.name === body.name)?.kind,
+    hash: body.hash,
+  });
   return json(answer);
 });
 
 /** Takes the trust back: the server stops, the spec's tools go away. */
-export const DELETE = handle("DELETE /api/workspace/trust", async (request) => {
+export const DELETE = handle("DELETE /api/workspace/trust", async (request, _context, actor) => {
   const body = await readBody(request, RevokeTrustRequestSchema);
   const arbor = await getRuntime();
   const answer = await arbor.revokeTrust(body);
   if (answer === "not_found") {
     throw new HttpError(notFound(`no trust is recorded for ${body.name} of ${body.file}`));
   }
+  await audit(arbor, actor, "workspace_trust_revoked", definitionTarget(body));
   return json(answer);
 });

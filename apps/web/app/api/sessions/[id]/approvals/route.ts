@@ -1,4 +1,5 @@
 import { ApprovalsRequestSchema } from "@arbor/core";
+import { auditedDecisions } from "@/lib/server/audit-approvals";
 import { handle, loadSession, readBody } from "@/lib/server/http";
 import { operationResponse } from "@/lib/server/operation-sse";
 import { getRuntime } from "@/lib/server/runtime";
@@ -8,15 +9,21 @@ export const runtime = "nodejs";
 
 type Context = { params: Promise<{ id: string }> };
 
-/** Decides pending tool calls; once none is pending the loop continues in this stream. */
+/**
+ * Decides pending tool calls; once none is pending the loop continues in this stream. Each
+ * decision stored is an audit row (tool_approved / tool_denied).
+ */
 export const POST = handle(
   "POST /api/sessions/{id}/approvals",
-  async (request, context: Context) => {
+  async (request, context: Context, actor) => {
     const { id } = await context.params;
     const arbor = await getRuntime();
     const session = await loadSession(arbor, id);
     const body = await readBody(request, ApprovalsRequestSchema);
-    return operationResponse(arbor, session.decideToolCalls(body.decisions), {
+    const audited = auditedDecisions(arbor, actor, session, body.decisions, () =>
+      session.decideToolCalls(body.decisions),
+    );
+    return operationResponse(arbor, audited, {
       signal: request.signal,
     });
   },
