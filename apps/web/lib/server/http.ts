@@ -8,6 +8,7 @@ import {
   ROOT_FIELD,
   type Session,
 } from "@arbor/core";
+import { audit } from "./audit";
 import { createRedactingLogger } from "./logger";
 import { check, isSessionAction } from "./people/access";
 import type { Actor } from "./people/actor";
@@ -275,9 +276,8 @@ async function authorized(
       : forbidden(outcome.decision.reason);
   }
   if (outcome.adminRead) {
-    runtime.logger.info("an admin opened another person's session", {
-      admin: actor.id,
-      session: sessionId,
+    await audit(runtime, actor, "session_opened_by_admin", `session:${sessionId}`, {
+      route: name,
     });
   }
   return undefined;

@@ -1,4 +1,5 @@
 import { type CreatedInvitationResponse, CreateInvitationRequestSchema } from "@arbor/core";
+import { audit } from "@/lib/server/audit";
 import { badRequest, forbidden, HttpError, handle, json, readBody } from "@/lib/server/http";
 import { publicUrl } from "@/lib/server/people/auth";
 import { newToken } from "@/lib/server/people/people";
@@ -49,6 +50,11 @@ export const POST = handle("POST /api/invitations", async (request, _context, ac
     expiresAt,
   });
   arbor.logger.info("invitation created", { by: actor.id, invitation: row.id, role: row.role });
+  await audit(arbor, actor, "invitation_created", `invitation:${row.id}`, {
+    role: row.role,
+    email: row.email,
+    expires_at: row.expiresAt,
+  });
   const created: CreatedInvitationResponse = {
     ...invitationWire(row, { id: actor.id, name: actor.name }),
     token: made.token,

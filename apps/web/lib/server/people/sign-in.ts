@@ -1,3 +1,4 @@
+import { audit } from "../audit";
 import { readText } from "../http";
 import { maxBodyBytes } from "../request-gate";
 import { getRuntime } from "../runtime";
@@ -24,9 +25,16 @@ export async function signInRoute(request: Request): Promise<Response> {
   const url = new URL(request.url);
   if (request.method !== "POST") return people.auth.handler(request);
   if (!GUARDED.has(url.pathname)) {
+    const signingOut = url.pathname === "/api/auth/sign-out";
+    const before = signingOut
+      ? await people.authenticate(request.headers, clientAddress(request.headers))
+      : undefined;
     // a sign-out, a password change, a passkey added: what this instance remembers is stale
     const response = await people.auth.handler(request);
     people.store.forget();
+    if (signingOut && response.ok && typeof before === "object") {
+      await audit(runtime, before, "sign_out", `person:${before.id}`);
+    }
     return response;
   }
   const text = await readText(request, maxBodyBytes(process.env));
@@ -67,12 +75,49 @@ export async function signInRoute(request: Request): Promise<Response> {
   if (response.status === 401 || response.status === 403 || response.status === 400) {
     await people.store.fail(keys, windowMs);
     runtime.logger.info("sign-in failed", { path: url.pathname, email, address });
+    await audit(
+      runtime,
+      { anonymous: true, address },
+      "sign_in_failed",
+      email === undefined ? `path:${url.pathname}` : `email:${email}`,
+      { path: url.pathname, status: response.status },
+    );
   } else if (response.ok) {
     if (email !== undefined) await people.store.clearFailures(`account:${email}`);
     if (previous !== null) await people.store.endSession(previous.session.token);
     runtime.logger.info("signed in", { path: url.pathname, email, address });
+    const userId = await signedInUser(response, url.pathname, people.owner.id);
+    const person = userId === undefined ? undefined : await people.store.person(userId);
+    if (person !== undefined) {
+      const actor = { ...person, via: "session" as const, address };
+      const joined = url.pathname === "/api/auth/sign-up/invitation";
+      await audit(
+        runtime,
+        actor,
+        joined ? "invitation_accepted" : "sign_in",
+        `person:${person.id}`,
+        {
+          method: url.pathname.replace("/api/auth/", ""),
+        },
+      );
+    }
   }
   return response;
+}
+
+/** Who a successful sign-in signed in: better-auth answers `{ user: { id } }`. */
+async function signedInUser(
+  response: Response,
+  path: string,
+  ownerId: string,
+): Promise<string | undefined> {
+  if (path === "/api/auth/sign-in/install-token") return ownerId;
+  try {
+    const body = (await response.clone().json()) as { user?: { id?: unknown } };
+    return typeof body.user?.id === "string" ? body.user.id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function emailIn(text: string): string | undefined {

@@ -1,4 +1,5 @@
 import { type CreatedTokenResponse, CreateTokenRequestSchema } from "@arbor/core";
+import { audit } from "@/lib/server/audit";
 import { badRequest, HttpError, handle, json, readBody } from "@/lib/server/http";
 import { newToken } from "@/lib/server/people/people";
 import { tokenWire } from "@/lib/server/people/wire";
@@ -34,6 +35,11 @@ export const POST = handle("POST /api/me/tokens", async (request, _context, acto
     person: actor.id,
     token: row.id,
     scope: row.scope,
+  });
+  await audit(arbor, actor, "token_created", `token:${row.id}`, {
+    name: row.name,
+    scope: row.scope,
+    expires_at: row.expiresAt,
   });
   const created: CreatedTokenResponse = { ...tokenWire(row), token: made.token };
   return json(created, 201);

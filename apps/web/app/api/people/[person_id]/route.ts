@@ -1,4 +1,5 @@
 import { UpdatePersonRequestSchema } from "@arbor/core";
+import { audit } from "@/lib/server/audit";
 import { forbidden, handle, json, notFound, readBody } from "@/lib/server/http";
 import { personWire } from "@/lib/server/people/wire";
 import { getRuntime } from "@/lib/server/runtime";
@@ -32,6 +33,10 @@ export const PATCH = handle(
     if (body.role !== undefined && body.role !== person.role) {
       updated = (await store.setRole(person.id, body.role)) ?? updated;
       await store.endSessionsOf(person.id);
+      await audit(arbor, actor, "role_changed", `person:${person.id}`, {
+        from: person.role,
+        to: body.role,
+      });
       arbor.logger.info("role changed", {
         by: actor.id,
         person: person.id,
@@ -41,6 +46,9 @@ export const PATCH = handle(
     }
     if (body.disabled !== undefined && body.disabled !== person.disabled) {
       updated = (await store.setDisabled(person.id, body.disabled)) ?? updated;
+      await audit(arbor, actor, "role_changed", `person:${person.id}`, {
+        disabled: body.disabled,
+      });
       arbor.logger.info(body.disabled ? "person disabled" : "person enabled", {
         by: actor.id,
         person: person.id,

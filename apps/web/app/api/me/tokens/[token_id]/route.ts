@@ -1,3 +1,4 @@
+import { audit } from "@/lib/server/audit";
 import { handle, noContent, notFound } from "@/lib/server/http";
 import { getRuntime } from "@/lib/server/runtime";
 
@@ -16,6 +17,7 @@ export const DELETE = handle(
       return notFound(`you have no active token ${token_id}`);
     }
     arbor.logger.info("personal token revoked", { person: actor.id, token: token_id });
+    await audit(arbor, actor, "token_revoked", `token:${token_id}`);
     return noContent();
   },
 );
