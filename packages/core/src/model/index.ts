@@ -12,6 +12,7 @@ export * from "./llm-config.js";
 export * from "./llm-messages.js";
 export * from "./loop-records.js";
 export * from "./merge-types.js";
+export * from "./person.js";
 export * from "./message-lifecycle.js";
 export * from "./message-types.js";
 export * from "./private-files.js";

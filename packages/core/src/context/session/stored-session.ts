@@ -1,6 +1,7 @@
 import type { Branch } from "../../model/branch.js";
 import type { PendingMerge } from "../../model/merge-types.js";
 import type { ContextMessage, ToolCallRequest } from "../../model/message-types.js";
+import type { PersonRef } from "../../model/person.js";
 import type { SessionConfig } from "../../model/session-config.js";
 import type { ContextState } from "../../model/states.js";
 import type {
@@ -91,6 +92,13 @@ export class StoredSession {
   /** the tool calls that wait for a person inside the running operation (a candidate's, a
    * fold's): Session.decideToolCalls hands their decisions over at once (nested-approvals.ts) */
   readonly nestedApprovals = new NestedApprovals();
+  /**
+   * The person the running operation acts for (Session's `by` option): who decides the calls it
+   * decides, who starts the runs it starts (the loop record's `startedBy`) and whose token budget
+   * its model requests count against. null: nobody named one (an internal chore, an old caller).
+   * Operations run one at a time, so it is set when one starts and cleared when it ends.
+   */
+  operator: PersonRef | null = null;
   /** the state a write in flight moves to (see `projectedState`) */
   #inFlight: ContextState | undefined;
   /** settles when the last write asked for has been stored (or failed); see `commit` */
