@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, collect, harness, say } from "../../../test/support/session-harness.js";
+import type { TokenBudget } from "../../llm/token-budget.js";
 import type { PersonRef } from "../../model/person.js";
 import type { SessionEvent } from "../../protocol/events.js";
 
@@ -61,7 +62,7 @@ describe("decided_by", () => {
       { w2: { approval: "denied", approval_note: "user", decided_by: ben } },
     ]);
     // and the store has it: a fresh load reads the same
-    const reloaded = await session.h.store.loadSession(session.id);
+    const reloaded = (await session.h.store.loadSession(session.id))!;
     const stored = reloaded.messages.flatMap((m) =>
       m.body.message_type === "tool_request" ? m.body.calls : [],
     );
@@ -109,5 +110,80 @@ describe("startedBy", () => {
     await collect(session.editAndResend(prompt?.id ?? "", "hello", { by: ana }));
     const loops = await h.store.listLoops(session.id);
     expect(loops.map((l) => l.startedBy ?? null)).toEqual([null, ben, ana]);
+  });
+});
+
+/** A TokenBudget in memory: budgets by person id, usage counted per person. */
+function memoryBudget(budgets: Record<string, number>) {
+  const used = new Map<string, number>();
+  const budget: TokenBudget = {
+    remaining: async (person) => {
+      const monthly = budgets[person.id];
+      return monthly === undefined
+        ? undefined
+        : { monthlyTokens: monthly, usedTokens: used.get(person.id) ?? 0 };
+    },
+    record: async (person, tokens) => {
+      used.set(person.id, (used.get(person.id) ?? 0) + tokens);
+    },
+  };
+  return { budget, used };
+}
+
+describe("token budgets", () => {
+  it("counts each response against the person the run acts for, and refuses the request that would pass the budget before it is sent", async () => {
+    const { budget, used } = memoryBudget({ "u-ana": 1000 });
+    const h = harness(
+      [
+        { ...say("First."), usage: { input: 600, output: 500 } },
+        { ...say("Never sent."), usage: { input: 1, output: 1 } },
+      ],
+      { tokenBudget: budget },
+    );
+    const session = await h.manager.create();
+    await collect(session.sendMessage({ type: "text", text: "hi" }, { by: ana }));
+    expect(used.get("u-ana")).toBe(1100);
+    expect(h.provider.requests).toHaveLength(1);
+
+    const events = await collect(session.sendMessage({ type: "text", text: "more" }, { by: ana }));
+    // the model never saw the second request
+    expect(h.provider.requests).toHaveLength(1);
+    const failure = events.flatMap((e) => (e.name === "error" ? [e.payload] : []));
+    expect(failure.map((e) => e.message)).toEqual([
+      "monthly token budget of 1000 tokens for Ana is used up (1100 used)",
+    ]);
+    // the run ended cleanly: the prompt is stored, the session rests (recoverable) and its loop
+    // record says who started it
+    expect(session.state).toMatchObject({ type: "Failed", recoverable: true });
+    expect(session.messages().messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    const loops = await h.store.listLoops(session.id);
+    expect(loops.map((l) => l.startedBy)).toEqual([ana, ana]);
+    // another person (no budget) goes on
+    await collect(session.resume({ by: ben }));
+    expect(h.provider.requests).toHaveLength(2);
+    expect(used.get("u-ben")).toBe(2);
+  });
+
+  it("refuses a request whose own size would pass what is left", async () => {
+    const { budget } = memoryBudget({ "u-ana": 50 });
+    const h = harness([say("Never sent.")], { tokenBudget: budget });
+    const session = await h.manager.create();
+    const events = await collect(
+      session.sendMessage({ type: "text", text: "x".repeat(2000) }, { by: ana }),
+    );
+    expect(h.provider.requests).toHaveLength(0);
+    const [failure] = events.flatMap((e) => (e.name === "error" ? [e.payload] : []));
+    expect(failure?.message).toMatch(
+      /^monthly token budget of 50 tokens for Ana would be exceeded: 0 used, and this request needs about \d+ more$/,
+    );
+  });
+
+  it("an operation acting for nobody is not held by any budget", async () => {
+    const { budget, used } = memoryBudget({ "u-ana": 0 });
+    const h = harness([say("Fine.")], { tokenBudget: budget });
+    const session = await h.manager.create();
+    await collect(session.sendMessage({ type: "text", text: "hi" }));
+    expect(h.provider.requests).toHaveLength(1);
+    expect(used.size).toBe(0);
   });
 });

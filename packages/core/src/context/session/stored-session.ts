@@ -26,6 +26,7 @@ import { MessagePool } from "../message-pool.js";
 import type { OptimizeBranchResult } from "../optimization/optimizer.js";
 import { planModeToolPredicate } from "../plan-act.js";
 import { StateMachine } from "../state-machine.js";
+import { budgetedProvider } from "../../llm/token-budget.js";
 import { NestedApprovals } from "./nested-approvals.js";
 import type { ResolvedDeps } from "./session-deps.js";
 import { extendedRegistry } from "./session-extensions.js";
@@ -108,7 +109,16 @@ export class StoredSession {
 
   constructor(loaded: LoadedSession, deps: ResolvedDeps) {
     this.id = loaded.session.id;
-    this.deps = deps;
+    // every model request of this session (its runs, sub-agents, folds, candidates, judges,
+    // summaries) goes through deps.provider: with budgets, through the operator's budget
+    const budget = deps.tokenBudget;
+    this.deps =
+      budget === undefined
+        ? deps
+        : {
+            ...deps,
+            provider: budgetedProvider(deps.provider, () => this.operator, budget, deps.logger),
+          };
     this.title = loaded.session.title;
     this.config = loaded.session.config;
     this.activeBranchId = loaded.session.active_branch_id;
