@@ -17,3 +17,4 @@ export {
   type PrismaSessionStoreOptions,
   type StoreLogger,
 } from "./prisma-session-store.js";
+export { type BudgetView, monthOf, TokenBudgets } from "./token-budgets.js";
