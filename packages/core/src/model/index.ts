@@ -3,6 +3,7 @@
 // primitives every layer needs (cancellation, limits). It imports nothing else of Arbor; every
 // other folder builds on it (docs/decisions/0010-core-layers.md).
 
+export * from "./approvers.js";
 export * from "./attachments.js";
 export * from "./branch.js";
 export * from "./cancellation.js";
