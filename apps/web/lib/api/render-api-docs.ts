@@ -5,9 +5,10 @@ import { ENDPOINTS, type Endpoint, type NamedSchema } from "./endpoints";
 // section renderer (the one docs/protocol.md uses), so both documents read alike and neither can
 // drift from what the server accepts. Deterministic: no dates, catalog order.
 
-const ERROR_MEANING: Record<400 | 401 | 404 | 409, string> = {
+const ERROR_MEANING: Record<400 | 401 | 403 | 404 | 409, string> = {
   400: "`invalid_request`: the body, a query parameter or a header is invalid; `fields` names each problem",
   401: "`unauthorized`: `ARBOR_ADMIN_TOKEN` is set and the request lacks `Authorization: Bearer <token>`",
+  403: "`forbidden`: the caller may not do this (a decision the session's `approvers` do not allow them; an admin action)",
   404: "`not_found`: the session (or the branch or merge in the path) does not exist",
   409: "`conflict`: the operation is refused in the session's current state (e.g. not Idle)",
 };

@@ -65,6 +65,11 @@ export function unauthorized(): Response {
   });
 }
 
+/** 403: the caller is known but may not do this (a decision they may not make, an admin action). */
+export function forbidden(message: string): Response {
+  return json(errorBody("forbidden", message), 403);
+}
+
 export function tooLarge(limit: number): Response {
   return json(
     errorBody("payload_too_large", `the body is larger than ${limit} bytes (ARBOR_MAX_BODY_BYTES)`),

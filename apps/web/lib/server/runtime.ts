@@ -56,7 +56,7 @@ import {
   withCodebaseTools,
   withoutVariables,
 } from "@arbor/core";
-import type { Database } from "@arbor/db";
+import { type Database, TokenBudgets } from "@arbor/db";
 import { dataDirOf } from "./data-dir";
 import { servingBeyondLoopback } from "./exposure";
 import { installToken } from "./install-token";
@@ -121,6 +121,8 @@ export interface Runtime {
   readonly store: SessionStore;
   /** the database of people, shares, tokens, audit and budgets (the store's own, or a private one) */
   readonly database: Database;
+  /** per-person monthly token budgets and usage (GET/PUT /api/people/{id}/budget) */
+  readonly budgets: TokenBudgets;
   readonly logger: Logger;
   /** absolute path the file tools are confined to */
   readonly workspace: string;
@@ -286,8 +288,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // new or edited file applies to the next message
   const skills = new SkillLibrary(defaultSkillDirs(workspace, env.HOME?.trim() || homedir()));
   const agents = new AgentLibrary(defaultAgentDirs(workspace));
+  // per-person monthly token budgets (issue #25): checked before each model request of a run
+  // someone started, counted after each response (docs/agent-authorization.md)
+  const budgets = new TokenBudgets(opened.database);
   const manager = new SessionManager({
     store,
+    tokenBudget: budgets,
     foldMemories: (root) => (root === workspace ? foldMemories : undefined),
     provider: options.provider ?? createDefaultProviderRegistry(),
     model,
@@ -383,6 +389,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     manager,
     store,
     database: opened.database,
+    budgets,
     logger,
     workspace,
     adminToken: env.ARBOR_ADMIN_TOKEN?.trim() || undefined,
