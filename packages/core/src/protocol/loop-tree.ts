@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AgentMessageSchema, UsageSchema } from "../model/llm-messages.js";
+import { PersonRefSchema } from "../model/person.js";
 import {
   ContinuationKindSchema,
   type LoopRecord,
@@ -59,6 +60,9 @@ export const LoopTreeLoopSchema = z.object({
     .optional()
     .describe("the model that ran the loop"),
   error: z.string().optional(),
+  started_by: PersonRefSchema.optional().describe(
+    "the person who started the run (sent the message, decided the calls it continues, resumed …)",
+  ),
   parallel_group: z
     .object({
       group_id: z.string(),
@@ -138,6 +142,7 @@ export function loopTreeLoop(loop: LoopRecord): LoopTreeLoop {
         }
       : {}),
     ...(loop.error !== undefined ? { error: loop.error } : {}),
+    ...(loop.startedBy !== undefined ? { started_by: loop.startedBy } : {}),
     ...(loop.parallelGroup !== undefined
       ? { parallel_group: parallelGroupWire(loop.parallelGroup) }
       : {}),
