@@ -6,6 +6,9 @@ import * as approvals from "@/app/api/sessions/[id]/approvals/route";
 import * as config from "@/app/api/sessions/[id]/config/route";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as resume from "@/app/api/sessions/[id]/resume/route";
+import { HttpError } from "@/lib/server/http";
+import type { Actor } from "@/lib/server/people/actor";
+import { requireMayApprove } from "@/lib/server/people/approvers";
 import {
   authedRequest,
   createSessionId,
@@ -128,6 +131,47 @@ describe("approvers", () => {
     expect((await storedCalls(id)).map((c) => [c.approval, c.decided_by])).toEqual([
       ["denied", owner],
     ]);
+  });
+});
+
+describe("who may decide", () => {
+  it("a viewer is refused with 403 forbidden whatever the setting; the owner decides under both", async () => {
+    const id = await createSessionId();
+    const session = (await server.runtime.manager.get(id))!;
+    const person = (role: Actor["role"]): Actor => ({
+      id: `u-${role}`,
+      name: role,
+      email: null,
+      role,
+      via: "session",
+      address: "127.0.0.1",
+    });
+    const refusal = async (actor: Actor) => {
+      try {
+        requireMayApprove(actor, session);
+        return undefined;
+      } catch (error) {
+        if (!(error instanceof HttpError)) throw error;
+        return { status: error.response.status, body: await error.response.json() };
+      }
+    };
+    expect(await refusal(person("viewer"))).toEqual({
+      status: 403,
+      body: {
+        error: "forbidden",
+        message: "only the session's owner and collaborators may approve or deny its tool calls",
+      },
+    });
+    expect(await refusal(person("member"))).toBeUndefined();
+    const patched = await config.PATCH(
+      jsonRequest("PATCH", `/api/sessions/${id}/config`, { approvers: "owner" }),
+      params({ id }),
+    );
+    expect(patched.status).toBe(200);
+    expect((await refusal(person("viewer")))?.body.message).toBe(
+      "only the session's owner may approve or deny its tool calls",
+    );
+    expect(await refusal(person("owner"))).toBeUndefined();
   });
 });
 

@@ -33,6 +33,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "ResolveMergeRequestSchema",
   "TrustDefinitionRequestSchema",
   "RevokeTrustRequestSchema",
+  "PutBudgetRequestSchema",
   "toMergeDecision",
   // protocol: response body types
   "CreateSessionResponse",
@@ -56,6 +57,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "McpPromptResponse",
   "OpenApiSpecsResponse",
   "WorkspaceTrustResponse",
+  "BudgetResponse",
   "McpLookupError",
   "isMcpLookupError",
   "Branch",
@@ -72,6 +74,9 @@ const ALLOWED_MODULES: Record<string, ReadonlySet<string> | undefined> = {
   "@/lib/server/sse": undefined,
   "@/lib/server/operation-sse": undefined,
   "@/lib/server/results": undefined,
+  // who may decide a session's calls, who may manage budgets (issue #25)
+  "@/lib/server/people/approvers": undefined,
+  "@/lib/server/people/budgets": undefined,
   "next/server": undefined,
 };
 

@@ -28,7 +28,10 @@ for (const provider of ["sqlite", "postgresql"] as const satisfies readonly Prov
       await budgets.record(ana, 120);
       await budgets.record(ana, 30);
       expect((await budgets.set("u-ana", 5_000_000_000)).monthly_tokens).toBe(5_000_000_000);
-      expect(await budgets.remaining(ana)).toEqual({ monthlyTokens: 5_000_000_000, usedTokens: 150 });
+      expect(await budgets.remaining(ana)).toEqual({
+        monthlyTokens: 5_000_000_000,
+        usedTokens: 150,
+      });
       expect((await budgets.set("u-ana", null)).monthly_tokens).toBeNull();
       expect(await budgets.remaining(ana)).toBeUndefined();
       // a new calendar month (UTC) starts from zero

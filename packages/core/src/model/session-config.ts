@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { ApiProtocolSchema, ThinkingLevelSchema } from "./llm-config.js";
 import { ApproversSchema } from "./approvers.js";
+import { ApiProtocolSchema, ThinkingLevelSchema } from "./llm-config.js";
 
 // A session's configuration (the spec's ChatConfig). Every field has a default so that a stored
 // config written before a field existed still loads (plan-act: a config without agent_mode is Act).

@@ -240,7 +240,9 @@ export const SubAgentUpdateSchema = z.discriminatedUnion("kind", [
         .describe("true: denied because the sub-agent call was cancelled while it waited"),
       decided_by: PersonRefSchema.nullable()
         .optional()
-        .describe("who approved or denied the call (with `approved` / `denied` decided by a person)"),
+        .describe(
+          "who approved or denied the call (with `approved` / `denied` decided by a person)",
+        ),
     })
     .describe(
       "a child's call the session's approval policy holds for a person: it waits (`pending_approval`) until POST /approvals decides it by `call_id`",

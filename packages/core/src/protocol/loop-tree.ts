@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { AgentMessageSchema, UsageSchema } from "../model/llm-messages.js";
-import { PersonRefSchema } from "../model/person.js";
 import {
   ContinuationKindSchema,
   type LoopRecord,
@@ -9,6 +8,7 @@ import {
   type SessionLoopTree,
   type SpawnRef,
 } from "../model/loop-records.js";
+import { PersonRefSchema } from "../model/person.js";
 
 // The admin loop tree on the wire (GET /api/admin/sessions/{id}/loops). The recorder keeps its
 // records in camelCase (session/records.ts, stored as they are); every route answers snake_case,

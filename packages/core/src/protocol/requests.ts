@@ -1,11 +1,11 @@
 import { z } from "zod";
+import { ApproversSchema } from "../model/approvers.js";
 import {
   attachmentBody,
   MAX_ATTACHMENT_BYTES,
   MAX_ATTACHMENT_NAME_CHARS,
   mismatchedImages,
 } from "../model/attachments.js";
-import { ApproversSchema } from "../model/approvers.js";
 import { MergeStrategyNameSchema, PipelineConfigSchema } from "../model/branch.js";
 import { duplicateIds } from "../model/duplicate-ids.js";
 import { MAX_PATH_CHARS } from "../model/limits.js";

@@ -370,7 +370,9 @@ export function describeSessionStoreContract(
           message_updates: [
             {
               id: "m-request",
-              approvals: { "call-1": { approval: "approved", approval_note: "user", decided_by: ana } },
+              approvals: {
+                "call-1": { approval: "approved", approval_note: "user", decided_by: ana },
+              },
             },
           ],
         });

@@ -1,10 +1,10 @@
 import type { ContextMessage } from "../../model/message-types.js";
-import type { ApprovalUpdate } from "../../model/session-records.js";
 import {
   type AgentMode,
   type SessionConfig,
   SessionConfigSchema,
 } from "../../model/session-config.js";
+import type { ApprovalUpdate } from "../../model/session-records.js";
 import type { ContextState } from "../../model/states.js";
 import type { ApprovalDecision } from "../../protocol/requests.js";
 import { rememberTool } from "./approval-policy.js";

@@ -1,10 +1,10 @@
-import type { PersonRef } from "../../model/person.js";
 import { finalText, lastAssistant } from "../../agent/evaluation.js";
 import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
 import { type ParallelLoopResult, runAgentLoopParallel } from "../../agent/parallel.js";
 import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
 import type { ToolCallContent } from "../../model/llm-messages.js";
 import type { ApprovalStatus, ContextMessage } from "../../model/message-types.js";
+import type { PersonRef } from "../../model/person.js";
 import type { ContextState } from "../../model/states.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import type { ParallelMessageRequest } from "../../protocol/parallel.js";

@@ -1,4 +1,3 @@
-import type { PersonRef } from "../../model/person.js";
 import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
 import { type FoldEvent, type FoldRecord, FoldRuntime } from "../../fold-runtime/fold-runtime.js";
 import { scrubSecrets } from "../../folding/scrub.js";
@@ -10,6 +9,7 @@ import {
   type ToolResultMessage,
 } from "../../model/llm-messages.js";
 import type { ApprovalStatus, ContextMessage } from "../../model/message-types.js";
+import type { PersonRef } from "../../model/person.js";
 import type { MessageLifecycleUpdate } from "../../model/session-records.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import type { AnyAgentTool } from "../../tools/tool.js";

@@ -1,9 +1,9 @@
-import type { PersonRef } from "../../model/person.js";
 import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
 import { type SubAgentGate, SubAgentTool } from "../../agent/sub-agent.js";
 import type { AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import type { ToolCallContent } from "../../model/llm-messages.js";
+import type { PersonRef } from "../../model/person.js";
 import type { SessionConfig } from "../../model/session-config.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import { createSkillTool, SKILL_TOOL } from "../../skills/skill-tool.js";

@@ -12,7 +12,9 @@ const ana: PersonRef = { id: "u-ana", name: "Ana" };
 const ben: PersonRef = { id: "u-ben", name: "Ben" };
 
 function callsOf(messages: ReturnType<Awaited<ReturnType<typeof harnessSession>>["messages"]>) {
-  return messages.messages.flatMap((m) => (m.body.message_type === "tool_request" ? m.body.calls : []));
+  return messages.messages.flatMap((m) =>
+    m.body.message_type === "tool_request" ? m.body.calls : [],
+  );
 }
 
 async function harnessSession(script: Parameters<typeof harness>[0]) {

@@ -1147,19 +1147,22 @@ export class Session {
     const core = this.#core;
     if (this.#deleting || this.#queueHeld || this.#active > 0) return;
     if (core.state.type !== "Idle" || queuedMessages(core).length === 0) return;
-    void this.#operation(async (signal) => {
-      const next = queuedMessages(core)[0];
-      if (core.state.type !== "Idle" || next === undefined) return;
-      this.#queuedBy.delete(next.id);
-      const setup = await processMessage(core, next, { queued: true, signal });
-      if (!setup) {
-        // interrupted or refused by a processor: no new run starts by itself until the user
-        // sends another message (the queue is kept)
-        this.#queueHeld = true;
-        return;
-      }
-      await respond(core, setup, { prompt: next, signal });
-    }, { by: this.#queuedBy.get(queuedMessages(core)[0]?.id ?? "") ?? null });
+    void this.#operation(
+      async (signal) => {
+        const next = queuedMessages(core)[0];
+        if (core.state.type !== "Idle" || next === undefined) return;
+        this.#queuedBy.delete(next.id);
+        const setup = await processMessage(core, next, { queued: true, signal });
+        if (!setup) {
+          // interrupted or refused by a processor: no new run starts by itself until the user
+          // sends another message (the queue is kept)
+          this.#queueHeld = true;
+          return;
+        }
+        await respond(core, setup, { prompt: next, signal });
+      },
+      { by: this.#queuedBy.get(queuedMessages(core)[0]?.id ?? "") ?? null },
+    );
   }
 
   /** Reports `error` as the operation's one `error` event and rests the session; returns it. */

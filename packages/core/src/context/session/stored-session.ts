@@ -1,3 +1,4 @@
+import { budgetedProvider } from "../../llm/token-budget.js";
 import type { Branch } from "../../model/branch.js";
 import type { PendingMerge } from "../../model/merge-types.js";
 import type { ContextMessage, ToolCallRequest } from "../../model/message-types.js";
@@ -26,7 +27,6 @@ import { MessagePool } from "../message-pool.js";
 import type { OptimizeBranchResult } from "../optimization/optimizer.js";
 import { planModeToolPredicate } from "../plan-act.js";
 import { StateMachine } from "../state-machine.js";
-import { budgetedProvider } from "../../llm/token-budget.js";
 import { NestedApprovals } from "./nested-approvals.js";
 import type { ResolvedDeps } from "./session-deps.js";
 import { extendedRegistry } from "./session-extensions.js";

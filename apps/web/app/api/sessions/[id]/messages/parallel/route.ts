@@ -27,6 +27,8 @@ export const POST = handle(
     }
     const problem = session.parallelProblem(body);
     if (problem !== undefined) throw new HttpError(badRequest([problem]));
-    return operationResponse(arbor, session.askParallel(body, { by: actor }), { signal: request.signal });
+    return operationResponse(arbor, session.askParallel(body, { by: actor }), {
+      signal: request.signal,
+    });
   },
 );

@@ -14,8 +14,12 @@ export const POST = handle(
     const { id, message_id } = await context.params;
     const arbor = await getRuntime();
     const session = await loadSession(arbor, id);
-    return operationResponse(arbor, session.regenerate(message_id, {
-      by: actor,
-    }), { signal: request.signal });
+    return operationResponse(
+      arbor,
+      session.regenerate(message_id, {
+        by: actor,
+      }),
+      { signal: request.signal },
+    );
   },
 );
