@@ -1,6 +1,7 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { loginPage } from "@/lib/server/login-page";
-import { gate, gateRequest, processGate } from "@/lib/server/request-gate";
+import { admit, sharedRuntime } from "@/lib/server/people/admission";
+import { isSignInPath } from "@/lib/server/request-gate";
 import { contentSecurityPolicy, securityHeaders } from "@/lib/server/security-headers";
 
 // Every request without a body passes here first (Next 16's proxy, on the Node.js runtime): the
@@ -9,15 +10,25 @@ import { contentSecurityPolicy, securityHeaders } from "@/lib/server/security-he
 // `handle` (lib/server/http.ts): Next holds a proxied request until its whole body has arrived,
 // so a 200 MB upload could only be refused after it was read. Thin on purpose.
 
-export function proxy(request: NextRequest): NextResponse {
+export async function proxy(request: NextRequest): Promise<NextResponse> {
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
   const headers = securityHeaders(nonce, process.env.NODE_ENV === "development");
   const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV === "development");
-  const { config: settings, limiter } = processGate();
-  const verdict = gate(gateRequest(request, request.nextUrl), settings, limiter);
+  const { verdict, actor } = await admit(request, request.nextUrl);
   let response: NextResponse;
   switch (verdict.type) {
     case "pass": {
+      // a page for signed-in people without one: the sign-in page
+      if (
+        actor === undefined &&
+        !isSignInPath(request.nextUrl.pathname) &&
+        !request.nextUrl.pathname.startsWith("/api/")
+      ) {
+        const login = new URL("/login", request.nextUrl);
+        login.searchParams.set("next", request.nextUrl.pathname + request.nextUrl.search);
+        response = NextResponse.redirect(login, 303);
+        break;
+      }
       // Next reads the nonce from the request's CSP; the layout reads x-nonce
       const forwarded = new Headers(request.headers);
       forwarded.set("content-security-policy", csp);
@@ -25,12 +36,22 @@ export function proxy(request: NextRequest): NextResponse {
       response = NextResponse.next({ request: { headers: forwarded } });
       break;
     }
-    case "exchange":
-      // Next wants an absolute Location; the host is one the gate has just allowed
-      response = NextResponse.redirect(new URL(verdict.location, request.nextUrl), 303);
-      response.headers.set("set-cookie", verdict.cookie);
+    case "exchange": {
+      // the install token signs the owner's browser in (a better-auth session); Next wants an
+      // absolute Location, and the host is one the gate has just allowed
+      const cookies = await exchange(verdict.token, request.nextUrl.origin);
+      if (cookies === undefined) {
+        response = new NextResponse(loginPage("that token is not (or no longer) valid"), {
+          status: 401,
+          headers: { "content-type": "text/html; charset=utf-8" },
+        });
+      } else {
+        response = NextResponse.redirect(new URL(verdict.location, request.nextUrl), 303);
+        for (const cookie of cookies) response.headers.append("set-cookie", cookie);
+      }
       response.headers.set("cache-control", "no-store");
       break;
+    }
     case "refuse":
       response = verdict.loginPage
         ? new NextResponse(loginPage(verdict.message), {
@@ -50,6 +71,11 @@ export function proxy(request: NextRequest): NextResponse {
   }
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   return response;
+}
+
+async function exchange(token: string, origin: string): Promise<string[] | undefined> {
+  const runtime = await sharedRuntime();
+  return runtime.people.exchangeInstallToken(token, origin);
 }
 
 export const config = {

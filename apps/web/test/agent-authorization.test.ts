@@ -1,20 +1,18 @@
 import { describe, expect, it } from "vitest";
 import * as loops from "@/app/api/admin/sessions/[id]/loops/route";
 import * as usage from "@/app/api/me/usage/route";
-import * as budget from "@/app/api/people/[id]/budget/route";
+import * as budget from "@/app/api/people/[person_id]/budget/route";
 import * as approvals from "@/app/api/sessions/[id]/approvals/route";
 import * as config from "@/app/api/sessions/[id]/config/route";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as resume from "@/app/api/sessions/[id]/resume/route";
-import { HttpError } from "@/lib/server/http";
-import type { Actor } from "@/lib/server/people/actor";
-import { requireMayApprove } from "@/lib/server/people/approvers";
 import {
   authedRequest,
   createSessionId,
   finalState,
   jsonRequest,
   params,
+  personWithToken,
   postText,
   readSse,
   useTestServer,
@@ -63,7 +61,7 @@ const writeCall = (id: string) => ({
 async function putBudget(personId: string, body: unknown): Promise<Response> {
   return budget.PUT(
     jsonRequest("PUT", `/api/people/${personId}/budget`, body),
-    params({ id: personId }),
+    params({ person_id: personId }),
   );
 }
 
@@ -135,43 +133,53 @@ describe("approvers", () => {
 });
 
 describe("who may decide", () => {
-  it("a viewer is refused with 403 forbidden whatever the setting; the owner decides under both", async () => {
+  it("a collaborator's decision is stored with their name; approvers = owner refuses them with 403, and a viewer always", async () => {
     const id = await createSessionId();
-    const session = (await server.runtime.manager.get(id))!;
-    const person = (role: Actor["role"]): Actor => ({
-      id: `u-${role}`,
-      name: role,
-      email: null,
-      role,
-      via: "session",
-      address: "127.0.0.1",
-    });
-    const refusal = async (actor: Actor) => {
-      try {
-        requireMayApprove(actor, session);
-        return undefined;
-      } catch (error) {
-        if (!(error instanceof HttpError)) throw error;
-        return { status: error.response.status, body: await error.response.json() };
-      }
-    };
-    expect(await refusal(person("viewer"))).toEqual({
-      status: 403,
-      body: {
-        error: "forbidden",
-        message: "only the session's owner and collaborators may approve or deny its tool calls",
-      },
-    });
-    expect(await refusal(person("member"))).toBeUndefined();
+    const runtime = server.runtime;
+    const ana = await personWithToken(runtime, "member", { name: "Ana" });
+    const ben = await personWithToken(runtime, "member", { name: "Ben" });
+    const share = (userId: string, relation: "collaborator" | "viewer") =>
+      runtime.people.store.grant({ sessionId: id, userId, relation, grantedBy: "owner" });
+    await share(ana.id, "collaborator");
+    await share(ben.id, "viewer");
+    const decide = (authorization: string, callId: string, decision: "approve" | "deny") =>
+      approvals.POST(
+        authedRequest(`http://localhost/api/sessions/${id}/approvals`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization },
+          body: JSON.stringify({ decisions: [{ tool_call_id: callId, decision }] }),
+        }),
+        params({ id }),
+      );
+
+    server.llm.enqueue(writeCall("w1"), { blocks: [{ type: "text", text: "Written." }] });
+    await readSse(await postText(id, "write"));
+    // the viewer may not decide
+    const byViewer = await decide(ben.authorization, "w1", "approve");
+    expect(byViewer.status).toBe(403);
+    expect(((await byViewer.json()) as { error: string }).error).toBe("forbidden");
+    // the collaborator may (approvers: collaborators, the default)
+    const byAna = await decide(ana.authorization, "w1", "approve");
+    expect(byAna.status).toBe(200);
+    await readSse(byAna);
+    expect((await storedCalls(id)).map((c) => c.decided_by)).toEqual([{ id: ana.id, name: "Ana" }]);
+    expect((await loopTree(id)).map((l) => (l.started_by as { name: string }).name)).toEqual([
+      "Owner",
+      "Ana",
+    ]);
+
+    // owner only: the collaborator is refused, nothing is decided
     const patched = await config.PATCH(
       jsonRequest("PATCH", `/api/sessions/${id}/config`, { approvers: "owner" }),
       params({ id }),
     );
     expect(patched.status).toBe(200);
-    expect((await refusal(person("viewer")))?.body.message).toBe(
-      "only the session's owner may approve or deny its tool calls",
-    );
-    expect(await refusal(person("owner"))).toBeUndefined();
+    server.llm.enqueue(writeCall("w2"), { blocks: [{ type: "text", text: "Again." }] });
+    await readSse(await postText(id, "write again"));
+    const refused = await decide(ana.authorization, "w2", "deny");
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ error: "forbidden" });
+    expect((await storedCalls(id)).map((c) => c.approval)).toEqual(["approved", "pending"]);
   });
 });
 
@@ -194,7 +202,7 @@ describe("token budgets", () => {
     });
     const read = await budget.GET(
       authedRequest("http://localhost/api/people/u-ana/budget"),
-      params({ id: "u-ana" }),
+      params({ person_id: "u-ana" }),
     );
     expect(await read.json()).toMatchObject({ person_id: "u-ana", monthly_tokens: 5000 });
     const mine = await usage.GET(authedRequest("http://localhost/api/me/usage"), params({}));

@@ -11,6 +11,7 @@ import {
   authedRequest,
   jsonRequest,
   params,
+  personWithToken,
   readSse,
   startTestServer,
   type TestServer,
@@ -134,8 +135,10 @@ describe("admin API", () => {
     expect(list[0]).not.toHaveProperty("cost_usd");
   });
 
-  it("requires the bearer token when ARBOR_ADMIN_TOKEN is set", async () => {
-    server = await startTestServer({ ARBOR_ADMIN_TOKEN: "s3cret-admin" });
+  it("answers owners and admins only", async () => {
+    server = await startTestServer();
+    const member = await personWithToken(server.runtime, "member");
+    const admin = await personWithToken(server.runtime, "admin");
     server.llm.enqueue({ blocks: [{ type: "text", text: "hello" }] });
     const id = await createSession();
     await readSse(await postMessage(id, { session_id: id, payload: { type: "text", text: "hi" } }));
@@ -144,12 +147,15 @@ describe("admin API", () => {
       authedRequest("http://localhost/api/admin/sessions", {
         headers: value === undefined ? {} : { authorization: value },
       });
-    for (const header of [undefined, "Bearer wrong", "Bearer s3cret-admin-x", "s3cret-admin"]) {
+    for (const header of ["Bearer wrong", "s3cret-admin"]) {
       const denied = await adminSessions.GET(withHeader(header), params({}));
       expect(denied.status).toBe(401);
       expect(await denied.json()).toMatchObject({ error: "unauthorized" });
     }
-    const allowed = await adminSessions.GET(withHeader("Bearer s3cret-admin"), params({}));
+    const refused = await adminSessions.GET(withHeader(member.authorization), params({}));
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ error: "forbidden" });
+    const allowed = await adminSessions.GET(withHeader(admin.authorization), params({}));
     expect(allowed.status).toBe(200);
     const list = (await allowed.json()) as SessionSummary[];
     expect(list.map((s) => s.id)).toEqual([id]);
@@ -160,13 +166,15 @@ describe("admin API", () => {
     expect(list[0]?.cost_usd).toBeCloseTo(cost!, 12);
 
     const loopsDenied = await loops.GET(
-      authedRequest(`http://localhost/api/admin/sessions/${id}/loops`),
+      authedRequest(`http://localhost/api/admin/sessions/${id}/loops`, {
+        headers: { authorization: member.authorization },
+      }),
       params({ id }),
     );
-    expect(loopsDenied.status).toBe(401);
+    expect(loopsDenied.status).toBe(403);
     const tree = await loops.GET(
       authedRequest(`http://localhost/api/admin/sessions/${id}/loops`, {
-        headers: { authorization: "Bearer s3cret-admin" },
+        headers: { authorization: admin.authorization },
       }),
       params({ id }),
     );

@@ -26,6 +26,7 @@ import {
   readSse,
   readUntil,
   sendText,
+  TEST_TOKEN,
   useTestServer,
 } from "./support";
 
@@ -192,6 +193,7 @@ function eventsNamed(events: readonly ParsedSseEvent[], name: string) {
 function processOnOneStore(): () => Promise<void> {
   const store = new InMemorySessionStore();
   const env = {
+    ARBOR_TOKEN: TEST_TOKEN,
     ARBOR_PROVIDER: "anthropic",
     ANTHROPIC_BASE_URL: server.llm.url,
     ANTHROPIC_API_KEY: "test",
@@ -661,6 +663,7 @@ describe("a fold in a session", () => {
   it("keeps a fold's steps and events on the SQLite store across a restart", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "arbor-fold-db-"));
     const env = {
+      ARBOR_TOKEN: TEST_TOKEN,
       ARBOR_PROVIDER: "anthropic",
       ANTHROPIC_BASE_URL: server.llm.url,
       ANTHROPIC_API_KEY: "test",

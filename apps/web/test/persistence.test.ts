@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as sessions from "@/app/api/sessions/route";
 import { createRuntime, setRuntime } from "@/lib/server/runtime";
-import { capturingLogger, jsonRequest, params, readSse } from "./support";
+import { capturingLogger, jsonRequest, params, readSse, TEST_TOKEN } from "./support";
 
 // The runtime on its real store (@arbor/db, a SQLite file in ARBOR_DATA_DIR): what one server
 // process wrote, the next one reads.
@@ -22,6 +22,7 @@ afterEach(async () => {
 
 function env(dataDir: string): Record<string, string> {
   return {
+    ARBOR_TOKEN: TEST_TOKEN,
     ARBOR_PROVIDER: "anthropic",
     ANTHROPIC_BASE_URL: llm.url,
     ANTHROPIC_API_KEY: "test",

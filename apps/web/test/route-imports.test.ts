@@ -34,6 +34,9 @@ const ALLOWED_CORE_NAMES = new Set([
   "TrustDefinitionRequestSchema",
   "RevokeTrustRequestSchema",
   "PutBudgetRequestSchema",
+  "CreateTokenRequestSchema",
+  "UpdatePersonRequestSchema",
+  "CreateInvitationRequestSchema",
   "toMergeDecision",
   // protocol: response body types
   "CreateSessionResponse",
@@ -58,6 +61,8 @@ const ALLOWED_CORE_NAMES = new Set([
   "OpenApiSpecsResponse",
   "WorkspaceTrustResponse",
   "BudgetResponse",
+  "CreatedTokenResponse",
+  "CreatedInvitationResponse",
   "McpLookupError",
   "isMcpLookupError",
   "Branch",
@@ -74,9 +79,14 @@ const ALLOWED_MODULES: Record<string, ReadonlySet<string> | undefined> = {
   "@/lib/server/sse": undefined,
   "@/lib/server/operation-sse": undefined,
   "@/lib/server/results": undefined,
-  // who may decide a session's calls, who may manage budgets (issue #25)
-  "@/lib/server/people/approvers": undefined,
+  // who may manage token budgets (issue #25)
   "@/lib/server/people/budgets": undefined,
+  // people: who may see a session, tokens, invitations, sign-in (docs/accounts.md)
+  "@/lib/server/people/access": undefined,
+  "@/lib/server/people/auth": undefined,
+  "@/lib/server/people/people": undefined,
+  "@/lib/server/people/sign-in": undefined,
+  "@/lib/server/people/wire": undefined,
   "next/server": undefined,
 };
 

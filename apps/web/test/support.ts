@@ -1,9 +1,11 @@
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InMemorySessionStore, type Logger } from "@arbor/core";
 import { type FakeLlmServer, startFakeLlmServer } from "@arbor/core/testing";
 import { afterEach, beforeEach, expect } from "vitest";
+import { newToken } from "@/lib/server/people/people";
 import { createRuntime, type Runtime, setRuntime } from "@/lib/server/runtime";
 
 // Shared fixtures of the route-handler tests: a runtime over the in-memory store whose model is
@@ -44,6 +46,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   else process.env.ARBOR_ADMIN_TOKEN = env.ARBOR_ADMIN_TOKEN;
   const runtime = await createRuntime({
     env: {
+      // the install token the requests carry (the owner's Bearer)
+      ARBOR_TOKEN: TEST_TOKEN,
       ARBOR_PROVIDER: "anthropic",
       ANTHROPIC_BASE_URL: llm.url,
       ANTHROPIC_API_KEY: "test",
@@ -70,6 +74,31 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
 
 export function params<P extends Record<string, string>>(values: P): { params: Promise<P> } {
   return { params: Promise.resolve(values) };
+}
+
+/** A person of the given role with a personal token (full scope unless given), for requests as them. */
+export async function personWithToken(
+  runtime: Runtime,
+  role: "owner" | "admin" | "member" | "viewer",
+  options: { name?: string; scope?: "read" | "write" | "admin" } = {},
+): Promise<{ id: string; name: string; token: string; authorization: string }> {
+  const name =
+    options.name ?? `${role[0]?.toUpperCase()}${role.slice(1)} ${randomUUID().slice(0, 4)}`;
+  const person = await runtime.people.store.createPerson({
+    name,
+    email: `${randomUUID()}@people.test`,
+    role,
+  });
+  const made = newToken();
+  await runtime.people.store.createToken({
+    userId: person.id,
+    name: "test",
+    scope: options.scope ?? "admin",
+    hash: made.hash,
+    prefix: made.prefix,
+    expiresAt: null,
+  });
+  return { id: person.id, name, token: made.token, authorization: `Bearer ${made.token}` };
 }
 
 /** The install token of the tests' runtime (test/setup.ts puts it in ARBOR_TOKEN). */

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { probeBubblewrap, SettingsResponseSchema } from "@arbor/core";
@@ -12,6 +12,7 @@ import {
   params,
   readSse,
   startTestServer,
+  TEST_TOKEN,
   type TestServer,
 } from "./support";
 
@@ -60,7 +61,12 @@ describe("GET /api/settings", () => {
 
   it("says when commands run without a sandbox, why, and how to confine them", async () => {
     // opted out: nothing is refused, even beyond loopback
-    await start({ ARBOR_SANDBOX: "off", HOST: "0.0.0.0" });
+    await start({
+      ARBOR_SANDBOX: "off",
+      HOST: "0.0.0.0",
+      // beyond loopback the owner needs a real sign-in method (docs/accounts.md)
+      ARBOR_OWNER_PASSWORD: "correct horse battery",
+    });
     expect((await getSettings()).sandbox).toEqual({
       mode: "none",
       network: true,
@@ -75,8 +81,8 @@ describe("bash through a session", () => {
   it("sees no key; a secret it prints is redacted before it is stored or sent to the model", async () => {
     const test = await start();
     writeFileSync(join(test.workspace, "leak.txt"), `the key is ${KEY}\n`);
-    // the install token the runtime made in its data dir at start is a secret too
-    const token = readFileSync(join(test.runtime.dataDir, "token"), "utf8").trim();
+    // the install token (ARBOR_TOKEN here, else the data dir's token file) is a secret too
+    const token = TEST_TOKEN;
     writeFileSync(join(test.workspace, "token-copy.txt"), `token=${token}\n`);
     test.llm.enqueue(
       {

@@ -11,6 +11,16 @@ export {
   resolveDatabase,
 } from "./database-url.js";
 export { type ApplyResult, applyMigrations } from "./migrate.js";
+export {
+  type ApiTokenRow,
+  type InvitationRow,
+  type LinkShareRow,
+  PeopleStore,
+  type Person,
+  type PersonRole,
+  type SessionAccessRow,
+  type SessionRelation,
+} from "./people-store.js";
 export { PgCoordinator, type PgCoordinatorOptions } from "./pg-coordinator.js";
 export {
   PrismaSessionStore,

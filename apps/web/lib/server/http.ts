@@ -8,11 +8,12 @@ import {
   ROOT_FIELD,
   type Session,
 } from "@arbor/core";
-import { sameSecret } from "./install-token";
 import { createRedactingLogger } from "./logger";
+import { check, isSessionAction } from "./people/access";
 import type { Actor } from "./people/actor";
-import { requestActor } from "./people/resolve";
-import { gate, gateRequest, maxBodyBytes, processGate } from "./request-gate";
+import { type Admission, admit } from "./people/admission";
+import { routeAction } from "./people/route-actions";
+import { maxBodyBytes } from "./request-gate";
 import { getRuntime, type Runtime } from "./runtime";
 import { securityHeaders } from "./security-headers";
 import { isDraining, servedWhileDraining } from "./shutdown";
@@ -59,13 +60,6 @@ export function conflict(message: string): Response {
   return json(errorBody("conflict", message), 409);
 }
 
-export function unauthorized(): Response {
-  return json(errorBody("unauthorized", "this endpoint needs the admin token"), 401, {
-    "www-authenticate": 'Bearer realm="arbor-admin"',
-  });
-}
-
-/** 403: the caller is known but may not do this (a decision they may not make, an admin action). */
 export function forbidden(message: string): Response {
   return json(errorBody("forbidden", message), 403);
 }
@@ -145,17 +139,6 @@ export async function loadSession(runtime: Runtime, id: string): Promise<Session
 }
 
 /**
- * When ARBOR_ADMIN_TOKEN is set, requires `Authorization: Bearer <that token>` (401 otherwise).
- * The install's credential is checked before, by the proxy (request-gate.ts).
- */
-export function requireAdmin(runtime: Runtime, request: Request): void {
-  const expected = runtime.adminToken;
-  if (expected === undefined) return;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "");
-  if (!sameSecret(match?.[1] ?? "", expected)) throw new HttpError(unauthorized());
-}
-
-/**
  * Waits for a non-streaming operation and returns its typed result. Its refusal (the error it
  * reported) becomes the HTTP answer: invalid_request → 400, invalid_transition → 409, anything
  * else → 500 (logged). `body` is the request body the operation was given: a 400 names the body
@@ -191,22 +174,54 @@ function fieldsNamedIn(message: string, body: Record<string, unknown> | undefine
 }
 
 type Handler<C> = (request: Request, context: C, actor: Actor) => Promise<Response>;
+type SignInHandler<C> = (
+  request: Request,
+  context: C,
+  actor: Actor | undefined,
+) => Promise<Response>;
 type Route<C> = (request: Request, context: C) => Promise<Response>;
 
 /**
  * Wraps a route handler: HttpError answers as thrown; anything else is logged (message only,
  * through the redacting logger) and answered 500 with a generic body.
  */
-export function handle<C>(name: string, handler: Handler<C>): Route<C> {
+export function handle<C>(name: string, handler: Handler<C>): Route<C>;
+/** A sign-in route (request-gate.ts isSignInPath): reached without a person. */
+export function handle<C>(
+  name: string,
+  handler: SignInHandler<C>,
+  options: { signIn: true },
+): Route<C>;
+export function handle<C>(
+  name: string,
+  handler: Handler<C> | SignInHandler<C>,
+  options?: { signIn: true },
+): Route<C> {
   return async (request, context) => withSecurityHeaders(await answer(request, context));
 
   async function answer(request: Request, context: C): Promise<Response> {
     // the proxy's gate, again: requests with a body do not pass the proxy (see proxy.ts)
-    const { config, limiter } = processGate();
-    const verdict = gate(gateRequest(request), config, limiter);
+    let admission: Admission;
+    try {
+      admission = await admit(request);
+    } catch (error) {
+      return failed(error);
+    }
+    const { verdict, actor } = admission;
     if (verdict.type === "refuse") {
       const headers = new Headers(verdict.headers);
       return json({ error: verdict.error, message: verdict.message }, verdict.status, headers);
+    }
+    if (actor === undefined && options?.signIn !== true) {
+      return json(
+        { error: "unauthorized", message: "this endpoint needs a signed-in person" },
+        401,
+        new Headers({ "www-authenticate": 'Bearer realm="arbor"' }),
+      );
+    }
+    if (actor !== undefined && options?.signIn !== true) {
+      const refused = await authorized(name, actor, context).catch(failed);
+      if (refused !== undefined) return refused;
     }
     if (isDraining() && !servedWhileDraining(request.method, new URL(request.url).pathname)) {
       return json(
@@ -219,20 +234,53 @@ export function handle<C>(name: string, handler: Handler<C>): Route<C> {
       );
     }
     try {
-      const actor = await requestActor(request);
-      return await handler(request, context, actor);
+      // a person is there unless the route is a sign-in route, whose handler takes undefined
+      return await (handler as SignInHandler<C>)(request, context, actor);
     } catch (error) {
-      if (error instanceof HttpError) return error.response;
-      const message = error instanceof Error ? error.message : String(error);
-      // when the runtime itself failed to start, its logger is not there: scrub with a new one
-      const logger = await getRuntime().then(
-        (runtime) => runtime.logger,
-        () => createRedactingLogger(),
-      );
-      logger.error("request failed", { route: name, error: message });
-      return internalError();
+      return failed(error);
     }
   }
+
+  async function failed(error: unknown): Promise<Response> {
+    if (error instanceof HttpError) return error.response;
+    const message = error instanceof Error ? error.message : String(error);
+    // when the runtime itself failed to start, its logger is not there: scrub with a new one
+    const logger = await getRuntime().then(
+      (runtime) => runtime.logger,
+      () => createRedactingLogger(),
+    );
+    logger.error("request failed", { route: name, error: message });
+    return internalError();
+  }
+}
+
+/**
+ * authorize() for a route (people/route-actions.ts names each route's action): undefined when the
+ * person may, else the answer: 403 naming why, or 404 for a session they may not know of.
+ */
+async function authorized(
+  name: string,
+  actor: Actor,
+  context: unknown,
+): Promise<Response | undefined> {
+  const action = routeAction(name);
+  if (action === undefined) throw new Error(`route ${name} has no action in route-actions.ts`);
+  const runtime = await getRuntime();
+  const params = (context as { params?: Promise<Record<string, string>> } | undefined)?.params;
+  const sessionId = isSessionAction(action) ? (await params)?.id : undefined;
+  const outcome = await check(runtime, actor, action, sessionId);
+  if (!outcome.decision.allowed) {
+    return outcome.hidden
+      ? notFound(`session ${sessionId} does not exist`)
+      : forbidden(outcome.decision.reason);
+  }
+  if (outcome.adminRead) {
+    runtime.logger.info("an admin opened another person's session", {
+      admin: actor.id,
+      session: sessionId,
+    });
+  }
+  return undefined;
 }
 
 /** The security headers (security-headers.ts) on a route's answer. */

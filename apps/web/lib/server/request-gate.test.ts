@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { sessionCookieValue } from "./install-token";
 import {
+  type Credential,
   FailureLimiter,
   type GateConfig,
   type GateRequest,
@@ -12,12 +12,23 @@ import {
 const TOKEN = "install-token-0123456789";
 const config: GateConfig = {
   token: TOKEN,
-  cookieValue: sessionCookieValue(TOKEN),
-  adminToken: "admin-token-0123456789",
   allowedHosts: ["arbor.example.com"],
   maxBodyBytes: 1000,
 };
-const cookie = `other=1; arbor_session=${sessionCookieValue(TOKEN)}`;
+const SESSION = "valid-session";
+const cookie = `other=1; arbor.session_token=${SESSION}`;
+
+/**
+ * What people.authenticate would prove (the database's part, tested in test/accounts.test.ts):
+ * the install token as Bearer, a valid session cookie, anything else presented is wrong.
+ */
+function credentialOf(req: GateRequest): Credential {
+  const authorization = req.headers.get("authorization");
+  if (authorization !== null) return authorization === `Bearer ${TOKEN}` ? "bearer" : "wrong";
+  const cookies = req.headers.get("cookie");
+  if (cookies === null || !cookies.includes("arbor.session_token=")) return "none";
+  return cookies.includes(`arbor.session_token=${SESSION}`) ? "cookie" : "wrong";
+}
 
 function request(
   method: string,
@@ -37,7 +48,7 @@ const bearer = { authorization: `Bearer ${TOKEN}` };
 const json = { "content-type": "application/json", "content-length": "2" };
 
 function verdictOf(req: GateRequest, limiter = new FailureLimiter()) {
-  return gate(req, config, limiter, 1_000_000);
+  return gate(req, config, limiter, credentialOf(req), 1_000_000);
 }
 
 describe("the request gate", () => {
@@ -54,7 +65,7 @@ describe("the request gate", () => {
       status: 401,
     });
     expect(
-      verdictOf(request("GET", "/api/sessions", { cookie: "arbor_session=forged" })),
+      verdictOf(request("GET", "/api/sessions", { cookie: "arbor.session_token=forged" })),
     ).toMatchObject({
       status: 401,
     });
@@ -69,13 +80,9 @@ describe("the request gate", () => {
     });
   });
 
-  it("trades a page's ?token= for the cookie and drops it from the URL", () => {
+  it("trades a page's ?token= for a sign-in and drops it from the URL", () => {
     const verdict = verdictOf(request("GET", `/sessions/abc?x=1&token=${TOKEN}`));
-    expect(verdict).toEqual({
-      type: "exchange",
-      location: "/sessions/abc?x=1",
-      cookie: `arbor_session=${sessionCookieValue(TOKEN)}; Path=/; HttpOnly; SameSite=Strict`,
-    });
+    expect(verdict).toEqual({ type: "exchange", location: "/sessions/abc?x=1", token: TOKEN });
     expect(verdictOf(request("GET", "/api/sessions?token=x"))).toMatchObject({ status: 401 });
     expect(verdictOf(request("GET", `/?token=wrong`))).toMatchObject({
       status: 401,
@@ -83,10 +90,21 @@ describe("the request gate", () => {
     });
   });
 
-  it("takes the admin token on the admin API only", () => {
-    const admin = { authorization: "Bearer admin-token-0123456789" };
-    expect(verdictOf(request("GET", "/api/admin/sessions", admin))).toEqual({ type: "pass" });
-    expect(verdictOf(request("GET", "/api/sessions", admin))).toMatchObject({ status: 401 });
+  it("lets the sign-in paths through without a credential", () => {
+    expect(verdictOf(request("GET", "/login"))).toEqual({ type: "pass" });
+    expect(verdictOf(request("GET", "/invite/abc"))).toEqual({ type: "pass" });
+    expect(
+      verdictOf(
+        request("POST", "/api/auth/sign-in/email", { ...json, origin: "http://127.0.0.1:3000" }),
+      ),
+    ).toEqual({ type: "pass" });
+    // still not from another site
+    expect(
+      verdictOf(
+        request("POST", "/api/auth/sign-in/email", { ...json, origin: "http://evil.example" }),
+      ),
+    ).toMatchObject({ status: 403 });
+    expect(verdictOf(request("GET", "/login/../api/sessions"))).toMatchObject({ status: 401 });
   });
 
   it("refuses hosts it is not configured for, before anything else", () => {
@@ -156,16 +174,20 @@ describe("the request gate", () => {
     const limiter = new FailureLimiter(10, 60_000);
     const wrong = request("GET", "/api/sessions", { authorization: "Bearer nope" }, "10.0.0.9");
     for (let i = 0; i < 10; i++)
-      expect(gate(wrong, config, limiter, 0)).toMatchObject({ status: 401 });
-    const limited = gate(wrong, config, limiter, 30_000);
+      expect(gate(wrong, config, limiter, credentialOf(wrong), 0)).toMatchObject({ status: 401 });
+    const limited = gate(wrong, config, limiter, credentialOf(wrong), 30_000);
     expect(limited).toMatchObject({ status: 429, headers: { "retry-after": "30" } });
     // the valid credential still passes (on loopback every client shares one address)
     const valid = request("GET", "/api/sessions", bearer, "10.0.0.9");
-    expect(gate(valid, config, limiter, 30_000)).toEqual({ type: "pass" });
+    expect(gate(valid, config, limiter, credentialOf(valid), 30_000)).toEqual({ type: "pass" });
     // another client is not affected; after the window the client may try again
     const other = request("GET", "/api/sessions", { authorization: "Bearer nope" }, "10.0.0.8");
-    expect(gate(other, config, limiter, 30_000)).toMatchObject({ status: 401 });
-    expect(gate(wrong, config, limiter, 60_000)).toMatchObject({ status: 401 });
+    expect(gate(other, config, limiter, credentialOf(other), 30_000)).toMatchObject({
+      status: 401,
+    });
+    expect(gate(wrong, config, limiter, credentialOf(wrong), 60_000)).toMatchObject({
+      status: 401,
+    });
   });
 
   it("counts failures over all clients too: a client that changes its claimed address each time is stopped", () => {
@@ -178,15 +200,21 @@ describe("the request gate", () => {
         `10.1.${n >> 8}.${n & 255}`,
       );
     for (let n = 0; n < 100; n++)
-      expect(gate(wrongFrom(n), config, limiter, 0)).toMatchObject({ status: 401 });
-    expect(gate(wrongFrom(100), config, limiter, 10_000)).toMatchObject({
+      expect(gate(wrongFrom(n), config, limiter, "wrong", 0)).toMatchObject({ status: 401 });
+    expect(gate(wrongFrom(100), config, limiter, "wrong", 10_000)).toMatchObject({
       status: 429,
       headers: { "retry-after": "50" },
     });
     // the owner's valid credential still passes; after the window failures are counted anew
     expect(
-      gate(request("GET", "/api/sessions", bearer, "10.1.9.9"), config, limiter, 10_000),
+      gate(
+        request("GET", "/api/sessions", bearer, "10.1.9.9"),
+        config,
+        limiter,
+        credentialOf(request("GET", "/api/sessions", bearer, "10.1.9.9")),
+        10_000,
+      ),
     ).toEqual({ type: "pass" });
-    expect(gate(wrongFrom(101), config, limiter, 60_000)).toMatchObject({ status: 401 });
+    expect(gate(wrongFrom(101), config, limiter, "wrong", 60_000)).toMatchObject({ status: 401 });
   });
 });

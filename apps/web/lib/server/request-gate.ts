@@ -1,20 +1,17 @@
-import { installToken, SESSION_COOKIE, sameSecret, sessionCookieValue } from "./install-token";
+import { installToken, sameSecret } from "./install-token";
 
 // The gate every request passes before a page or route handler sees it (proxy.ts wires it):
 // the Host check against DNS rebinding, the cross-site checks (Origin, Sec-Fetch-Site, JSON
-// bodies only), the install's credential, the rate limit of failed credentials and the early
-// body-size refusal. Pure: a request's method, URL, headers and client key in, a verdict out.
+// bodies only), a signed-in person's credential, the rate limit of failed credentials and the
+// early body-size refusal. Pure: a request's method, URL, headers, client key and what its
+// credential proved to be (people/admission.ts asks the database) in, a verdict out.
 // docs/security.md says the same in prose.
 
 type Env = Record<string, string | undefined>;
 
 export interface GateConfig {
-  /** the install token (Bearer) */
+  /** the install token: a page opened with `?token=` of it signs the browser in as the owner */
   token: string;
-  /** the `arbor_session` cookie's expected value (derived from the token) */
-  cookieValue: string;
-  /** ARBOR_ADMIN_TOKEN: on /api/admin/** a Bearer of it also counts as the credential */
-  adminToken: string | undefined;
   /** ARBOR_ALLOWED_HOSTS entries, lower case: a hostname, or host:port */
   allowedHosts: readonly string[];
   /** ARBOR_MAX_BODY_BYTES */
@@ -38,8 +35,8 @@ export type ErrorCode =
 
 export type Verdict =
   | { type: "pass" }
-  /** a page opened with a valid ?token=: set the cookie, go to `location` (the URL without it) */
-  | { type: "exchange"; location: string; cookie: string }
+  /** a page opened with the install token as ?token=: sign the owner in, go to `location` */
+  | { type: "exchange"; location: string; token: string }
   | {
       type: "refuse";
       status: number;
@@ -55,13 +52,20 @@ const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "::1"]);
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** build output and the icon: no credential, no secret in them */
 const PUBLIC_PATHS = [/^\/_next\/static\//, /^\/icon\.svg$/, /^\/favicon\.ico$/];
+/**
+ * Where a person signs in: better-auth's endpoints, the sign-in page and an invitation's page.
+ * Reached without a credential; the Host and cross-site checks still hold.
+ */
+const SIGN_IN_PATHS = [/^\/api\/auth\//, /^\/login$/, /^\/invite\/[^/]+$/];
+
+/** Whether a path is reached without a credential (sign-in). */
+export function isSignInPath(path: string): boolean {
+  return SIGN_IN_PATHS.some((pattern) => pattern.test(path));
+}
 
 /** The gate's settings from the environment (the token is passed in: see install-token.ts). */
-export function gateSettings(
-  env: Env,
-): Pick<GateConfig, "adminToken" | "allowedHosts" | "maxBodyBytes"> {
+export function gateSettings(env: Env): Pick<GateConfig, "allowedHosts" | "maxBodyBytes"> {
   return {
-    adminToken: env.ARBOR_ADMIN_TOKEN?.trim() || undefined,
     allowedHosts: (env.ARBOR_ALLOWED_HOSTS ?? "")
       .split(",")
       .map((entry) => entry.trim().toLowerCase())
@@ -78,7 +82,7 @@ export function maxBodyBytes(env: Env): number {
 
 const SHARED = Symbol.for("arbor.web.requestGate");
 type Shared = {
-  [SHARED]?: { credentials: Pick<GateConfig, "token" | "cookieValue">; limiter: FailureLimiter };
+  [SHARED]?: { credentials: Pick<GateConfig, "token">; limiter: FailureLimiter };
 };
 
 /**
@@ -90,10 +94,7 @@ export function processGate(): { config: GateConfig; limiter: FailureLimiter } {
   const holder = globalThis as Shared;
   if (holder[SHARED] === undefined) {
     const token = installToken(process.env);
-    holder[SHARED] = {
-      credentials: { token, cookieValue: sessionCookieValue(token) },
-      limiter: new FailureLimiter(),
-    };
+    holder[SHARED] = { credentials: { token }, limiter: new FailureLimiter() };
   }
   const { credentials, limiter } = holder[SHARED];
   return { config: { ...credentials, ...gateSettings(process.env) }, limiter };
@@ -179,10 +180,14 @@ interface Window {
   since: number;
 }
 
+/** What a request's credential proved: a person (valid), a wrong or revoked one, or none. */
+export type Credential = "bearer" | "cookie" | "wrong" | "none";
+
 export function gate(
   request: GateRequest,
   config: GateConfig,
   limiter: FailureLimiter,
+  credential: Credential,
   now = Date.now(),
 ): Verdict {
   const method = request.method.toUpperCase();
@@ -215,8 +220,8 @@ export function gate(
     }
   }
 
-  const credential = authenticate(request, config, path);
-  if (credential === "none" || credential === "wrong") {
+  const signIn = isSignInPath(path);
+  if ((credential === "none" || credential === "wrong") && !signIn) {
     // over the limit, a failure is answered 429 (valid credentials still pass: on a loopback
     // install every client shares one address, and a stranger must not lock the owner out)
     const blocked = limiter.blockedFor(request.clientKey, now);
@@ -234,7 +239,7 @@ export function gate(
         return {
           type: "exchange",
           location: location.pathname + location.search,
-          cookie: sessionCookie(config.cookieValue, request.url.protocol === "https:"),
+          token: queryToken,
         };
       }
       limiter.fail(request.clientKey, now);
@@ -242,8 +247,8 @@ export function gate(
       limiter.fail(request.clientKey, now);
     }
     const message = api
-      ? "this endpoint needs the install's token: Authorization: Bearer <token>, or the session cookie"
-      : "open the URL with the token that the server printed at start";
+      ? "this endpoint needs a signed-in person: Authorization: Bearer <a personal token or ARBOR_TOKEN>, or the session cookie"
+      : "sign in, or open the URL with the token that the server printed at start";
     return {
       ...refuse(401, "unauthorized", message, { "www-authenticate": 'Bearer realm="arbor"' }),
       ...(api ? {} : { loginPage: true }),
@@ -274,23 +279,6 @@ export function gate(
     }
   }
   return { type: "pass" };
-}
-
-type Credential = "bearer" | "cookie" | "wrong" | "none";
-
-function authenticate(request: GateRequest, config: GateConfig, path: string): Credential {
-  const header = request.headers.get("authorization");
-  const bearer = header === null ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-  if (bearer !== undefined) {
-    if (sameSecret(bearer, config.token)) return "bearer";
-    const adminPath = path.startsWith("/api/admin/") || path === "/api/admin";
-    if (adminPath && config.adminToken !== undefined && sameSecret(bearer, config.adminToken)) {
-      return "bearer";
-    }
-  }
-  const cookie = cookieValue(request.headers.get("cookie"), SESSION_COOKIE);
-  if (cookie !== undefined && sameSecret(cookie, config.cookieValue)) return "cookie";
-  return header !== null || cookie !== undefined ? "wrong" : "none";
 }
 
 function refuse(
@@ -337,17 +325,4 @@ function sameOrigin(origin: string, host: string): boolean {
 
 function isJson(contentType: string | null): boolean {
   return contentType?.split(";")[0]?.trim().toLowerCase() === "application/json";
-}
-
-function cookieValue(header: string | null, name: string): string | undefined {
-  if (header === null) return undefined;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
-}
-
-function sessionCookie(value: string, secure: boolean): string {
-  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`;
 }

@@ -61,6 +61,8 @@ import { dataDirOf } from "./data-dir";
 import { servingBeyondLoopback } from "./exposure";
 import { installToken } from "./install-token";
 import { createRedactingLogger } from "./logger";
+import { shareRuntimeGetter } from "./people/admission";
+import { People } from "./people/people";
 import { maxBodyBytes } from "./request-gate";
 import { type OpenedStore, openStore } from "./store";
 
@@ -123,6 +125,8 @@ export interface Runtime {
   readonly database: Database;
   /** per-person monthly token budgets and usage (GET/PUT /api/people/{id}/budget) */
   readonly budgets: TokenBudgets;
+  /** the people: accounts, tokens, who may reach which session (docs/accounts.md) */
+  readonly people: People;
   readonly logger: Logger;
   /** absolute path the file tools are confined to */
   readonly workspace: string;
@@ -207,6 +211,21 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     throw err;
   }
   const store = opened.store;
+  // the people: the owner is made at first start; serving beyond loopback needs a real sign-in
+  let people: People;
+  try {
+    people = await People.open({ database: opened.database, env, installToken: token, logger });
+    await people.applyOwnerCredentials(env);
+    if (servingBeyondLoopback(env) && !(await people.realSignIn())) {
+      throw new StartRefused(
+        "serving beyond loopback (HOST or ARBOR_ALLOWED_HOSTS) needs a real sign-in method: give the owner a password or passkey in Settings › Account on a loopback start first, set ARBOR_OWNER_EMAIL and ARBOR_OWNER_PASSWORD, or configure SSO (ARBOR_OIDC_ISSUER, ARBOR_OIDC_CLIENT_ID, ARBOR_OIDC_CLIENT_SECRET)",
+      );
+    }
+  } catch (err) {
+    stopEndingGroups();
+    await opened.close();
+    throw err;
+  }
   // trust in the workspace's executable configuration lives in the database: read it before
   // anything of that configuration could start, and poll it (another instance may trust)
   const trustAll = /^(?:1|true|yes)$/i.test(env.ARBOR_TRUST_WORKSPACE_CONFIG?.trim() ?? "");
@@ -390,6 +409,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     store,
     database: opened.database,
     budgets,
+    people,
     logger,
     workspace,
     adminToken: env.ARBOR_ADMIN_TOKEN?.trim() || undefined,
@@ -462,7 +482,6 @@ const GLOBAL_KEY = Symbol.for("arbor.web.runtime");
 type Holder = { [GLOBAL_KEY]?: Promise<Runtime> };
 const holder = globalThis as Holder;
 
-/** The runtime, created on first use. A failed start is not cached: the next request retries. */
 /**
  * A caller's own session store (tests): people and the rest still need the database, opened in
  * ARBOR_DATA_DIR, or a private temporary directory when the caller names none.
@@ -480,6 +499,12 @@ async function callersStore(store: SessionStore, env: Env, logger: Logger): Prom
   };
 }
 
+/** A start the configuration does not allow: the server says why and exits (instrumentation.ts). */
+export class StartRefused extends Error {
+  override readonly name = "StartRefused";
+}
+
+/** The runtime, created on first use. A failed start is not cached: the next request retries. */
 export function getRuntime(): Promise<Runtime> {
   let runtime = holder[GLOBAL_KEY];
   if (runtime === undefined) {
@@ -491,6 +516,9 @@ export function getRuntime(): Promise<Runtime> {
   }
   return runtime;
 }
+
+// proxy.ts reaches the runtime through this (people/admission.ts)
+shareRuntimeGetter(getRuntime);
 
 /** The runtime if one was started and did start (never starts one): for the shutdown. */
 export async function startedRuntime(): Promise<Runtime | undefined> {

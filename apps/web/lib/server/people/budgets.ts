@@ -1,9 +1,10 @@
 import type { Actor } from "./actor";
+import { isAdmin } from "./authorize";
 
-// Who may set people's token budgets (issue #25). TODO(lead): move under authorize(actor,
-// "budget.manage", person); until then the install's admins (owner and admin roles) may.
+// Who may read a person's token budget (issue #25): setting one is `people.manage` (handle()
+// asks authorize()); reading is an admin's, or the person's own.
 
-/** Whether `actor` may read and set other people's monthly token budgets. */
-export function mayManageBudgets(actor: Actor): boolean {
-  return actor.role === "owner" || actor.role === "admin";
+/** Whether `actor` may read the monthly token budget of person `personId`. */
+export function mayReadBudget(actor: Actor, personId: string): boolean {
+  return actor.id === personId || isAdmin(actor);
 }

@@ -269,13 +269,19 @@ export class SessionManager {
 
   /**
    * Full-text search over the messages of every session (every branch): the messages holding
-   * every word of the query, newest first, at most `limit`. Loads each session once.
+   * every word of the query, newest first, at most `limit`. Loads each session once; only the
+   * sessions `include` takes (the ones the person asking may see) when it is given.
    */
-  async search(query: string, limit: number): Promise<SessionSearchHit[]> {
+  async search(
+    query: string,
+    limit: number,
+    include?: (sessionId: string) => boolean,
+  ): Promise<SessionSearchHit[]> {
     const words = searchWords(query);
     if (words.length === 0) return [];
     const hits: SessionSearchHit[] = [];
     for (const summary of await this.list()) {
+      if (include !== undefined && !include(summary.id)) continue;
       const session = await this.get(summary.id);
       if (!session) continue;
       for (const match of session.search(words)) {

@@ -30,5 +30,6 @@ export const DELETE = handle("DELETE /api/sessions/{id}", async (_request, conte
   const arbor = await getRuntime();
   await loadSession(arbor, id);
   await arbor.manager.delete(id);
+  await arbor.people.store.forgetSession(id);
   return noContent();
 });

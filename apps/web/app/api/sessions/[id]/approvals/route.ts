@@ -1,7 +1,6 @@
 import { ApprovalsRequestSchema } from "@arbor/core";
 import { handle, loadSession, readBody } from "@/lib/server/http";
 import { operationResponse } from "@/lib/server/operation-sse";
-import { requireMayApprove } from "@/lib/server/people/approvers";
 import { getRuntime } from "@/lib/server/runtime";
 
 export const dynamic = "force-dynamic";
@@ -10,9 +9,10 @@ export const runtime = "nodejs";
 type Context = { params: Promise<{ id: string }> };
 
 /**
- * Decides pending tool calls; once none is pending the loop continues in this stream. Only who
- * the session's `approvers` setting allows decides (403 otherwise); each decision is stored with
- * its person (decided_by), and the run it continues records them as its starter.
+ * Decides pending tool calls; once none is pending the loop continues in this stream. Who may
+ * decide (the session's `approvers`) is authorize()'s `session.approve`, checked by handle();
+ * each decision is stored with its person (decided_by), and the run it continues records them
+ * as its starter.
  */
 export const POST = handle(
   "POST /api/sessions/{id}/approvals",
@@ -20,7 +20,6 @@ export const POST = handle(
     const { id } = await context.params;
     const arbor = await getRuntime();
     const session = await loadSession(arbor, id);
-    requireMayApprove(actor, session);
     const body = await readBody(request, ApprovalsRequestSchema);
     return operationResponse(arbor, session.decideToolCalls(body.decisions, { by: actor }), {
       signal: request.signal,
