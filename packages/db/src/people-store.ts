@@ -250,7 +250,9 @@ export class PeopleStore {
   }
 
   /** A person's browser sessions, newest first. */
-  async sessionsOf(userId: string): Promise<
+  async sessionsOf(
+    userId: string,
+  ): Promise<
     Array<{
       id: string;
       createdAt: string;
