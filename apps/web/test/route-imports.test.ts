@@ -79,8 +79,6 @@ const ALLOWED_MODULES: Record<string, ReadonlySet<string> | undefined> = {
   "@/lib/server/sse": undefined,
   "@/lib/server/operation-sse": undefined,
   "@/lib/server/results": undefined,
-  // who may manage token budgets (issue #25)
-  "@/lib/server/people/budgets": undefined,
   // people: who may see a session, tokens, invitations, sign-in (docs/accounts.md)
   "@/lib/server/people/access": undefined,
   "@/lib/server/people/auth": undefined,

@@ -453,7 +453,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "GET",
     path: "/api/people/{person_id}/budget",
     summary:
-      "A person's monthly token budget (`monthly_tokens`, null: no limit) and what the runs they started used this calendar month (UTC). Every model request of a run (its turns, sub-agents, folds, candidates, summaries) counts against the person who started it: a request that would pass the budget is refused before it is sent, and the run ends as a failed model request naming the budget (docs/agent-authorization.md). An admin may read anyone's; a person their own; anyone else → 403.",
+      "A person's monthly token budget (`monthly_tokens`, null: no limit) and what the runs they started used this calendar month (UTC). Every model request of a run (its turns, sub-agents, folds, candidates, summaries) counts against the person who started it: a request that would pass the budget is refused before it is sent, and the run ends as a failed model request naming the budget (docs/agent-authorization.md). Admins only (`people.manage`), else 403; a person reads their own at GET /api/me/usage.",
     response: { status: 200, json: s.budget },
     errors: [403],
   },
@@ -461,7 +461,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "PUT",
     path: "/api/people/{person_id}/budget",
     summary:
-      "Sets a person's monthly token budget (`monthly_tokens`; null lifts it, 0 stops every request). Admins only (the owner and admin roles), else 403. Answers as GET.",
+      "Sets a person's monthly token budget (`monthly_tokens`; null lifts it, 0 stops every request). Admins only (`people.manage`), else 403. Answers as GET.",
     body: s.putBudget,
     response: { status: 200, json: s.budget },
     errors: [400, 403],

@@ -56,8 +56,8 @@ export const ROUTE_ACTIONS = {
   "DELETE /api/me/tokens/{token_id}": "account.manage",
   "GET /api/people": "people.manage",
   "PATCH /api/people/{person_id}": "people.manage",
-  // a person's own budget is theirs to read (the route checks who); setting one is an admin's
-  "GET /api/people/{person_id}/budget": "account.read",
+  // token budgets: an admin's; a person reads their own at /api/me/usage
+  "GET /api/people/{person_id}/budget": "people.manage",
   "PUT /api/people/{person_id}/budget": "people.manage",
   "GET /api/me/usage": "account.read",
   "GET /api/invitations": "people.manage",
