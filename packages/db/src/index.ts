@@ -37,3 +37,4 @@ export {
   type PrismaSessionStoreOptions,
   type StoreLogger,
 } from "./prisma-session-store.js";
+export { type BudgetView, monthOf, TokenBudgets } from "./token-budgets.js";

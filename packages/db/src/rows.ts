@@ -3,6 +3,7 @@ import {
   type ContextMessage,
   type LoopRecord,
   type OptimizationView,
+  personRef,
   UsageSchema,
 } from "@arbor/core";
 import { z } from "zod";
@@ -81,6 +82,7 @@ export function approvalRows(message: ContextMessage, at: string): ApprovalRow[]
     approval: call.approval,
     approvalNote: call.approval_note ?? null,
     decidedAt: call.approval === "pending" ? null : at,
+    decidedBy: call.decided_by ? JSON.stringify(personRef(call.decided_by)) : null,
   }));
 }
 
@@ -96,12 +98,30 @@ export function withApprovals(body: unknown, approvals: readonly ApprovalRow[]):
       if (typeof call !== "object" || call === null) return call;
       const row = byId.get(String((call as { id?: unknown }).id));
       if (row === undefined) return call;
-      const { approval_note: _dropped, ...rest } = call as Record<string, unknown>;
-      return row.approvalNote === null
-        ? { ...rest, approval: row.approval }
-        : { ...rest, approval: row.approval, approval_note: row.approvalNote };
+      const {
+        approval_note: _dropped,
+        decided_by: _decider,
+        ...rest
+      } = call as Record<string, unknown>;
+      // a row decided before decided_by existed (null) keeps what the payload says, if anything
+      const decider = row.decidedBy === null ? _decider : parseJsonOrText(row.decidedBy);
+      return {
+        ...rest,
+        approval: row.approval,
+        ...(row.approvalNote === null ? {} : { approval_note: row.approvalNote }),
+        ...(decider === undefined ? {} : { decided_by: decider }),
+      };
     }),
   };
+}
+
+/** A JSON column's value; text that is not JSON as it is (the message's zod parse rejects it). */
+function parseJsonOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 export function branchRow(branch: Branch, ordinal: number) {

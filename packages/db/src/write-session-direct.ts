@@ -39,6 +39,7 @@ const APPROVAL_COLUMNS = [
   "approval",
   "approval_note",
   "decided_at",
+  "decided_by",
 ];
 
 const insertSql = (table: string, columns: readonly string[]) =>
@@ -148,6 +149,7 @@ export function applyWriteDirect(
           a.approval,
           a.approvalNote,
           a.decidedAt,
+          a.decidedBy,
         );
       }
     }

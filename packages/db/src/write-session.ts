@@ -197,7 +197,12 @@ export async function applyWrite(
             toolCallId: row.toolCallId,
           },
         },
-        data: { approval: row.approval, approvalNote: row.approvalNote, decidedAt: at },
+        data: {
+          approval: row.approval,
+          approvalNote: row.approvalNote,
+          decidedAt: at,
+          decidedBy: row.decidedBy,
+        },
       });
     }
   }

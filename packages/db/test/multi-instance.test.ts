@@ -63,9 +63,15 @@ async function approveThrough(
     `a ${eventName} call to wait`,
   );
   const session = await on.manager.get(sessionId);
-  const decision = session!.decideToolCalls([{ tool_call_id: "c1", decision: "approve" }]);
-  const decided: Array<[string, string | undefined]> = [];
-  for await (const event of decision) decided.push([event.name, statusOf(event)]);
+  // decided by a person (issue #25): the instance running the session stores who
+  const decision = session!.decideToolCalls([{ tool_call_id: "c1", decision: "approve" }], {
+    by: { id: "u-ana", name: "Ana" },
+  });
+  const decided: Array<[string, string | undefined, string | undefined]> = [];
+  for await (const event of decision) {
+    const by = (event.payload as { decided_by?: { name: string } }).decided_by;
+    decided.push([event.name, statusOf(event), by?.name]);
+  }
   return { result: await decision.result, decided };
 }
 
@@ -211,7 +217,7 @@ describe.skipIf(!pgAvailable())("several instances on one PostgreSQL", () => {
     const events = watch(group);
     const { result, decided } = await approveThrough(b, onA.id, events, "candidate_tool");
     expect(result.ok).toBe(true);
-    expect(decided).toEqual([["candidate_tool", "approved"]]);
+    expect(decided).toEqual([["candidate_tool", "approved", "Ana"]]);
     expect((await group.result).ok).toBe(true);
     await events.stop();
     expect([a.toolRuns(), b.toolRuns()]).toEqual([1, 0]);
@@ -251,7 +257,7 @@ describe.skipIf(!pgAvailable())("several instances on one PostgreSQL", () => {
     const events = watch(run);
     const { result, decided } = await approveThrough(b, onA.id, events, "fold_tool");
     expect(result.ok).toBe(true);
-    expect(decided).toEqual([["fold_tool", "approved"]]);
+    expect(decided).toEqual([["fold_tool", "approved", "Ana"]]);
     expect((await run.result).ok).toBe(true);
     await events.stop();
     expect([a.toolRuns(), b.toolRuns()]).toEqual([1, 0]);

@@ -112,6 +112,16 @@ describe("SessionSettings", () => {
     });
   });
 
+  it("sets who may approve tool calls: owner only, then back to collaborators", async () => {
+    const { user, onSave } = setup({ approvers: "collaborators" });
+    await user.click(screen.getByRole("button", { name: "Session settings" }));
+    const collaborators = screen.getByRole("radio", { name: "The owner and collaborators" });
+    expect((collaborators as HTMLInputElement).checked).toBe(true);
+    await user.click(screen.getByRole("radio", { name: "Only the session's owner" }));
+    await user.click(screen.getByRole("button", { name: "Save" }));
+    expect(onSave).toHaveBeenCalledWith({ approvers: "owner" });
+  });
+
   it("does not call onSave when nothing changed", async () => {
     const { user, onSave } = setup();
     await user.click(screen.getByRole("button", { name: "Session settings" }));

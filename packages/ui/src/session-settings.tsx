@@ -3,6 +3,7 @@
 import type {
   AgentMode,
   ApprovalPolicy,
+  Approvers,
   PatchConfigRequest,
   SandboxSettingsView,
   SessionConfig,
@@ -26,13 +27,13 @@ import { buttonClass, inputClass } from "./styles.js";
 
 export type SessionSettingsPatch = Pick<
   PatchConfigRequest,
-  "agent_mode" | "approval_policy" | "model" | "optimization"
+  "agent_mode" | "approval_policy" | "approvers" | "model" | "optimization"
 >;
 
 export interface SessionSettingsProps {
   /** `optimization` present: its settings are shown (strategy, trigger, target, summarizer) */
   config: Pick<SessionConfig, "agent_mode" | "approval_policy" | "model"> &
-    Partial<Pick<SessionConfig, "optimization">>;
+    Partial<Pick<SessionConfig, "optimization" | "approvers">>;
   models: readonly ModelOption[];
   /** only the fields that changed; not called when nothing did */
   onSave: (patch: SessionSettingsPatch) => void;
@@ -63,9 +64,16 @@ const policyLabels: Record<PolicyType, string> = {
   limited_auto: "Approve automatically up to a loop depth",
 };
 
+/** Who may approve or deny the session's tool calls (issue #25); viewers never. */
+const approversLabels: Record<Approvers, string> = {
+  collaborators: "The owner and collaborators",
+  owner: "Only the session's owner",
+};
+
 interface Draft {
   modelKey: string | undefined;
   policy: PolicyType;
+  approvers: Approvers;
   tools: string;
   depth: string;
   mode: AgentMode;
@@ -77,6 +85,7 @@ function draftOf(config: SessionSettingsProps["config"]): Draft {
   return {
     modelKey: config.model ? modelKey(config.model) : undefined,
     policy: policy.type,
+    approvers: config.approvers ?? "collaborators",
     tools: policy.type === "white_list" ? policy.tools.join(", ") : "",
     depth: policy.type === "limited_auto" ? String(policy.max_depth) : "3",
     mode: config.agent_mode,
@@ -157,6 +166,9 @@ export function SessionSettings({
       patch.approval_policy = result.policy;
     }
     if (draft.mode !== config.agent_mode) patch.agent_mode = draft.mode;
+    if (draft.approvers !== (config.approvers ?? "collaborators")) {
+      patch.approvers = draft.approvers;
+    }
     if (Object.keys(patch).length > 0) onSave(patch);
     setOpen(false);
   };
@@ -278,6 +290,25 @@ export function SessionSettings({
                 {sandboxFixText(sandbox) !== undefined && ` ${sandboxFixText(sandbox)}`}
               </p>
             )}
+          </fieldset>
+
+          <fieldset className="flex flex-col gap-1">
+            <legend className="mb-1 text-sm font-medium">Who may approve tool calls</legend>
+            {(Object.keys(approversLabels) as Approvers[]).map((value) => (
+              <label key={value} className="flex items-center gap-2 text-sm">
+                <input
+                  type="radio"
+                  name="approvers"
+                  value={value}
+                  checked={draft.approvers === value}
+                  onChange={() => set({ approvers: value })}
+                />
+                {approversLabels[value]}
+              </label>
+            ))}
+            <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
+              Viewers never approve. A decision from anyone else is refused.
+            </p>
           </fieldset>
 
           <fieldset className="flex flex-col gap-1">

@@ -1,6 +1,6 @@
 import { render, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { fixedText, UsageMeter, usageLevel } from "./usage-meter.js";
+import { budgetText, fixedText, UsageMeter, usageLevel } from "./usage-meter.js";
 
 describe("UsageMeter", () => {
   it("warns at 75% and 90%", () => {
@@ -9,6 +9,37 @@ describe("UsageMeter", () => {
     expect(usageLevel(89_999, 100_000)).toBe("warning");
     expect(usageLevel(90_000, 100_000)).toBe("critical");
     expect(usageLevel(10, 0)).toBe("critical");
+  });
+
+  it("shows what is left of the person's monthly budget when they have one", () => {
+    const { rerender } = render(
+      <UsageMeter
+        used={1_000}
+        limit={100_000}
+        budget={{ monthly_tokens: 100_000, used_tokens: 12_000 }}
+      />,
+    );
+    const left = screen.getByTestId("budget-left");
+    expect(left.textContent).toBe("· 88k of 100k monthly tokens left");
+    expect(left.dataset.level).toBe("normal");
+    rerender(
+      <UsageMeter
+        used={1_000}
+        limit={100_000}
+        budget={{ monthly_tokens: 100_000, used_tokens: 100_213 }}
+      />,
+    );
+    expect(screen.getByTestId("budget-left").textContent).toBe(
+      "· monthly budget of 100k tokens used up",
+    );
+    expect(screen.getByTestId("budget-left").dataset.level).toBe("critical");
+    rerender(
+      <UsageMeter used={1_000} limit={100_000} budget={{ monthly_tokens: null, used_tokens: 5 }} />,
+    );
+    expect(screen.queryByTestId("budget-left")).toBeNull();
+    expect(budgetText({ monthly_tokens: 1_000, used_tokens: 999 })).toBe(
+      "1 of 1k monthly tokens left",
+    );
   });
 
   it("exposes a meter with its value and level", () => {

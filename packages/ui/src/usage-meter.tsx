@@ -37,7 +37,20 @@ export interface UsageMeterProps {
    * the tool definitions; shown as the bar's first segment and named in the text
    */
   fixed?: { systemPrompt: number; tools: number };
+  /**
+   * the person's monthly token budget and what their runs used of it (GET /api/me/usage, issue
+   * #25); shown as what is left when they have one (null or absent: no budget, nothing shown)
+   */
+  budget?: { monthly_tokens: number | null; used_tokens: number } | undefined;
   className?: string;
+}
+
+/** "12.3k of 100k monthly tokens left"; "monthly budget of 100k tokens used up" */
+export function budgetText(budget: { monthly_tokens: number; used_tokens: number }): string {
+  const left = budget.monthly_tokens - budget.used_tokens;
+  return left > 0
+    ? `${formatTokens(left)} of ${formatTokens(budget.monthly_tokens)} monthly tokens left`
+    : `monthly budget of ${formatTokens(budget.monthly_tokens)} tokens used up`;
 }
 
 /** "fixed 1.7k (prompt 242 + tools 1.5k)" */
@@ -45,7 +58,7 @@ export function fixedText(fixed: { systemPrompt: number; tools: number }): strin
   return `fixed ${formatTokens(fixed.systemPrompt + fixed.tools)} (prompt ${formatTokens(fixed.systemPrompt)} + tools ${formatTokens(fixed.tools)})`;
 }
 
-export function UsageMeter({ used, limit, fixed, className = "" }: UsageMeterProps) {
+export function UsageMeter({ used, limit, fixed, budget, className = "" }: UsageMeterProps) {
   const level = usageLevel(used, limit);
   const percent = limit > 0 ? Math.min(100, Math.round((used / limit) * 100)) : 100;
   const fixedTokens = fixed ? fixed.systemPrompt + fixed.tools : 0;
@@ -85,6 +98,28 @@ export function UsageMeter({ used, limit, fixed, className = "" }: UsageMeterPro
       >
         {text}
       </span>
+      {budget !== undefined && budget.monthly_tokens !== null && (
+        <BudgetLeft monthly_tokens={budget.monthly_tokens} used_tokens={budget.used_tokens} />
+      )}
     </div>
+  );
+}
+
+function BudgetLeft(budget: { monthly_tokens: number; used_tokens: number }) {
+  const level = usageLevel(budget.used_tokens, budget.monthly_tokens);
+  return (
+    <span
+      data-testid="budget-left"
+      data-level={level}
+      className={
+        level === "normal"
+          ? "text-zinc-600 dark:text-zinc-400"
+          : level === "warning"
+            ? "font-medium text-amber-700 dark:text-amber-300"
+            : "font-semibold text-red-700 dark:text-red-400"
+      }
+    >
+      · {budgetText(budget)}
+    </span>
   );
 }

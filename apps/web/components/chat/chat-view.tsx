@@ -148,6 +148,8 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     queryFn: () => api.getSettings(),
     staleTime: Number.POSITIVE_INFINITY,
   });
+  // the caller's monthly token budget (issue #25): read again after each run (below)
+  const myUsage = useQuery({ queryKey: ["me-usage"], queryFn: () => api.myUsage() });
   const mcpServers = useQuery({
     queryKey: ["mcp-servers"],
     queryFn: () => api.listMcpServers(),
@@ -324,6 +326,12 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     document.title = title ? `${title} · Arbor` : "Arbor";
   }, [title]);
 
+  // a run ended: what it used counts against the budget the meter shows
+  const runningNow = isRunning(live.snapshot.state ?? detail.data?.state ?? IDLE);
+  useEffect(() => {
+    if (!runningNow) void queryClient.invalidateQueries({ queryKey: ["me-usage"] });
+  }, [runningNow, queryClient]);
+
   if (detail.error instanceof ApiError && detail.error.code === "not_found") {
     return <SessionNotFound />;
   }
@@ -435,6 +443,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
             used={contextTokens(shown) || (usage?.total ?? 0)}
             limit={limit}
             {...(usage ? { fixed: { systemPrompt: usage.system_prompt, tools: usage.tools } } : {})}
+            budget={myUsage.data}
           />
         </div>
         <button

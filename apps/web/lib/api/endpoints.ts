@@ -7,6 +7,7 @@ import {
   AuditVerifyResponseSchema,
   BranchListResponseSchema,
   BranchSchema,
+  BudgetResponseSchema,
   ConfigResponseSchema,
   CreateBranchRequestSchema,
   CreatedInvitationResponseSchema,
@@ -39,6 +40,7 @@ import {
   PatchSessionRequestSchema,
   PeopleResponseSchema,
   PersonSchema,
+  PutBudgetRequestSchema,
   ResolveMergeRequestSchema,
   RevokeTrustRequestSchema,
   type renderSchemaSection,
@@ -61,7 +63,7 @@ import {
 // files (each path's route.ts exports exactly these methods), so the docs, the schemas and the
 // handlers cannot drift apart.
 
-export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** A zod schema from @arbor/core, named as its docs section is titled. */
 export interface NamedSchema {
@@ -162,6 +164,8 @@ const s = {
     collapsed: ["messages"],
   },
   imported: { title: "ImportSessionResponse", schema: ImportSessionResponseSchema },
+  budget: { title: "BudgetResponse", schema: BudgetResponseSchema },
+  putBudget: { title: "PutBudgetRequest", schema: PutBudgetRequestSchema },
 } satisfies Record<string, NamedSchema>;
 
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -305,10 +309,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "POST",
     path: "/api/sessions/{id}/approvals",
     summary:
-      "Approves or denies pending tool calls; once none is pending, the loop continues in this stream. A call that waits inside a running operation (an ask-N-ways candidate's `candidate_tool`, a fold's `fold_tool` with status `pending_approval`, a sub-agent's `subagent_update` of kind `approval`, named by its `call_id`) is decided at once, not after that operation: this stream then holds only the decision's event (`candidate_tool` / `fold_tool` / `subagent_update` with `approved` or `denied`; a fold's call also has its approval stored on the fold's tool_request) while the running operation's stream goes on. A call decided before (or denied because its fold ended) is refused with an `error` event (code `invalid_request`, \"tool call … was already approved\"): a call runs at most once.",
+      "Approves or denies pending tool calls; once none is pending, the loop continues in this stream. A call that waits inside a running operation (an ask-N-ways candidate's `candidate_tool`, a fold's `fold_tool` with status `pending_approval`, a sub-agent's `subagent_update` of kind `approval`, named by its `call_id`) is decided at once, not after that operation: this stream then holds only the decision's event (`candidate_tool` / `fold_tool` / `subagent_update` with `approved` or `denied`; a fold's call also has its approval stored on the fold's tool_request) while the running operation's stream goes on. A call decided before (or denied because its fold ended) is refused with an `error` event (code `invalid_request`, \"tool call … was already approved\"): a call runs at most once. Each decision is stored with the person who made it (`decided_by` on the call and in the decision's event) and the run it continues records them as its `startedBy`. Who may decide follows the session's `approvers` setting (`owner`: its owner only; `collaborators`: its owner and collaborators); a viewer never decides: anyone else → 403 `forbidden`.",
     body: s.approvals,
     response: { status: 200, sse: true },
-    errors: [400, 404],
+    errors: [400, 403, 404],
   },
   {
     method: "POST",
@@ -449,6 +453,31 @@ export const ENDPOINTS: readonly Endpoint[] = [
     body: s.resolveMerge,
     response: { status: 200, json: s.mergeResult },
     errors: [400, 404, 409],
+  },
+  {
+    method: "GET",
+    path: "/api/people/{person_id}/budget",
+    summary:
+      "A person's monthly token budget (`monthly_tokens`, null: no limit) and what the runs they started used this calendar month (UTC). Every model request of a run (its turns, sub-agents, folds, candidates, summaries) counts against the person who started it: a request that would pass the budget is refused before it is sent, and the run ends as a failed model request naming the budget (docs/agent-authorization.md). Admins only (`people.manage`), else 403; a person reads their own at GET /api/me/usage.",
+    response: { status: 200, json: s.budget },
+    errors: [403],
+  },
+  {
+    method: "PUT",
+    path: "/api/people/{person_id}/budget",
+    summary:
+      "Sets a person's monthly token budget (`monthly_tokens`; null lifts it, 0 stops every request). Admins only (`people.manage`), else 403. Answers as GET.",
+    body: s.putBudget,
+    response: { status: 200, json: s.budget },
+    errors: [400, 403],
+  },
+  {
+    method: "GET",
+    path: "/api/me/usage",
+    summary:
+      "The caller's own monthly token budget and usage, as GET /api/people/{person_id}/budget answers it (the usage meter shows what is left).",
+    response: { status: 200, json: s.budget },
+    errors: [],
   },
   {
     method: "GET",

@@ -6,6 +6,7 @@ import type {
   AuditVerifyResponse,
   Branch,
   BranchListResponse,
+  BudgetResponse,
   ConfigResponse,
   CreateSessionRequest,
   CreateSessionResponse,
@@ -156,6 +157,9 @@ export const api = {
   /** how the server runs tools (the sandbox, the tool environment's names) */
   getSettings: (options?: RequestOptions) =>
     json<SettingsResponse>("GET", "/api/settings", undefined, options),
+  /** the caller's monthly token budget and what they used of it (the usage meter) */
+  myUsage: (options?: RequestOptions) =>
+    json<BudgetResponse>("GET", "/api/me/usage", undefined, options),
   /** the MCP servers, their states and what each offers */
   listMcpServers: (options?: RequestOptions) =>
     json<McpServersResponse>("GET", "/api/mcp/servers", undefined, options),

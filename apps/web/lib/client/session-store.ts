@@ -86,6 +86,8 @@ export interface LiveSubAgentApproval {
   arguments: Record<string, unknown>;
   status: "pending_approval" | "approved" | "denied";
   cancelled: boolean;
+  /** who decided it (issue #25) */
+  decided_by?: { id: string; name: string } | null;
 }
 
 /** A fold (a `branch` call's child loop) as its events describe it, for the chat's fold card. */
@@ -456,6 +458,7 @@ function applySubAgent(
         arguments: update.arguments ?? known?.arguments ?? {},
         status: update.status,
         cancelled: update.cancelled === true,
+        ...(update.decided_by ? { decided_by: update.decided_by } : {}),
       };
       next = {
         ...current,

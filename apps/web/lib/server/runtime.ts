@@ -56,7 +56,7 @@ import {
   withCodebaseTools,
   withoutVariables,
 } from "@arbor/core";
-import type { Database } from "@arbor/db";
+import type { Database, TokenBudgets } from "@arbor/db";
 import { audit } from "./audit";
 import { dataDirOf } from "./data-dir";
 import { servingBeyondLoopback } from "./exposure";
@@ -123,6 +123,8 @@ export interface Runtime {
   readonly store: SessionStore;
   /** the database of people, shares, tokens, audit and budgets (the store's own, or a private one) */
   readonly database: Database;
+  /** per-person monthly token budgets and usage (GET/PUT /api/people/{id}/budget) */
+  readonly budgets: TokenBudgets;
   /** the people: accounts, tokens, who may reach which session (docs/accounts.md) */
   readonly people: People;
   readonly logger: Logger;
@@ -309,8 +311,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // new or edited file applies to the next message
   const skills = new SkillLibrary(defaultSkillDirs(workspace, env.HOME?.trim() || homedir()));
   const agents = new AgentLibrary(defaultAgentDirs(workspace));
+  // per-person monthly token budgets (issue #25): checked before each model request of a run
+  // someone started, counted after each response (docs/agent-authorization.md)
+  // @arbor/db at run time, not bundled (store.ts says why)
+  const { TokenBudgets: Budgets } = await import(/* turbopackIgnore: true */ "@arbor/db");
+  const budgets: TokenBudgets = new Budgets(opened.database);
   const manager = new SessionManager({
     store,
+    tokenBudget: budgets,
     foldMemories: (root) => (root === workspace ? foldMemories : undefined),
     provider: options.provider ?? createDefaultProviderRegistry(),
     model,
@@ -406,6 +414,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     manager,
     store,
     database: opened.database,
+    budgets,
     people,
     logger,
     workspace,

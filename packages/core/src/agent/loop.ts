@@ -165,6 +165,7 @@ async function runLoop(
         ...(context.continuationKind !== undefined
           ? { continuationKind: context.continuationKind }
           : {}),
+        ...(context.startedBy !== undefined ? { startedBy: context.startedBy } : {}),
         timestamp: Date.now(),
       });
       const verdict = applyInputFilters(prompts ?? [], config.inputFilters ?? [], run.logger);

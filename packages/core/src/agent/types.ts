@@ -9,6 +9,7 @@ import type {
   Usage,
 } from "../model/llm-messages.js";
 import type { ContinuationKind } from "../model/loop-records.js";
+import type { PersonRef } from "../model/person.js";
 import type { AnyAgentTool, ToolResult } from "../tools/tool.js";
 
 // Agent-level types: events, configuration with the spec's defaults, hooks (REQ-007–017, 029,
@@ -38,6 +39,8 @@ export type AgentEvent =
       sessionId: string;
       parentLoopId?: string;
       continuationKind?: ContinuationKind;
+      /** the person who started the run (AgentContext.startedBy) */
+      startedBy?: PersonRef;
       timestamp: number;
     }
   | {
@@ -283,6 +286,8 @@ export interface AgentContext {
   loopId?: string;
   parentLoopId?: string;
   continuationKind?: ContinuationKind;
+  /** the person who started this run; recorded on the loop record (startedBy) */
+  startedBy?: PersonRef;
 }
 
 /** REQ-029: every behavioural setting of one loop run. */

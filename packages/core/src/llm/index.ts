@@ -9,3 +9,4 @@ export * from "./offline/index.js";
 export * from "./pricing.js";
 export * from "./provider.js";
 export * from "./registry.js";
+export * from "./token-budget.js";

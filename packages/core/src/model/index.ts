@@ -3,6 +3,7 @@
 // primitives every layer needs (cancellation, limits). It imports nothing else of Arbor; every
 // other folder builds on it (docs/decisions/0010-core-layers.md).
 
+export * from "./approvers.js";
 export * from "./attachments.js";
 export * from "./branch.js";
 export * from "./cancellation.js";
@@ -14,6 +15,7 @@ export * from "./loop-records.js";
 export * from "./merge-types.js";
 export * from "./message-lifecycle.js";
 export * from "./message-types.js";
+export * from "./person.js";
 export * from "./private-files.js";
 export * from "./session-config.js";
 export * from "./session-records.js";

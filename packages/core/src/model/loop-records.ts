@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AgentMessageSchema, UsageSchema } from "./llm-messages.js";
+import { PersonRefSchema } from "./person.js";
 
 // Loop records (REQ-211–213): what the recorder keeps of each agent-loop run and how the runs of
 // one session link into a tree. The zod schemas are the source of truth, as in llm-messages.ts:
@@ -102,6 +103,8 @@ export const LoopRecordSchema = z.object({
   config: LoopConfigSnapshotSchema.optional(),
   error: z.string().optional(),
   parallelGroup: ParallelGroupRecordSchema.optional(),
+  /** the person who started the run (sent the message, approved the calls, resumed …) */
+  startedBy: PersonRefSchema.optional(),
 });
 export type LoopRecord = z.infer<typeof LoopRecordSchema>;
 

@@ -64,6 +64,7 @@ export function applyLifecycleUpdate(
         if (decision === undefined) return call;
         const next = { ...call, approval: decision.approval };
         if (decision.approval_note !== undefined) next.approval_note = decision.approval_note;
+        if (decision.decided_by !== undefined) next.decided_by = decision.decided_by;
         return next;
       }),
     };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ImageContentSchema, TextContentSchema, UsageSchema } from "./llm-messages.js";
+import { PersonRefSchema } from "./person.js";
 
 // The Context Manager's message model (context-manager spec "Message Type System", plan-act
 // "Message Structure"). Field names are snake_case because these objects are the wire format:
@@ -49,6 +50,11 @@ export const ToolCallRequestSchema = z.object({
   approval: ApprovalStatusSchema.default("pending"),
   /** why a call was denied or auto-approved (policy name, user) */
   approval_note: z.string().optional(),
+  /**
+   * the person who approved or denied the call; null (or absent, in rows written before it
+   * existed) while pending and when a policy decided (auto_approved, white list, recovery)
+   */
+  decided_by: PersonRefSchema.nullable().optional(),
   /** what the call will do, when its tool can say (OpenAPI tools): shown on the approval card */
   preview: ToolCallPreviewSchema.optional(),
 });

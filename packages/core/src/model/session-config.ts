@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ApproversSchema } from "./approvers.js";
 import { ApiProtocolSchema, ThinkingLevelSchema } from "./llm-config.js";
 
 // A session's configuration (the spec's ChatConfig). Every field has a default so that a stored
@@ -96,6 +97,8 @@ export type FoldingSettings = z.infer<typeof FoldingSettingsSchema>;
 export const SessionConfigSchema = z.object({
   agent_mode: AgentModeSchema.default("act"),
   approval_policy: ApprovalPolicySchema.default({ type: "manual" }),
+  /** who may approve or deny tool calls (approvers.ts mayApprove); viewers never */
+  approvers: ApproversSchema.default("collaborators"),
   optimization: OptimizationConfigSchema.default(OptimizationConfigSchema.parse({})),
   /** the workspace the file tools and file references are confined to */
   workspace: z.string().optional(),

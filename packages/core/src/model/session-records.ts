@@ -1,6 +1,7 @@
 import type { Usage } from "./llm-messages.js";
 import type { PendingMerge } from "./merge-types.js";
 import type { ApprovalStatus, ContextMessage, MessageStatus } from "./message-types.js";
+import type { PersonRef } from "./person.js";
 import type { SessionConfig } from "./session-config.js";
 import type { ContextState } from "./states.js";
 
@@ -40,12 +41,19 @@ export interface StoredEvent {
   created_at: string;
 }
 
+/** One call's decision: its status, why (note), and the person who made it (null: a policy). */
+export interface ApprovalUpdate {
+  approval: ApprovalStatus;
+  approval_note?: string;
+  decided_by?: PersonRef | null;
+}
+
 export interface MessageLifecycleUpdate {
   id: string;
   status?: MessageStatus;
   completed_at?: string;
   /** tool_call_id → new approval status (tool_request messages only) */
-  approvals?: Record<string, { approval: ApprovalStatus; approval_note?: string }>;
+  approvals?: Record<string, ApprovalUpdate>;
   meta?: ContextMessage["meta"];
 }
 

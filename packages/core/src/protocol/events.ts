@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { UsageSchema } from "../model/llm-messages.js";
+import { PersonRefSchema } from "../model/person.js";
 import { ContextStateSchema } from "../model/states.js";
 import {
   MessageDeliverySchema,
@@ -183,6 +184,9 @@ export const FoldToolSchema = z.object({
     .boolean()
     .optional()
     .describe("true: denied because the fold ended (interrupt, timeout, budget) while it waited"),
+  decided_by: PersonRefSchema.nullable()
+    .optional()
+    .describe("who approved or denied the call (with `approved` / `denied` decided by a person)"),
 });
 export type FoldTool = z.infer<typeof FoldToolSchema>;
 
@@ -234,6 +238,11 @@ export const SubAgentUpdateSchema = z.discriminatedUnion("kind", [
         .boolean()
         .optional()
         .describe("true: denied because the sub-agent call was cancelled while it waited"),
+      decided_by: PersonRefSchema.nullable()
+        .optional()
+        .describe(
+          "who approved or denied the call (with `approved` / `denied` decided by a person)",
+        ),
     })
     .describe(
       "a child's call the session's approval policy holds for a person: it waits (`pending_approval`) until POST /approvals decides it by `call_id`",

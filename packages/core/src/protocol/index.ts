@@ -1,6 +1,7 @@
 // zod schemas of everything on the wire: one source of truth for server, browser and docs.
 
 export * from "./audit.js";
+export * from "./budgets.js";
 export * from "./docs.js";
 export * from "./event-schemas.js";
 export * from "./events.js";

@@ -8,6 +8,7 @@ import {
   type SessionLoopTree,
   type SpawnRef,
 } from "../model/loop-records.js";
+import { PersonRefSchema } from "../model/person.js";
 
 // The admin loop tree on the wire (GET /api/admin/sessions/{id}/loops). The recorder keeps its
 // records in camelCase (session/records.ts, stored as they are); every route answers snake_case,
@@ -59,6 +60,9 @@ export const LoopTreeLoopSchema = z.object({
     .optional()
     .describe("the model that ran the loop"),
   error: z.string().optional(),
+  started_by: PersonRefSchema.optional().describe(
+    "the person who started the run (sent the message, decided the calls it continues, resumed …)",
+  ),
   parallel_group: z
     .object({
       group_id: z.string(),
@@ -138,6 +142,7 @@ export function loopTreeLoop(loop: LoopRecord): LoopTreeLoop {
         }
       : {}),
     ...(loop.error !== undefined ? { error: loop.error } : {}),
+    ...(loop.startedBy !== undefined ? { started_by: loop.startedBy } : {}),
     ...(loop.parallelGroup !== undefined
       ? { parallel_group: parallelGroupWire(loop.parallelGroup) }
       : {}),

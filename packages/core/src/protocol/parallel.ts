@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ApiProtocolSchema, ThinkingLevelSchema } from "../model/llm-config.js";
 import { UsageSchema } from "../model/llm-messages.js";
+import { PersonRefSchema } from "../model/person.js";
 import { MAX_TEXT_CHARS, TextPayloadSchema } from "./requests.js";
 
 // "Ask N ways" on the wire (issue #14, REQ-196–209 in the product): the request of
@@ -121,6 +122,9 @@ export const CandidateToolSchema = z.object({
     .describe(
       "pending_approval: the candidate waits for a decision (the others go on); approved / denied: the decision (by the policy or the user); running, then done or failed",
     ),
+  decided_by: PersonRefSchema.nullable()
+    .optional()
+    .describe("who approved or denied the call (with `approved` / `denied` decided by a person)"),
 });
 export type CandidateTool = z.infer<typeof CandidateToolSchema>;
 

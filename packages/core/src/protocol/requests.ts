@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ApproversSchema } from "../model/approvers.js";
 import {
   attachmentBody,
   MAX_ATTACHMENT_BYTES,
@@ -270,6 +271,9 @@ export const PatchConfigRequestSchema = z
   .object({
     agent_mode: AgentModeSchema.optional().describe("plan or act; takes effect at once"),
     approval_policy: ApprovalPolicySchema.optional().describe("replaces the approval policy"),
+    approvers: ApproversSchema.optional().describe(
+      "who may approve or deny tool calls: owner (the session's owner only) or collaborators (its owner and collaborators; default); viewers never",
+    ),
     optimization: OptimizationConfigSchema.optional().describe(
       "replaces the whole optimization config; omitted fields take their defaults",
     ),
@@ -282,12 +286,13 @@ export const PatchConfigRequestSchema = z
     (body) =>
       body.agent_mode !== undefined ||
       body.approval_policy !== undefined ||
+      body.approvers !== undefined ||
       body.optimization !== undefined ||
       body.model !== undefined ||
       body.system_prompt !== undefined,
     {
       message:
-        "send at least one of agent_mode, approval_policy, optimization, model, system_prompt",
+        "send at least one of agent_mode, approval_policy, approvers, optimization, model, system_prompt",
     },
   )
   .describe("Body of PATCH /api/sessions/{id}/config. At least one field.");

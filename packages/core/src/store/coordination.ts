@@ -5,6 +5,7 @@
 
 import { z } from "zod";
 import { MessageDeliverySchema } from "../model/message-types.js";
+import { PersonRefSchema } from "../model/person.js";
 import { ErrorEventSchema } from "../protocol/events.js";
 import { ApprovalDecisionSchema, TextPayloadSchema } from "../protocol/requests.js";
 import { type StoredEvent, StoreError } from "./types.js";
@@ -16,12 +17,19 @@ import { type StoredEvent, StoreError } from "./types.js";
  * queued, delivered by the run).
  */
 export const ForwardedOperationSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("decide"), decisions: z.array(ApprovalDecisionSchema).min(1) }),
+  z.object({
+    kind: z.literal("decide"),
+    decisions: z.array(ApprovalDecisionSchema).min(1),
+    /** the person who decides (decided_by) */
+    by: PersonRefSchema.optional(),
+  }),
   z.object({
     kind: z.literal("queue"),
     payload: TextPayloadSchema,
     delivery: MessageDeliverySchema,
     client_metadata: z.record(z.string(), z.unknown()).optional(),
+    /** the person who sent it (the run that delivers it acts for them) */
+    by: PersonRefSchema.optional(),
   }),
 ]);
 export type ForwardedOperation = z.infer<typeof ForwardedOperationSchema>;

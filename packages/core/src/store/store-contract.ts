@@ -362,6 +362,39 @@ export function describeSessionStoreContract(
         });
       }));
 
+    it("a decision is stored with the person who made it (decided_by), or with nobody (null)", () =>
+      withStore(async (store) => {
+        await seeded(store);
+        const ana = { id: "u-ana", name: "Ana" };
+        await store.write("s1", {
+          message_updates: [
+            {
+              id: "m-request",
+              approvals: {
+                "call-1": { approval: "approved", approval_note: "user", decided_by: ana },
+              },
+            },
+          ],
+        });
+        const calls = async () => {
+          const loaded = await store.loadSession("s1");
+          const request = loaded!.messages.find((m) => m.id === "m-request")!;
+          if (request.body.message_type !== "tool_request") throw new Error("fixture changed");
+          return request.body.calls;
+        };
+        expect((await calls())[0]).toMatchObject({ approval: "approved", decided_by: ana });
+        // a later write of another call leaves this one's person alone
+        await store.write("s1", {
+          message_updates: [
+            { id: "m-request", approvals: { "call-2": { approval: "denied", decided_by: null } } },
+          ],
+        });
+        const [first, second] = await calls();
+        expect(first?.decided_by).toEqual(ana);
+        expect(second).toMatchObject({ approval: "denied" });
+        expect(second?.decided_by ?? null).toBeNull();
+      }));
+
     it("lifecycle updates change status, approvals, completed_at and meta but never content", () =>
       withStore(async (store) => {
         const { messages } = await seeded(store);

@@ -13,6 +13,11 @@ describe("LoopTree", () => {
     expect(root.textContent).toContain("1.5 s");
     expect(root.textContent).toContain("150 tokens");
     expect(root.textContent).toContain("m-1");
+    // who started the run (issue #25); a loop without a person says nothing of one
+    expect(root.textContent).toContain("started by Ana");
+    expect(screen.getByRole("listitem", { name: "Loop next" }).textContent).not.toContain(
+      "started by",
+    );
     const sub = within(root).getByRole("listitem", { name: "Loop sub" });
     expect(sub.dataset.status).toBe("error");
     expect(sub.textContent).toContain("boom");

@@ -67,6 +67,11 @@ function LoopItem({ node, selectedLoopId, onSelectLoop, groupWinner }: NodeProps
               {loop.agent_id}
               {loop.config ? ` · ${loop.config.model}` : ""}
             </span>
+            {loop.started_by && (
+              <span className="text-xs text-zinc-600 dark:text-zinc-400">
+                started by {loop.started_by.name}
+              </span>
+            )}
             <span className="text-xs text-zinc-600 dark:text-zinc-400">
               {duration === undefined ? "running" : formatDuration(duration)} ·{" "}
               {plural(loop.turns, "turn")} · {formatTokens(loop.usage.totalTokens)} tokens

@@ -24,6 +24,49 @@ const toolRequest = (): ContextMessage =>
     ],
   });
 
+describe("who decided a tool call", () => {
+  it('says "Approved by Ana" / "Denied by Ben"; a call decided by nobody keeps its note', () => {
+    render(
+      <MessageCard
+        message={msg({
+          message_type: "tool_request",
+          text: "",
+          thinking: [],
+          calls: [
+            {
+              id: "c1",
+              name: "write_file",
+              arguments: {},
+              approval: "approved",
+              approval_note: "user",
+              decided_by: { id: "u-ana", name: "Ana" },
+            },
+            {
+              id: "c2",
+              name: "bash",
+              arguments: {},
+              approval: "denied",
+              approval_note: "user",
+              decided_by: { id: "u-ben", name: "Ben" },
+            },
+            {
+              id: "c3",
+              name: "bash",
+              arguments: {},
+              approval: "denied",
+              approval_note: "cut off",
+              decided_by: null,
+            },
+          ],
+        })}
+      />,
+    );
+    expect(screen.getByText("Approved by Ana")).toBeDefined();
+    expect(screen.getByText("Denied by Ben")).toBeDefined();
+    expect(screen.getByText("Denied · cut off")).toBeDefined();
+  });
+});
+
 describe("Text cards", () => {
   it("renders assistant markdown with highlighted code", () => {
     const { container } = render(

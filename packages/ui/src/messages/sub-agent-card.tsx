@@ -18,6 +18,8 @@ export interface SubAgentApprovalView {
   arguments: Record<string, unknown>;
   status: "pending_approval" | "approved" | "denied";
   cancelled: boolean;
+  /** who decided it ("Approved by Ana"); absent while pending or when nobody did */
+  decided_by?: { id: string; name: string } | null;
 }
 
 /** A sub-agent call as the live events describe it (subagent_update), or its stored result. */
@@ -138,6 +140,7 @@ export function SubAgentCard({ name, view, onDecide }: SubAgentCardProps) {
                 ...(a.status === "pending_approval"
                   ? {}
                   : { approval_note: a.cancelled ? "cancelled" : "user" }),
+                ...(a.decided_by ? { decided_by: a.decided_by } : {}),
               })),
             }}
             onToolDecisions={running ? onDecide : undefined}

@@ -23,8 +23,17 @@ export type ToolResults = ReadonlyMap<string, BodyOf<"tool_result">>;
 /** Sub-agent calls' child loops seen live, by tool_call_id. */
 export type SubAgentViews = Readonly<Record<string, SubAgentView>>;
 
-function ApprovalBadge({ approval, note }: { approval: ApprovalStatus; note: string | undefined }) {
-  const suffix = note ? ` · ${note}` : "";
+function ApprovalBadge({
+  approval,
+  note,
+  by,
+}: {
+  approval: ApprovalStatus;
+  note: string | undefined;
+  /** the person who decided (issue #25): "Approved by Ana" in place of the note "user" */
+  by: ToolCallRequest["decided_by"];
+}) {
+  const suffix = by ? ` by ${by.name}` : note ? ` · ${note}` : "";
   switch (approval) {
     case "pending":
       return (
@@ -107,7 +116,7 @@ function ToolCallRow({
       <div className="flex flex-wrap items-center gap-2">
         <code className="font-mono text-sm font-semibold">{call.name}</code>
         <McpServerTag toolName={call.name} />
-        <ApprovalBadge approval={call.approval} note={call.approval_note} />
+        <ApprovalBadge approval={call.approval} note={call.approval_note} by={call.decided_by} />
         {!result && approved && running && (
           <span className="inline-flex items-center gap-1 text-xs text-sky-700 dark:text-sky-300">
             <span

@@ -25,7 +25,11 @@ export const group = (selected: boolean) => ({
 });
 
 export const loops: LoopTreeLoop[] = [
-  loop("root", { child_loop_ids: ["sub", "p1", "p2"], config: { model: "m-1", provider: "x" } }),
+  loop("root", {
+    child_loop_ids: ["sub", "p1", "p2"],
+    config: { model: "m-1", provider: "x" },
+    started_by: { id: "u-ana", name: "Ana" },
+  }),
   loop("sub", {
     parent_loop_id: "root",
     agent_id: "researcher",

@@ -48,8 +48,7 @@ export async function relationTo(
 
 export async function approversOf(runtime: Runtime, sessionId: string): Promise<Approvers> {
   const session = await runtime.manager.get(sessionId).catch(() => undefined);
-  const value = (session?.config as { approvers?: unknown } | undefined)?.approvers;
-  return value === "owner" ? "owner" : "collaborators";
+  return session?.config.approvers ?? "collaborators";
 }
 
 export async function check(

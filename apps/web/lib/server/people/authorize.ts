@@ -1,3 +1,4 @@
+import { type Approvers, mayApprove } from "@arbor/core";
 import type { Actor, Role, TokenScope } from "./actor";
 
 // The one place that decides who may do what (docs/accounts.md, "The decision table"). Pure: a
@@ -6,8 +7,8 @@ import type { Actor, Role, TokenScope } from "./actor";
 
 /** What a person can be to a session: its owner, someone it was shared with, or nobody. */
 export type Relation = "owner" | "collaborator" | "viewer" | "none";
-/** A session setting: who may approve its tool calls. */
-export type Approvers = "owner" | "collaborators";
+/** A session setting: who may approve its tool calls (core model/approvers.ts). */
+export type { Approvers };
 
 /** Actions on the install as a whole. */
 export const INSTALL_ACTIONS = [
@@ -94,10 +95,7 @@ export const SCOPE_NEEDED: Record<Action, TokenScope> = {
 const SCOPE_RANK: Record<TokenScope, number> = { read: 0, write: 1, admin: 2 };
 
 /** Whether someone of this relation may decide a session's tool calls. Viewers never. */
-export function mayApprove(relation: Relation, approvers: Approvers): boolean {
-  if (relation === "owner") return true;
-  return relation === "collaborator" && approvers === "collaborators";
-}
+export { mayApprove };
 
 export function isAdmin(actor: Pick<Actor, "role">): boolean {
   return actor.role === "owner" || actor.role === "admin";

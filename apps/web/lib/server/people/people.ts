@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Logger } from "@arbor/core";
-import { type Database, PeopleStore, type Person, type PersonRole } from "@arbor/db";
+import type { Database, PeopleStore, Person, PersonRole } from "@arbor/db";
 import { APIError } from "better-auth/api";
 import { sameSecret } from "../install-token";
 import type { Actor, TokenScope } from "./actor";
@@ -94,7 +94,9 @@ export class People {
 
   /** Opens the people of the database: the owner is made at first start. */
   static async open(options: PeopleOptions): Promise<People> {
-    const store = new PeopleStore(options.database, { cacheMs: PEOPLE_CACHE_MS });
+    // @arbor/db at run time, not bundled (store.ts says why)
+    const { PeopleStore: Store } = await import(/* turbopackIgnore: true */ "@arbor/db");
+    const store = new Store(options.database, { cacheMs: PEOPLE_CACHE_MS });
     const owner = await store.ensureOwner({ name: "Owner", email: "owner@localhost" });
     const people = new People(options, store, owner);
     await people.#registerInstallToken();

@@ -56,6 +56,10 @@ export const ROUTE_ACTIONS = {
   "DELETE /api/me/tokens/{token_id}": "account.manage",
   "GET /api/people": "people.manage",
   "PATCH /api/people/{person_id}": "people.manage",
+  // token budgets: an admin's; a person reads their own at /api/me/usage
+  "GET /api/people/{person_id}/budget": "people.manage",
+  "PUT /api/people/{person_id}/budget": "people.manage",
+  "GET /api/me/usage": "account.read",
   "GET /api/invitations": "people.manage",
   "POST /api/invitations": "people.manage",
   "DELETE /api/invitations/{invitation_id}": "people.manage",

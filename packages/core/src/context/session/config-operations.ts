@@ -4,6 +4,7 @@ import {
   type SessionConfig,
   SessionConfigSchema,
 } from "../../model/session-config.js";
+import type { ApprovalUpdate } from "../../model/session-records.js";
 import type { ContextState } from "../../model/states.js";
 import type { ApprovalDecision } from "../../protocol/requests.js";
 import { rememberTool } from "./approval-policy.js";
@@ -130,7 +131,7 @@ export async function decideToolCallsOp(
   if (!request) throw new OperationRejected("internal", "the pending tool request is missing");
   const pending = new Set(state.pending_requests);
   let policy = core.config.approval_policy;
-  const approvals: Record<string, { approval: "approved" | "denied"; approval_note: string }> = {};
+  const approvals: Record<string, ApprovalUpdate> = {};
   for (const decision of decisions) {
     if (!pending.has(decision.tool_call_id)) {
       throw new OperationRejected(
@@ -141,6 +142,7 @@ export async function decideToolCallsOp(
     approvals[decision.tool_call_id] = {
       approval: decision.decision === "approve" ? "approved" : "denied",
       approval_note: "user",
+      decided_by: core.operator,
     };
     const call = request.calls.find((c) => c.id === decision.tool_call_id);
     if (decision.remember && decision.decision === "approve" && call)

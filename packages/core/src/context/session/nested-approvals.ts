@@ -1,3 +1,4 @@
+import type { PersonRef } from "../../model/person.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import type { MessageLifecycleUpdate } from "../../store/types.js";
 
@@ -16,9 +17,9 @@ export type NestedStatus = "approved" | "denied";
 export interface NestedCall {
   toolName: string;
   /** the decision's event (its stream and the session's log show it) */
-  decisionEvent: (status: NestedStatus) => SessionEventBody;
+  decisionEvent: (status: NestedStatus, by: PersonRef | null) => SessionEventBody;
   /** the update of the stored row that holds the call's approval, if any */
-  rowUpdate?: (status: NestedStatus) => MessageLifecycleUpdate | undefined;
+  rowUpdate?: (status: NestedStatus, by: PersonRef | null) => MessageLifecycleUpdate | undefined;
   /** resolves once the call's own row and event are stored: its decision is stored after them */
   stored?: () => Promise<void>;
   /** an abort denied the call (no person decided): the waiter stores what that means */

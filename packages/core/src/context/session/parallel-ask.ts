@@ -4,6 +4,7 @@ import { type ParallelLoopResult, runAgentLoopParallel } from "../../agent/paral
 import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
 import type { ToolCallContent } from "../../model/llm-messages.js";
 import type { ApprovalStatus, ContextMessage } from "../../model/message-types.js";
+import type { PersonRef } from "../../model/person.js";
 import type { ContextState } from "../../model/states.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import type { ParallelMessageRequest } from "../../protocol/parallel.js";
@@ -119,6 +120,7 @@ export async function askParallelOp(
     candidate: number,
     call: { id: string; name: string; arguments?: Record<string, unknown> },
     status: "pending_approval" | "approved" | "denied" | "running" | "done" | "failed",
+    by?: PersonRef | null,
   ): SessionEventBody => ({
     name: "candidate_tool",
     payload: {
@@ -129,6 +131,7 @@ export async function askParallelOp(
       tool_name: call.name,
       ...(call.arguments !== undefined ? { arguments: call.arguments } : {}),
       status,
+      ...(by !== undefined ? { decided_by: by } : {}),
     },
   });
   // the approval gate of one candidate: the session's policy, then (pending) a person
@@ -150,8 +153,8 @@ export async function askParallelOp(
           call.id,
           {
             toolName: call.name,
-            decisionEvent: (status) =>
-              toolEvent(candidate, { id: call.id, name: call.name }, status),
+            decisionEvent: (status, by) =>
+              toolEvent(candidate, { id: call.id, name: call.name }, status, by),
             stored: () => writer.settled(),
           },
           signal,
@@ -320,6 +323,7 @@ export async function askParallelOp(
         tools,
         agentId: "arbor",
         sessionId: core.id,
+        ...(core.operator !== null ? { startedBy: core.operator } : {}),
       },
       configs.map((config, i) => {
         const own = request.candidates[i]?.system_prompt;

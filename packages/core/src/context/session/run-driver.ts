@@ -118,6 +118,7 @@ export class RunDriver {
       ...(input.parentLoopId !== undefined
         ? { parentLoopId: input.parentLoopId, continuationKind: { type: "default" as const } }
         : {}),
+      ...(this.#core.operator !== null ? { startedBy: this.#core.operator } : {}),
     };
     const overflow = new OverflowRecovery(run, input);
     const config = this.#loopConfig(run, input, overflow);

@@ -9,6 +9,7 @@ import {
   type ToolResultMessage,
 } from "../../model/llm-messages.js";
 import type { ApprovalStatus, ContextMessage } from "../../model/message-types.js";
+import type { PersonRef } from "../../model/person.js";
 import type { MessageLifecycleUpdate } from "../../model/session-records.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
@@ -120,6 +121,7 @@ export function foldRuntimeFor(
     call: { id: string; name: string; arguments?: Record<string, unknown> },
     status: "pending_approval" | NestedStatus,
     cancelled = false,
+    by?: PersonRef | null,
   ): FoldWriteEvent => ({
     name: "fold_tool",
     payload: {
@@ -130,16 +132,19 @@ export function foldRuntimeFor(
       ...(call.arguments !== undefined ? { arguments: call.arguments } : {}),
       status,
       ...(cancelled ? { cancelled: true } : {}),
+      ...(by !== undefined ? { decided_by: by } : {}),
     },
   });
   const approvalUpdate = (
     callId: string,
     status: NestedStatus,
     note: string,
+    by: PersonRef | null = null,
   ): MessageLifecycleUpdate | undefined => {
     const requestId = rounds.get(callId)?.requestId;
     if (requestId === undefined) return undefined;
-    return { id: requestId, approvals: { [callId]: { approval: status, approval_note: note } } };
+    const approval = { approval: status, approval_note: note, decided_by: by };
+    return { id: requestId, approvals: { [callId]: approval } };
   };
   // the fold's gate: the session's policy, then (held) a person, as in the parent
   const approve = async (
@@ -160,8 +165,8 @@ export function foldRuntimeFor(
         c.id,
         {
           toolName: c.name,
-          decisionEvent: (status) => foldTool(fold.id, c, status),
-          rowUpdate: (status) => approvalUpdate(c.id, status, "user"),
+          decisionEvent: (status, by) => foldTool(fold.id, c, status, false, by),
+          rowUpdate: (status, by) => approvalUpdate(c.id, status, "user", by),
           // the call's row and pending event are in the fold's writes: the decision comes after
           stored: () => writes,
           cancelled: () => {

@@ -3,6 +3,7 @@ import type { ExecutionLimits, Logger, RetryConfig } from "../../agent/types.js"
 import { DEFAULT_EXECUTION_LIMITS, DEFAULT_RETRY_CONFIG } from "../../agent/types.js";
 import type { FoldMemorySource } from "../../folding/memory.js";
 import type { StreamProvider } from "../../llm/provider.js";
+import type { TokenBudget } from "../../llm/token-budget.js";
 import type { McpResourceReader } from "../../mcp/resource-message.js";
 import type { ModelConfig } from "../../model/llm-config.js";
 import type { AgentRole, SessionConfig } from "../../model/session-config.js";
@@ -87,6 +88,12 @@ export interface SessionDeps {
    * (store/coordination.ts); absent for a single process
    */
   coordinator?: SessionCoordinator;
+  /**
+   * per-person monthly token budgets (llm/token-budget.ts): every model request of an operation
+   * that acts for a person is checked against theirs before it is sent, and its tokens counted;
+   * absent: no budgets
+   */
+  tokenBudget?: TokenBudget;
   newId?: () => string;
   now?: () => Date;
 }
@@ -100,6 +107,7 @@ export interface ResolvedDeps
       | "mcp"
       | "summarizer"
       | "coordinator"
+      | "tokenBudget"
       | "foldMemories"
       | "skills"
       | "agents"
@@ -109,6 +117,7 @@ export interface ResolvedDeps
   skills: (config: SessionConfig) => SkillLibrary | undefined;
   agents: (config: SessionConfig) => AgentLibrary | undefined;
   coordinator: SessionCoordinator | undefined;
+  tokenBudget: TokenBudget | undefined;
   summarizer: Summarizer | undefined;
   executionLimits: ExecutionLimits | null;
   mcp: McpResourceReader | undefined;
@@ -151,6 +160,7 @@ export function resolveDeps(deps: SessionDeps): ResolvedDeps {
     recorder: deps.recorder,
     foldMemories: deps.foldMemories,
     coordinator: deps.coordinator,
+    tokenBudget: deps.tokenBudget,
     newId: deps.newId ?? randomUUID,
     now: deps.now ?? (() => new Date()),
     lifecycle: { draining: false },

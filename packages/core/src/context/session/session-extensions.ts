@@ -3,6 +3,7 @@ import { type SubAgentGate, SubAgentTool } from "../../agent/sub-agent.js";
 import type { AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import type { ToolCallContent } from "../../model/llm-messages.js";
+import type { PersonRef } from "../../model/person.js";
 import type { SessionConfig } from "../../model/session-config.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import { createSkillTool, SKILL_TOOL } from "../../skills/skill-tool.js";
@@ -134,6 +135,7 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
           const event = (
             status: "pending_approval" | "approved" | "denied",
             cancelled = false,
+            by?: PersonRef | null,
           ): SessionEventBody => ({
             name: "subagent_update",
             payload: {
@@ -147,6 +149,7 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
               ...(status === "pending_approval" ? { arguments: call.arguments } : {}),
               status,
               ...(cancelled ? { cancelled: true } : {}),
+              ...(by !== undefined ? { decided_by: by } : {}),
             },
           });
           // stored before a decision (which can only come once the event is out); it waits at
@@ -157,7 +160,7 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
             call.id,
             {
               toolName: call.name,
-              decisionEvent: (status) => event(status),
+              decisionEvent: (status, by) => event(status, false, by),
               stored: () => stored.then(() => undefined),
               cancelled: () => {
                 stored = stored.then(() => core.commit({ events: [event("denied", true)] }));

@@ -3,6 +3,7 @@ import type { Branch } from "../../model/branch.js";
 import type { ModelConfig } from "../../model/llm-config.js";
 import type { MergeDecision, PendingMerge } from "../../model/merge-types.js";
 import type { ContextMessage, MessageDelivery } from "../../model/message-types.js";
+import { type PersonRef, personRef } from "../../model/person.js";
 import type { AgentMode, SessionConfig } from "../../model/session-config.js";
 import type { ContextState } from "../../model/states.js";
 import type { SessionEvent, SessionEventBody } from "../../protocol/events.js";
@@ -121,6 +122,19 @@ export interface MessagesView {
   optimizations: OptimizationView[];
 }
 
+/**
+ * Whom an operation acts for: the person who sends, decides, resumes … (the web app's actor).
+ * Recorded as the `decided_by` of the calls it decides and the `startedBy` of the runs it starts;
+ * their token budget (SessionDeps.tokenBudget) bounds its model requests. Absent: nobody.
+ */
+export interface ActsFor {
+  by?: PersonRef | null | undefined;
+}
+
+function byOf(options: ActsFor): PersonRef | null {
+  return options.by ? personRef(options.by) : null;
+}
+
 export class Session {
   #core: StoredSession;
   /** reads the session again from the store, without recovery (several instances: see #lease) */
@@ -134,6 +148,11 @@ export class Session {
   /** a delivery found the queue's head refused or interrupted: no run starts by itself until a
    * new message is queued (see #deliverQueuedIfIdle) */
   #queueHeld = false;
+  /**
+   * who sent each queued message (by id): the person a run that delivers it acts for. Steered
+   * messages are delivered inside a run someone else started; their entries go with the session.
+   */
+  readonly #queuedBy = new Map<string, PersonRef>();
   /** operations started and not finished (queued or running) */
   #active = 0;
   /** the last sequence before the running operation's first event; undefined when none runs */
@@ -320,16 +339,23 @@ export class Session {
       signal?: AbortSignal;
       clientMetadata?: Record<string, unknown>;
       delivery?: MessageDelivery;
-    } = {},
+    } & ActsFor = {},
   ): Operation<RunResult> {
     const extra = options.clientMetadata ? { client_metadata: options.clientMetadata } : {};
     const delivery = options.delivery ?? "steer";
+    const by = byOf(options);
     if (payload.type === "text" && this.working) {
-      return this.#queueMessage(payload, delivery, extra);
+      return this.#queueMessage(payload, delivery, extra, by);
     }
     const elsewhere = payload.type === "text" ? this.#runningElsewhere() : undefined;
     if (payload.type === "text" && elsewhere !== undefined) {
-      const operation: ForwardedOperation = { kind: "queue", payload, delivery, ...extra };
+      const operation: ForwardedOperation = {
+        kind: "queue",
+        payload,
+        delivery,
+        ...extra,
+        ...(by !== null ? { by } : {}),
+      };
       return this.#forward(elsewhere, operation, () => this.#send(payload, options, extra));
     }
     return this.#send(payload, options, extra);
@@ -337,7 +363,7 @@ export class Session {
 
   #send(
     payload: MessagePayload,
-    options: { signal?: AbortSignal },
+    options: { signal?: AbortSignal } & ActsFor,
     extra: Pick<ContextMessage, "client_metadata">,
   ): Operation<RunResult> {
     return this.#operation(async (signal) => {
@@ -387,7 +413,7 @@ export class Session {
         default:
           return payload satisfies never;
       }
-    }, options.signal);
+    }, options);
   }
 
   /**
@@ -395,17 +421,26 @@ export class Session {
    * tool_request) and, once none is pending, continues the loop. `remember` on an approval adds
    * the tool to the white list (see approval-policy.ts `rememberTool`).
    */
-  decideToolCalls(decisions: readonly ApprovalDecision[]): Operation<RunResult> {
+  decideToolCalls(
+    decisions: readonly ApprovalDecision[],
+    options: ActsFor = {},
+  ): Operation<RunResult> {
+    const by = byOf(options);
     const nested = this.#core.nestedApprovals;
     const id = (d: ApprovalDecision) => d.tool_call_id;
     if (decisions.some((d) => nested.holds(id(d)) || nested.decidedAs(id(d)) !== undefined)) {
-      return this.#decideNested(nested, decisions);
+      return this.#decideNested(nested, decisions, by);
     }
     const asOperation = () =>
-      this.#operation((signal) => decideToolCallsOp(this.#core, decisions, signal));
+      this.#operation((signal) => decideToolCallsOp(this.#core, decisions, signal), options);
     const elsewhere = this.#runningElsewhere();
     if (elsewhere === undefined) return asOperation();
-    return this.#forward(elsewhere, { kind: "decide", decisions: [...decisions] }, asOperation);
+    const forwarded: ForwardedOperation = {
+      kind: "decide",
+      decisions: [...decisions],
+      ...(by !== null ? { by } : {}),
+    };
+    return this.#forward(elsewhere, forwarded, asOperation);
   }
 
   /**
@@ -438,11 +473,11 @@ export class Session {
           (d) => nested.holds(id(d)) || nested.decidedAs(id(d)) !== undefined,
         )
       ) {
-        run = this.#decideNested(nested, operation.decisions);
+        run = this.#decideNested(nested, operation.decisions, operation.by ?? null);
       }
     } else if (this.working) {
       const extra = operation.client_metadata ? { client_metadata: operation.client_metadata } : {};
-      run = this.#queueMessage(operation.payload, operation.delivery, extra);
+      run = this.#queueMessage(operation.payload, operation.delivery, extra, operation.by ?? null);
     }
     if (run === undefined) return { handled: false, sequences: [], errors: [] };
     const sequences: number[] = [];
@@ -542,7 +577,7 @@ export class Session {
    */
   askParallel(
     request: ParallelMessageRequest,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal } & ActsFor = {},
   ): Operation<ParallelAskResult> {
     return this.#operation(async (signal) => {
       const core = this.#core;
@@ -555,7 +590,7 @@ export class Session {
       const extra = request.client_metadata ? { client_metadata: request.client_metadata } : {};
       const message = { ...messageFromPayload(core, request.payload), ...extra };
       return await askParallelOp(core, request, message, signal);
-    }, options.signal);
+    }, options);
   }
 
   /** A candidate or judge model the request names that cannot be used (no key), before storing. */
@@ -576,6 +611,7 @@ export class Session {
   #decideNested(
     nested: NestedApprovals,
     decisions: readonly ApprovalDecision[],
+    by: PersonRef | null,
   ): Operation<RunResult> {
     const channel = new OperationChannel<RunResult>();
     const core = this.#core;
@@ -600,8 +636,8 @@ export class Session {
         claimed.push(d);
         const status = d.decision === "approve" ? "approved" : "denied";
         if (d.decision === "approve" && d.remember) policy = rememberTool(policy, call.toolName);
-        events.push(call.decisionEvent(status));
-        const update = call.rowUpdate?.(status);
+        events.push(call.decisionEvent(status, by));
+        const update = call.rowUpdate?.(status, by);
         if (update !== undefined) updates.push(update);
         if (call.stored !== undefined) stored.push(call.stored());
       }
@@ -678,7 +714,7 @@ export class Session {
    * Continues a paused run by hand (after an interrupt or the auto-loop limit), or one that failed
    * recoverably (a restart cut it off, a model call failed): the loop goes on from where it stood.
    */
-  resume(): Operation<RunResult> {
+  resume(options: ActsFor = {}): Operation<RunResult> {
     return this.#operation(async (signal) => {
       const core = this.#core;
       const state = core.state;
@@ -709,7 +745,7 @@ export class Session {
         return { type: "not_run", reason: "finished" };
       }
       return respond(core, turnSetup(core), { signal });
-    });
+    }, options);
   }
 
   /** Resolves with the session's new config. */
@@ -738,8 +774,8 @@ export class Session {
   }
 
   /** "Approve plan and switch to Act": Act mode, then the user's approval, then the loop. */
-  approvePlan(planMessageId: string): Operation<RunResult> {
-    return this.#operation((signal) => approvePlanOp(this.#core, planMessageId, signal));
+  approvePlan(planMessageId: string, options: ActsFor = {}): Operation<RunResult> {
+    return this.#operation((signal) => approvePlanOp(this.#core, planMessageId, signal), options);
   }
 
   /** Forks the active branch after a message and makes the fork active; resolves with the fork. */
@@ -766,8 +802,8 @@ export class Session {
   }
 
   /** Edits a text message by forking: a new branch with the edited text, then the model answers. */
-  editAndResend(messageId: string, newText: string): Operation<RunResult> {
-    return this.#answerOnFork(() => forkForEditOp(this.#core, messageId, newText));
+  editAndResend(messageId: string, newText: string, options: ActsFor = {}): Operation<RunResult> {
+    return this.#answerOnFork(() => forkForEditOp(this.#core, messageId, newText), options);
   }
 
   /**
@@ -775,18 +811,18 @@ export class Session {
    * answers, and the model's new answer on it. The earlier answer stays on its own branch, so the
    * two are versions of one place a client can switch between.
    */
-  regenerate(messageId: string): Operation<RunResult> {
-    return this.#answerOnFork(() => forkForRegenerateOp(this.#core, messageId));
+  regenerate(messageId: string, options: ActsFor = {}): Operation<RunResult> {
+    return this.#answerOnFork(() => forkForRegenerateOp(this.#core, messageId), options);
   }
 
   /** Forks (the fork ends in a stored user message, made active) and has the model answer it. */
-  #answerOnFork(fork: () => Promise<ContextMessage>): Operation<RunResult> {
+  #answerOnFork(fork: () => Promise<ContextMessage>, options: ActsFor): Operation<RunResult> {
     return this.#operation(async (signal): Promise<RunResult> => {
       const message = await fork();
       const setup = await processMessage(this.#core, message, { stored: true, signal });
       if (!setup) return { type: "not_run", reason: "rolled_back" };
       return respond(this.#core, setup, { prompt: message, signal });
-    });
+    }, options);
   }
 
   merge(input: MergeInput): Operation<MergeReport> {
@@ -907,8 +943,10 @@ export class Session {
 
   #operation<R>(
     run: (signal: AbortSignal) => Promise<R>,
-    callerSignal?: AbortSignal,
+    options: { signal?: AbortSignal | undefined } & ActsFor = {},
   ): Operation<R> {
+    const callerSignal = options.signal;
+    const by = byOf(options);
     const channel = new OperationChannel<R>();
     // checked when the operation is started, not when it runs: nothing is queued behind a delete
     if (this.#deleting || this.#draining) return this.#refusedWhileDeleting(channel);
@@ -933,12 +971,14 @@ export class Session {
       callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
       if (callerSignal?.aborted) abort.abort();
       let result: OperationResult<R>;
+      this.#core.operator = by;
       try {
         if (refused !== undefined) throw refused;
         result = { ok: true, value: await run(abort.signal) };
       } catch (error) {
         result = { ok: false, error: await this.#onOperationError(error) };
       } finally {
+        this.#core.operator = null;
         this.#operationAbort = undefined;
         this.#operationFrom = undefined;
         callerSignal?.removeEventListener("abort", onCallerAbort);
@@ -1067,6 +1107,7 @@ export class Session {
     payload: MessagePayload,
     delivery: MessageDelivery,
     extra: Pick<ContextMessage, "client_metadata">,
+    by: PersonRef | null,
   ): Operation<RunResult> {
     const channel = new OperationChannel<RunResult>();
     const core = this.#core;
@@ -1076,6 +1117,7 @@ export class Session {
       try {
         const message = asQueued({ ...messageFromPayload(core, payload), ...extra }, delivery);
         for (const event of await storeQueued(core, message)) channel.push(event);
+        if (by !== null) this.#queuedBy.set(message.id, by);
         this.#queueHeld = false;
         result = { ok: true, value: { type: "not_run", reason: "queued" } };
       } catch (error) {
@@ -1105,18 +1147,22 @@ export class Session {
     const core = this.#core;
     if (this.#deleting || this.#queueHeld || this.#active > 0) return;
     if (core.state.type !== "Idle" || queuedMessages(core).length === 0) return;
-    void this.#operation(async (signal) => {
-      const next = queuedMessages(core)[0];
-      if (core.state.type !== "Idle" || next === undefined) return;
-      const setup = await processMessage(core, next, { queued: true, signal });
-      if (!setup) {
-        // interrupted or refused by a processor: no new run starts by itself until the user
-        // sends another message (the queue is kept)
-        this.#queueHeld = true;
-        return;
-      }
-      await respond(core, setup, { prompt: next, signal });
-    });
+    void this.#operation(
+      async (signal) => {
+        const next = queuedMessages(core)[0];
+        if (core.state.type !== "Idle" || next === undefined) return;
+        this.#queuedBy.delete(next.id);
+        const setup = await processMessage(core, next, { queued: true, signal });
+        if (!setup) {
+          // interrupted or refused by a processor: no new run starts by itself until the user
+          // sends another message (the queue is kept)
+          this.#queueHeld = true;
+          return;
+        }
+        await respond(core, setup, { prompt: next, signal });
+      },
+      { by: this.#queuedBy.get(queuedMessages(core)[0]?.id ?? "") ?? null },
+    );
   }
 
   /** Reports `error` as the operation's one `error` event and rests the session; returns it. */

@@ -1,6 +1,8 @@
+import { budgetedProvider } from "../../llm/token-budget.js";
 import type { Branch } from "../../model/branch.js";
 import type { PendingMerge } from "../../model/merge-types.js";
 import type { ContextMessage, ToolCallRequest } from "../../model/message-types.js";
+import type { PersonRef } from "../../model/person.js";
 import type { SessionConfig } from "../../model/session-config.js";
 import type { ContextState } from "../../model/states.js";
 import type {
@@ -91,6 +93,13 @@ export class StoredSession {
   /** the tool calls that wait for a person inside the running operation (a candidate's, a
    * fold's): Session.decideToolCalls hands their decisions over at once (nested-approvals.ts) */
   readonly nestedApprovals = new NestedApprovals();
+  /**
+   * The person the running operation acts for (Session's `by` option): who decides the calls it
+   * decides, who starts the runs it starts (the loop record's `startedBy`) and whose token budget
+   * its model requests count against. null: nobody named one (an internal chore, an old caller).
+   * Operations run one at a time, so it is set when one starts and cleared when it ends.
+   */
+  operator: PersonRef | null = null;
   /** the state a write in flight moves to (see `projectedState`) */
   #inFlight: ContextState | undefined;
   /** settles when the last write asked for has been stored (or failed); see `commit` */
@@ -100,7 +109,16 @@ export class StoredSession {
 
   constructor(loaded: LoadedSession, deps: ResolvedDeps) {
     this.id = loaded.session.id;
-    this.deps = deps;
+    // every model request of this session (its runs, sub-agents, folds, candidates, judges,
+    // summaries) goes through deps.provider: with budgets, through the operator's budget
+    const budget = deps.tokenBudget;
+    this.deps =
+      budget === undefined
+        ? deps
+        : {
+            ...deps,
+            provider: budgetedProvider(deps.provider, () => this.operator, budget, deps.logger),
+          };
     this.title = loaded.session.title;
     this.config = loaded.session.config;
     this.activeBranchId = loaded.session.active_branch_id;

@@ -53,7 +53,7 @@ export const GET = handle("GET /api/sessions/{id}/messages", async (request, con
  */
 export const POST = handle(
   "POST /api/sessions/{id}/messages",
-  async (request, context: Context) => {
+  async (request, context: Context, actor) => {
     const { id } = await context.params;
     const arbor = await getRuntime();
     const session = await loadSession(arbor, id);
@@ -89,6 +89,7 @@ export const POST = handle(
       }
     }
     const options = {
+      by: actor,
       ...(body.client_metadata ? { clientMetadata: body.client_metadata } : {}),
       ...(body.delivery ? { delivery: body.delivery } : {}),
     };

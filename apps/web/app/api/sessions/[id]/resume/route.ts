@@ -8,9 +8,12 @@ export const runtime = "nodejs";
 type Context = { params: Promise<{ id: string }> };
 
 /** Continues a paused or recoverably failed run; streams its events. */
-export const POST = handle("POST /api/sessions/{id}/resume", async (request, context: Context) => {
-  const { id } = await context.params;
-  const arbor = await getRuntime();
-  const session = await loadSession(arbor, id);
-  return operationResponse(arbor, session.resume(), { signal: request.signal });
-});
+export const POST = handle(
+  "POST /api/sessions/{id}/resume",
+  async (request, context: Context, actor) => {
+    const { id } = await context.params;
+    const arbor = await getRuntime();
+    const session = await loadSession(arbor, id);
+    return operationResponse(arbor, session.resume({ by: actor }), { signal: request.signal });
+  },
+);

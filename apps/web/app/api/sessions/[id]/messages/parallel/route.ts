@@ -15,7 +15,7 @@ type Context = { params: Promise<{ id: string }> };
  */
 export const POST = handle(
   "POST /api/sessions/{id}/messages/parallel",
-  async (request, context: Context) => {
+  async (request, context: Context, actor) => {
     const { id } = await context.params;
     const arbor = await getRuntime();
     const session = await loadSession(arbor, id);
@@ -27,6 +27,8 @@ export const POST = handle(
     }
     const problem = session.parallelProblem(body);
     if (problem !== undefined) throw new HttpError(badRequest([problem]));
-    return operationResponse(arbor, session.askParallel(body), { signal: request.signal });
+    return operationResponse(arbor, session.askParallel(body, { by: actor }), {
+      signal: request.signal,
+    });
   },
 );

@@ -11,12 +11,12 @@ type Context = { params: Promise<{ id: string }> };
 /** "Approve plan and switch to Act": the mode change, the approval and the run, in this stream. */
 export const POST = handle(
   "POST /api/sessions/{id}/plan/approve",
-  async (request, context: Context) => {
+  async (request, context: Context, actor) => {
     const { id } = await context.params;
     const arbor = await getRuntime();
     const session = await loadSession(arbor, id);
     const body = await readBody(request, ApprovePlanRequestSchema);
-    return operationResponse(arbor, session.approvePlan(body.message_id), {
+    return operationResponse(arbor, session.approvePlan(body.message_id, { by: actor }), {
       signal: request.signal,
     });
   },

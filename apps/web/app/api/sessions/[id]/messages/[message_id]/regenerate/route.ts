@@ -10,10 +10,16 @@ type Context = { params: Promise<{ id: string; message_id: string }> };
 /** Regenerate: a new branch at the user's message that this one answers, and a new answer. */
 export const POST = handle(
   "POST /api/sessions/{id}/messages/{message_id}/regenerate",
-  async (request, context: Context) => {
+  async (request, context: Context, actor) => {
     const { id, message_id } = await context.params;
     const arbor = await getRuntime();
     const session = await loadSession(arbor, id);
-    return operationResponse(arbor, session.regenerate(message_id), { signal: request.signal });
+    return operationResponse(
+      arbor,
+      session.regenerate(message_id, {
+        by: actor,
+      }),
+      { signal: request.signal },
+    );
   },
 );
