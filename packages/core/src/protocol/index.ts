@@ -13,5 +13,6 @@ export * from "./parallel.js";
 export * from "./requests.js";
 export * from "./responses.js";
 export * from "./settings.js";
+export * from "./sharing.js";
 export * from "./trust.js";
 export * from "./validation.js";

@@ -20,6 +20,7 @@ export const INSTALL_ACTIONS = [
   "admin.view",
   "mcp.serve",
   "account.manage",
+  "links.open",
 ] as const;
 export type InstallAction = (typeof INSTALL_ACTIONS)[number];
 
@@ -53,6 +54,9 @@ export const INSTALL_TABLE: Record<InstallAction, readonly Role[]> = {
   "admin.view": ["owner", "admin"],
   "mcp.serve": ["owner", "admin", "member"],
   "account.manage": ["owner", "admin", "member", "viewer"],
+  // a read-only link (docs/sharing.md) opens for every signed-in person of the install who holds
+  // its token; forking it into a session of one's own is sessions.create (viewers may not)
+  "links.open": ["owner", "admin", "member", "viewer"],
 };
 
 /**
@@ -80,6 +84,7 @@ export const SCOPE_NEEDED: Record<Action, TokenScope> = {
   "admin.view": "admin",
   "mcp.serve": "write",
   "account.manage": "admin",
+  "links.open": "read",
   "session.read": "read",
   "session.send": "write",
   "session.approve": "write",
