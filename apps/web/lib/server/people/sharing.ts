@@ -13,9 +13,8 @@ import type {
 import type { LinkShareRow, Person } from "@arbor/db";
 import { badRequest, HttpError, loadSession, notFound } from "../http";
 import type { Runtime } from "../runtime";
-import { ownSession, relationTo } from "./access";
+import { approversOf, ownSession, relationTo } from "./access";
 import type { Actor } from "./actor";
-import { approversOf } from "./access";
 import { authorize } from "./authorize";
 import { sha256 } from "./people";
 
@@ -130,8 +129,7 @@ export async function createLink(
       badRequest([{ field: "branch_id", message: `no branch ${body.branch_id} in this session` }]),
     );
   }
-  const expiresAt =
-    body.expires_at === undefined ? null : new Date(body.expires_at).toISOString();
+  const expiresAt = body.expires_at === undefined ? null : new Date(body.expires_at).toISOString();
   if (expiresAt !== null && expiresAt <= new Date().toISOString()) {
     throw new HttpError(badRequest([{ field: "expires_at", message: "must be in the future" }]));
   }
