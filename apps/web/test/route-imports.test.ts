@@ -35,6 +35,9 @@ const ALLOWED_CORE_NAMES = new Set([
   "RevokeTrustRequestSchema",
   "ShareRequestSchema",
   "CreateLinkRequestSchema",
+  "CreateTokenRequestSchema",
+  "UpdatePersonRequestSchema",
+  "CreateInvitationRequestSchema",
   "toMergeDecision",
   // protocol: response body types
   "CreateSessionResponse",
@@ -58,6 +61,8 @@ const ALLOWED_CORE_NAMES = new Set([
   "McpPromptResponse",
   "OpenApiSpecsResponse",
   "WorkspaceTrustResponse",
+  "CreatedTokenResponse",
+  "CreatedInvitationResponse",
   "McpLookupError",
   "isMcpLookupError",
   "Branch",
@@ -75,6 +80,12 @@ const ALLOWED_MODULES: Record<string, ReadonlySet<string> | undefined> = {
   "@/lib/server/operation-sse": undefined,
   "@/lib/server/results": undefined,
   "@/lib/server/people/sharing": undefined,
+  // people: who may see a session, tokens, invitations, sign-in (docs/accounts.md)
+  "@/lib/server/people/access": undefined,
+  "@/lib/server/people/auth": undefined,
+  "@/lib/server/people/people": undefined,
+  "@/lib/server/people/sign-in": undefined,
+  "@/lib/server/people/wire": undefined,
   "next/server": undefined,
 };
 

@@ -19,6 +19,7 @@ export const INSTALL_ACTIONS = [
   "audit.read",
   "admin.view",
   "mcp.serve",
+  "account.read",
   "account.manage",
   "links.open",
 ] as const;
@@ -53,6 +54,7 @@ export const INSTALL_TABLE: Record<InstallAction, readonly Role[]> = {
   "audit.read": ["owner", "admin"],
   "admin.view": ["owner", "admin"],
   "mcp.serve": ["owner", "admin", "member"],
+  "account.read": ["owner", "admin", "member", "viewer"],
   "account.manage": ["owner", "admin", "member", "viewer"],
   // a read-only link (docs/sharing.md) opens for every signed-in person of the install who holds
   // its token; forking it into a session of one's own is sessions.create (viewers may not)
@@ -83,6 +85,7 @@ export const SCOPE_NEEDED: Record<Action, TokenScope> = {
   "audit.read": "admin",
   "admin.view": "admin",
   "mcp.serve": "write",
+  "account.read": "read",
   "account.manage": "admin",
   "links.open": "read",
   "session.read": "read",
