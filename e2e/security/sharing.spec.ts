@@ -103,7 +103,7 @@ test("A's session is invisible to B until A shares it; then B reads it without a
   await dialog.getByLabel("Email").fill(benEmail);
   await dialog.getByLabel("Role").selectOption("viewer");
   await dialog.getByRole("button", { name: "Share", exact: true }).click();
-  await expect(dialog.getByText("Ben")).toBeVisible();
+  await expect(dialog.getByText("Ben", { exact: true })).toBeVisible();
   await expect(dialog.getByText(/viewer · shared by/)).toBeVisible();
 
   await pageB.goto("/");
@@ -111,7 +111,7 @@ test("A's session is invisible to B until A shares it; then B reads it without a
   await pageB.goto(`/sessions/${id}`);
   await expect(pageB.getByText("The plan is to plant oaks.")).toBeVisible();
   await expect(pageB.getByTestId("read-only-note")).toBeVisible();
-  await expect(pageB.getByRole("textbox", { name: "Message composer" })).toHaveCount(0);
+  await expect(pageB.getByRole("form", { name: "Message composer" })).toHaveCount(0);
   // and the API refuses what the page does not offer
   const sent = await asB("POST", `/api/sessions/${id}/messages`, {
     session_id: id,
@@ -139,8 +139,8 @@ test("a viewer sees no approve buttons and is refused 403; a collaborator gets t
   await pageB.goto(`/sessions/${id}`);
   await expect(pageB.getByRole("listitem", { name: "Tool call list_files" })).toBeVisible();
   await expect(pageB.getByTestId("read-only-note")).toBeVisible();
-  await expect(pageB.getByRole("button", { name: "Approve" })).toHaveCount(0);
-  await expect(pageB.getByRole("button", { name: "Deny" })).toHaveCount(0);
+  await expect(pageB.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
+  await expect(pageB.getByRole("button", { name: "Deny", exact: true })).toHaveCount(0);
   const refused = await asB("POST", `/api/sessions/${id}/approvals`, {
     decisions: [{ tool_call_id: "call_notes", decision: "approve" }],
   });
@@ -154,8 +154,8 @@ test("a viewer sees no approve buttons and is refused 403; a collaborator gets t
   });
   expect(again.status, again.text).toBe(201);
   await pageB.reload();
-  await expect(pageB.getByRole("button", { name: "Approve" }).first()).toBeVisible();
-  await expect(pageB.getByRole("textbox", { name: "Message composer" })).toBeVisible();
+  await expect(pageB.getByRole("button", { name: "Approve", exact: true }).first()).toBeVisible();
+  await expect(pageB.getByRole("form", { name: "Message composer" })).toBeVisible();
   await pageB.close();
 });
 
@@ -182,7 +182,7 @@ test("a link shows one branch read-only, forks into B's sessions, and stops when
   await pageB.goto(url.pathname);
   await expect(pageB.getByRole("heading", { name: title })).toBeVisible();
   await expect(pageB.getByText("Birches grow fast.")).toBeVisible();
-  await expect(pageB.getByRole("textbox", { name: "Message composer" })).toHaveCount(0);
+  await expect(pageB.getByRole("form", { name: "Message composer" })).toHaveCount(0);
   expect((await asB("GET", `/api/sessions/${id}`)).status()).toBe(404);
 
   // Fork into my sessions: a session of B's own with the branch's messages and a composer
@@ -191,12 +191,12 @@ test("a link shows one branch read-only, forks into B's sessions, and stops when
   const forkId = pageB.url().split("/").at(-1) ?? "";
   expect(forkId).not.toBe(id);
   await expect(pageB.getByText("Birches grow fast.")).toBeVisible();
-  await expect(pageB.getByRole("textbox", { name: "Message composer" })).toBeVisible();
+  await expect(pageB.getByRole("form", { name: "Message composer" })).toBeVisible();
   const access = await asB("GET", `/api/sessions/${forkId}/access`);
   expect(await access.json()).toMatchObject({ relation: "owner", can_send: true });
-  // A does not see B's fork
-  const listedA = await servers.api.get("/api/sessions");
-  expect((listedA.json as Array<{ id: string }>).map((s) => s.id)).not.toContain(forkId);
+  // the fork is B's alone: A (the install's owner, who reads every session) may not act in it
+  const accessA = await servers.api.get(`/api/sessions/${forkId}/access`);
+  expect(accessA.json).toMatchObject({ relation: "none", can_send: false });
 
   // A revokes it in the dialog: the page and the API answer "not found" from now on
   await dialog.getByRole("button", { name: /Revoke the link/ }).click();
@@ -210,17 +210,24 @@ test("a link shows one branch read-only, forks into B's sessions, and stops when
   await pageB.close();
 });
 
-test("a signed-out browser is sent to sign in before a link opens", async ({ browser }) => {
+test("a signed-out browser is asked to sign in before a link opens", async ({ browser }) => {
+  await servers.script([{ blocks: [{ type: "text", text: "Only for the signed-in." }] }]);
   const id = await servers.api.createSession({}, "for the anonymous");
+  await servers.api.send(id, { type: "text", text: "hello" });
   const detail = await servers.api.get(`/api/sessions/${id}`);
   const branchId = (detail.json as { active_branch_id: string }).active_branch_id;
   const made = await servers.api.post(`/api/sessions/${id}/links`, { branch_id: branchId });
   expect(made.status, made.text).toBe(201);
   const { token } = made.json as { token: string };
-  const page = await (await browser.newContext({ baseURL: servers.url })).newPage();
-  await page.goto(`/share/${token}`);
-  await expect(page).toHaveURL(/\/login\?next=/);
+  const context = await browser.newContext({ baseURL: servers.url });
+  const page = await context.newPage();
+  const answer = await page.goto(`/share/${token}`);
+  // the gate answers the page itself: the sign-in page, never the branch
+  expect(answer?.status()).toBe(401);
+  await expect(page.getByRole("button", { name: "Fork into my sessions" })).toHaveCount(0);
+  await expect(page.getByText("Only for the signed-in.")).toHaveCount(0);
   const anonymous = await servers.raw.get(`/api/links/${token}`);
   expect(anonymous.status).toBe(401);
-  await page.context().close();
+  expect(anonymous.text).not.toContain("Only for the signed-in.");
+  await context.close();
 });
