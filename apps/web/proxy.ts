@@ -53,6 +53,12 @@ export async function proxy(request: NextRequest): Promise<NextResponse> {
       break;
     }
     case "refuse":
+      // a page without a credential: the sign-in page, which comes back here after
+      if (verdict.loginPage && !request.nextUrl.searchParams.has("token")) {
+        response = NextResponse.redirect(signInUrl(request), 303);
+        response.headers.set("cache-control", "no-store");
+        break;
+      }
       response = verdict.loginPage
         ? new NextResponse(loginPage(verdict.message), {
             status: verdict.status,
@@ -71,6 +77,13 @@ export async function proxy(request: NextRequest): Promise<NextResponse> {
   }
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   return response;
+}
+
+/** /login?next=<this page>: where an anonymous page request goes. */
+function signInUrl(request: NextRequest): URL {
+  const login = new URL("/login", request.nextUrl);
+  login.searchParams.set("next", request.nextUrl.pathname + request.nextUrl.search);
+  return login;
 }
 
 async function exchange(token: string, origin: string): Promise<string[] | undefined> {

@@ -1,4 +1,3 @@
-import { createHmac } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
@@ -16,7 +15,7 @@ const EVIL = "http://evil.example";
 
 test.beforeAll(async () => {
   servers = await Servers.start();
-  cookie = `arbor_session=${createHmac("sha256", servers.token).update("arbor-session-v1").digest("base64url")}`;
+  cookie = await servers.ownerCookie();
 });
 
 test.afterAll(async () => {

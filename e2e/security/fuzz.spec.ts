@@ -79,6 +79,12 @@ function validBody(schema: string): { [key: string]: Json } {
       };
     case "ResolveMergeRequest":
       return { cancel: true };
+    case "CreateTokenRequest":
+      return { name: "fz", scope: "read", expires_at: "2099-01-01T00:00:00Z" };
+    case "UpdatePersonRequest":
+      return { role: "member", disabled: false };
+    case "CreateInvitationRequest":
+      return { role: "viewer", expires_in_hours: 2 };
     default:
       return {};
   }

@@ -94,7 +94,6 @@ export interface StartOptions {
  */
 export class Servers {
   readonly token = secret("arbor-token");
-  readonly adminToken = secret("arbor-admin");
   readonly providerKey = secret("sk-ant-e2e");
   readonly dataDir: string;
   readonly workspace: string;
@@ -126,7 +125,6 @@ export class Servers {
       OPENAI_BASE_URL: `${this.fake.url}/v1`,
       GOOGLE_GENERATIVE_AI_BASE_URL: `${this.fake.url}/v1beta`,
       ARBOR_TOKEN: this.token,
-      ARBOR_ADMIN_TOKEN: this.adminToken,
       ANTHROPIC_API_KEY: this.providerKey,
       WORKSPACE_DIR: this.workspace,
       ...this.#env,
@@ -162,6 +160,54 @@ export class Servers {
         throw new Error(`trust ${name}: ${trusted.status} ${trusted.text}`);
     }
     return definitions.map((d) => d.name);
+  }
+
+  /**
+   * The owner's browser: the `?token=` URL traded for a session (docs/accounts.md); the cookie
+   * pair `arbor.session_token=…`.
+   */
+  async ownerCookie(): Promise<string> {
+    const traded = await this.raw.get(`/?token=${encodeURIComponent(this.token)}`);
+    const pair = traded.headers
+      .getSetCookie()
+      .map((cookie) => cookie.split(";")[0] ?? "")
+      .find((cookie) => cookie.startsWith("arbor.session_token="));
+    if (traded.status !== 303 || pair === undefined) {
+      throw new Error(`sign the owner in: ${traded.status} ${traded.text.slice(0, 200)}`);
+    }
+    return pair;
+  }
+
+  /**
+   * A new person, as an admin would bring them: an invitation in `role`, taken with a password;
+   * their browser's client (the session cookie and this server's Origin).
+   */
+  async invite(
+    role: "admin" | "member" | "viewer",
+    name = `${role} ${Math.random().toString(36).slice(2, 6)}`,
+  ): Promise<{ id: string; name: string; email: string; cookie: string; client: Client }> {
+    const email = `${name.replace(/\W+/g, ".").toLowerCase()}@people.test`;
+    const invited = await this.api.post("/api/invitations", { role, email });
+    if (invited.status !== 201) throw new Error(`invite: ${invited.status} ${invited.text}`);
+    const { token } = invited.json as { token: string };
+    const joined = await this.raw
+      .with({ origin: this.url })
+      .post("/api/auth/sign-up/invitation", { token, name, email, password: "e2e password 0123" });
+    const pair = joined.headers
+      .getSetCookie()
+      .map((cookie) => cookie.split(";")[0] ?? "")
+      .find((cookie) => cookie.startsWith("arbor.session_token="));
+    if (joined.status !== 200 || pair === undefined) {
+      throw new Error(`accept the invitation: ${joined.status} ${joined.text}`);
+    }
+    const { user } = joined.json as { user: { id: string } };
+    return {
+      id: user.id,
+      name,
+      email,
+      cookie: pair,
+      client: new Client(this.url, { cookie: pair, origin: this.url }),
+    };
   }
 
   /** A client with `Authorization: Bearer <install token>`. */

@@ -23,7 +23,6 @@ function secretsIn(text: string): string[] {
   const found: string[] = [];
   if (text.includes(servers.providerKey)) found.push("the provider key");
   if (text.includes(servers.token)) found.push("ARBOR_TOKEN");
-  if (text.includes(servers.adminToken)) found.push("ARBOR_ADMIN_TOKEN");
   return found;
 }
 
@@ -64,7 +63,7 @@ test("bash reading its environment and its parents' gets no secret, and none is 
   expect(secretsIn(JSON.stringify(messages)), "in GET /messages").toEqual([]);
 
   const loops = await servers.raw
-    .with({ authorization: `Bearer ${servers.adminToken}` })
+    .with({ authorization: `Bearer ${servers.token}` })
     .get(`/api/admin/sessions/${id}/loops`);
   expect(loops.status, loops.text).toBe(200);
   expect(loops.text).toContain("toolu_env_1");
@@ -83,7 +82,7 @@ test("bash reading its environment and its parents' gets no secret, and none is 
   // nor in the store's bytes
   for (const file of dataFiles(servers.dataDir)) {
     const bytes = file.bytes;
-    for (const value of [servers.providerKey, servers.token, servers.adminToken]) {
+    for (const value of [servers.providerKey, servers.token]) {
       expect(bytes.includes(Buffer.from(value)), `a secret in ${file.path}`).toBe(false);
     }
   }

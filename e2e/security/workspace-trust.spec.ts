@@ -143,7 +143,7 @@ test("a workspace's mcp_servers.json and .mcp.json start nothing until trusted; 
   expect(trusted.status).toBe(200);
   expect((trusted.json as TrustView).definitions.find((d) => d.name === "repo")).toMatchObject({
     status: "trusted",
-    trusted_by: "owner",
+    trusted_by: "Owner",
   });
   await expect
     .poll(async () => (await mcpServers()).find((s) => s.name === "repo")?.status, {

@@ -16,11 +16,11 @@ export const GET = handle("GET /api/workspace/trust", async () => {
 });
 
 /** Trusts one definition as it is now: its server starts, its spec is read. */
-export const POST = handle("POST /api/workspace/trust", async (request) => {
+export const POST = handle("POST /api/workspace/trust", async (request, _context, actor) => {
   const body = await readBody(request, TrustDefinitionRequestSchema);
   const arbor = await getRuntime();
-  // no people yet: whoever holds the install token (or its cookie) is the owner
-  const answer = await arbor.trustDefinition(body, "owner");
+  // the trust names the person who gave it (shown in the session settings' list)
+  const answer = await arbor.trustDefinition(body, actor.name);
   if (answer === "not_found") {
     throw new HttpError(notFound(`${body.file} defines nothing named ${body.name}`));
   }
