@@ -137,6 +137,13 @@ describe("sharing a session with people", () => {
     ]);
     expect(Date.parse(list.people[0]?.granted_at ?? "")).not.toBeNaN();
 
+    // an empty id matches nobody (to the store an absent filter would match every share)
+    const empty = await unshare.DELETE(
+      as(a, "DELETE", `/api/sessions/${id}/shares/`),
+      params({ id, user_id: "" }),
+    );
+    expect(empty.status).toBe(404);
+    expect(await listed(b)).toContain(id);
     // unsharing hides it again
     const removed = await unshare.DELETE(
       as(a, "DELETE", `/api/sessions/${id}/shares/${b.id}`),

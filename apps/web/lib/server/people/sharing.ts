@@ -110,7 +110,8 @@ export async function share(
 
 /** Stops sharing with a person; 404 when it was not shared with them. */
 export async function unshare(runtime: Runtime, sessionId: string, userId: string): Promise<void> {
-  if (!(await runtime.people.store.revokeAccess(sessionId, userId))) {
+  // never an empty filter: to the store an undefined id would match every share of the session
+  if (!present(userId) || !(await runtime.people.store.revokeAccess(sessionId, userId))) {
     throw new HttpError(notFound(`session ${sessionId} is not shared with ${userId}`));
   }
 }
@@ -152,18 +153,24 @@ export async function createLink(
 }
 
 export async function revokeLink(runtime: Runtime, sessionId: string, id: string): Promise<void> {
-  if (!(await runtime.people.store.revokeLink(sessionId, id))) {
+  // never an empty filter: to the store an undefined id would match every link of the session
+  if (!present(id) || !(await runtime.people.store.revokeLink(sessionId, id))) {
     throw new HttpError(notFound(`no open link ${id} in session ${sessionId}`));
   }
+}
+
+function present(id: unknown): id is string {
+  return typeof id === "string" && id !== "";
 }
 
 const LINK_GONE = "this link does not exist, was revoked or has expired";
 
 /** The link's row and its session's branch, or 404 (unknown, revoked, expired, branch gone). */
 async function openLink(runtime: Runtime, token: string) {
-  const row = token.startsWith(LINK_TOKEN_PREFIX)
-    ? await runtime.people.store.openLink(sha256(token))
-    : undefined;
+  const row =
+    present(token) && token.startsWith(LINK_TOKEN_PREFIX)
+      ? await runtime.people.store.openLink(sha256(token))
+      : undefined;
   if (row === undefined) throw new HttpError(notFound(LINK_GONE));
   const session = await runtime.manager.get(row.sessionId).catch(() => undefined);
   const branch = session?.branches.find((b) => b.id === row.branchId);
