@@ -210,7 +210,7 @@ test("a link shows one branch read-only, forks into B's sessions, and stops when
   await pageB.close();
 });
 
-test("a signed-out browser is asked to sign in before a link opens", async ({ browser }) => {
+test("a signed-out browser is sent to sign in before a link opens", async ({ browser }) => {
   await servers.script([{ blocks: [{ type: "text", text: "Only for the signed-in." }] }]);
   const id = await servers.api.createSession({}, "for the anonymous");
   await servers.api.send(id, { type: "text", text: "hello" });
@@ -221,9 +221,11 @@ test("a signed-out browser is asked to sign in before a link opens", async ({ br
   const { token } = made.json as { token: string };
   const context = await browser.newContext({ baseURL: servers.url });
   const page = await context.newPage();
-  const answer = await page.goto(`/share/${token}`);
-  // the gate answers the page itself: the sign-in page, never the branch
-  expect(answer?.status()).toBe(401);
+  await page.goto(`/share/${token}`);
+  // the gate sends a page request without a person to sign in, and back here after
+  await expect(page).toHaveURL(
+    `${servers.url}/login?next=${encodeURIComponent(`/share/${token}`)}`,
+  );
   await expect(page.getByRole("button", { name: "Fork into my sessions" })).toHaveCount(0);
   await expect(page.getByText("Only for the signed-in.")).toHaveCount(0);
   const anonymous = await servers.raw.get(`/api/links/${token}`);
