@@ -334,6 +334,9 @@ describe("every route × every role, over the route handlers", () => {
           token_id: "no-such-token",
           person_id: "no-such-person",
           invitation_id: "no-such-invitation",
+          user_id: "no-such-person",
+          link_id: "no-such-link",
+          token: "no-such-link",
         };
         const path = template.replace(/\{([a-z_]+)\}/g, (_, name: string) => params[name] ?? name);
         const body = method === "GET" ? undefined : {};

@@ -35,6 +35,8 @@ const ALLOWED_CORE_NAMES = new Set([
   "RevokeTrustRequestSchema",
   "AuditQuerySchema",
   "PutBudgetRequestSchema",
+  "ShareRequestSchema",
+  "CreateLinkRequestSchema",
   "CreateTokenRequestSchema",
   "UpdatePersonRequestSchema",
   "CreateInvitationRequestSchema",
@@ -82,6 +84,7 @@ const ALLOWED_MODULES: Record<string, ReadonlySet<string> | undefined> = {
   "@/lib/server/results": undefined,
   "@/lib/server/audit": undefined,
   "@/lib/server/audit-approvals": undefined,
+  "@/lib/server/people/sharing": undefined,
   // people: who may see a session, tokens, invitations, sign-in (docs/accounts.md)
   "@/lib/server/people/access": undefined,
   "@/lib/server/people/auth": undefined,

@@ -44,6 +44,7 @@ export * from "./sandbox-notice.js";
 export * from "./session-export.js";
 export * from "./session-list.js";
 export * from "./session-menu.js";
+export * from "./share-dialog.js";
 export * from "./session-settings.js";
 export * from "./shortcuts.js";
 export * from "./skeleton.js";

@@ -7,7 +7,7 @@ import { DialogPanel } from "./dialog.js";
 import type { ExportFormat } from "./session-export.js";
 import { buttonClass, inputClass } from "./styles.js";
 
-// The session's own actions in the header: rename, export (Markdown, JSON), delete. Props in,
+// The session's own actions in the header: rename, share, export (Markdown, JSON), delete. Props in,
 // callbacks out: the app renames through the API, downloads the export and offers Undo on delete.
 
 export interface SessionMenuProps {
@@ -15,12 +15,14 @@ export interface SessionMenuProps {
   onRename: (title: string) => void;
   onExport: (format: ExportFormat) => void;
   onDelete: () => void;
+  /** "Share…" (docs/sharing.md): given only to the session's owner, who alone may share it */
+  onShare?: (() => void) | undefined;
 }
 
 const itemClass =
   "flex cursor-pointer select-none items-center rounded px-2 py-1.5 text-sm outline-none data-[highlighted]:bg-zinc-100 dark:data-[highlighted]:bg-zinc-800";
 
-export function SessionMenu({ title, onRename, onExport, onDelete }: SessionMenuProps) {
+export function SessionMenu({ title, onRename, onExport, onDelete, onShare }: SessionMenuProps) {
   const [renaming, setRenaming] = useState(false);
   const [draft, setDraft] = useState(title);
   const inputId = useId();
@@ -46,6 +48,11 @@ export function SessionMenu({ title, onRename, onExport, onDelete }: SessionMenu
             >
               Rename…
             </Menu.Item>
+            {onShare !== undefined && (
+              <Menu.Item className={itemClass} onSelect={onShare}>
+                Share…
+              </Menu.Item>
+            )}
             <Menu.Item className={itemClass} onSelect={() => onExport("markdown")}>
               Export as Markdown
             </Menu.Item>

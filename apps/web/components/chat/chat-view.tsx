@@ -45,6 +45,7 @@ import { BranchPanel } from "./branch-panel";
 import { ChatHeader } from "./chat-header";
 import { ParallelColumns } from "./parallel-columns";
 import { SessionNotFound } from "./session-not-found";
+import { ShareSession } from "./share-session";
 import { Transcript } from "./transcript";
 import { useChatActions } from "./use-chat-actions";
 
@@ -114,6 +115,16 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
   const [asking, setAsking] = useState<{ text: string; clear: () => void } | undefined>();
   const [branchesOpen, setBranchesOpen] = useState(false);
   const [sessionsOpen, setSessionsOpen] = useState(false);
+  const [sharing, setSharing] = useState(false);
+  // what the caller may do here (docs/sharing.md): a viewer gets no composer and no decisions.
+  // Until it is known nothing is hidden; the API refuses what they may not do either way.
+  const access = useQuery({
+    queryKey: ["access", sessionId],
+    queryFn: () => api.getAccess(sessionId),
+    retry: false,
+  });
+  const canSend = access.data?.can_send ?? true;
+  const canApprove = access.data?.can_approve ?? true;
 
   const detail = useQuery({
     queryKey: ["session", sessionId],
@@ -219,6 +230,8 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     queryKey: ["workspace-files", sessionId],
     queryFn: async () => (await api.listFiles(sessionId, { limit: PICKER_FILE_LIMIT })).files,
     staleTime: 30_000,
+    // the workspace's files are for those who may send (route-actions.ts)
+    enabled: canSend,
   });
 
   const [optimizing, setOptimizing] = useState(false);
@@ -321,6 +334,26 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     connected: !["offline", "reconnecting"].includes(connectionState(live.connection, online)),
   });
 
+  // a viewer's cards offer no actions; a collaborator whom `approvers: owner` leaves out, no decisions
+  const callbacks = useMemo(
+    () => ({
+      ...actions.callbacks,
+      ...(canApprove
+        ? {}
+        : { onToolDecisions: undefined, onNestedDecisions: undefined, onApprovePlan: undefined }),
+      ...(canSend
+        ? {}
+        : {
+            onFork: undefined,
+            onEditResend: undefined,
+            onAnswer: undefined,
+            onRegenerate: undefined,
+            onOpenFile: undefined,
+          }),
+    }),
+    [actions.callbacks, canApprove, canSend],
+  );
+
   const title = detail.data?.title;
   useEffect(() => {
     document.title = title ? `${title} · Arbor` : "Arbor";
@@ -384,6 +417,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
                 deleteWithUndo(queryClient, sessionId, detail.data?.title ?? "session");
                 router.push("/");
               }}
+              onShare={access.data?.can_share ? () => setSharing(true) : undefined}
             />
           ) : null
         }
@@ -449,7 +483,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         <button
           type="button"
           className={buttonClass.ghost}
-          disabled={optimizing || state.type !== "Idle"}
+          disabled={optimizing || state.type !== "Idle" || !canSend}
           title="Summarize and mask older history now, down to the optimization target"
           onClick={() => void optimizeNow()}
         >
@@ -580,11 +614,11 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               subAgents={live.snapshot.subAgents}
               activeBranchId={branchId}
               branches={detail.data?.branches}
-              onCheckout={isRunning(state) ? undefined : actions.checkout}
+              onCheckout={isRunning(state) || !canSend ? undefined : actions.checkout}
               state={state}
               agentMode={mode}
               highlight={highlight}
-              callbacks={actions.callbacks}
+              callbacks={callbacks}
               outgoing={outgoing}
               onRetryOutgoing={actions.retryOutgoing}
               onDiscardOutgoing={actions.discardOutgoing}
@@ -593,7 +627,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
           {live.snapshot.parallel !== undefined && (
             <ParallelColumns
               group={live.snapshot.parallel}
-              onDecide={actions.callbacks.onToolDecisions}
+              onDecide={canApprove ? actions.callbacks.onToolDecisions : undefined}
               onDismiss={() => live.store.dismissParallel()}
             />
           )}
@@ -619,7 +653,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
 
       <footer className="sticky bottom-0 z-10 border-t border-zinc-200 bg-zinc-50/95 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/95">
         <div className="mx-auto flex w-full max-w-3xl flex-col gap-2 px-3 py-2 sm:px-4">
-          {state.type === "Paused" && (
+          {canSend && state.type === "Paused" && (
             <div className="flex flex-wrap items-center gap-2 text-sm text-zinc-700 dark:text-zinc-300">
               <span>
                 {state.reason === "auto_loop_limit"
@@ -631,7 +665,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               </button>
             </div>
           )}
-          {state.type === "Failed" && state.recoverable && (
+          {canSend && state.type === "Failed" && state.recoverable && (
             <div className="flex flex-wrap items-center gap-2 text-sm text-zinc-700 dark:text-zinc-300">
               <span>The run stopped: {state.error}</span>
               <button type="button" className={buttonClass.primary} onClick={actions.resume}>
@@ -651,24 +685,44 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               }}
             />
           )}
-          <Composer
-            onSend={actions.send}
-            onAskWays={(text, clear) => setAsking({ text, clear })}
-            running={isRunning(state)}
-            onStop={actions.stop}
-            mode={mode}
-            onModeChange={actions.setMode}
-            workspaceFiles={files.data ?? []}
-            mcpResources={mcpResources}
-            mcpResourceTemplates={mcpResourceTemplates}
-            mcpPrompts={mcpPrompts}
-            onUsePrompt={actions.sendPrompt}
-            queued={queued}
-            disabled={detail.data === undefined}
-            contextRoom={{ used: contextTokens(shown), limit }}
-          />
+          {!canSend && (
+            <p
+              role="note"
+              className="py-1 text-sm text-zinc-600 dark:text-zinc-300"
+              data-testid="read-only-note"
+            >
+              This session was shared with you to read: you cannot send or approve in it.
+            </p>
+          )}
+          {canSend && (
+            <Composer
+              onSend={actions.send}
+              onAskWays={(text, clear) => setAsking({ text, clear })}
+              running={isRunning(state)}
+              onStop={actions.stop}
+              mode={mode}
+              onModeChange={actions.setMode}
+              workspaceFiles={files.data ?? []}
+              mcpResources={mcpResources}
+              mcpResourceTemplates={mcpResourceTemplates}
+              mcpPrompts={mcpPrompts}
+              onUsePrompt={actions.sendPrompt}
+              queued={queued}
+              disabled={detail.data === undefined}
+              contextRoom={{ used: contextTokens(shown), limit }}
+            />
+          )}
         </div>
       </footer>
+      {detail.data && branchId !== undefined && (
+        <ShareSession
+          sessionId={sessionId}
+          branchId={branchId}
+          branchName={detail.data.branches.find((b) => b.id === branchId)?.name ?? "this branch"}
+          open={sharing}
+          onOpenChange={setSharing}
+        />
+      )}
       <FileView
         target={opened}
         file={openedFile.data}

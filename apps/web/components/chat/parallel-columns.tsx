@@ -19,7 +19,8 @@ const STATUS: Record<LiveCandidate["status"], string> = {
 
 export interface ParallelColumnsProps {
   group: LiveParallel;
-  onDecide: (decisions: ApprovalDecision[]) => void;
+  /** absent: the caller may not decide (a viewer); the buttons are not shown */
+  onDecide?: ((decisions: ApprovalDecision[]) => void) | undefined;
   onDismiss: () => void;
 }
 
@@ -79,7 +80,7 @@ export function ParallelColumns({ group, onDecide, onDismiss }: ParallelColumnsP
                     </span>
                   ) : null}{" "}
                   <span className="text-zinc-500">({tool.status.replace("_", " ")})</span>
-                  {tool.status === "pending_approval" && (
+                  {tool.status === "pending_approval" && onDecide !== undefined && (
                     <span className="mt-1 flex gap-1">
                       <button
                         type="button"

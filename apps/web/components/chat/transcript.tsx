@@ -49,7 +49,8 @@ export interface TranscriptProps {
   agentMode: "plan" | "act";
   /** the message a link pointed at (admin viewer → ?message=ID) */
   highlight?: string | undefined;
-  callbacks: Required<MessageCallbacks>;
+  /** the cards' actions; an absent one is not offered (a viewer, a read-only link's page) */
+  callbacks: MessageCallbacks;
   /** the user's texts not stored yet: shown after the stored messages at once */
   outgoing?: readonly OutgoingMessage[];
   onRetryOutgoing?: (key: string) => void;

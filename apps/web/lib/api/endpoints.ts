@@ -10,6 +10,8 @@ import {
   BudgetResponseSchema,
   ConfigResponseSchema,
   CreateBranchRequestSchema,
+  CreatedLinkSchema,
+  CreateLinkRequestSchema,
   CreatedInvitationResponseSchema,
   CreatedTokenResponseSchema,
   CreateInvitationRequestSchema,
@@ -20,6 +22,7 @@ import {
   FileContentResponseSchema,
   FileListResponseSchema,
   FoldListResponseSchema,
+  ForkLinkResponseSchema,
   ImportSessionRequestSchema,
   ImportSessionResponseSchema,
   InterruptResponseSchema,
@@ -46,9 +49,14 @@ import {
   type renderSchemaSection,
   SearchResponseSchema,
   SendMessageRequestSchema,
+  SessionAccessResponseSchema,
   SessionDetailSchema,
   SessionSummarySchema,
   SettingsResponseSchema,
+  SharedBranchResponseSchema,
+  SharedPersonSchema,
+  ShareRequestSchema,
+  SharesResponseSchema,
   SkillsResponseSchema,
   TokenListResponseSchema,
   TrustDefinitionRequestSchema,
@@ -166,6 +174,18 @@ const s = {
   imported: { title: "ImportSessionResponse", schema: ImportSessionResponseSchema },
   budget: { title: "BudgetResponse", schema: BudgetResponseSchema },
   putBudget: { title: "PutBudgetRequest", schema: PutBudgetRequestSchema },
+  shares: { title: "SharesResponse", schema: SharesResponseSchema },
+  share: { title: "ShareRequest", schema: ShareRequestSchema },
+  sharedPerson: { title: "SharedPerson", schema: SharedPersonSchema },
+  createLink: { title: "CreateLinkRequest", schema: CreateLinkRequestSchema },
+  createdLink: { title: "CreatedLink", schema: CreatedLinkSchema },
+  access: { title: "SessionAccessResponse", schema: SessionAccessResponseSchema },
+  sharedBranch: {
+    title: "SharedBranchResponse",
+    schema: SharedBranchResponseSchema,
+    collapsed: ["messages"],
+  },
+  forked: { title: "ForkLinkResponse", schema: ForkLinkResponseSchema },
 } satisfies Record<string, NamedSchema>;
 
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -582,6 +602,72 @@ export const ENDPOINTS: readonly Endpoint[] = [
       "The sub-agents of the workspace's agent files, read now: Markdown with YAML front matter (`name`, `description`, `tools`, `model`; the body is the system prompt) in `<workspace>/.claude/agents/` and `<workspace>/.arbor/agents/` (which wins a name clash). Each is a tool named `name` with one parameter, `task`: its call runs a child loop (its own prompt, tools and model; at most 10 turns) whose final text is the result, streamed as `subagent_update` events, recorded under the calling loop in the admin loop tree, its usage counted in the session's. `tools` omitted: the parent's tools (sub-agents excluded); Claude Code's names (`Read`, `Write`, `Edit`, `Bash`, `Grep`, `Glob`) map to Arbor's. `model` omitted or `inherit`: the session's model; `<protocol>/<model>`: another provider. The child's tool calls pass the session's approval policy: a call it would hold for a person is denied in the child (decision 0032). A malformed file is listed in `problems` with the reason.",
     response: { status: 200, json: s.agents },
     errors: [],
+  },
+  {
+    method: "GET",
+    path: "/api/sessions/{id}/shares",
+    summary:
+      "Sharing (docs/sharing.md): the people the session is shared with (role `viewer` or `collaborator`, who shared it and when) and its read-only links (revoked ones too, with who made them). Anyone who may read the session may list them.",
+    response: { status: 200, json: s.shares },
+    errors: [404],
+  },
+  {
+    method: "POST",
+    path: "/api/sessions/{id}/shares",
+    summary:
+      "Shares the session with a person of the install, by `email` or `user_id`, as `viewer` (reads) or `collaborator` (sends, approves, branches); sharing again changes the role. Only the session's owner may (403). An unknown person, a bad role or the session's own owner → 400 naming the field.",
+    body: s.share,
+    response: { status: 201, json: s.sharedPerson },
+    errors: [400, 403, 404],
+  },
+  {
+    method: "DELETE",
+    path: "/api/sessions/{id}/shares/{user_id}",
+    summary:
+      "Stops sharing the session with the person (the owner's own access cannot be removed). Only the session's owner may; 404 when it was not shared with them.",
+    response: { status: 204 },
+    errors: [403, 404],
+  },
+  {
+    method: "POST",
+    path: "/api/sessions/{id}/links",
+    summary:
+      "A read-only link to one branch, optionally expiring. The answer holds the token and the page's `url` (`/share/{token}`): shown once, only the token's SHA-256 is stored. Any signed-in person of the install who has the link may open it (GET `/api/links/{token}`) and fork it. Only the session's owner may; an unknown `branch_id` or an `expires_at` in the past → 400 naming it.",
+    body: s.createLink,
+    response: { status: 201, json: s.createdLink },
+    errors: [400, 403, 404],
+  },
+  {
+    method: "DELETE",
+    path: "/api/sessions/{id}/links/{link_id}",
+    summary:
+      "Revokes a read-only link: from now on it answers 404. Only the session's owner may; 404 when there is no open link by that id.",
+    response: { status: 204 },
+    errors: [403, 404],
+  },
+  {
+    method: "GET",
+    path: "/api/sessions/{id}/access",
+    summary:
+      "The caller's relation to the session (`owner`, `collaborator`, `viewer`, or `none` for an admin reading another's) and what it lets them do: the chat hides the composer and the approve/deny buttons when `can_send` / `can_approve` are false (the API refuses those requests with 403 either way).",
+    response: { status: 200, json: s.access },
+    errors: [404],
+  },
+  {
+    method: "GET",
+    path: "/api/links/{token}",
+    summary:
+      "The branch behind a read-only link, live: the session's title, the branch's name and its messages as they are now (as GET `/messages` gives them), not a snapshot taken when the link was made. Any signed-in person of the install may open it; an unknown, revoked or expired link, or one whose branch or session was deleted → 404.",
+    response: { status: 200, json: s.sharedBranch },
+    errors: [404],
+  },
+  {
+    method: "POST",
+    path: "/api/links/{token}/fork",
+    summary:
+      "Forks the linked branch into a new session of the caller's own (the import path: its messages with new ids, this server's default settings). A viewer of the install may not (403: sessions.create). 404 as GET `/api/links/{token}`.",
+    response: { status: 201, json: s.forked },
+    errors: [403, 404],
   },
   {
     method: "GET",

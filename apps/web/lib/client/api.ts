@@ -8,12 +8,14 @@ import type {
   BranchListResponse,
   BudgetResponse,
   ConfigResponse,
+  CreatedLink,
   CreateSessionRequest,
   CreateSessionResponse,
   ErrorResponse,
   FileContentResponse,
   FileListResponse,
   FoldListResponse,
+  ForkLinkResponse,
   ImportSessionResponse,
   InterruptResponse,
   LoopTreeResponse,
@@ -32,9 +34,14 @@ import type {
   PatchConfigRequest,
   ResolveMergeRequest,
   SearchResponse,
+  SessionAccessResponse,
   SessionDetail,
   SessionSummary,
   SettingsResponse,
+  SharedBranchResponse,
+  SharedPerson,
+  ShareRole,
+  SharesResponse,
   SkillsResponse,
   UpdateBranchRequest,
   WorkspaceInstructionsResponse,
@@ -208,6 +215,25 @@ export const api = {
   deleteSession: async (id: string) => {
     await request("DELETE", sessionPath(id), undefined);
   },
+  /** the caller's relation to the session and what it lets them do (docs/sharing.md) */
+  getAccess: (id: string, options?: RequestOptions) =>
+    json<SessionAccessResponse>("GET", `${sessionPath(id)}/access`, undefined, options),
+  listShares: (id: string, options?: RequestOptions) =>
+    json<SharesResponse>("GET", `${sessionPath(id)}/shares`, undefined, options),
+  shareSession: (id: string, body: { email?: string; user_id?: string; role: ShareRole }) =>
+    json<SharedPerson>("POST", `${sessionPath(id)}/shares`, body),
+  unshareSession: async (id: string, userId: string) => {
+    await request("DELETE", `${sessionPath(id)}/shares/${enc(userId)}`, undefined);
+  },
+  createLink: (id: string, body: { branch_id: string; expires_at?: string }) =>
+    json<CreatedLink>("POST", `${sessionPath(id)}/links`, body),
+  revokeLink: async (id: string, linkId: string) => {
+    await request("DELETE", `${sessionPath(id)}/links/${enc(linkId)}`, undefined);
+  },
+  /** the branch behind a read-only link, as it is now */
+  openLink: (token: string, options?: RequestOptions) =>
+    json<SharedBranchResponse>("GET", `/api/links/${enc(token)}`, undefined, options),
+  forkLink: (token: string) => json<ForkLinkResponse>("POST", `/api/links/${enc(token)}/fork`),
 
   getMessages: (
     id: string,

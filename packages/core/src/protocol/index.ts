@@ -16,5 +16,6 @@ export * from "./people.js";
 export * from "./requests.js";
 export * from "./responses.js";
 export * from "./settings.js";
+export * from "./sharing.js";
 export * from "./trust.js";
 export * from "./validation.js";

@@ -22,6 +22,7 @@ export const INSTALL_ACTIONS = [
   "mcp.serve",
   "account.read",
   "account.manage",
+  "links.open",
 ] as const;
 export type InstallAction = (typeof INSTALL_ACTIONS)[number];
 
@@ -56,6 +57,9 @@ export const INSTALL_TABLE: Record<InstallAction, readonly Role[]> = {
   "mcp.serve": ["owner", "admin", "member"],
   "account.read": ["owner", "admin", "member", "viewer"],
   "account.manage": ["owner", "admin", "member", "viewer"],
+  // a read-only link (docs/sharing.md) opens for every signed-in person of the install who holds
+  // its token; forking it into a session of one's own is sessions.create (viewers may not)
+  "links.open": ["owner", "admin", "member", "viewer"],
 };
 
 /**
@@ -84,6 +88,7 @@ export const SCOPE_NEEDED: Record<Action, TokenScope> = {
   "mcp.serve": "write",
   "account.read": "read",
   "account.manage": "admin",
+  "links.open": "read",
   "session.read": "read",
   "session.send": "write",
   "session.approve": "write",

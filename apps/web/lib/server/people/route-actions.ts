@@ -37,6 +37,16 @@ export const ROUTE_ACTIONS = {
   // the workspace's files are not the session's: a viewer of a shared session does not read them
   "GET /api/sessions/{id}/files": "session.send",
   "GET /api/sessions/{id}/files/content": "session.send",
+  // sharing (docs/sharing.md): the session's owner shares; whoever reads it sees with whom
+  "GET /api/sessions/{id}/shares": "session.read",
+  "POST /api/sessions/{id}/shares": "session.share",
+  "DELETE /api/sessions/{id}/shares/{user_id}": "session.share",
+  "POST /api/sessions/{id}/links": "session.share",
+  "DELETE /api/sessions/{id}/links/{link_id}": "session.share",
+  "GET /api/sessions/{id}/access": "session.read",
+  // a link's routes name no session: the token is the capability, checked by the handler
+  "GET /api/links/{token}": "links.open",
+  "POST /api/links/{token}/fork": "sessions.create",
   "GET /api/settings": "install.read",
   "GET /api/skills": "install.read",
   "GET /api/agents": "install.read",

@@ -1,0 +1,18 @@
+import { handle, noContent } from "@/lib/server/http";
+import { revokeLink } from "@/lib/server/people/sharing";
+import { getRuntime } from "@/lib/server/runtime";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+type Context = { params: Promise<{ id: string; link_id: string }> };
+
+/** Revokes a read-only link: it opens no more. */
+export const DELETE = handle(
+  "DELETE /api/sessions/{id}/links/{link_id}",
+  async (_request, context: Context) => {
+    const { id, link_id } = await context.params;
+    await revokeLink(await getRuntime(), id, link_id);
+    return noContent();
+  },
+);

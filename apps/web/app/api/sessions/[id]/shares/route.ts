@@ -1,0 +1,25 @@
+import { ShareRequestSchema } from "@arbor/core";
+import { handle, json, readBody } from "@/lib/server/http";
+import { share, sharesOf } from "@/lib/server/people/sharing";
+import { getRuntime } from "@/lib/server/runtime";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+type Context = { params: Promise<{ id: string }> };
+
+/** The people the session is shared with and its read-only links, each with who made it. */
+export const GET = handle("GET /api/sessions/{id}/shares", async (_request, context: Context) => {
+  const { id } = await context.params;
+  return json(await sharesOf(await getRuntime(), id));
+});
+
+/** Shares the session with a person of the install, as viewer or collaborator. */
+export const POST = handle(
+  "POST /api/sessions/{id}/shares",
+  async (request, context: Context, actor) => {
+    const { id } = await context.params;
+    const body = await readBody(request, ShareRequestSchema);
+    return json(await share(await getRuntime(), actor, id, body), 201);
+  },
+);
