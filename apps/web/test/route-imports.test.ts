@@ -33,6 +33,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "ResolveMergeRequestSchema",
   "TrustDefinitionRequestSchema",
   "RevokeTrustRequestSchema",
+  "SetPasswordRequestSchema",
   "toMergeDecision",
   // protocol: response body types
   "CreateSessionResponse",
@@ -72,6 +73,7 @@ const ALLOWED_MODULES: Record<string, ReadonlySet<string> | undefined> = {
   "@/lib/server/sse": undefined,
   "@/lib/server/operation-sse": undefined,
   "@/lib/server/results": undefined,
+  "@/lib/server/people/password": undefined,
   "next/server": undefined,
 };
 

@@ -228,6 +228,15 @@ export class PeopleStore {
     });
   }
 
+  /** The person's password hash (their `credential` account's), undefined when they have none. */
+  async passwordHash(userId: string): Promise<string | undefined> {
+    const row = await this.#client.authAccount.findFirst({
+      where: { userId, providerId: "credential" },
+      select: { password: true },
+    });
+    return row?.password ?? undefined;
+  }
+
   /** Whether the person has a password (a `credential` account) or a passkey. */
   async signInMethods(id: string): Promise<{ password: boolean; passkeys: number; sso: string[] }> {
     const [accounts, passkeys] = await Promise.all([
@@ -250,9 +259,7 @@ export class PeopleStore {
   }
 
   /** A person's browser sessions, newest first. */
-  async sessionsOf(
-    userId: string,
-  ): Promise<
+  async sessionsOf(userId: string): Promise<
     Array<{
       id: string;
       createdAt: string;

@@ -35,6 +35,7 @@ import {
   SendMessageRequestSchema,
   SessionDetailSchema,
   SessionSummarySchema,
+  SetPasswordRequestSchema,
   SettingsResponseSchema,
   SkillsResponseSchema,
   TrustDefinitionRequestSchema,
@@ -115,6 +116,7 @@ const s = {
   mergeResult: { title: "MergeResponse", schema: MergeResponseSchema },
   loops: { title: "LoopTreeResponse", schema: LoopTreeResponseSchema },
   settings: { title: "SettingsResponse", schema: SettingsResponseSchema },
+  setPassword: { title: "SetPasswordRequest", schema: SetPasswordRequestSchema },
   mcpServers: { title: "McpServersResponse", schema: McpServersResponseSchema },
   mcpServer: { title: "McpServerView", schema: McpServerViewSchema },
   mcpPromptRequest: { title: "McpPromptRequest", schema: McpPromptRequestSchema },
@@ -428,6 +430,15 @@ export const ENDPOINTS: readonly Endpoint[] = [
       "How this server runs tools: the sandbox of bash and stdio MCP servers (ARBOR_SANDBOX=auto|bubblewrap|off: `bubblewrap` when `bwrap` works here, with the workspace writable, the rest read-only, its own /tmp and PID namespace, the data dir hidden, no network for bash unless ARBOR_SANDBOX_NETWORK=1; `none` or `unavailable` with the reason, what is refused for want of a sandbox (`refused`: beyond loopback or without a person's approval; docs/security.md) and how to fix it) and the names of the environment variables tool processes get (an allow-list, WORKSPACE_DIR and the names in ARBOR_TOOL_ENV; never Arbor's tokens, DATABASE_URL or a provider key). Tool output is redacted of secret values before it is stored or sent to a model.",
     response: { status: 200, json: s.settings },
     errors: [],
+  },
+  {
+    method: "POST",
+    path: "/api/me/password",
+    summary:
+      "Sets the caller's password (Settings › Account; docs/accounts.md): a first password needs no `current_password` (the owner made at first start has none); a change needs the current one (400 naming `current_password` when it is missing or wrong). Wrong current passwords count against the account's sign-in limit: past it the answer is 429 with Retry-After. Hashed with argon2id at OWASP's parameters.",
+    body: s.setPassword,
+    response: { status: 204 },
+    errors: [400, 401],
   },
   {
     method: "GET",

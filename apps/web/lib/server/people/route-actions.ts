@@ -52,6 +52,7 @@ export const ROUTE_ACTIONS = {
   "DELETE /api/mcp": "mcp.serve",
   "GET /api/admin/sessions": "admin.view",
   "GET /api/admin/sessions/{id}/loops": "admin.view",
+  "POST /api/me/password": "account.manage",
 } as const satisfies Record<string, Action>;
 
 /** Sign-in routes: reached without a person (handle's `signIn`), so they have no action. */
