@@ -26,7 +26,7 @@ function signIn(email: string, secret: string): Promise<Response> {
       headers: { "content-type": "application/json", origin: "http://localhost" },
       body: JSON.stringify({ email, password: secret }),
     }),
-    params({ all: ["sign-in", "email"] }),
+    params({}),
   );
 }
 

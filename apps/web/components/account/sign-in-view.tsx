@@ -189,7 +189,12 @@ function ForgotPassword({ onBack }: { onBack: () => void }) {
     }).catch(() => undefined);
     // the answer is the same whether or not the address has an account
     if (response?.ok) setSent(true);
-    else setError(response === undefined ? "The server could not be reached." : signInFailure(await failureOf(response)));
+    else
+      setError(
+        response === undefined
+          ? "The server could not be reached."
+          : signInFailure(await failureOf(response)),
+      );
   }
 
   return (

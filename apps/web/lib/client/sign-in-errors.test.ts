@@ -1,9 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { failureOf, signInFailure, ssoFailure, WRONG_CREDENTIALS, waitText } from "./sign-in-errors";
+import {
+  failureOf,
+  signInFailure,
+  ssoFailure,
+  WRONG_CREDENTIALS,
+  waitText,
+} from "./sign-in-errors";
 
 describe("signInFailure", () => {
   it("says the same for an unknown email and a wrong password", () => {
-    const unknown = signInFailure({ status: 401, message: "User not found", retryAfter: undefined });
+    const unknown = signInFailure({
+      status: 401,
+      message: "User not found",
+      retryAfter: undefined,
+    });
     const wrong = signInFailure({
       status: 401,
       message: "Invalid email or password",
@@ -23,7 +33,11 @@ describe("signInFailure", () => {
 
   it("shows a refusal's own message and a generic one for a server error", () => {
     expect(
-      signInFailure({ status: 400, message: "this invitation is not valid", retryAfter: undefined }),
+      signInFailure({
+        status: 400,
+        message: "this invitation is not valid",
+        retryAfter: undefined,
+      }),
     ).toBe("This invitation is not valid.");
     expect(signInFailure({ status: 500, message: "boom", retryAfter: undefined })).toMatch(
       /could not be reached or had an error/,
