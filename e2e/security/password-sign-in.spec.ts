@@ -66,13 +66,13 @@ test("sign-out ends the session on the server: the old cookie replayed gets 401"
   );
   expect(cookie?.httpOnly).toBe(true);
   const header = `${cookie?.name}=${cookie?.value}`;
-  const before = await servers.raw.get("/api/sessions", { cookie: header });
+  const before = await servers.raw.get("/api/sessions", { headers: { cookie: header } });
   expect(before.status, before.text).toBe(200);
 
   await page.goto(`${arborUrl}/settings/account`);
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(`${arborUrl}/login`);
-  const after = await servers.raw.get("/api/sessions", { cookie: header });
+  const after = await servers.raw.get("/api/sessions", { headers: { cookie: header } });
   expect(after.status, after.text).toBe(401);
 });
 
