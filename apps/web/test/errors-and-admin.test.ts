@@ -118,7 +118,7 @@ describe("invalid requests", () => {
 });
 
 describe("admin API", () => {
-  it("is open without ARBOR_ADMIN_TOKEN", async () => {
+  it("answers the owner (the install token)", async () => {
     server = await startTestServer();
     const response = await adminSessions.GET(jsonRequest("GET", "/api/admin/sessions"), params({}));
     expect(response.status).toBe(200);

@@ -33,6 +33,9 @@ const ALLOWED_CORE_NAMES = new Set([
   "ResolveMergeRequestSchema",
   "TrustDefinitionRequestSchema",
   "RevokeTrustRequestSchema",
+  "CreateTokenRequestSchema",
+  "UpdatePersonRequestSchema",
+  "CreateInvitationRequestSchema",
   "SetPasswordRequestSchema",
   "toMergeDecision",
   // protocol: response body types
@@ -57,6 +60,8 @@ const ALLOWED_CORE_NAMES = new Set([
   "McpPromptResponse",
   "OpenApiSpecsResponse",
   "WorkspaceTrustResponse",
+  "CreatedTokenResponse",
+  "CreatedInvitationResponse",
   "McpLookupError",
   "isMcpLookupError",
   "Branch",
@@ -73,7 +78,13 @@ const ALLOWED_MODULES: Record<string, ReadonlySet<string> | undefined> = {
   "@/lib/server/sse": undefined,
   "@/lib/server/operation-sse": undefined,
   "@/lib/server/results": undefined,
+  // people: who may see a session, tokens, invitations, sign-in (docs/accounts.md)
+  "@/lib/server/people/access": undefined,
+  "@/lib/server/people/auth": undefined,
+  "@/lib/server/people/people": undefined,
   "@/lib/server/people/password": undefined,
+  "@/lib/server/people/sign-in": undefined,
+  "@/lib/server/people/wire": undefined,
   "next/server": undefined,
 };
 

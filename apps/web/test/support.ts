@@ -41,9 +41,6 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const workspace = mkdtempSync(join(tmpdir(), "arbor-web-"));
   writeFileSync(join(workspace, "notes.txt"), "alpha\nbeta\ngamma\n");
   const logs: LogEntry[] = [];
-  // the request gate reads the admin token from the process's environment, as the server does
-  if (env.ARBOR_ADMIN_TOKEN === undefined) delete process.env.ARBOR_ADMIN_TOKEN;
-  else process.env.ARBOR_ADMIN_TOKEN = env.ARBOR_ADMIN_TOKEN;
   const runtime = await createRuntime({
     env: {
       // the install token the requests carry (the owner's Bearer)

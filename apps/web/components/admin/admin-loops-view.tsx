@@ -7,8 +7,7 @@ import Link from "next/link";
 import { useMemo, useState } from "react";
 import { ApiError, api, errorText } from "@/lib/client/api";
 import { AppHeader } from "../app-header";
-import { AdminTokenForm } from "./admin-token-form";
-import { useAdminToken } from "./use-admin-token";
+import { AdminOnly } from "./admin-only";
 
 // One session's loop tree. Choosing a loop lists the transcript messages it produced (matched by
 // meta.loop_id over every branch), each a link into the chat with that message highlighted.
@@ -103,12 +102,10 @@ function MessageProcessing({
 }
 
 export function AdminLoopsView({ sessionId }: { sessionId: string }) {
-  const { token, ready, setToken } = useAdminToken();
   const [selected, setSelected] = useState<string | undefined>();
   const tree = useQuery({
-    queryKey: ["admin", "loops", sessionId, token],
-    queryFn: () => api.adminLoops(sessionId, { token }),
-    enabled: ready,
+    queryKey: ["admin", "loops", sessionId],
+    queryFn: () => api.adminLoops(sessionId),
     retry: false,
   });
   const detail = useQuery({
@@ -129,7 +126,7 @@ export function AdminLoopsView({ sessionId }: { sessionId: string }) {
     return [...seen.values()];
   }, [perBranch]);
 
-  const unauthorized = tree.error instanceof ApiError && tree.error.code === "unauthorized";
+  const forbidden = tree.error instanceof ApiError && tree.error.code === "forbidden";
   const loops = tree.data?.loops ?? [];
   const selectedLoop = loops.find((loop) => loop.loop_id === selected);
 
@@ -152,8 +149,8 @@ export function AdminLoopsView({ sessionId }: { sessionId: string }) {
         <h1 className="text-xl font-semibold break-words">
           Loop tree · {detail.data?.title ?? sessionId}
         </h1>
-        {unauthorized ? (
-          <AdminTokenForm rejected={token !== undefined} onSubmit={setToken} />
+        {forbidden ? (
+          <AdminOnly />
         ) : tree.isError ? (
           <p role="alert" className="text-sm text-red-700 dark:text-red-400">
             Could not load the loop tree: {errorText(tree.error)}

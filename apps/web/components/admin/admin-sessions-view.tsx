@@ -5,27 +5,24 @@ import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { ApiError, api, errorText } from "@/lib/client/api";
 import { AppHeader } from "../app-header";
-import { AdminTokenForm } from "./admin-token-form";
-import { useAdminToken } from "./use-admin-token";
+import { AdminOnly } from "./admin-only";
 
 export function AdminSessionsView() {
   const router = useRouter();
-  const { token, ready, setToken } = useAdminToken();
   const sessions = useQuery({
-    queryKey: ["admin", "sessions", token],
-    queryFn: () => api.adminSessions({ token }),
-    enabled: ready,
+    queryKey: ["admin", "sessions"],
+    queryFn: () => api.adminSessions(),
     retry: false,
   });
-  const unauthorized = sessions.error instanceof ApiError && sessions.error.code === "unauthorized";
+  const forbidden = sessions.error instanceof ApiError && sessions.error.code === "forbidden";
 
   return (
     <>
       <AppHeader title="Admin" wide />
       <main className="mx-auto flex max-w-5xl flex-col gap-4 px-3 py-4 sm:px-4 sm:py-6">
         <h1 className="text-xl font-semibold">All sessions</h1>
-        {unauthorized ? (
-          <AdminTokenForm rejected={token !== undefined} onSubmit={setToken} />
+        {forbidden ? (
+          <AdminOnly />
         ) : sessions.isError ? (
           <p role="alert" className="text-sm text-red-700 dark:text-red-400">
             Could not load the sessions: {errorText(sessions.error)}

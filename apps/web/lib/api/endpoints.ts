@@ -6,8 +6,12 @@ import {
   BranchSchema,
   ConfigResponseSchema,
   CreateBranchRequestSchema,
+  CreatedInvitationResponseSchema,
+  CreatedTokenResponseSchema,
+  CreateInvitationRequestSchema,
   CreateSessionRequestSchema,
   CreateSessionResponseSchema,
+  CreateTokenRequestSchema,
   EditMessageRequestSchema,
   FileContentResponseSchema,
   FileListResponseSchema,
@@ -15,11 +19,13 @@ import {
   ImportSessionRequestSchema,
   ImportSessionResponseSchema,
   InterruptResponseSchema,
+  InvitationListResponseSchema,
   LoopTreeResponseSchema,
   McpPromptRequestSchema,
   McpPromptResponseSchema,
   McpServersResponseSchema,
   McpServerViewSchema,
+  MeResponseSchema,
   MergeRequestSchema,
   MergeResponseSchema,
   MessagesResponseSchema,
@@ -28,6 +34,8 @@ import {
   ParallelMessageRequestSchema,
   PatchConfigRequestSchema,
   PatchSessionRequestSchema,
+  PeopleResponseSchema,
+  PersonSchema,
   ResolveMergeRequestSchema,
   RevokeTrustRequestSchema,
   type renderSchemaSection,
@@ -38,8 +46,10 @@ import {
   SetPasswordRequestSchema,
   SettingsResponseSchema,
   SkillsResponseSchema,
+  TokenListResponseSchema,
   TrustDefinitionRequestSchema,
   UpdateBranchRequestSchema,
+  UpdatePersonRequestSchema,
   WorkspaceInstructionsResponseSchema,
   WorkspaceTrustResponseSchema,
 } from "@arbor/core";
@@ -73,9 +83,10 @@ export interface Endpoint {
     | { status: 200 | 201; json: NamedSchema }
     | { status: 200; sse: true }
     | { status: 200; mcp: true }
+    | { status: 200; auth: true }
     | { status: 204 };
   /** error statuses this endpoint can answer, besides 500 */
-  errors: ReadonlyArray<400 | 401 | 404 | 409>;
+  errors: ReadonlyArray<400 | 401 | 403 | 404 | 409>;
 }
 
 const MCP_SUMMARY =
@@ -123,6 +134,19 @@ const s = {
   mcpPrompt: { title: "McpPromptResponse", schema: McpPromptResponseSchema },
   openApiSpecs: { title: "OpenApiSpecsResponse", schema: OpenApiSpecsResponseSchema },
   workspaceTrust: { title: "WorkspaceTrustResponse", schema: WorkspaceTrustResponseSchema },
+  me: { title: "MeResponse", schema: MeResponseSchema },
+  tokens: { title: "TokenListResponse", schema: TokenListResponseSchema },
+  createToken: { title: "CreateTokenRequest", schema: CreateTokenRequestSchema },
+  createdToken: { title: "CreatedTokenResponse", schema: CreatedTokenResponseSchema },
+  people: { title: "PeopleResponse", schema: PeopleResponseSchema },
+  person: { title: "Person", schema: PersonSchema },
+  updatePerson: { title: "UpdatePersonRequest", schema: UpdatePersonRequestSchema },
+  invitations: { title: "InvitationListResponse", schema: InvitationListResponseSchema },
+  createInvitation: { title: "CreateInvitationRequest", schema: CreateInvitationRequestSchema },
+  createdInvitation: {
+    title: "CreatedInvitationResponse",
+    schema: CreatedInvitationResponseSchema,
+  },
   trustDefinition: { title: "TrustDefinitionRequest", schema: TrustDefinitionRequestSchema },
   revokeTrust: { title: "RevokeTrustRequest", schema: RevokeTrustRequestSchema },
   skills: { title: "SkillsResponse", schema: SkillsResponseSchema },
@@ -540,21 +564,110 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "GET",
     path: "/api/admin/sessions",
     summary:
-      "Admin: every session with its state, token usage, cost where the model's prices are known (`cost_usd`) and last activity. Needs `Authorization: Bearer <ARBOR_ADMIN_TOKEN>` when that variable is set.",
+      "Admin (owner and admins; `admin.view`): every session of every person with its state, token usage, cost where the model's prices are known (`cost_usd`) and last activity.",
     response: { status: 200, json: s.summaries },
-    errors: [401],
+    errors: [401, 403],
   },
   {
     method: "GET",
     path: "/api/admin/sessions/{id}/loops",
     summary:
-      "Admin: the session's loop tree, each agent-loop run with status, timing, usage and the messages it produced. Needs the admin token like the above. Loop ids read `{session_id}.{provider}.{model}[.thinking].{n}`, with n numbered from the store, so every run keeps its own record across server restarts; a continuation (after an approval, a resume) is a child of the loop that stopped.",
+      "Admin: the session's loop tree, each agent-loop run with status, timing, usage and the messages it produced. Owner and admins (`admin.view`). Loop ids read `{session_id}.{provider}.{model}[.thinking].{n}`, with n numbered from the store, so every run keeps its own record across server restarts; a continuation (after an approval, a resume) is a child of the loop that stopped.",
     response: { status: 200, json: s.loops },
-    errors: [401, 404],
+    errors: [401, 403, 404],
+  },
+  {
+    method: "GET",
+    path: "/api/auth/{...all}",
+    summary:
+      "better-auth's endpoints, reached without a credential (docs/accounts.md): `GET get-session`, `GET passkey/generate-authenticate-options`, the SSO callback `GET oauth2/callback/oidc`, … Arbor's own: none.",
+    response: { status: 200, auth: true },
+    errors: [400, 401, 403],
+  },
+  {
+    method: "POST",
+    path: "/api/auth/{...all}",
+    summary:
+      "better-auth's endpoints, reached without a credential (docs/accounts.md): `sign-in/email` `{email, password}`, `sign-out`, `sign-in/oauth2` `{providerId: \"oidc\"}`, `request-password-reset`, `reset-password`, `change-password`, the passkey ceremonies; and Arbor's `sign-in/install-token` `{token}` (the printed URL's token signs the owner in) and `sign-up/invitation` `{token, name, email, password}`. Failed sign-ins are counted per account and per address in the database: past 5 for an account or 20 for an address within 15 minutes the answer is `429` `too_many_requests` with `Retry-After`, whether or not the account exists. A sign-in starts a new session (a browser's previous one ends).",
+    response: { status: 200, auth: true },
+    errors: [400, 401, 403],
+  },
+  {
+    method: "GET",
+    path: "/api/me",
+    summary:
+      "The person asking: id, name, email, role, how the request proved who it is (`via`: `session`, `token`, `install_token`), a token's `scope`, and how they can sign in (password, passkeys, SSO).",
+    response: { status: 200, json: s.me },
+    errors: [401],
+  },
+  {
+    method: "GET",
+    path: "/api/me/tokens",
+    summary:
+      "The caller's personal API tokens, newest first: name, scope, first characters, created, expires, last used (recorded at most once a minute), revoked. Never the secret. The install token is listed among the owner's (`install: true`).",
+    response: { status: 200, json: s.tokens },
+    errors: [401],
+  },
+  {
+    method: "POST",
+    path: "/api/me/tokens",
+    summary:
+      "A new personal token (`arbor_…`), sent as `Authorization: Bearer`. Its secret is in this answer only; the database keeps its sha256. `scope` caps what it may do whatever the person's role: `read`, `write` (act: send, approve, create, share), `admin`. Making one with a token needs an `admin`-scope token.",
+    body: s.createToken,
+    response: { status: 201, json: s.createdToken },
+    errors: [400, 401, 403],
+  },
+  {
+    method: "DELETE",
+    path: "/api/me/tokens/{token_id}",
+    summary:
+      "Revokes one of the caller's tokens: refused by every instance from the next request (each request asks the database). Revoking the install token (`install-token`) leaves the owner the browser sign-in methods; a new `ARBOR_TOKEN` makes a new one at the next start.",
+    response: { status: 204 },
+    errors: [401, 403, 404],
+  },
+  {
+    method: "GET",
+    path: "/api/people",
+    summary: "Admins: everyone of the install, oldest first.",
+    response: { status: 200, json: s.people },
+    errors: [401, 403],
+  },
+  {
+    method: "PATCH",
+    path: "/api/people/{person_id}",
+    summary:
+      "Admins: changes a person's `role` (never to or from owner; only the owner makes or unmakes admins) or `disabled` (their sessions and tokens are refused at once). A change ends the person's browser sessions. Nobody changes themselves.",
+    body: s.updatePerson,
+    response: { status: 200, json: s.person },
+    errors: [400, 401, 403, 404],
+  },
+  {
+    method: "GET",
+    path: "/api/invitations",
+    summary:
+      "Admins: every invitation, newest first, with its status (`open`, `used`, `revoked`, `expired`) and who made it.",
+    response: { status: 200, json: s.invitations },
+    errors: [401, 403],
+  },
+  {
+    method: "POST",
+    path: "/api/invitations",
+    summary:
+      "Admins: a one-time link (`<public URL>/invite/<token>`) that makes one account in `role` (only the owner invites admins), optionally bound to `email`, expiring after `expires_in_hours`. The page asks for a name, the address and a password (or SSO when configured); `POST /api/auth/sign-up/invitation` `{token, name, email, password}` does the same for a client. The secret is in this answer only.",
+    body: s.createInvitation,
+    response: { status: 201, json: s.createdInvitation },
+    errors: [400, 401, 403],
+  },
+  {
+    method: "DELETE",
+    path: "/api/invitations/{invitation_id}",
+    summary: "Admins: revokes an invitation that has not been used.",
+    response: { status: 204 },
+    errors: [401, 403, 404],
   },
 ];
 
 /** The route file that serves a path: /api/sessions/{id} → app/api/sessions/[id]/route.ts. */
 export function routeFileOf(path: string): string {
-  return `app${path.replace(/\{([a-z_]+)\}/g, "[$1]")}/route.ts`;
+  return `app${path.replace(/\{((?:\.\.\.)?[a-z_]+)\}/g, "[$1]")}/route.ts`;
 }

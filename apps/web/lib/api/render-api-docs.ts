@@ -5,9 +5,10 @@ import { ENDPOINTS, type Endpoint, type NamedSchema } from "./endpoints";
 // section renderer (the one docs/protocol.md uses), so both documents read alike and neither can
 // drift from what the server accepts. Deterministic: no dates, catalog order.
 
-const ERROR_MEANING: Record<400 | 401 | 404 | 409, string> = {
+const ERROR_MEANING: Record<400 | 401 | 403 | 404 | 409, string> = {
   400: "`invalid_request`: the body, a query parameter or a header is invalid; `fields` names each problem",
-  401: "`unauthorized`: `ARBOR_ADMIN_TOKEN` is set and the request lacks `Authorization: Bearer <token>`",
+  401: "`unauthorized`: no signed-in person (no valid credential)",
+  403: "`forbidden`: the person may not do this (`docs/accounts.md`, the decision table); `message` says why",
   404: "`not_found`: the session (or the branch or merge in the path) does not exist",
   409: "`conflict`: the operation is refused in the session's current state (e.g. not Idle)",
 };
@@ -33,6 +34,7 @@ function success(endpoint: Endpoint): string {
     return "`200` `text/event-stream` of session events (see [Server-sent events](#server-sent-events))";
   }
   if ("mcp" in response) return "`200` MCP JSON-RPC (Streamable HTTP; see [mcp.md](mcp.md))";
+  if ("auth" in response) return "`200` better-auth's answer (see [accounts.md](accounts.md))";
   return "`204` no body";
 }
 
@@ -92,14 +94,17 @@ export function renderApiDocs(): string {
     "answered with an [`ErrorResponse`](#errorresponse); a `500` never carries details (they are",
     "logged on the server, with secrets redacted). The server listens on 127.0.0.1 unless `HOST` is set.\n",
     "## Authentication and request rules\n",
-    "Every route and page needs the install's token (see `docs/security.md`). At first start the",
-    "server makes one (kept in `<data dir>/token`; `ARBOR_TOKEN` sets it instead) and prints",
-    "`Arbor is running at http://127.0.0.1:3000/?token=<token>`.\n",
-    "- API clients send `Authorization: Bearer <token>`.",
-    "- A browser opens any page with `?token=<token>` once: the answer is `303` to the same URL",
-    "  without it, setting the cookie `arbor_session` (HttpOnly, SameSite=Strict, Path=/).",
-    "- The admin routes need `Authorization: Bearer <ARBOR_ADMIN_TOKEN>` when that variable is set",
-    "  (it counts as the credential there, and nowhere else).\n",
+    "Every route and page needs a signed-in person (see `docs/accounts.md`), and every route asks",
+    "`authorize(actor, action, resource)` before it runs: its decision table is in `docs/accounts.md`.",
+    "At first start the server makes the owner and the install token (kept in `<data dir>/token`;",
+    "`ARBOR_TOKEN` sets it instead) and prints `Arbor is running at http://127.0.0.1:3000/?token=<token>`.\n",
+    "- API clients send `Authorization: Bearer <token>`: a personal token (Settings › Tokens,",
+    "  `POST /api/me/tokens`) or the install token, which is the owner's.",
+    "- A browser signs in at `/login` (password, passkey or SSO), or opens any page with",
+    "  `?token=<install token>` once: the answer is `303` to the same URL without it, with the",
+    "  cookie of a new session of the owner (`arbor.session_token`, HttpOnly, SameSite=Lax).",
+    "- `/api/auth/**` (better-auth's sign-in endpoints), `/login` and `/invite/<token>` are reached",
+    "  without a credential; the checks below still hold.\n",
     "Every request, before it reaches a handler:\n",
     "| status | `error` | when |",
     "| --- | --- | --- |",

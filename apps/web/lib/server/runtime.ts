@@ -76,7 +76,6 @@ import { type OpenedStore, openStore } from "./store";
 //   *_BASE_URL; ARBOR_PROVIDER and ARBOR_MODEL to choose; no key at all → the offline model.
 //   WORKSPACE_DIR   root of the file tools and file references (default: the start directory)
 //   DATABASE_URL / ARBOR_DATA_DIR   the store (see store.ts)
-//   ARBOR_ADMIN_TOKEN   when set, the admin API requires `Authorization: Bearer <token>`
 //   ARBOR_TOOL_ENV   names of further variables tool processes get (never keys or Arbor's tokens)
 //   ARBOR_SANDBOX (auto|bubblewrap|off), ARBOR_SANDBOX_NETWORK=1   the sandbox of bash and stdio MCP
 //                  servers (core sandbox.ts); without a working one, sandboxGate refuses them when
@@ -128,8 +127,6 @@ export interface Runtime {
   readonly logger: Logger;
   /** absolute path the file tools are confined to */
   readonly workspace: string;
-  /** the admin API's bearer token; undefined = the admin API is open */
-  readonly adminToken: string | undefined;
   /** the default model, secrets redacted */
   readonly model: ModelConfigDescription;
   /** ARBOR_DATA_DIR or <cwd>/.data: the store's files, the install token, tool-process records */
@@ -405,7 +402,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     people,
     logger,
     workspace,
-    adminToken: env.ARBOR_ADMIN_TOKEN?.trim() || undefined,
     model: described,
     dataDir,
     mcp,

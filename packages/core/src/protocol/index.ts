@@ -11,6 +11,7 @@ export * from "./mcp.js";
 export * from "./message-type-name.js";
 export * from "./openapi.js";
 export * from "./parallel.js";
+export * from "./people.js";
 export * from "./requests.js";
 export * from "./responses.js";
 export * from "./settings.js";

@@ -19,6 +19,7 @@ export const INSTALL_ACTIONS = [
   "audit.read",
   "admin.view",
   "mcp.serve",
+  "account.read",
   "account.manage",
 ] as const;
 export type InstallAction = (typeof INSTALL_ACTIONS)[number];
@@ -52,6 +53,7 @@ export const INSTALL_TABLE: Record<InstallAction, readonly Role[]> = {
   "audit.read": ["owner", "admin"],
   "admin.view": ["owner", "admin"],
   "mcp.serve": ["owner", "admin", "member"],
+  "account.read": ["owner", "admin", "member", "viewer"],
   "account.manage": ["owner", "admin", "member", "viewer"],
 };
 
@@ -79,6 +81,7 @@ export const SCOPE_NEEDED: Record<Action, TokenScope> = {
   "audit.read": "admin",
   "admin.view": "admin",
   "mcp.serve": "write",
+  "account.read": "read",
   "account.manage": "admin",
   "session.read": "read",
   "session.send": "write",
