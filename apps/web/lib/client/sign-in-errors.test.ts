@@ -58,6 +58,7 @@ describe("signInFailure", () => {
 
   it("explains SSO error codes", () => {
     expect(ssoFailure("signup_disabled")).toMatch(/invitation/);
+    expect(ssoFailure("ACCOUNTS_ARE_MADE_BY_INVITATION_HERE")).toMatch(/invitation/);
     expect(ssoFailure("weird")).toContain("weird");
   });
 });

@@ -56,6 +56,10 @@ export async function failureOf(response: Response): Promise<Failure> {
 
 /** What an SSO error code (better-auth's `?error=` on the way back) means for a person. */
 export function ssoFailure(code: string): string {
+  // Arbor's own refusal (people.ts, ARBOR_SIGNUP) comes back as a code made of its message
+  if (/invitation|sign_?up|create_user/i.test(code)) {
+    return "There is no Arbor account for that sign-in yet: ask an admin for an invitation.";
+  }
   switch (code) {
     case "signup_disabled":
     case "unable_to_create_user":
