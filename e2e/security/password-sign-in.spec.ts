@@ -32,22 +32,24 @@ test.afterAll(async () => {
 test("password sign-in goes to next; the same message for unknown email and wrong password", async ({
   page,
 }) => {
-  await page.goto(`${arborUrl}/settings/account`);
-  await expect(page).toHaveURL(`${arborUrl}/login?next=%2Fsettings%2Faccount`);
+  // a page without a session answers 401 (the token form); the sign-in page takes it as `next`
+  const anonymous = await page.goto(`${arborUrl}/settings/account`);
+  expect(anonymous?.status()).toBe(401);
+  await page.goto(`${arborUrl}/login?next=%2Fsettings%2Faccount`);
 
-  await page.getByLabel("Email").fill(OWNER_EMAIL);
-  await page.getByLabel("Password").fill("not the password");
+  await page.getByRole("textbox", { name: "Email" }).fill(OWNER_EMAIL);
+  await page.getByLabel("Password", { exact: true }).fill("not the password");
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  const wrong = await page.getByRole("alert").textContent();
+  const wrong = await page.locator("main").getByRole("alert").textContent();
   expect(wrong).toBe("That email and password do not match an account.");
 
-  await page.getByLabel("Email").fill("nobody@arbor.example");
-  await page.getByLabel("Password").fill("not the password");
+  await page.getByRole("textbox", { name: "Email" }).fill("nobody@arbor.example");
+  await page.getByLabel("Password", { exact: true }).fill("not the password");
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page.getByRole("alert")).toHaveText(wrong ?? "");
+  await expect(page.locator("main").getByRole("alert")).toHaveText(wrong ?? "");
 
-  await page.getByLabel("Email").fill(OWNER_EMAIL);
-  await page.getByLabel("Password").fill(OWNER_PASSWORD);
+  await page.getByRole("textbox", { name: "Email" }).fill(OWNER_EMAIL);
+  await page.getByLabel("Password", { exact: true }).fill(OWNER_PASSWORD);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page).toHaveURL(`${arborUrl}/settings/account`);
   await expect(page.getByTestId("account-email")).toHaveText(OWNER_EMAIL);
@@ -57,8 +59,8 @@ test("sign-out ends the session on the server: the old cookie replayed gets 401"
   page,
 }) => {
   await page.goto(`${arborUrl}/login`);
-  await page.getByLabel("Email").fill(OWNER_EMAIL);
-  await page.getByLabel("Password").fill(OWNER_PASSWORD);
+  await page.getByRole("textbox", { name: "Email" }).fill(OWNER_EMAIL);
+  await page.getByLabel("Password", { exact: true }).fill(OWNER_PASSWORD);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page).toHaveURL(`${arborUrl}/`);
   const cookie = (await page.context().cookies(arborUrl)).find(
@@ -70,7 +72,7 @@ test("sign-out ends the session on the server: the old cookie replayed gets 401"
   expect(before.status, before.text).toBe(200);
 
   await page.goto(`${arborUrl}/settings/account`);
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("button", { name: "Sign out", exact: true }).click();
   await expect(page).toHaveURL(`${arborUrl}/login`);
   const after = await servers.raw.get("/api/sessions", { headers: { cookie: header } });
   expect(after.status, after.text).toBe(401);
@@ -80,8 +82,8 @@ test("next never leaves the site", async ({ page }) => {
   for (const next of ["https://evil.example/", "//evil.example/x", "/\\evil.example"]) {
     await page.context().clearCookies();
     await page.goto(`${arborUrl}/login?next=${encodeURIComponent(next)}`);
-    await page.getByLabel("Email").fill(OWNER_EMAIL);
-    await page.getByLabel("Password").fill(OWNER_PASSWORD);
+    await page.getByRole("textbox", { name: "Email" }).fill(OWNER_EMAIL);
+    await page.getByLabel("Password", { exact: true }).fill(OWNER_PASSWORD);
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page, next).toHaveURL(`${arborUrl}/`);
   }
@@ -91,18 +93,18 @@ test("past the account's limit the page says when to try again", async ({ page }
   await page.goto(`${arborUrl}/login`);
   const email = "limited@arbor.example";
   for (let i = 0; i < 5; i++) {
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(`wrong guess ${i}`);
+    await page.getByRole("textbox", { name: "Email" }).fill(email);
+    await page.getByLabel("Password", { exact: true }).fill(`wrong guess ${i}`);
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await expect(page.getByRole("alert")).toHaveText(
+    await expect(page.locator("main").getByRole("alert")).toHaveText(
       "That email and password do not match an account.",
     );
     // the alert is replaced on the next try: wait for the form to be usable again
     await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeEnabled();
   }
-  await page.getByLabel("Password").fill("one guess too many");
+  await page.getByLabel("Password", { exact: true }).fill("one guess too many");
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page.getByRole("alert")).toHaveText(
+  await expect(page.locator("main").getByRole("alert")).toHaveText(
     /^Too many failed sign-ins\. Try again in \d+ (s|min)\.$/,
   );
 });
