@@ -40,7 +40,7 @@ export async function startIssuer(options: {
       {
         client_id: clientId,
         client_secret: clientSecret,
-        redirect_uris: [`${options.arborUrl}/api/auth/oauth2/callback/oidc`],
+        redirect_uris: [`${options.arborUrl}/api/auth/callback/oidc`],
         grant_types: ["authorization_code"],
         response_types: ["code"],
         token_endpoint_auth_method: "client_secret_basic",

@@ -149,7 +149,9 @@ test.describe("SSO with ARBOR_SIGNUP=invite", () => {
     await page.getByRole("button", { name: "Sign in with SSO" }).click();
     await signInAtProvider(page, "dee");
     await expect(page).toHaveURL(/\/login\?error=/);
-    await expect(page.locator("main").getByRole("alert")).toContainText("ask an admin for an invitation");
+    await expect(page.locator("main").getByRole("alert")).toContainText(
+      "ask an admin for an invitation",
+    );
     // no session: a page answers 401
     const anonymous = await page.goto(`${arborUrl}/settings/account`);
     expect(anonymous?.status()).toBe(401);

@@ -34,8 +34,9 @@ export function postAuth(path: string, body: unknown = {}): Promise<Response> {
 
 /** Starts an SSO sign-in: better-auth answers the provider's URL, which the browser follows. */
 export async function startSso(next: string): Promise<string | undefined> {
-  const response = await postAuth("/sign-in/oauth2", {
-    providerId: "oidc",
+  // better-auth 1.7 serves generic OAuth providers through its social sign-in
+  const response = await postAuth("/sign-in/social", {
+    provider: "oidc",
     callbackURL: next,
     errorCallbackURL: "/login",
     newUserCallbackURL: next,

@@ -580,7 +580,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "GET",
     path: "/api/auth/{...all}",
     summary:
-      "better-auth's endpoints, reached without a credential (docs/accounts.md): `GET get-session`, `GET passkey/generate-authenticate-options`, the SSO callback `GET oauth2/callback/oidc`, … Arbor's own: none.",
+      "better-auth's endpoints, reached without a credential (docs/accounts.md): `GET get-session`, `GET passkey/generate-authenticate-options`, the SSO callback `GET callback/oidc`, … Arbor's own: none.",
     response: { status: 200, auth: true },
     errors: [400, 401, 403],
   },

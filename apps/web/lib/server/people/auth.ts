@@ -79,7 +79,11 @@ export function oidcSettings(env: Env): OidcSettings | undefined {
   };
 }
 
-/** The provider id of the generic OpenID Connect provider (callback /api/auth/oauth2/callback/oidc). */
+/**
+ * The provider id of the generic OpenID Connect provider. better-auth 1.7 serves generic OAuth
+ * providers through its social endpoints: sign-in POST /api/auth/sign-in/social
+ * {provider: "oidc"}, callback (the redirect URI) /api/auth/callback/oidc.
+ */
 export const OIDC_PROVIDER_ID = "oidc";
 
 /**
@@ -156,6 +160,11 @@ export interface Auth {
   };
 }
 
+/** Whether a better-auth endpoint path is the SSO provider's callback (older: /oauth2/callback/…). */
+export function isSsoCallback(path: string | undefined): boolean {
+  return path !== undefined && (path.startsWith("/callback/") || path.startsWith("/oauth2/"));
+}
+
 export function createAuth(options: AuthOptions): Auth {
   const { env } = options;
   const baseURL = publicUrl(env);
@@ -226,7 +235,8 @@ export function createAuth(options: AuthOptions): Auth {
           before: async (user, context) => {
             const invitedAs = invited.get(String(user.email).toLowerCase());
             if (invitedAs !== undefined) return { data: { ...user, role: invitedAs } };
-            const source = context?.path?.startsWith("/oauth2/") ? "sso" : "password";
+            // better-auth 1.7 runs generic OAuth providers through its social callback
+            const source = isSsoCallback(context?.path) ? "sso" : "password";
             const admitted = await options.beforeCreateUser(
               { email: String(user.email), name: String(user.name) },
               source,
@@ -245,7 +255,7 @@ export function createAuth(options: AuthOptions): Auth {
         create: {
           // every SSO sign-in: the roles claim is applied again (people.ts logs a change)
           before: async (session, context) => {
-            if (context?.path?.startsWith("/oauth2/callback") !== true) return;
+            if (context === null || context === undefined || !isSsoCallback(context.path)) return;
             const user = await context.context.internalAdapter.findUserById(session.userId);
             if (user === null) return;
             const role = claimedRole(user.email);
