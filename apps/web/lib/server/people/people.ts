@@ -234,8 +234,10 @@ export class People {
     if (invited !== undefined) return { role: invited.role };
     const open = this.signup === "open" || (this.signup === "sso" && source === "sso");
     if (!open) {
+      // the code sends an SSO sign-in back to the sign-in page (?error=invitation_required)
       throw new APIError("FORBIDDEN", {
         message: "accounts are made by invitation here: ask an admin for one",
+        code: "invitation_required",
       });
     }
     return { role: "member" satisfies PersonRole };
