@@ -1,7 +1,7 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { loginPage } from "@/lib/server/login-page";
 import { admit, sharedRuntime } from "@/lib/server/people/admission";
-import { isSignInPath } from "@/lib/server/request-gate";
+import { isPublicPath, isSignInPath } from "@/lib/server/request-gate";
 import { contentSecurityPolicy, securityHeaders } from "@/lib/server/security-headers";
 
 // Every request without a body passes here first (Next 16's proxy, on the Node.js runtime): the
@@ -22,6 +22,7 @@ export async function proxy(request: NextRequest): Promise<NextResponse> {
       if (
         actor === undefined &&
         !isSignInPath(request.nextUrl.pathname) &&
+        !isPublicPath(request.nextUrl.pathname) &&
         !request.nextUrl.pathname.startsWith("/api/")
       ) {
         const login = new URL("/login", request.nextUrl);

@@ -86,6 +86,8 @@ export interface StartOptions {
    * test that prepares them (a data directory inside the workspace) passes both
    */
   dirs?: { workspace: string; dataDir: string };
+  /** the app's port (default a free one): for a test that must name it in ARBOR_PUBLIC_URL first */
+  port?: number;
 }
 
 /**
@@ -113,7 +115,7 @@ export class Servers {
   static async start(options: StartOptions = {}): Promise<Servers> {
     const servers = new Servers(options);
     servers.fake = await startFakeLlm();
-    servers.port = await freePort();
+    servers.port = options.port ?? (await freePort());
     await servers.startApp();
     return servers;
   }

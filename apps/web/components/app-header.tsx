@@ -41,6 +41,12 @@ export function AppHeader({ title, children, brandHeading = false, wide = false 
           >
             Admin
           </Link>
+          <Link
+            href="/settings/account"
+            className="rounded-md px-2 py-1.5 text-sm text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+          >
+            Account
+          </Link>
           <HelpSheet />
           <ThemeControl />
         </nav>

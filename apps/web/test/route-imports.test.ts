@@ -40,6 +40,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "CreateTokenRequestSchema",
   "UpdatePersonRequestSchema",
   "CreateInvitationRequestSchema",
+  "SetPasswordRequestSchema",
   "toMergeDecision",
   // protocol: response body types
   "CreateSessionResponse",
@@ -89,6 +90,7 @@ const ALLOWED_MODULES: Record<string, ReadonlySet<string> | undefined> = {
   "@/lib/server/people/access": undefined,
   "@/lib/server/people/auth": undefined,
   "@/lib/server/people/people": undefined,
+  "@/lib/server/people/password": undefined,
   "@/lib/server/people/sign-in": undefined,
   "@/lib/server/people/wire": undefined,
   "next/server": undefined,

@@ -272,6 +272,15 @@ export class PeopleStore {
     });
   }
 
+  /** The person's password hash (their `credential` account's), undefined when they have none. */
+  async passwordHash(userId: string): Promise<string | undefined> {
+    const row = await this.#client.authAccount.findFirst({
+      where: { userId, providerId: "credential" },
+      select: { password: true },
+    });
+    return row?.password ?? undefined;
+  }
+
   /** Whether the person has a password (a `credential` account) or a passkey. */
   async signInMethods(id: string): Promise<{ password: boolean; passkeys: number; sso: string[] }> {
     const [accounts, passkeys] = await Promise.all([

@@ -52,6 +52,7 @@ import {
   SessionAccessResponseSchema,
   SessionDetailSchema,
   SessionSummarySchema,
+  SetPasswordRequestSchema,
   SettingsResponseSchema,
   SharedBranchResponseSchema,
   SharedPersonSchema,
@@ -139,6 +140,7 @@ const s = {
   mergeResult: { title: "MergeResponse", schema: MergeResponseSchema },
   loops: { title: "LoopTreeResponse", schema: LoopTreeResponseSchema },
   settings: { title: "SettingsResponse", schema: SettingsResponseSchema },
+  setPassword: { title: "SetPasswordRequest", schema: SetPasswordRequestSchema },
   mcpServers: { title: "McpServersResponse", schema: McpServersResponseSchema },
   mcpServer: { title: "McpServerView", schema: McpServerViewSchema },
   mcpPromptRequest: { title: "McpPromptRequest", schema: McpPromptRequestSchema },
@@ -508,6 +510,15 @@ export const ENDPOINTS: readonly Endpoint[] = [
     errors: [],
   },
   {
+    method: "POST",
+    path: "/api/me/password",
+    summary:
+      "Sets the caller's password (Settings › Account; docs/accounts.md): a first password needs no `current_password` (the owner made at first start has none); a change needs the current one (400 naming `current_password` when it is missing or wrong). Wrong current passwords count against the account's sign-in limit: past it the answer is 429 with Retry-After. Hashed with argon2id at OWASP's parameters.",
+    body: s.setPassword,
+    response: { status: 204 },
+    errors: [400, 401],
+  },
+  {
     method: "GET",
     path: "/api/mcp/servers",
     summary:
@@ -689,7 +700,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "GET",
     path: "/api/auth/{...all}",
     summary:
-      "better-auth's endpoints, reached without a credential (docs/accounts.md): `GET get-session`, `GET passkey/generate-authenticate-options`, the SSO callback `GET oauth2/callback/oidc`, … Arbor's own: none.",
+      "better-auth's endpoints, reached without a credential (docs/accounts.md): `GET get-session`, `GET passkey/generate-authenticate-options`, the SSO callback `GET callback/oidc`, … Arbor's own: none.",
     response: { status: 200, auth: true },
     errors: [400, 401, 403],
   },

@@ -52,6 +52,11 @@ const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "::1"]);
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** build output and the icon: no credential, no secret in them */
 const PUBLIC_PATHS = [/^\/_next\/static\//, /^\/icon\.svg$/, /^\/favicon\.ico$/];
+
+/** The build's static files and the icons: served to anyone (the sign-in page needs its scripts). */
+export function isPublicPath(path: string): boolean {
+  return PUBLIC_PATHS.some((pattern) => pattern.test(path));
+}
 /**
  * Where a person signs in: better-auth's endpoints, the sign-in page and an invitation's page.
  * Reached without a credential; the Host and cross-site checks still hold.

@@ -1,5 +1,6 @@
 // zod schemas of everything on the wire: one source of truth for server, browser and docs.
 
+export * from "./account.js";
 export * from "./audit.js";
 export * from "./budgets.js";
 export * from "./docs.js";

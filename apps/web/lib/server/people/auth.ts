@@ -9,6 +9,7 @@ import { setSessionCookie } from "better-auth/cookies";
 import { genericOAuth } from "better-auth/plugins/generic-oauth";
 import { z } from "zod";
 import { sameSecret } from "../install-token";
+import { roleFromClaim, type SsoRole } from "./sso-roles";
 
 // The accounts library (docs/decisions/0039): better-auth over the same database as the sessions,
 // through its Prisma adapter. Its sessions live in the database only (no cookie cache), so a
@@ -78,7 +79,11 @@ export function oidcSettings(env: Env): OidcSettings | undefined {
   };
 }
 
-/** The provider id of the generic OpenID Connect provider (callback /api/auth/oauth2/callback/oidc). */
+/**
+ * The provider id of the generic OpenID Connect provider. better-auth 1.7 serves generic OAuth
+ * providers through its social endpoints: sign-in POST /api/auth/sign-in/social
+ * {provider: "oidc"}, callback (the redirect URI) /api/auth/callback/oidc.
+ */
 export const OIDC_PROVIDER_ID = "oidc";
 
 /**
@@ -130,6 +135,14 @@ export interface AuthOptions {
   ) => Promise<{ id: string; role: string } | undefined>;
   /** gives a taken invitation back (the account could not be made) */
   restoreInvitation: (id: string) => Promise<void>;
+  /**
+   * At every SSO sign-in (the account exists by then): the role its roles claim names
+   * (ARBOR_OIDC_ROLES_CLAIM), undefined when the variable is unset or the claim names none
+   */
+  ssoSignedIn?: (
+    user: { id: string; email: string },
+    claimed: SsoRole | undefined,
+  ) => Promise<void>;
   /** a password reset link (there is no mail server: the log gets it; docs/accounts.md) */
   sendResetPassword?: (data: { email: string; url: string }) => Promise<void>;
 }
@@ -147,6 +160,11 @@ export interface Auth {
   };
 }
 
+/** Whether a better-auth endpoint path is the SSO provider's callback (older: /oauth2/callback/…). */
+export function isSsoCallback(path: string | undefined): boolean {
+  return path !== undefined && (path.startsWith("/callback/") || path.startsWith("/oauth2/"));
+}
+
 export function createAuth(options: AuthOptions): Auth {
   const { env } = options;
   const baseURL = publicUrl(env);
@@ -155,6 +173,13 @@ export function createAuth(options: AuthOptions): Auth {
   const passkeyOrigin = new URL(baseURL);
   // accounts being made from an invitation right now (email → role): the create hook's answer
   const invited = new Map<string, string>();
+  // SSO sign-ins between the provider's answer and the session (email → the claim's role)
+  const claimed = new Map<string, { role: SsoRole | undefined; at: number }>();
+  const claimedRole = (email: string): SsoRole | undefined => {
+    const now = Date.now();
+    for (const [key, entry] of claimed) if (now - entry.at > 5 * 60_000) claimed.delete(key);
+    return claimed.get(email.toLowerCase())?.role;
+  };
   const auth = betterAuth({
     appName: "Arbor",
     baseURL,
@@ -210,15 +235,32 @@ export function createAuth(options: AuthOptions): Auth {
           before: async (user, context) => {
             const invitedAs = invited.get(String(user.email).toLowerCase());
             if (invitedAs !== undefined) return { data: { ...user, role: invitedAs } };
-            const source = context?.path?.startsWith("/oauth2/") ? "sso" : "password";
-            const { role } = await options.beforeCreateUser(
+            // better-auth 1.7 runs generic OAuth providers through its social callback
+            const source = isSsoCallback(context?.path) ? "sso" : "password";
+            const admitted = await options.beforeCreateUser(
               { email: String(user.email), name: String(user.name) },
               source,
             );
+            // SSO roles apply from the first sign-in (sso-roles.ts: never `owner`)
+            const role =
+              (source === "sso" ? claimedRole(String(user.email)) : undefined) ?? admitted.role;
             return { data: { ...user, email: String(user.email).toLowerCase(), role } };
           },
           after: async (user) => {
             await options.afterCreateUser?.({ id: user.id, email: user.email });
+          },
+        },
+      },
+      session: {
+        create: {
+          // every SSO sign-in: the roles claim is applied again (people.ts logs a change)
+          before: async (session, context) => {
+            if (context === null || context === undefined || !isSsoCallback(context.path)) return;
+            const user = await context.context.internalAdapter.findUserById(session.userId);
+            if (user === null) return;
+            const role = claimedRole(user.email);
+            claimed.delete(user.email.toLowerCase());
+            await options.ssoSignedIn?.({ id: user.id, email: user.email }, role);
           },
         },
       },
@@ -239,6 +281,19 @@ export function createAuth(options: AuthOptions): Auth {
                   pkce: true,
                   // who may sign up is decided in beforeCreateUser (ARBOR_SIGNUP, invitations)
                   disableSignUp: false,
+                  // the roles claim, read from the verified ID token or userinfo, kept for the
+                  // create and session hooks of this sign-in
+                  mapProfileToUser: (profile) => {
+                    const email = typeof profile.email === "string" ? profile.email : undefined;
+                    if (email !== undefined) {
+                      const role =
+                        oidc.rolesClaim === undefined
+                          ? undefined
+                          : roleFromClaim((profile as Record<string, unknown>)[oidc.rolesClaim]);
+                      claimed.set(email.toLowerCase(), { role, at: Date.now() });
+                    }
+                    return {};
+                  },
                 },
               ],
             }),

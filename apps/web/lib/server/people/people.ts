@@ -12,6 +12,7 @@ import {
   type SignupMode,
   signupMode,
 } from "./auth";
+import { ssoRole } from "./sso-roles";
 
 // The people of an install, as the server sees them: the owner (made at first start), the
 // better-auth instance, and how a request's credential becomes an Actor. docs/accounts.md.
@@ -85,6 +86,18 @@ export class People {
           : undefined;
       },
       restoreInvitation: (id) => this.store.restoreInvitation(id),
+      ssoSignedIn: async (user, claimed) => {
+        const person = await this.store.person(user.id);
+        if (person === undefined) return;
+        const role = ssoRole(person.role, claimed);
+        if (role === person.role) return;
+        await this.store.setRole(person.id, role);
+        this.#logger.info("role changed by the SSO roles claim", {
+          email: person.email,
+          from: person.role,
+          to: role,
+        });
+      },
       sendResetPassword: async ({ email, url }) => {
         // no mail server: the owner reads it from the log and passes it on (docs/accounts.md)
         this.#logger.warn("password reset requested", { email, url });
@@ -231,8 +244,10 @@ export class People {
     if (invited !== undefined) return { role: invited.role };
     const open = this.signup === "open" || (this.signup === "sso" && source === "sso");
     if (!open) {
+      // the code sends an SSO sign-in back to the sign-in page (?error=invitation_required)
       throw new APIError("FORBIDDEN", {
         message: "accounts are made by invitation here: ask an admin for one",
+        code: "invitation_required",
       });
     }
     return { role: "member" satisfies PersonRole };

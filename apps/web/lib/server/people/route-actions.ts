@@ -77,6 +77,7 @@ export const ROUTE_ACTIONS = {
   "GET /api/admin/sessions/{id}/loops": "admin.view",
   "GET /api/audit": "audit.read",
   "GET /api/audit/verify": "audit.read",
+  "POST /api/me/password": "account.manage",
 } as const satisfies Record<string, Action>;
 
 /** Sign-in routes: reached without a person (handle's `signIn`), so they have no action. */
