@@ -12,7 +12,7 @@ test("the production build serves the app", async ({ page }) => {
   await expect(page.getByRole("heading", { name: "Arbor" })).toBeVisible();
 });
 
-test("a person signs in with the printed URL's token: the page form, then the cookie carries every request", async ({
+test("a person signs in with the printed URL's token: the sign-in page, then the session cookie carries every request", async ({
   browser,
   request,
   baseURL,
@@ -23,17 +23,18 @@ test("a person signs in with the printed URL's token: the page form, then the co
   const context = await browser.newContext({ baseURL, extraHTTPHeaders: {} });
   const page = await context.newPage();
   try {
-    const refused = await page.goto("/");
-    expect(refused?.status()).toBe(401);
-    await expect(page.getByRole("heading", { name: "Arbor needs its token" })).toBeVisible();
+    // without a session a page sends the browser to sign in, and back after
+    await page.goto("/");
+    await expect(page).toHaveURL(`${baseURL}/login?next=%2F`);
+    await expect(page.getByLabel("Email")).toBeVisible();
     await keepScreenshot(page, testInfo, "sign-in-page");
 
-    await page.getByLabel("Token").fill(E2E_TOKEN);
-    await page.getByRole("button", { name: "Open" }).click();
+    // the URL the server printed signs the browser in as the owner
+    await page.goto(`/?token=${encodeURIComponent(E2E_TOKEN)}`);
     await expect(page).toHaveURL(`${baseURL}/`);
     await expect(page.getByRole("heading", { name: "Arbor" })).toBeVisible();
-    const cookie = (await context.cookies()).find((c) => c.name === "arbor_session");
-    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/" });
+    const cookie = (await context.cookies()).find((c) => c.name === "arbor.session_token");
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" });
     expect(cookie?.value).not.toContain(E2E_TOKEN);
 
     // the app's own requests (a POST with its Origin, the SSE stream) go with the cookie alone
