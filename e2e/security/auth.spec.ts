@@ -105,9 +105,9 @@ test("/?token= answers 303 to the same URL without it and signs the owner in wit
   // a wrong token sets nothing
   const wrong = await servers.raw.get("/?token=not-the-token");
   expect(wrong.status).toBe(401);
-  expect(
-    wrong.headers.getSetCookie().filter((c) => c.startsWith("arbor.session_token=")),
-  ).toEqual([]);
+  expect(wrong.headers.getSetCookie().filter((c) => c.startsWith("arbor.session_token="))).toEqual(
+    [],
+  );
   // nor does a forged cookie open anything
   const forged = await servers.raw
     .with({ cookie: "arbor.session_token=forged.c2ln" })

@@ -1,4 +1,5 @@
 import { CreateLinkRequestSchema } from "@arbor/core";
+import { audit } from "@/lib/server/audit";
 import { handle, json, readBody } from "@/lib/server/http";
 import { createLink } from "@/lib/server/people/sharing";
 import { getRuntime } from "@/lib/server/runtime";
@@ -15,6 +16,13 @@ export const POST = handle(
     const { id } = await context.params;
     const body = await readBody(request, CreateLinkRequestSchema);
     const origin = new URL(request.url).origin;
-    return json(await createLink(await getRuntime(), actor, id, body, origin), 201);
+    const arbor = await getRuntime();
+    const link = await createLink(arbor, actor, id, body, origin);
+    await audit(arbor, actor, "share_created", `session:${id}`, {
+      link: link.id,
+      branch: link.branch_id,
+      expires_at: link.expires_at,
+    });
+    return json(link, 201);
   },
 );

@@ -1,4 +1,5 @@
 import { ShareRequestSchema } from "@arbor/core";
+import { audit } from "@/lib/server/audit";
 import { handle, json, readBody } from "@/lib/server/http";
 import { share, sharesOf } from "@/lib/server/people/sharing";
 import { getRuntime } from "@/lib/server/runtime";
@@ -20,6 +21,12 @@ export const POST = handle(
   async (request, context: Context, actor) => {
     const { id } = await context.params;
     const body = await readBody(request, ShareRequestSchema);
-    return json(await share(await getRuntime(), actor, id, body), 201);
+    const arbor = await getRuntime();
+    const shared = await share(arbor, actor, id, body);
+    await audit(arbor, actor, "share_created", `session:${id}`, {
+      person: shared.user_id,
+      role: shared.role,
+    });
+    return json(shared, 201);
   },
 );
