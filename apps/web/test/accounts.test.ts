@@ -262,6 +262,25 @@ describe("invitations", () => {
     expect(again.status).toBe(400);
   });
 
+  it("let no disabled person sign in", async () => {
+    const test = await ownerWithPassword();
+    const owner = await signIn("owner@example.com", PASSWORD);
+    const made = await browser("POST", "/api/invitations", {
+      cookie: owner.cookie as string,
+      body: { role: "member" },
+    });
+    const joined = await browser("POST", "/api/auth/sign-up/invitation", {
+      body: { token: made.body.token, name: "Dee", email: "dee@example.com", password: PASSWORD },
+    });
+    expect(joined.status).toBe(200);
+    const dee = await test.runtime.people.store.personByEmail("dee@example.com");
+    await test.runtime.people.store.setDisabled(dee?.id as string, true);
+    expect((await browser("GET", "/api/me", { cookie: joined.cookie as string })).status).toBe(401);
+    const again = await signIn("dee@example.com", PASSWORD, { address: "10.0.9.9" });
+    expect(again.status).not.toBe(200);
+    expect(again.cookie).toBeUndefined();
+  });
+
   it("are the only way in when ARBOR_SIGNUP is invite", async () => {
     await ownerWithPassword();
     const open = await browser("POST", "/api/auth/sign-up/email", {

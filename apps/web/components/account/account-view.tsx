@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useCallback, useEffect, useState } from "react";
 import { failureOf } from "@/lib/client/sign-in-errors";
@@ -87,9 +88,17 @@ function Who({ person, sso }: AccountViewProps) {
           </>
         )}
       </dl>
-      <button type="button" className={buttonClass.secondary} onClick={signOut} disabled={busy}>
-        Sign out
-      </button>
+      <div className="flex flex-wrap items-center gap-3">
+        <button type="button" className={buttonClass.secondary} onClick={signOut} disabled={busy}>
+          Sign out
+        </button>
+        <Link
+          href="/settings/tokens"
+          className="text-sm text-sky-700 hover:underline dark:text-sky-300"
+        >
+          Personal API tokens
+        </Link>
+      </div>
     </section>
   );
 }

@@ -23,12 +23,20 @@ export function AdminSessionsView() {
       <main className="mx-auto flex max-w-5xl flex-col gap-4 px-3 py-4 sm:px-4 sm:py-6">
         <div className="flex flex-wrap items-center justify-between gap-2">
           <h1 className="text-xl font-semibold">All sessions</h1>
-          <Link
-            href="/admin/audit"
-            className="text-sm text-sky-700 hover:underline dark:text-sky-300"
-          >
-            Audit log
-          </Link>
+          <div className="flex items-center gap-3">
+            <Link
+              href="/admin/people"
+              className="text-sm text-sky-700 hover:underline dark:text-sky-300"
+            >
+              People
+            </Link>
+            <Link
+              href="/admin/audit"
+              className="text-sm text-sky-700 hover:underline dark:text-sky-300"
+            >
+              Audit log
+            </Link>
+          </div>
         </div>
         {forbidden ? (
           <AdminOnly />

@@ -1,5 +1,6 @@
 import type {
   AgentsResponse,
+  ApiTokenResponse,
   ApprovalDecision,
   AuditAction,
   AuditListResponse,
@@ -8,7 +9,9 @@ import type {
   BranchListResponse,
   BudgetResponse,
   ConfigResponse,
+  CreatedInvitationResponse,
   CreatedLink,
+  CreatedTokenResponse,
   CreateSessionRequest,
   CreateSessionResponse,
   ErrorResponse,
@@ -18,6 +21,7 @@ import type {
   ForkLinkResponse,
   ImportSessionResponse,
   InterruptResponse,
+  InvitationListResponse,
   LoopTreeResponse,
   McpPromptResponse,
   McpServersResponse,
@@ -32,6 +36,8 @@ import type {
   ParallelCandidate,
   ParallelJudge,
   PatchConfigRequest,
+  PeopleResponse,
+  PersonResponse,
   ResolveMergeRequest,
   SearchResponse,
   SessionAccessResponse,
@@ -43,6 +49,7 @@ import type {
   ShareRole,
   SharesResponse,
   SkillsResponse,
+  TokenListResponse,
   UpdateBranchRequest,
   WorkspaceInstructionsResponse,
   WorkspaceTrustResponse,
@@ -100,12 +107,12 @@ async function errorFrom(response: Response): Promise<ApiError> {
 
 export interface RequestOptions {
   signal?: AbortSignal | undefined;
-  /** the admin token, sent as Bearer (admin endpoints only) */
+  /** a Bearer token to send instead of the browser's session cookie */
   token?: string | undefined;
 }
 
 async function request(
-  method: "GET" | "POST" | "PATCH" | "DELETE",
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
   path: string,
   body: unknown,
   options: RequestOptions = {},
@@ -131,7 +138,7 @@ async function request(
 }
 
 async function json<T>(
-  method: "GET" | "POST" | "PATCH" | "DELETE",
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
   path: string,
   body?: unknown,
   options?: RequestOptions,
@@ -349,6 +356,36 @@ export const api = {
     }
     const suffix = params.size > 0 ? `?${params}` : "";
     return json<AuditListResponse>("GET", `/api/audit${suffix}`, undefined, options);
+  },
+  /** the caller's personal API tokens (Settings › Tokens) */
+  listTokens: (options?: RequestOptions) =>
+    json<TokenListResponse>("GET", "/api/me/tokens", undefined, options),
+  createToken: (body: {
+    name: string;
+    scope: ApiTokenResponse["scope"];
+    expires_at?: string | null;
+  }) => json<CreatedTokenResponse>("POST", "/api/me/tokens", body),
+  revokeToken: async (id: string) => {
+    await request("DELETE", `/api/me/tokens/${enc(id)}`, undefined);
+  },
+  /** admins: everyone, their roles and budgets; invitations */
+  listPeople: (options?: RequestOptions) =>
+    json<PeopleResponse>("GET", "/api/people", undefined, options),
+  updatePerson: (id: string, patch: { role?: "admin" | "member" | "viewer"; disabled?: boolean }) =>
+    json<PersonResponse>("PATCH", `/api/people/${enc(id)}`, patch),
+  personBudget: (id: string, options?: RequestOptions) =>
+    json<BudgetResponse>("GET", `/api/people/${enc(id)}/budget`, undefined, options),
+  setPersonBudget: (id: string, monthlyTokens: number | null) =>
+    json<BudgetResponse>("PUT", `/api/people/${enc(id)}/budget`, { monthly_tokens: monthlyTokens }),
+  listInvitations: (options?: RequestOptions) =>
+    json<InvitationListResponse>("GET", "/api/invitations", undefined, options),
+  createInvitation: (body: {
+    email?: string | null;
+    role: "admin" | "member" | "viewer";
+    expires_in_hours?: number;
+  }) => json<CreatedInvitationResponse>("POST", "/api/invitations", body),
+  revokeInvitation: async (id: string) => {
+    await request("DELETE", `/api/invitations/${enc(id)}`, undefined);
   },
   /** checks the audit chain */
   auditVerify: (options?: RequestOptions) =>

@@ -124,6 +124,8 @@ export interface AuthOptions {
   }>;
   /** after a user was created (consume the invitation, audit) */
   afterCreateUser?: (user: { id: string; email: string }) => Promise<void>;
+  /** whether a person may get a new session (a disabled person may not) */
+  mayStartSession: (userId: string) => Promise<boolean>;
   /**
    * Takes an invitation for a new account: its role, once (the invitation is marked used); an
    * invitation bound to another email address, used, revoked or expired gives undefined
@@ -253,8 +255,12 @@ export function createAuth(options: AuthOptions): Auth {
       },
       session: {
         create: {
-          // every SSO sign-in: the roles claim is applied again (people.ts logs a change)
+          // a disabled person signs in nowhere: no session is made for them; and at every SSO
+          // sign-in the roles claim is applied again (people.ts logs a change)
           before: async (session, context) => {
+            if (!(await options.mayStartSession(String(session.userId)))) {
+              throw new APIError("FORBIDDEN", { message: "this account is disabled" });
+            }
             if (context === null || context === undefined || !isSsoCallback(context.path)) return;
             const user = await context.context.internalAdapter.findUserById(session.userId);
             if (user === null) return;

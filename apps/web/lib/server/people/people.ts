@@ -77,6 +77,7 @@ export class People {
       installTokenValid: async () => (await this.#installRow())?.revokedAt === null,
       ownerId: () => this.#owner.id,
       beforeCreateUser: (user, source) => this.#admit(user, source),
+      mayStartSession: async (userId) => (await this.store.person(userId))?.disabled !== true,
       takeInvitation: async (token, email, userId) => {
         const found = await this.store.openInvitation(sha256(token));
         if (found === undefined || (found.email !== null && found.email !== email))
