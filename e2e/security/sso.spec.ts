@@ -152,9 +152,9 @@ test.describe("SSO with ARBOR_SIGNUP=invite", () => {
     await expect(page.locator("main").getByRole("alert")).toContainText(
       "ask an admin for an invitation",
     );
-    // no session: a page answers 401
-    const anonymous = await page.goto(`${arborUrl}/settings/account`);
-    expect(anonymous?.status()).toBe(401);
+    // no session: a page sends the browser to sign in
+    await page.goto(`${arborUrl}/settings/account`);
+    await expect(page).toHaveURL(`${arborUrl}/login?next=%2Fsettings%2Faccount`);
     const cookies = await page.context().cookies(arborUrl);
     expect(cookies.map((c) => c.name)).not.toContain("arbor.session_token");
   });

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Logger } from "@arbor/core";
 import type { Database, PeopleStore, Person, PersonRole } from "@arbor/db";
 import { APIError } from "better-auth/api";
+import { audit } from "../audit";
 import { sameSecret } from "../install-token";
 import type { Actor, TokenScope } from "./actor";
 import {
@@ -98,6 +99,23 @@ export class People {
           from: person.role,
           to: role,
         });
+        // the system changed it, from the provider's claim
+        await audit(
+          { database: options.database, logger: this.#logger },
+          null,
+          "role_changed",
+          `person:${person.id}`,
+          {
+            from: person.role,
+            to: role,
+            by: "sso_roles_claim",
+          },
+        );
+      },
+      // an SSO sign-up through an invitation for that address uses the invitation up
+      afterCreateUser: async (user) => {
+        const invitation = await this.store.pendingInvitationFor(user.email);
+        if (invitation !== undefined) await this.store.consumeInvitation(invitation.id, user.id);
       },
       sendResetPassword: async ({ email, url }) => {
         // no mail server: the owner reads it from the log and passes it on (docs/accounts.md)
