@@ -263,7 +263,7 @@ export interface LoopSummary {
   config?: { provider: string; model: string; config_id?: string };
 }
 
-/** GET /api/admin/sessions/{id}/loops: the session's loop tree (the admin token is not set). */
+/** GET /api/admin/sessions/{id}/loops: the session's loop tree (as the owner, by the install token). */
 export async function getLoopTree(appUrl: string, sessionId: string): Promise<LoopSummary[]> {
   const response = await ok(
     await appFetch(`${appUrl}/api/admin/sessions/${sessionId}/loops`),

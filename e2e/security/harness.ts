@@ -16,7 +16,7 @@ import { readSse, type SseEvent } from "../crash/sse.js";
 
 // The security suite's servers and HTTP client (issue #9). Each spec file starts its own fake LLM
 // and its own `next start` of the production build (e2e/crash/app-server.ts: process groups on
-// free loopback ports), with secrets of its own: the install token (ARBOR_TOKEN), the admin token
+// free loopback ports), with secrets of its own: the install token (ARBOR_TOKEN)
 // and a provider key, each random and distinctive, so a test can search any output for them. The
 // workspace and the data directory are fresh temporary directories. Every request the suite makes
 // goes through node:http rather than fetch, so the headers (Host, Origin, Cookie, Content-Type,
