@@ -139,6 +139,19 @@ describe("sessions", () => {
     expect((await browser("GET", "/api/me", { cookie: second.cookie as string })).status).toBe(200);
   });
 
+  it("signs out from the printed 127.0.0.1 address as from localhost", async () => {
+    await ownerWithPassword();
+    const { cookie } = await signIn("owner@example.com", PASSWORD);
+    const out = await browser("POST", "/api/auth/sign-out", {
+      cookie: cookie as string,
+      body: {},
+      host: "127.0.0.1:3000",
+      origin: "http://127.0.0.1:3000",
+    });
+    expect(out.status).toBe(200);
+    expect((await browser("GET", "/api/me", { cookie: cookie as string })).status).toBe(401);
+  });
+
   it("ends the session in the database at sign-out: the cookie replayed is refused", async () => {
     await ownerWithPassword();
     const { cookie } = await signIn("owner@example.com", PASSWORD);

@@ -9,6 +9,7 @@ import { setSessionCookie } from "better-auth/cookies";
 import { genericOAuth } from "better-auth/plugins/generic-oauth";
 import { z } from "zod";
 import { sameSecret } from "../install-token";
+import { gateSettings, hostAllowed } from "../request-gate";
 import { roleFromClaim, type SsoRole } from "./sso-roles";
 
 // The accounts library (docs/decisions/0039): better-auth over the same database as the sessions,
@@ -224,7 +225,16 @@ export function createAuth(options: AuthOptions): Auth {
     },
     // sign-in failures are counted per account and per address in the database (people.ts)
     rateLimit: { enabled: false },
-    trustedOrigins: [baseURL],
+    // the public URL, and the origin a request came to when its Host is one the gate allows
+    // (the printed http://127.0.0.1:3000 and http://localhost:3000 are both the loopback server;
+    // the gate has already refused another Host, and an Origin other than the Host's)
+    trustedOrigins: (request) => {
+      const host = request?.headers.get("host");
+      if (request === undefined || !host || !hostAllowed(host, gateSettings(env).allowedHosts)) {
+        return [baseURL];
+      }
+      return [baseURL, `${new URL(request.url).protocol}//${host}`];
+    },
     advanced: {
       cookiePrefix: "arbor",
       useSecureCookies: baseURL.startsWith("https:"),
