@@ -16,6 +16,7 @@ import {
 } from "../crash/app-server.js";
 import { createSession, fakeRequestBodies, scriptFake } from "../crash/client.js";
 import { readSse, type SseEvent } from "../crash/sse.js";
+import { Client } from "../security/harness.js";
 
 // Issue #17 over HTTP: two production servers (`next start`) on one throwaway PostgreSQL and one
 // fake LLM. Each test starts its own database and instances. Skipped, with the reason printed,
@@ -281,4 +282,40 @@ test("SIGTERM of A mid-stream ends its streams with a retry hint; the client goe
   await until(() => onB.events.some((e) => resting(e) || resting(e, "Paused")), "the run's end");
   stop.abort();
   expect(ids(onB.events)[0]).toBe(lastId + 1);
+});
+
+test("a sign-out or a token revoked through B is refused on A within 1 s", async () => {
+  const [a, b] = await twoInstances();
+  // the printed URL signs a browser in through A
+  const traded = await fetch(`${a.url}/?token=${encodeURIComponent(APP_TOKEN)}`, {
+    redirect: "manual",
+  });
+  expect(traded.status).toBe(303);
+  const cookie =
+    traded.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0] ?? "")
+      .find((c) => c.startsWith("arbor.session_token=")) ?? "";
+  const me = async (app: ServerProcess, headers: Record<string, string>) =>
+    (await new Client(app.url, headers).get("/api/me")).status;
+  expect(await me(a, { cookie })).toBe(200);
+  // B sees A's sign-in: the session is in the database
+  expect(await me(b, { cookie })).toBe(200);
+  const out = await new Client(b.url, { cookie, origin: b.url }).post("/api/auth/sign-out", {});
+  expect(out.status, out.text).toBe(200);
+  // A remembers who a cookie is for at most 0.5 s (docs/accounts.md); the bound here adds the
+  // requests' own time on a loaded machine
+  await expect.poll(() => me(a, { cookie }), { timeout: 1_500, intervals: [50] }).toBe(401);
+
+  const made = await call(`${a.url}/api/me/tokens`, {
+    method: "POST",
+    body: JSON.stringify({ name: "ci", scope: "read" }),
+  });
+  expect(made.status).toBe(201);
+  const { id, token } = (await made.json()) as { id: string; token: string };
+  const bearer = { authorization: `Bearer ${token}` };
+  expect(await me(a, bearer)).toBe(200);
+  const revoked = await call(`${b.url}/api/me/tokens/${id}`, { method: "DELETE" });
+  expect(revoked.status).toBe(204);
+  await expect.poll(() => me(a, bearer), { timeout: 1_500, intervals: [50] }).toBe(401);
 });
