@@ -26,7 +26,7 @@ test("a person signs in with the printed URL's token: the sign-in page, then the
     // without a session a page sends the browser to sign in, and back after
     await page.goto("/");
     await expect(page).toHaveURL(`${baseURL}/login?next=%2F`);
-    await expect(page.getByLabel("Email")).toBeVisible();
+    await expect(page.getByRole("textbox", { name: "Email" })).toBeVisible();
     await keepScreenshot(page, testInfo, "sign-in-page");
 
     // the URL the server printed signs the browser in as the owner

@@ -60,7 +60,7 @@ test("the trust prompt shows the command; trusting starts the server; a changed 
     .getByRole("list", { name: "Workspace configuration" })
     .getByTestId("trust-definition");
   await expect(listed).toHaveAttribute("data-status", "trusted");
-  await expect(listed).toContainText("by owner");
+  await expect(listed).toContainText("by Owner");
   await page.keyboard.press("Escape");
 
   // the file changes under the running app: the server stops and the prompt asks again
