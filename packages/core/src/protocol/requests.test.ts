@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_PATH_CHARS } from "../model/limits.js";
+import { CreateTokenRequestSchema } from "./people.js";
 import {
   ApprovalsRequestSchema,
   CreateBranchRequestSchema,
@@ -293,5 +294,22 @@ describe("text and path limits (issue #9)", () => {
     expect(performance.now() - started).toBeLessThan(100);
     expect(errors.map((e) => e.field)).toEqual(["payload.path"]);
     expect(MAX_PATH_CHARS).toBe(4096);
+  });
+});
+
+describe("an unknown key of a strict body", () => {
+  it("is named, even when it is the empty string", () => {
+    const result = parseRequest(CreateTokenRequestSchema, {
+      name: "ci",
+      scope: "read",
+      "": 1,
+      x: 2,
+    });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors).toEqual([
+      { field: '""', message: "Unrecognized field" },
+      { field: "x", message: "Unrecognized field" },
+    ]);
   });
 });

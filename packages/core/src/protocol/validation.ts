@@ -16,7 +16,10 @@ export const ROOT_FIELD = "(root)";
 type Issue = z.core.$ZodIssue;
 
 function joinPath(path: readonly PropertyKey[]): string {
-  return path.length === 0 ? ROOT_FIELD : path.map(String).join(".");
+  // an empty key is named as JSON writes it, so a field is never the empty string
+  return path.length === 0
+    ? ROOT_FIELD
+    : path.map((key) => (String(key) === "" ? '""' : String(key))).join(".");
 }
 
 function maxDepth(issues: readonly Issue[]): number {
