@@ -224,10 +224,15 @@ test.describe("ARBOR_SANDBOX=auto, bubblewrap unavailable, loopback only", () =>
   });
 });
 
+/** serving beyond loopback needs a real sign-in method (docs/accounts.md): the owner's password */
+const OWNER_PASSWORD = "e2e owner password 0123";
+
 test.describe("ARBOR_SANDBOX=auto, bubblewrap unavailable, serving beyond loopback", () => {
   let servers: Servers;
   test.beforeAll(async () => {
-    servers = await Servers.start({ env: { ...withoutBubblewrap(), HOST: "0.0.0.0" } });
+    servers = await Servers.start({
+      env: { ...withoutBubblewrap(), HOST: "0.0.0.0", ARBOR_OWNER_PASSWORD: OWNER_PASSWORD },
+    });
   });
   test.afterAll(async () => {
     await servers?.close();
@@ -252,7 +257,12 @@ test.describe("ARBOR_SANDBOX=off, bubblewrap unavailable, serving beyond loopbac
   let servers: Servers;
   test.beforeAll(async () => {
     servers = await Servers.start({
-      env: { ...withoutBubblewrap(), HOST: "0.0.0.0", ARBOR_SANDBOX: "off" },
+      env: {
+        ...withoutBubblewrap(),
+        HOST: "0.0.0.0",
+        ARBOR_SANDBOX: "off",
+        ARBOR_OWNER_PASSWORD: OWNER_PASSWORD,
+      },
     });
   });
   test.afterAll(async () => {
@@ -285,7 +295,11 @@ test.describe("ARBOR_SANDBOX=auto with a working bubblewrap, serving beyond loop
   let servers: Servers;
   test.beforeAll(async () => {
     servers = await Servers.start({
-      env: { HOST: "0.0.0.0", ARBOR_ALLOWED_HOSTS: "arbor.example.com" },
+      env: {
+        HOST: "0.0.0.0",
+        ARBOR_ALLOWED_HOSTS: "arbor.example.com",
+        ARBOR_OWNER_PASSWORD: OWNER_PASSWORD,
+      },
     });
   });
   test.afterAll(async () => {
