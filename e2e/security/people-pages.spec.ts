@@ -39,7 +39,7 @@ test("Settings › Tokens: a token is shown once, works as Bearer, and stops whe
   // read scope: no session made with it
   expect((await bearer.post("/api/sessions", { title: "x" })).status).toBe(403);
   // the list shows it without its secret
-  await expect(page.getByRole("cell", { name: "ci reader" })).toBeVisible();
+  await expect(page.getByRole("cell", { name: "ci reader", exact: true })).toBeVisible();
   await page.reload();
   await expect(page.getByText(secret)).toHaveCount(0);
   await page.getByRole("button", { name: "Revoke ci reader" }).click();
@@ -55,7 +55,7 @@ test("Admin › People: invite, change the role, set a budget, disable", async (
   await expect(page).toHaveURL(`${servers.url}/admin/people`);
   const email = `vera-${nonce()}@people.test`;
   await page.getByLabel("Email (optional: only this address can use the link)").fill(email);
-  await page.getByLabel("Role", { exact: true }).selectOption("viewer");
+  await page.getByRole("combobox", { name: "Role", exact: true }).selectOption("viewer");
   await page.getByRole("button", { name: "Make invitation link" }).click();
   const url = (await page.getByTestId("invitation-url").textContent()) ?? "";
   const token = url.split("/invite/")[1] ?? "";
