@@ -1,4 +1,6 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import { join } from "node:path";
 
 // The one bench harness of the repo: every package's `pnpm bench` lists its `bench/*.bench.ts`,
@@ -54,6 +56,21 @@ export function printFigures(figures: readonly BenchFigure[]): void {
   }
 }
 
+/** The checkout's commit (with "+dirty" when it has changes), or "unknown" outside git. */
+function currentCommit(): string {
+  try {
+    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], {
+      encoding: "utf8",
+    }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], {
+      encoding: "utf8",
+    }).trim();
+    return dirty === "" ? commit : `${commit}+dirty`;
+  } catch {
+    return "unknown";
+  }
+}
+
 /**
  * Writes `<resultsDir>/<name>.json`. A filtered run (`filtered`: only some bench files ran)
  * replaces only the figures of the files it ran and keeps the others.
@@ -78,6 +95,11 @@ export function writeBenchRecord(options: {
     package: options.packageName,
     at: new Date().toISOString(),
     node: process.version,
+    // where the figures come from: the command, the commit, the machine and its load then
+    command: process.argv.slice(1).join(" "),
+    commit: currentCommit(),
+    machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? "unknown CPU"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}`,
+    load: os.loadavg().map((value) => Number(value.toFixed(2))),
     figures: [...kept, ...options.figures].sort((a, b) => a.bench.localeCompare(b.bench)),
   };
   writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
