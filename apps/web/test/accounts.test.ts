@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import * as auth from "@/app/api/auth/[...all]/route";
 import * as invitations from "@/app/api/invitations/route";
+import * as mePassword from "@/app/api/me/password/route";
 import * as me from "@/app/api/me/route";
 import * as token from "@/app/api/me/tokens/[token_id]/route";
 import * as tokens from "@/app/api/me/tokens/route";
@@ -64,9 +65,11 @@ async function browser(
     ? auth
     : path === "/api/me"
       ? me
-      : path === "/api/invitations"
-        ? invitations
-        : tokens;
+      : path === "/api/me/password"
+        ? mePassword
+        : path === "/api/invitations"
+          ? invitations
+          : tokens;
   const handler = (
     module as unknown as Record<string, (r: Request, c: unknown) => Promise<Response>>
   )[method];
@@ -137,6 +140,24 @@ describe("sessions", () => {
     expect(second.cookie).not.toBe(first.cookie);
     expect((await browser("GET", "/api/me", { cookie: first.cookie as string })).status).toBe(401);
     expect((await browser("GET", "/api/me", { cookie: second.cookie as string })).status).toBe(200);
+  });
+
+  it("ends the person's other sessions when they change their password", async () => {
+    await ownerWithPassword();
+    const here = await signIn("owner@example.com", PASSWORD);
+    const elsewhere = await signIn("owner@example.com", PASSWORD, { address: "10.0.0.2" });
+    expect((await browser("GET", "/api/me", { cookie: elsewhere.cookie as string })).status).toBe(
+      200,
+    );
+    const changed = await browser("POST", "/api/me/password", {
+      cookie: here.cookie as string,
+      body: { current_password: PASSWORD, password: "a brand new passphrase" },
+    });
+    expect(changed.status).toBe(204);
+    expect((await browser("GET", "/api/me", { cookie: elsewhere.cookie as string })).status).toBe(
+      401,
+    );
+    expect((await browser("GET", "/api/me", { cookie: here.cookie as string })).status).toBe(200);
   });
 
   it("signs out from the printed 127.0.0.1 address as from localhost", async () => {

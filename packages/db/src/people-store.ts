@@ -326,10 +326,15 @@ export class PeopleStore {
     }));
   }
 
-  /** Ends every browser session of a person (sign-out everywhere, disabling, role change). */
-  async endSessionsOf(userId: string): Promise<number> {
+  /**
+   * Ends every browser session of a person (sign-out everywhere, disabling, role change), or
+   * every one but `except` (a session's token: a password change keeps the one that made it).
+   */
+  async endSessionsOf(userId: string, except?: string): Promise<number> {
     this.forget();
-    const deleted = await this.#client.authSession.deleteMany({ where: { userId } });
+    const deleted = await this.#client.authSession.deleteMany({
+      where: except === undefined ? { userId } : { userId, token: { not: except } },
+    });
     return deleted.count;
   }
 

@@ -19,6 +19,8 @@ export interface Actor {
   role: Role;
   /** how the request proved who it is */
   via: "session" | "token" | "install_token";
+  /** the browser session's token when via is "session" (a password change keeps only this one) */
+  sessionToken?: string;
   /** a personal token's scope; absent for a browser session and ARBOR_TOKEN (full) */
   scope?: TokenScope;
   /** the client's address (x-forwarded-for, else the socket's), for the audit log and limits */

@@ -8,7 +8,8 @@ import { SIGN_IN_LIMITS } from "./sign-in";
 // POST /api/me/password (Settings › Account): a person sets their own password. A first one needs
 // no current password (the owner made at first start has none); a change needs the current one,
 // and wrong guesses count against the account's sign-in limit like a failed sign-in, so this is
-// no side door around it. docs/accounts.md, "Passwords".
+// no side door around it. A change ends the person's other browser sessions. docs/accounts.md,
+// "Passwords".
 
 /** undefined when the password was set, else the answer (400 naming the field, 429). */
 export async function setOwnPassword(
@@ -48,6 +49,13 @@ export async function setOwnPassword(
     }
   }
   await store.setPasswordHash(actor.id, await hashPassword(body.password));
-  runtime.logger.info("password set", { email: actor.email, first: current === undefined });
+  // a changed password ends every other browser session of the person: whoever knew the old
+  // one is signed out (personal tokens stay; they are revoked one by one in Settings › Tokens)
+  const ended = current === undefined ? 0 : await store.endSessionsOf(actor.id, actor.sessionToken);
+  runtime.logger.info("password set", {
+    email: actor.email,
+    first: current === undefined,
+    ended_sessions: ended,
+  });
   return undefined;
 }

@@ -157,7 +157,7 @@ export class People {
     if (found === null) return "wrong";
     const person = await this.store.person(found.user.id);
     if (person === undefined || person.disabled) return "wrong";
-    return { ...actorOf(person), via: "session", address };
+    return { ...actorOf(person), via: "session", sessionToken: found.session.token, address };
   }
 
   async #bearer(bearer: string, address: string): Promise<Authentication> {
