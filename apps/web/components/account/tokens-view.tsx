@@ -5,6 +5,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { api, errorText } from "@/lib/client/api";
 import { AppHeader } from "../app-header";
+import { ShownOnce } from "../shown-once";
 import { buttonClass, inputClass } from "../styles";
 
 // Settings › Tokens: the person's personal API tokens (docs/accounts.md). A new token's secret
@@ -30,14 +31,12 @@ export function TokensView() {
   const tokens = useQuery({ queryKey: ["me", "tokens"], queryFn: () => api.listTokens() });
   const [created, setCreated] = useState<CreatedTokenResponse | undefined>();
   const [error, setError] = useState<string | undefined>();
-  const [copied, setCopied] = useState(false);
 
   async function create(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const expires = String(form.get("expires") ?? "");
     setError(undefined);
-    setCopied(false);
     try {
       const made = await api.createToken({
         name: String(form.get("name") ?? ""),
@@ -102,28 +101,9 @@ export function TokensView() {
             </p>
           )}
           {created !== undefined && (
-            <div
-              role="status"
-              className="mt-3 rounded-md border border-emerald-300 bg-emerald-50 p-3 text-sm dark:border-emerald-800 dark:bg-emerald-950"
-            >
-              <p className="mb-2">
-                Your new token <strong>{created.name}</strong>. It is shown this once: copy it now.
-              </p>
-              <div className="flex items-center gap-2">
-                <code data-testid="new-token" className="break-all font-mono text-xs">
-                  {created.token}
-                </code>
-                <button
-                  type="button"
-                  className={buttonClass.secondary}
-                  onClick={() => {
-                    void navigator.clipboard?.writeText(created.token).then(() => setCopied(true));
-                  }}
-                >
-                  {copied ? "Copied" : "Copy"}
-                </button>
-              </div>
-            </div>
+            <ShownOnce value={created.token} testId="new-token">
+              Your new token <strong>{created.name}</strong>. It is shown this once: copy it now.
+            </ShownOnce>
           )}
         </section>
         <section className={sectionClass} aria-labelledby="tokens-list">

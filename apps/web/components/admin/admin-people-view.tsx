@@ -11,6 +11,7 @@ import Link from "next/link";
 import { type FormEvent, useState } from "react";
 import { ApiError, api, errorText } from "@/lib/client/api";
 import { AppHeader } from "../app-header";
+import { ShownOnce } from "../shown-once";
 import { buttonClass, inputClass } from "../styles";
 import { AdminOnly } from "./admin-only";
 
@@ -235,14 +236,12 @@ function BudgetCell({
 function Invite({ onMade }: { onMade: () => Promise<unknown> }) {
   const [made, setMade] = useState<CreatedInvitationResponse | undefined>();
   const [error, setError] = useState<string | undefined>();
-  const [copied, setCopied] = useState(false);
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const formElement = event.currentTarget;
     const form = new FormData(formElement);
     const email = String(form.get("email") ?? "").trim();
     setError(undefined);
-    setCopied(false);
     try {
       const invitation = await api.createInvitation({
         email: email === "" ? null : email,
@@ -295,30 +294,11 @@ function Invite({ onMade }: { onMade: () => Promise<unknown> }) {
         </p>
       )}
       {made !== undefined && (
-        <div
-          role="status"
-          className="mt-3 rounded-md border border-emerald-300 bg-emerald-50 p-3 text-sm dark:border-emerald-800 dark:bg-emerald-950"
-        >
-          <p className="mb-2">
-            A one-time link for a {made.role}
-            {made.email !== null ? ` (${made.email})` : ""}, shown this once. There is no mail
-            server: pass it on yourself.
-          </p>
-          <div className="flex items-center gap-2">
-            <code data-testid="invitation-url" className="break-all font-mono text-xs">
-              {made.url}
-            </code>
-            <button
-              type="button"
-              className={buttonClass.secondary}
-              onClick={() => {
-                void navigator.clipboard?.writeText(made.url).then(() => setCopied(true));
-              }}
-            >
-              {copied ? "Copied" : "Copy"}
-            </button>
-          </div>
-        </div>
+        <ShownOnce value={made.url} testId="invitation-url">
+          A one-time link for a {made.role}
+          {made.email !== null ? ` (${made.email})` : ""}, shown this once. There is no mail server:
+          pass it on yourself.
+        </ShownOnce>
       )}
     </section>
   );
