@@ -141,6 +141,8 @@ test("a viewer sees no approve buttons and is refused 403; a collaborator gets t
   await expect(pageB.getByTestId("read-only-note")).toBeVisible();
   await expect(pageB.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
   await expect(pageB.getByRole("button", { name: "Deny", exact: true })).toHaveCount(0);
+  // switching, merging and editing branches are the owner's and collaborators': no Branches button
+  await expect(pageB.getByRole("button", { name: /^Branches/ })).toHaveCount(0);
   const refused = await asB("POST", `/api/sessions/${id}/approvals`, {
     decisions: [{ tool_call_id: "call_notes", decision: "approve" }],
   });
@@ -156,6 +158,7 @@ test("a viewer sees no approve buttons and is refused 403; a collaborator gets t
   await pageB.reload();
   await expect(pageB.getByRole("button", { name: "Approve", exact: true }).first()).toBeVisible();
   await expect(pageB.getByRole("form", { name: "Message composer" })).toBeVisible();
+  await expect(pageB.getByRole("button", { name: /^Branches/ })).toBeVisible();
   await pageB.close();
 });
 

@@ -10,7 +10,8 @@ import { ThemeControl } from "../theme";
 export interface ChatHeaderProps {
   title: string;
   branchesOpen: boolean;
-  onToggleBranches: () => void;
+  /** absent for a person who may only read (a viewer): no Branches button */
+  onToggleBranches?: () => void;
   branchCount: number;
   /** opens the session list as a drawer (shown below 1280 px, where the sidebar is hidden) */
   onOpenSessions: () => void;
@@ -61,18 +62,20 @@ export function ChatHeader({
         <h1 className="min-w-0 flex-1 truncate text-sm font-medium sm:text-base" title={title}>
           {title}
         </h1>
-        <button
-          type="button"
-          className={buttonClass.ghost}
-          aria-pressed={branchesOpen}
-          onClick={onToggleBranches}
-          title={activeBranchName ? `Current branch: ${activeBranchName}` : undefined}
-        >
-          <BranchIcon />
-          <span>
-            Branches<span className="hidden sm:inline"> · {branchCount}</span>
-          </span>
-        </button>
+        {onToggleBranches !== undefined && (
+          <button
+            type="button"
+            className={buttonClass.ghost}
+            aria-pressed={branchesOpen}
+            onClick={onToggleBranches}
+            title={activeBranchName ? `Current branch: ${activeBranchName}` : undefined}
+          >
+            <BranchIcon />
+            <span>
+              Branches<span className="hidden sm:inline"> · {branchCount}</span>
+            </span>
+          </button>
+        )}
         {settings}
         {menu}
         <HelpSheet />

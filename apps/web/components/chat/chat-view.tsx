@@ -395,7 +395,8 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
       <ChatHeader
         title={title ?? "Loading…"}
         branchesOpen={branchesOpen}
-        onToggleBranches={() => setBranchesOpen((open) => !open)}
+        // switching, merging and editing branches are session.send: a viewer reads the branch shown
+        onToggleBranches={canSend ? () => setBranchesOpen((open) => !open) : undefined}
         branchCount={detail.data?.branches.length ?? 1}
         onOpenSessions={() => setSessionsOpen(true)}
         activeBranchName={detail.data?.branches.find((b) => b.id === branchId)?.name}
@@ -530,7 +531,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               onDismiss={workspaceTrust.dismiss}
             />
           )}
-          {branchesOpen && detail.data && (
+          {canSend && branchesOpen && detail.data && (
             // below 1024 px: a full-height sheet over the page, in view wherever it is scrolled
             <div
               role="dialog"
@@ -633,7 +634,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
           )}
         </main>
 
-        {branchesOpen && detail.data && (
+        {canSend && branchesOpen && detail.data && (
           <div className="sticky top-20 hidden w-[26rem] shrink-0 self-start py-4 lg:block">
             <BranchPanel
               sessionId={sessionId}
