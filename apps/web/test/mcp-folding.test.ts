@@ -1,14 +1,15 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { FoldMemoryFile } from "@arbor/core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DELETE, GET, POST } from "@/app/api/mcp/route";
-import { params, startTestServer, TEST_TOKEN, type TestServer } from "./support";
+import { params, personWithToken, startTestServer, TEST_TOKEN, type TestServer } from "./support";
 
 // Issue #13, folding over MCP for other agents, through the SDK's own Client over both
 // transports: Streamable HTTP through the /api/mcp route handlers (and their token gate), and
@@ -17,10 +18,11 @@ import { params, startTestServer, TEST_TOKEN, type TestServer } from "./support"
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 /** The route handlers as the client's fetch: each method to its export, as Next routes it. */
-function routeFetch(token: string | undefined): Fetch {
+function routeFetch(token: string | undefined | (() => string)): Fetch {
   return async (url, init) => {
     const headers = new Headers(init?.headers);
-    if (token !== undefined) headers.set("authorization", `Bearer ${token}`);
+    const bearer = typeof token === "function" ? token() : token;
+    if (bearer !== undefined) headers.set("authorization", `Bearer ${bearer}`);
     const body = typeof init?.body === "string" ? init.body : undefined;
     // a request with a body arrives with its Content-Length
     if (body !== undefined) headers.set("content-length", String(Buffer.byteLength(body)));
@@ -83,6 +85,50 @@ describe("folding over MCP: Streamable HTTP at /api/mcp", () => {
     expect(back.message).toBe("notes hold alpha, beta, gamma; token=[redacted]");
     expect(back.tokens_used).toBe(status.folds[0].tokens_used);
     await client.close();
+  });
+
+  it("binds an MCP session to the person who opened it: another person's request is 404", async () => {
+    const member = await personWithToken(server.runtime, "member");
+    let bearer = member.token;
+    const client = new Client({ name: "member-agent", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL("http://localhost/api/mcp"), {
+      fetch: routeFetch(() => bearer),
+    });
+    await client.connect(transport);
+    await callJson(client, "branch", { description: "the member's fold" });
+    // the same session id with the owner's credential: no such session for them
+    bearer = TEST_TOKEN;
+    await expect(client.callTool({ name: "fold_status", arguments: {} })).rejects.toThrow(
+      /404|does not exist/,
+    );
+    bearer = member.token;
+    expect((await callJson(client, "fold_status")).folds).toHaveLength(1);
+    await client.close();
+  });
+});
+
+describe("fold memories: an older version's file is moved into the database at start", () => {
+  it("imports the file once, renames it, and offers its lessons over /api/mcp", async () => {
+    const workspace = mkdtempSync(join(tmpdir(), "arbor-mem-ws-"));
+    const dataDir = mkdtempSync(join(tmpdir(), "arbor-mem-data-"));
+    const file = new FoldMemoryFile({ dataDir, workspace });
+    const kept = file.remember("run the parser tests", "use vitest run src/parser");
+    const server = await startTestServer({ WORKSPACE_DIR: workspace, ARBOR_DATA_DIR: dataDir });
+    try {
+      expect(existsSync(file.file)).toBe(false);
+      expect(existsSync(`${file.file}.imported`)).toBe(true);
+      const client = new Client({ name: "memory-agent", version: "1.0.0" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL("http://localhost/api/mcp"), {
+          fetch: routeFetch(TEST_TOKEN),
+        }),
+      );
+      const opened = await callJson(client, "branch", { description: "parser tests fail" });
+      expect(opened.memories).toEqual([{ id: kept.id, text: "use vitest run src/parser" }]);
+      await client.close();
+    } finally {
+      await server.close();
+    }
   });
 });
 

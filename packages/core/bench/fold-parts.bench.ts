@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { FoldSession } from "../src/folding/fold-session.js";
 import { FoldLedger } from "../src/folding/ledger.js";
 import { FoldingMcpHttp } from "../src/folding/mcp-http.js";
-import { createFoldingMcpServer } from "../src/folding/mcp-server.js";
+import { InMemoryMcpSessionStore } from "../src/folding/mcp-session-store.js";
 import { scrubSecrets } from "../src/folding/scrub.js";
 import { type BenchFigure, type BenchRun, median } from "./figure.js";
 
@@ -47,11 +47,12 @@ function sessionOverheadMs(): Promise<number> {
 }
 
 async function mcpRoundTripMs(): Promise<number> {
-  const http = new FoldingMcpHttp({ create: () => createFoldingMcpServer({ tools: [] }) });
+  // the session's folds are read and written back through a store at each call (issue #26)
+  const http = new FoldingMcpHttp({ serve: { tools: [] }, store: new InMemoryMcpSessionStore() });
   const client = new Client({ name: "bench", version: "1.0.0" });
   await client.connect(
     new StreamableHTTPClientTransport(new URL("http://localhost/api/mcp"), {
-      fetch: (url, init) => http.handle(new Request(url, init)),
+      fetch: (url, init) => http.handle(new Request(url, init), "bench"),
     }),
   );
   const ms = await perCall(9, 50, async () => {

@@ -20,6 +20,8 @@ export {
   parseDatabaseUrl,
   resolveDatabase,
 } from "./database-url.js";
+export { FoldMemoryTable } from "./fold-memories.js";
+export { PrismaMcpSessionStore } from "./mcp-sessions.js";
 export { type ApplyResult, applyMigrations } from "./migrate.js";
 export {
   type ApiTokenRow,

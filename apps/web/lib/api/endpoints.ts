@@ -95,7 +95,7 @@ export interface Endpoint {
   response:
     | { status: 200 | 201; json: NamedSchema }
     | { status: 200; sse: true }
-    | { status: 200; mcp: true }
+    | { status: 200 | 405; mcp: true }
     | { status: 200; auth: true }
     | { status: 204 };
   /** error statuses this endpoint can answer, besides 500 */
@@ -103,7 +103,7 @@ export interface Endpoint {
 }
 
 const MCP_SUMMARY =
-  "Arbor as an MCP server for other agents (Streamable HTTP; docs/mcp.md, \"Folding over MCP\"): `branch`, `return` and `fold_status`, and Arbor's read-only tools (read_file, list_files, search and the codebase tools), whose output counts against the active fold's budget. Same token rule as the rest of the API. A POST without `Mcp-Session-Id` must be `initialize` (the answer carries the new session's id); then POST carries JSON-RPC requests, GET opens the server's notification stream and DELETE ends the session (its open folds are forced `cancelled`). Protocol errors are JSON-RPC error bodies: 400 for a request without a session that is not `initialize`, 404 for a session that does not exist or ended.";
+  "Arbor as an MCP server for other agents (Streamable HTTP; docs/mcp.md, \"Folding over MCP\"): `branch`, `return` and `fold_status`, and Arbor's read-only tools (read_file, list_files, search and the codebase tools), whose output counts against the active fold's budget. Same credential rule as the rest of the API (`mcp.serve`). A POST without `Mcp-Session-Id` must be `initialize` (the answer carries the new session's id: 256 random bits, bound to the person who opened it); then POST carries JSON-RPC requests (answered as JSON) and DELETE ends the session (its folds go with it). Sessions and their folds are kept in the database, so any instance serves any request of a session. Protocol errors are JSON-RPC error bodies: 400 for a request without a session that is not `initialize`, 404 for a session that does not exist, ended, was idle for an hour or is another person's.";
 
 const s = {
   createSession: { title: "CreateSessionRequest", schema: CreateSessionRequestSchema },
@@ -553,8 +553,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   {
     method: "GET",
     path: "/api/mcp",
-    summary: "The MCP session's server-to-client stream (`text/event-stream`); see POST /api/mcp.",
-    response: { status: 200, mcp: true },
+    summary:
+      "The stream for notifications the server would send on its own: this server sends none, so a known session is answered 405 (as the MCP spec allows); see POST /api/mcp.",
+    response: { status: 405, mcp: true },
     errors: [],
   },
   {

@@ -33,7 +33,11 @@ function success(endpoint: Endpoint): string {
   if ("sse" in response) {
     return "`200` `text/event-stream` of session events (see [Server-sent events](#server-sent-events))";
   }
-  if ("mcp" in response) return "`200` MCP JSON-RPC (Streamable HTTP; see [mcp.md](mcp.md))";
+  if ("mcp" in response) {
+    return response.status === 405
+      ? "`405` no stream (see [mcp.md](mcp.md))"
+      : "`200` MCP JSON-RPC (Streamable HTTP; see [mcp.md](mcp.md))";
+  }
   if ("auth" in response) return "`200` better-auth's answer (see [accounts.md](accounts.md))";
   return "`204` no body";
 }

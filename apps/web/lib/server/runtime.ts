@@ -9,7 +9,6 @@ import {
   type CreateSessionRequest,
   createDefaultProviderRegistry,
   createDefaultTools,
-  createFoldingMcpServer,
   createServedTools,
   DEFAULT_BASE_PROMPT,
   DEFAULT_PIPELINE,
@@ -20,8 +19,10 @@ import {
   endGroupsOnShutdown,
   type FileViewResult,
   FoldingMcpHttp,
+  FoldMemories,
   FoldMemoryFile,
   type ImportSessionRequest,
+  importFoldMemoryFile,
   initialApproval,
   type Logger,
   type LoopTreeResponse,
@@ -304,9 +305,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       error: error instanceof Error ? error.message : String(error),
     }),
   );
-  // other agents fold through Arbor over MCP (/api/mcp) and sessions fold (config.folding):
-  // both keep and recall the workspace's fold memories
-  const foldMemories = new FoldMemoryFile({ dataDir, workspace });
   // skills and sub-agents of the workspace: re-read before each turn (an mtime cache), so a
   // new or edited file applies to the next message
   const skills = new SkillLibrary(defaultSkillDirs(workspace, env.HOME?.trim() || homedir()));
@@ -314,8 +312,27 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // per-person monthly token budgets (issue #25): checked before each model request of a run
   // someone started, counted after each response (docs/agent-authorization.md)
   // @arbor/db at run time, not bundled (store.ts says why)
-  const { TokenBudgets: Budgets } = await import(/* turbopackIgnore: true */ "@arbor/db");
+  const {
+    TokenBudgets: Budgets,
+    FoldMemoryTable,
+    PrismaMcpSessionStore,
+  } = await import(/* turbopackIgnore: true */ "@arbor/db");
   const budgets: TokenBudgets = new Budgets(opened.database);
+  // other agents fold through Arbor over MCP (/api/mcp) and sessions fold (config.folding): both
+  // keep and recall the workspace's fold memories, in the database so every instance has them
+  // (issue #26); an older version's file in the data dir is brought over once
+  const foldMemories = new FoldMemories({
+    records: new FoldMemoryTable(opened.database),
+    workspace,
+  });
+  const memoryFile = new FoldMemoryFile({ dataDir, workspace });
+  const imported = await importFoldMemoryFile(memoryFile, foldMemories);
+  if (imported > 0) {
+    logger.info("fold memories moved into the database", {
+      count: imported,
+      file: memoryFile.file,
+    });
+  }
   const manager = new SessionManager({
     store,
     tokenBudget: budgets,
@@ -368,8 +385,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     secrets,
     index: codebase,
   });
+  // its sessions live in the database: any instance serves any request of one (issue #26)
   const foldingMcp = new FoldingMcpHttp({
-    create: () => createFoldingMcpServer({ tools: servedTools, memories: foldMemories }),
+    serve: { tools: servedTools, memories: foldMemories },
+    store: new PrismaMcpSessionStore(opened.database),
     maxBodyBytes: maxBodyBytes(env),
   });
   const workspaceTrust = async (): Promise<WorkspaceTrustResponse> => {

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { estimateTextTokens } from "../agent/tokens.js";
 import {
   budgetWarningText,
@@ -7,6 +7,7 @@ import {
   type FoldForcedReason,
   FoldLedger,
   type FoldLedgerOptions,
+  FoldLedgerSnapshotSchema,
   forcedReturnHeader,
 } from "./ledger.js";
 import type { FoldMemorySource } from "./memory.js";
@@ -23,7 +24,19 @@ import { scrubSecrets } from "./scrub.js";
 // `return`: Arbor's tools refuse to run in it meanwhile, so a spent budget is a limit, not a
 // remark. The return then says it was forced, and why.
 
-export interface FoldSessionOptions extends FoldLedgerOptions {
+/**
+ * A fold session as data (JSON-safe): the ledger and the chain of folds the agent is in. An MCP
+ * session's folds are kept like this between requests (mcp-http.ts), so any instance serves it.
+ */
+export const FoldSessionSnapshotSchema = z.object({
+  ledger: FoldLedgerSnapshotSchema,
+  chain: z.array(z.string()),
+});
+export type FoldSessionSnapshot = z.infer<typeof FoldSessionSnapshotSchema>;
+
+export interface FoldSessionOptions extends Omit<FoldLedgerOptions, "restore"> {
+  /** continue an earlier session (its `snapshot()`) */
+  restore?: FoldSessionSnapshot;
   memories?: FoldMemorySource;
   /** default: scrubSecrets */
   scrub?: (text: string) => string | Promise<string>;
@@ -92,11 +105,21 @@ export class FoldSession {
   readonly #now: () => number;
 
   constructor(options: FoldSessionOptions = {}) {
-    this.ledger = new FoldLedger(options);
+    const { restore, ...rest } = options;
+    this.ledger = new FoldLedger({
+      ...rest,
+      ...(restore !== undefined ? { restore: restore.ledger } : {}),
+    });
+    if (restore !== undefined) this.#chain.push(...restore.chain);
     this.#memories = options.memories;
     this.#scrub = options.scrub ?? scrubSecrets;
     this.#count = options.countTokens ?? estimateTextTokens;
     this.#now = options.now ?? Date.now;
+  }
+
+  /** The session as data: `new FoldSession({ restore })` continues from it. */
+  snapshot(): FoldSessionSnapshot {
+    return { ledger: this.ledger.snapshot(), chain: [...this.#chain] };
   }
 
   /** The fold the agent is in (active_branch_id), or null at the top level. */

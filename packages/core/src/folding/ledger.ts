@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { type FoldingSettings, FoldingSettingsSchema } from "../model/session-config.js";
 import type { FoldReturned } from "../protocol/events.js";
 
@@ -98,25 +99,58 @@ export interface FoldLedgerOptions {
   now?: () => number;
   /** fold ids; `fold-1`, `fold-2`, … by default */
   newId?: () => string;
+  /** the folds of an earlier ledger (its `snapshot()`), kept elsewhere meanwhile */
+  restore?: FoldLedgerSnapshot;
 }
+
+const FoldEntrySchema = z.object({
+  id: z.string(),
+  parentId: z.string().nullable(),
+  depth: z.number().int().positive(),
+  description: z.string(),
+  budget: z.number().int().positive(),
+  used: z.number().nonnegative(),
+  timeoutSeconds: z.number().positive(),
+  startedAt: z.number(),
+  deadline: z.number(),
+  status: z.enum(["open", "returned", "forced"]),
+  reason: z.enum(["budget", "timeout", "cancelled", "parent_returned", "crash"]).nullable(),
+  warned: z.boolean(),
+  endedAt: z.number().nullable(),
+}) satisfies z.ZodType<FoldEntry>;
+
+/** A ledger as data: every fold, and how many ids it has handed out (so the next is new). */
+export const FoldLedgerSnapshotSchema = z.object({
+  folds: z.array(FoldEntrySchema),
+  issued: z.number().int().nonnegative(),
+});
+export type FoldLedgerSnapshot = z.infer<typeof FoldLedgerSnapshotSchema>;
 
 export class FoldLedger {
   readonly config: FoldingConfig;
   readonly #folds = new Map<string, FoldEntry>();
   readonly #open = new Set<string>();
   readonly #now: () => number;
-  readonly #newId: () => string;
+  readonly #newId: (() => string) | undefined;
+  /** ids handed out so far */
+  #issued = 0;
 
   constructor(options: FoldLedgerOptions = {}) {
     this.config = { ...DEFAULT_FOLDING_CONFIG, ...options.config };
     this.#now = options.now ?? Date.now;
-    let counter = 0;
-    this.#newId =
-      options.newId ??
-      (() => {
-        counter += 1;
-        return `fold-${counter}`;
-      });
+    this.#newId = options.newId;
+    if (options.restore !== undefined) {
+      this.#issued = options.restore.issued;
+      for (const fold of options.restore.folds) {
+        this.#folds.set(fold.id, { ...fold });
+        if (fold.status === "open") this.#open.add(fold.id);
+      }
+    }
+  }
+
+  /** The ledger as data (JSON-safe): `new FoldLedger({ restore })` continues from it. */
+  snapshot(): FoldLedgerSnapshot {
+    return { folds: this.status(), issued: this.#issued };
   }
 
   /** Opens a fold, or says why not (depth, concurrency, budget or timeout beyond the limits). */
@@ -147,8 +181,9 @@ export class FoldLedger {
         `timeout_seconds ${timeoutSeconds} exceeds the maximum ${c.max_timeout_seconds}`,
       );
     const startedAt = this.#now();
+    this.#issued += 1;
     const fold: FoldEntry = {
-      id: this.#newId(),
+      id: this.#newId?.() ?? `fold-${this.#issued}`,
       parentId: request.parentId ?? null,
       depth,
       description: request.description,

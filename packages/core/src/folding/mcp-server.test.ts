@@ -7,8 +7,9 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CodebaseIndex } from "../codebase/codebase-index.js";
 import { inlineRunner } from "../codebase/worker-client.js";
-import { FoldingMcpHttp } from "./mcp-http.js";
-import { createFoldingMcpServer, createServedTools } from "./mcp-server.js";
+import { FoldingMcpHttp, mcpSessionKey } from "./mcp-http.js";
+import { createServedTools } from "./mcp-server.js";
+import { InMemoryMcpSessionStore } from "./mcp-session-store.js";
 import { FoldMemoryFile } from "./memory.js";
 
 // The folding MCP server through the SDK's own Client over Streamable HTTP, in process: the
@@ -42,23 +43,34 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
 });
 
-function endpoint(budgetDefault?: number): FoldingMcpHttp {
+function endpoint(
+  budgetDefault?: number,
+  store = new InMemoryMcpSessionStore(),
+): FoldingMcpHttp & { store: InMemoryMcpSessionStore } {
   const memories = new FoldMemoryFile({ dataDir, workspace });
   const tools = createServedTools({ workspaceRoot: workspace, env: {}, index });
-  return new FoldingMcpHttp({
-    create: () =>
-      createFoldingMcpServer({
-        tools,
-        memories,
-        ...(budgetDefault ? { settings: { default_budget: budgetDefault } } : {}),
-      }),
+  const http = new FoldingMcpHttp({
+    serve: {
+      tools,
+      memories,
+      ...(budgetDefault ? { settings: { default_budget: budgetDefault } } : {}),
+    },
+    store,
   });
+  return Object.assign(http, { store });
 }
 
-async function connect(http: FoldingMcpHttp): Promise<Client> {
+/** A client whose requests go to `http` (several: round robin, as instances behind a proxy). */
+async function connect(http: FoldingMcpHttp | FoldingMcpHttp[], person = "u-ana"): Promise<Client> {
   const client = new Client({ name: "fold-test", version: "1.0.0" });
+  const instances = Array.isArray(http) ? http : [http];
+  let next = 0;
   const transport = new StreamableHTTPClientTransport(new URL("http://localhost/api/mcp"), {
-    fetch: (url, init) => http.handle(new Request(url, init)),
+    fetch: (url, init) =>
+      (instances[next++ % instances.length] as FoldingMcpHttp).handle(
+        new Request(url, init),
+        person,
+      ),
   });
   await client.connect(transport);
   clients.push(client);
@@ -175,10 +187,10 @@ describe("folding MCP server over Streamable HTTP", () => {
     expect(opened.memories.map((m: { text: string }) => m.text)).toContain(
       "use vitest run src/parser",
     );
-    expect(http.sessionCount).toBe(2);
+    expect(http.store.size).toBe(2);
   });
 
-  it("keeps each MCP session's folds apart and forces them when the session ends", async () => {
+  it("keeps each MCP session's folds apart and drops them when the session ends", async () => {
     const http = endpoint();
     const a = await connect(http);
     const b = await connect(http);
@@ -186,18 +198,18 @@ describe("folding MCP server over Streamable HTTP", () => {
     expect((await json(b, "fold_status")).folds).toEqual([]);
     const transport = (a as unknown as { transport: StreamableHTTPClientTransport }).transport;
     const sessionId = transport.sessionId as string;
-    const folds = http.folds(sessionId);
-    await transport.terminateSession();
-    expect(folds?.ledger.get(opened.fold_id)).toMatchObject({
-      status: "forced",
-      reason: "cancelled",
+    expect((await http.folds(sessionId))?.ledger.get(opened.fold_id)).toMatchObject({
+      status: "open",
     });
-    expect(http.folds(sessionId)).toBeUndefined();
+    await transport.terminateSession();
+    // the session and its folds are gone: nothing of them is kept
+    expect(await http.folds(sessionId)).toBeUndefined();
+    expect(http.store.size).toBe(1);
   });
 
   it("answers 400 to a request without a session that is not initialize, 404 to an unknown one", async () => {
     const http = endpoint();
-    const get = await http.handle(new Request("http://localhost/api/mcp"));
+    const get = await http.handle(new Request("http://localhost/api/mcp"), "u-ana");
     expect(get.status).toBe(400);
     const unknown = await http.handle(
       new Request("http://localhost/api/mcp", {
@@ -209,8 +221,102 @@ describe("folding MCP server over Streamable HTTP", () => {
         },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
       }),
+      "u-ana",
     );
     expect(unknown.status).toBe(404);
-    expect(http.sessionCount).toBe(0);
+    expect(http.store.size).toBe(0);
+  });
+});
+
+describe("MCP sessions kept in a store (issue #26): any instance serves any request", () => {
+  it("two instances over one store serve one client, request by request in turn", async () => {
+    const store = new InMemoryMcpSessionStore();
+    const a = endpoint(undefined, store);
+    const b = endpoint(undefined, store);
+    const client = await connect([a, b]);
+    const opened = await json(client, "branch", { description: "find the config loader" });
+    const read = await call(client, "read_file", { path: "src/config.ts" });
+    expect(read.text).toContain("loadConfig");
+    const status = await json(client, "fold_status");
+    expect(status.active_fold_id).toBe(opened.fold_id);
+    expect(status.folds[0].tokens_used).toBeGreaterThan(20);
+    const inner = await json(client, "branch", { description: "look closer" });
+    expect(inner).toMatchObject({ depth: 2, parent_fold_id: opened.fold_id, fold_id: "fold-2" });
+    const back = await json(client, "return", { message: "done", fold_id: opened.fold_id });
+    expect(back).toMatchObject({ forced_children: ["fold-2"], active_fold_id: null });
+  });
+
+  it("parallel calls through both instances are all counted against the fold", async () => {
+    const store = new InMemoryMcpSessionStore();
+    const client = await connect([endpoint(undefined, store), endpoint(undefined, store)]);
+    await json(client, "branch", { description: "measure", budget: 32768 });
+    await call(client, "read_file", { path: "src/config.ts" });
+    const one = (await json(client, "fold_status")).folds[0].tokens_used as number;
+    await Promise.all(
+      Array.from({ length: 8 }, () => call(client, "read_file", { path: "src/config.ts" })),
+    );
+    expect((await json(client, "fold_status")).folds[0].tokens_used).toBe(9 * one);
+  });
+
+  it("binds a session to the person who opened it; the id is random and only its hash is kept", async () => {
+    const http = endpoint();
+    const client = await connect(http, "u-ana");
+    await json(client, "branch", { description: "ana's fold" });
+    const sessionId = (client as unknown as { transport: StreamableHTTPClientTransport }).transport
+      .sessionId as string;
+    expect(sessionId).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await http.store.get(sessionId)).toBeUndefined();
+    expect((await http.store.get(mcpSessionKey(sessionId)))?.personId).toBe("u-ana");
+    const asBob = await http.handle(
+      new Request("http://localhost/api/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": sessionId,
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 7,
+          method: "tools/call",
+          params: { name: "fold_status", arguments: {} },
+        }),
+      }),
+      "u-bob",
+    );
+    expect(asBob.status).toBe(404);
+    // Bob's DELETE does not end it either
+    const deleted = await http.handle(
+      new Request("http://localhost/api/mcp", {
+        method: "DELETE",
+        headers: { "mcp-session-id": sessionId },
+      }),
+      "u-bob",
+    );
+    expect(deleted.status).toBe(404);
+    expect((await json(client, "fold_status")).folds).toHaveLength(1);
+  });
+
+  it("a session idle beyond idleMs is gone; GET (a notification stream) is 405", async () => {
+    let now = 1_000_000;
+    const store = new InMemoryMcpSessionStore();
+    const http = new FoldingMcpHttp({
+      serve: { tools: [] },
+      store,
+      idleMs: 60_000,
+      now: () => now,
+    });
+    const client = await connect(http);
+    const sessionId = (client as unknown as { transport: StreamableHTTPClientTransport }).transport
+      .sessionId as string;
+    const get = await http.handle(
+      new Request("http://localhost/api/mcp", {
+        headers: { "mcp-session-id": sessionId, accept: "text/event-stream" },
+      }),
+      "u-ana",
+    );
+    expect(get.status).toBe(405);
+    now += 61_000;
+    await expect(client.listTools()).rejects.toThrow(/404|does not exist/);
   });
 });

@@ -13,7 +13,7 @@ import type { FoldingSettings } from "../model/session-config.js";
 import { createDefaultTools } from "../tools/builtin/default-tools.js";
 import type { SecretSource } from "../tools/redacting-tool.js";
 import type { AnyAgentTool, ToolResult } from "../tools/tool.js";
-import { FoldSession } from "./fold-session.js";
+import { FoldSession, type FoldSessionOptions } from "./fold-session.js";
 import type { FoldMemorySource } from "./memory.js";
 import { McpBranchParams, McpReturnParams } from "./params.js";
 
@@ -30,9 +30,30 @@ message in mind afterwards. The output of Arbor's tools counts against the activ
 at 80% you are told how much is left; at 100% (or at its timeout) the fold is forced to return
 and Arbor's tools refuse to run until you call \`return\`. Return messages are scrubbed of secrets.`;
 
+/**
+ * How the server reaches its MCP session's folds. In one process (stdio) they are one
+ * FoldSession in memory; over HTTP they are kept in a store between requests (mcp-http.ts), so
+ * each call reads them, changes them and writes them back.
+ */
+export interface FoldAccess {
+  /**
+   * Runs `change` on the session's folds and keeps what it changed. It may run more than once
+   * (another request of the session changed them meanwhile): it must only read and change the
+   * folds (remembering a lesson twice keeps it once).
+   */
+  use<T>(change: (folds: FoldSession) => T | Promise<T>): Promise<T>;
+}
+
+/** One FoldSession in memory (stdio, tests). */
+export function foldsInMemory(folds: FoldSession): FoldAccess & { readonly folds: FoldSession } {
+  return { folds, use: async (change) => change(folds) };
+}
+
 export interface FoldingMcpOptions {
   /** Arbor's tools to serve beside the folding tools; only the read-only built-ins are taken */
   tools: readonly AnyAgentTool[];
+  /** the MCP session's folds; default: a new FoldSession in memory, forced when the server closes */
+  folds?: FoldAccess;
   memories?: FoldMemorySource;
   settings?: Partial<FoldingSettings>;
   scrub?: (text: string) => string | Promise<string>;
@@ -42,7 +63,7 @@ export interface FoldingMcpOptions {
 
 export interface FoldingMcpServer {
   server: McpServer;
-  folds: FoldSession;
+  folds: FoldAccess;
 }
 
 const FOLDING_TOOLS: ReadonlySet<string> = new Set(["branch", "return", "fold_status"]);
@@ -89,15 +110,26 @@ export function createServedTools(options: ServedToolsOptions): AnyAgentTool[] {
   return servedTools(tools);
 }
 
-/** A new MCP server over a new fold session. */
-export function createFoldingMcpServer(options: FoldingMcpOptions): FoldingMcpServer {
-  const folds = new FoldSession({
+/** What a FoldSession of these options is built with (a new one, or one restored from a store). */
+export function foldSessionOptions(
+  options: Omit<FoldingMcpOptions, "tools" | "folds">,
+): FoldSessionOptions {
+  return {
     ...(options.settings ? { config: options.settings } : {}),
     ...(options.memories ? { memories: options.memories } : {}),
     ...(options.scrub ? { scrub: options.scrub } : {}),
     ...(options.countTokens ? { countTokens: options.countTokens } : {}),
     ...(options.now ? { now: options.now } : {}),
-  });
+  };
+}
+
+/** A new MCP server over the session's folds (a new fold session unless `folds` is given). */
+export function createFoldingMcpServer(options: FoldingMcpOptions): FoldingMcpServer {
+  const own =
+    options.folds === undefined
+      ? foldsInMemory(new FoldSession(foldSessionOptions(options)))
+      : undefined;
+  const folds: FoldAccess = options.folds ?? (own as FoldAccess);
   const server = new McpServer(
     { name: "arbor", title: "Arbor", version: "0.1.0" },
     { instructions: INSTRUCTIONS.replace(/\n/g, " ") },
@@ -114,7 +146,7 @@ export function createFoldingMcpServer(options: FoldingMcpOptions): FoldingMcpSe
       inputSchema: McpBranchParams,
     },
     async (params) => {
-      const result = await folds.branch(params);
+      const result = await folds.use((f) => f.branch(params));
       return result.ok ? answer(result.value) : failure(result.message);
     },
   );
@@ -129,7 +161,7 @@ export function createFoldingMcpServer(options: FoldingMcpOptions): FoldingMcpSe
       inputSchema: McpReturnParams,
     },
     async (params) => {
-      const result = await folds.return(params);
+      const result = await folds.use((f) => f.return(params));
       return result.ok ? answer(result.value) : failure(result.message);
     },
   );
@@ -143,7 +175,7 @@ export function createFoldingMcpServer(options: FoldingMcpOptions): FoldingMcpSe
       inputSchema: z.object({}),
       annotations: { readOnlyHint: true },
     },
-    async () => answer(folds.status()),
+    async () => answer(await folds.use((f) => f.status())),
   );
 
   for (const tool of servedTools(options.tools)) {
@@ -156,7 +188,7 @@ export function createFoldingMcpServer(options: FoldingMcpOptions): FoldingMcpSe
         annotations: { readOnlyHint: true },
       },
       async (params: unknown, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
-        const admitted = folds.admit();
+        const admitted = await folds.use((f) => f.admit());
         if (!admitted.ok) return failure(admitted.message);
         let result: ToolResult;
         try {
@@ -170,10 +202,11 @@ export function createFoldingMcpServer(options: FoldingMcpOptions): FoldingMcpSe
         } catch (error) {
           // a failure's text enters the agent's context too
           const message = error instanceof Error ? error.message : String(error);
-          const metered = folds.meter(message);
+          const metered = await folds.use((f) => f.meter(message));
           return failure(metered.notice === null ? message : `${message}\n\n${metered.notice}`);
         }
-        const metered = folds.meter(resultText(result));
+        const output = resultText(result);
+        const metered = await folds.use((f) => f.meter(output));
         const content: CallToolResult["content"] = result.content.map((part) =>
           part.type === "text"
             ? { type: "text", text: part.text }
@@ -185,7 +218,8 @@ export function createFoldingMcpServer(options: FoldingMcpOptions): FoldingMcpSe
     );
   }
 
-  server.server.onclose = () => folds.closeAll("cancelled");
+  // a session in memory ends with its server; one kept in a store ends when it is deleted
+  if (own !== undefined) server.server.onclose = () => own.folds.closeAll("cancelled");
   return { server, folds };
 }
 

@@ -4,7 +4,7 @@ import { CodebaseIndex } from "../codebase/codebase-index.js";
 import { secretsFromEnv } from "../tools/secrets.js";
 import { refuseInWorkspaces } from "../tools/workspace.js";
 import { createFoldingMcpServer, createServedTools } from "./mcp-server.js";
-import { FoldMemoryFile } from "./memory.js";
+import { FoldMemoryFile, type FoldMemorySource } from "./memory.js";
 
 // The folding MCP server over stdio (`arbor-mcp`), for an agent that starts it as a child
 // process. stdout carries JSON-RPC only: whatever this process has to say goes to stderr.
@@ -12,8 +12,10 @@ import { FoldMemoryFile } from "./memory.js";
 export interface FoldingMcpStdioOptions {
   /** the workspace the tools are confined to */
   workspace: string;
-  /** Arbor's data dir: fold memories and the codebase index live there */
+  /** Arbor's data dir: the codebase index lives there (and fold memories, unless `memories`) */
   dataDir: string;
+  /** the workspace's fold memories; default: a file in the data dir (FoldMemoryFile) */
+  memories?: FoldMemorySource;
   env?: Readonly<Record<string, string | undefined>>;
   stdin?: NodeJS.ReadableStream & import("node:stream").Readable;
   stdout?: NodeJS.WritableStream & import("node:stream").Writable;
@@ -33,7 +35,7 @@ export async function runFoldingMcpStdio(options: FoldingMcpStdioOptions): Promi
   const secrets = secretsFromEnv(env);
   const { server } = createFoldingMcpServer({
     tools: createServedTools({ workspaceRoot: workspace, env, secrets, index }),
-    memories: new FoldMemoryFile({ dataDir: options.dataDir, workspace }),
+    memories: options.memories ?? new FoldMemoryFile({ dataDir: options.dataDir, workspace }),
   });
   const transport = new StdioServerTransport(options.stdin, options.stdout);
   const closed = new Promise<void>((resolve) => {

@@ -7,12 +7,14 @@ import { queryTerms, termFrequencies } from "../codebase/tokens.js";
 import { workspaceFile, writeFileAtomic } from "../codebase/workspace-file.js";
 
 // Fold memories (issue #13): short lessons a fold kept when it returned, stored per workspace
-// with the fold's description, and offered to later folds whose description is alike. One JSON
-// file per workspace, `<data dir>/fold-memory/<folder>-<sha1 of the workspace path>.json`,
-// written whole and atomically. Every change re-reads the file first, so two processes on one
-// data dir (the web server and an `arbor-mcp` stdio server) do not drop each other's lessons
-// except in the instant between a read and its write. Ranking is BM25 over the descriptions
-// (codebase/bm25.ts, the codebase search's own), terms split as the codebase search splits them.
+// with the fold's description, and offered to later folds whose description is alike. Here, one
+// JSON file per workspace, `<data dir>/fold-memory/<folder>-<sha1 of the workspace path>.json`,
+// written whole and atomically, for a library user without a database; the web server and
+// `arbor-mcp` keep them in the database instead (memory-store.ts, issue #26) and import such a
+// file once. Every change re-reads the file first, so two processes on one data dir do not drop
+// each other's lessons except in the instant between a read and its write. Ranking is BM25 over
+// the descriptions (codebase/bm25.ts, the codebase search's own), terms split as the codebase
+// search splits them.
 
 const FORMAT = 1;
 /** the oldest lessons go beyond this many per workspace */

@@ -5,12 +5,16 @@ export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 // Arbor as an MCP server (Streamable HTTP) for other agents: folding and the read-only tools.
-// The gate (token, host, origin) is handle()'s, as for every route; the MCP sessions are the
-// runtime's FoldingMcpHttp (core folding/mcp-http.ts).
+// The gate (credential, host, origin, authorize()) is handle()'s, as for every route; the MCP
+// sessions are the runtime's FoldingMcpHttp (core folding/mcp-http.ts), kept in the database and
+// bound to the person who opened each: any instance serves any request of a session.
 
-const serve = async (request: Request): Promise<Response> =>
-  (await getRuntime()).foldingMcp.handle(request);
-
-export const POST = handle("POST /api/mcp", serve);
-export const GET = handle("GET /api/mcp", serve);
-export const DELETE = handle("DELETE /api/mcp", serve);
+export const POST = handle("POST /api/mcp", async (request, _context, actor) =>
+  (await getRuntime()).foldingMcp.handle(request, actor.id),
+);
+export const GET = handle("GET /api/mcp", async (request, _context, actor) =>
+  (await getRuntime()).foldingMcp.handle(request, actor.id),
+);
+export const DELETE = handle("DELETE /api/mcp", async (request, _context, actor) =>
+  (await getRuntime()).foldingMcp.handle(request, actor.id),
+);
