@@ -1,6 +1,6 @@
 import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
 import { type SubAgentGate, SubAgentTool } from "../../agent/sub-agent.js";
-import type { AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
+import type { AgentLoopConfig, ChildLoopSetup, ToolCallVerdict } from "../../agent/types.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import type { ToolCallContent } from "../../model/llm-messages.js";
 import type { PersonRef } from "../../model/person.js";
@@ -13,11 +13,13 @@ import type { ToolRegistry, ToolSource } from "../../tools/registry.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { isPlanTool, toolsForMode } from "../plan-act.js";
 import { DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
+import { childContext } from "./loop-context.js";
 import type { NestedApprovals } from "./nested-approvals.js";
+import type { OptimizingSession } from "./optimizer-settings.js";
 import type { ResolvedDeps } from "./session-deps.js";
 
 /** What this file needs of a session (StoredSession, which builds its registry with it). */
-export interface ExtendedSession {
+export interface ExtendedSession extends OptimizingSession {
   readonly id: string;
   readonly config: SessionConfig;
   readonly deps: ResolvedDeps;
@@ -188,13 +190,14 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
     base: (): Partial<AgentLoopConfig> => ({
       retryConfig: deps.retryConfig,
       executionLimits: deps.executionLimits,
-      contextConfig: null,
       toolExecution: { type: "sequential" },
       logger: deps.logger,
       ...(core.config.model?.max_tokens !== undefined
         ? { maxTokens: core.config.model.max_tokens }
         : {}),
     }),
+    // the session's optimization and overflow recovery, as for every loop (loop-context.ts)
+    context: (setup: ChildLoopSetup) => childContext(core, setup),
     promptSuffix: (tools: readonly AnyAgentTool[]) => {
       const block = skillsPrompt(core, tools);
       return block === "" ? "" : skillsSection(block);
