@@ -240,4 +240,47 @@ describe("a child loop that outgrows the model's window recovers", () => {
     expectRecovered(conversation().filter((r) => systemText(r).startsWith("Candidate A")));
     expect(session.state.type).toBe("Idle");
   });
+
+  it("a sub-agent is optimized with the session's settings before the provider refuses", async () => {
+    // the session knows the window: its trigger (0.6 of it) is passed before the provider's limit
+    const session = await sessionWith({
+      model: { protocol: "anthropic-messages", model: "claude-main", context_window: WINDOW },
+      optimization: { strategy: { type: "recent_n", n: 2 }, trigger_ratio: 0.6, target_ratio: 0.4 },
+    });
+    fake.setContextWindow(WINDOW);
+    let childTurn = 0;
+    let parentTurn = 0;
+    fake.setScript((view) => {
+      const request = fake.requests[view.index]!;
+      if (systemText(request).startsWith("You research logs.")) {
+        const turn = childTurn++;
+        return turn < READS ? readCall(turn) : say("The log holds only heartbeats.");
+      }
+      return parentTurn++ === 0
+        ? {
+            blocks: [
+              { type: "toolCall", name: "researcher", arguments: { task: "Read the log." } },
+            ],
+          }
+        : say("Only heartbeats, says the researcher.");
+    });
+    const events = await collect(
+      session.sendMessage({ type: "text", text: "What is in the log?" }),
+    );
+
+    expect(named(events, "subagent_update").filter((u) => u.kind === "ended")).toMatchObject([
+      { status: "completed" },
+    ]);
+    const child = conversation().filter((r) => systemText(r).startsWith("You research logs."));
+    // nothing refused: every request of the child fit, though its reads together do not
+    expect(child.every((r) => tokens(r) <= WINDOW)).toBe(true);
+    expect(child).toHaveLength(READS + 1);
+    expect(READS * tokens({ ...child[0]!, body: logPage(0) })).toBeGreaterThan(WINDOW);
+    // the strategy kept the 2 most recent messages whole: the last read's output is sent as it is
+    const last = JSON.stringify(child.at(-1)!.body);
+    expect(last).toContain(logPage(READS - 1).split("\n")[0]);
+    expect(last).not.toContain(logPage(0).split("\n")[5]);
+    // the child's steps are stored as they happened: the session's branch holds no child summary
+    expect(session.messages({ view: "optimized" }).optimizations).toEqual([]);
+  });
 });
