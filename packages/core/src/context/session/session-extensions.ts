@@ -190,6 +190,7 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
     base: (): Partial<AgentLoopConfig> => ({
       retryConfig: deps.retryConfig,
       executionLimits: deps.executionLimits,
+      contextConfig: null,
       toolExecution: { type: "sequential" },
       logger: deps.logger,
       ...(core.config.model?.max_tokens !== undefined
