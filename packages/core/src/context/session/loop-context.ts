@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { OVERFLOW_TARGET } from "../../agent/context-compaction.js";
 import type { ChildLoopSetup, LoopContextHandling } from "../../agent/types.js";
+import type { ToolDefinition } from "../../model/llm-config.js";
 import { type AgentMessage, messageText } from "../../model/llm-messages.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import { toolDefinition } from "../../tools/tool.js";
@@ -68,7 +69,9 @@ export function childContext(
  */
 class WorkingHistory implements LoopHistory {
   readonly #core: OptimizingSession;
-  readonly #setup: ChildLoopSetup;
+  readonly #systemPrompt: string;
+  /** the child's tools do not change while it runs: their definitions are made once */
+  readonly #tools: ToolDefinition[];
   /** the optimized view of the messages seen so far */
   #rows: ContextMessage[];
   /** how many of the loop's messages `#rows` covers */
@@ -83,7 +86,8 @@ class WorkingHistory implements LoopHistory {
     seed?: { rows: readonly ContextMessage[]; messages: number },
   ) {
     this.#core = core;
-    this.#setup = setup;
+    this.#systemPrompt = setup.systemPrompt;
+    this.#tools = setup.tools.map(toolDefinition);
     this.#rows = [...(seed?.rows ?? [])];
     this.#seen = seed?.messages ?? 0;
   }
@@ -116,8 +120,8 @@ class WorkingHistory implements LoopHistory {
     const result = await optimizeBranch({
       ...optimizerSettings(core),
       messages: before,
-      systemPrompt: this.#setup.systemPrompt,
-      tools: this.#setup.tools.map(toolDefinition),
+      systemPrompt: this.#systemPrompt,
+      tools: this.#tools,
       newId: () => `child-${randomUUID()}`,
       branchId: core.activeBranchId,
       signal,
