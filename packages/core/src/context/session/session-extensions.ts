@@ -1,6 +1,6 @@
 import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
 import { type SubAgentGate, SubAgentTool } from "../../agent/sub-agent.js";
-import type { AgentLoopConfig, ChildLoopSetup, ToolCallVerdict } from "../../agent/types.js";
+import type { AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import type { ToolCallContent } from "../../model/llm-messages.js";
 import type { PersonRef } from "../../model/person.js";
@@ -198,7 +198,7 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
         : {}),
     }),
     // the session's optimization and overflow recovery, as for every loop (loop-context.ts)
-    context: (setup: ChildLoopSetup) => childContext(core, setup),
+    context: (setup: Parameters<typeof childContext>[1]) => childContext(core, setup),
     promptSuffix: (tools: readonly AnyAgentTool[]) => {
       const block = skillsPrompt(core, tools);
       return block === "" ? "" : skillsSection(block);
