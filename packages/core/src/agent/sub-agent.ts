@@ -24,7 +24,9 @@ import {
   type AgentEvent,
   type AgentLoopConfig,
   type ApproveToolCalls,
+  type ChildLoopSetup,
   DEFAULT_EXECUTION_LIMITS,
+  type LoopContextHandling,
 } from "./types.js";
 
 // The sub-agent tool (REQ-141, REQ-148–151, REQ-163, REQ-194–195): a tool whose call runs a
@@ -100,6 +102,12 @@ export interface SubAgentOptions {
    * own; steering, follow-ups, input filters and hooks are never inherited (REQ-148).
    */
   base?: Partial<AgentLoopConfig> | (() => Partial<AgentLoopConfig>);
+  /**
+   * How the child keeps its context within the model's window, asked at each call with the
+   * child's system prompt and tools (a session: its own optimization and overflow recovery,
+   * context/session/loop-context.ts); it replaces `base`'s contextConfig. Absent: `base`'s.
+   */
+  context?: (setup: ChildLoopSetup) => LoopContextHandling;
   /**
    * the approval gate for the child's tool calls; absent: every call runs. During a call it is
    * also told which call runs the child (`parent`), so a gate may wait for a person
@@ -241,6 +249,13 @@ export class SubAgentTool implements AgentTool<typeof SubAgentParams, SubAgentDe
       ...(o.sessionId !== undefined ? { sessionId: o.sessionId } : {}),
       ...(parentLoopId !== undefined ? { parentLoopId } : {}),
     };
+    if (o.context !== undefined) {
+      const handling = o.context({ systemPrompt: context.systemPrompt, tools: context.tools });
+      config.contextConfig = handling.contextConfig ?? null;
+      if (handling.transformContext) config.transformContext = handling.transformContext;
+      if (handling.recoverContextOverflow)
+        config.recoverContextOverflow = handling.recoverContextOverflow;
+    }
     if (o.loopId) context.loopId = await o.loopId(config);
     // the fold runtime's mechanism: a child of the call's signal (REQ-141)
     const controller = childAbortController(ctx.signal);

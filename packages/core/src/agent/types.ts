@@ -290,6 +290,23 @@ export interface AgentContext {
   startedBy?: PersonRef;
 }
 
+/**
+ * How one loop keeps what its model sees within the model's context window: the runtime's
+ * compaction (contextConfig), or the caller's own view (transformContext) with its own recovery
+ * from a context overflow. A session builds this for its run and for every child loop it starts
+ * (context/session/loop-context.ts); a sub-agent tool and the fold runtime ask for it per loop.
+ */
+export type LoopContextHandling = Pick<
+  AgentLoopConfig,
+  "contextConfig" | "transformContext" | "recoverContextOverflow"
+>;
+
+/** What a child loop's request carries besides its messages (they count toward the window too). */
+export interface ChildLoopSetup {
+  systemPrompt: string;
+  tools: readonly AnyAgentTool[];
+}
+
 /** REQ-029: every behavioural setting of one loop run. */
 export interface AgentLoopConfig {
   provider: StreamProvider;

@@ -1,7 +1,13 @@
 import type { z } from "zod";
 import { runAgentLoop } from "../agent/loop.js";
 import { estimateTextTokens } from "../agent/tokens.js";
-import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../agent/types.js";
+import type {
+  AgentEvent,
+  AgentLoopConfig,
+  ChildLoopSetup,
+  LoopContextHandling,
+  ToolCallVerdict,
+} from "../agent/types.js";
 import {
   budgetWarningText,
   FOLD_MEMORY_SHARE,
@@ -79,6 +85,12 @@ export interface FoldHost {
   tools: AnyAgentTool[];
   /** the parent's loop config: provider, model, approval gate, limits */
   loopConfig: AgentLoopConfig;
+  /**
+   * How each fold keeps its context within the model's window, asked per fold with its system
+   * prompt and tools (a session: its own optimization and overflow recovery). Absent: the
+   * fold's budget alone (no compaction), as `loopConfig`'s transformContext shapes the view.
+   */
+  context?: (setup: ChildLoopSetup) => LoopContextHandling;
   /**
    * The fold's approval gate, when it differs from the parent's: it knows the fold and gets the
    * fold's signal (aborted when the fold is forced back). A call it holds for a person may wait:
@@ -313,7 +325,7 @@ export class FoldRuntime {
         sessionId: this.#host.sessionId,
         ...(this.#host.newLoopId ? { loopId: this.#host.newLoopId(record) } : {}),
       };
-      const config = this.#foldConfig(open, controller.signal);
+      const config = this.#foldConfig(open, controller.signal, context);
       const sink = {
         push: (event: AgentEvent): void | PromiseLike<void> => {
           if (event.type === "agentStart" && record.loopId === undefined) {
@@ -357,9 +369,11 @@ export class FoldRuntime {
     }
   }
 
-  #foldConfig(open: OpenFold, signal: AbortSignal): AgentLoopConfig {
+  #foldConfig(open: OpenFold, signal: AbortSignal, setup: ChildLoopSetup): AgentLoopConfig {
     const base = this.#host.loopConfig;
     const approve = this.#host.approve;
+    const own = this.#host.context?.(setup);
+    const view = own !== undefined ? own.transformContext : base.transformContext;
     return {
       ...base,
       ...(approve !== undefined
@@ -374,8 +388,12 @@ export class FoldRuntime {
             },
           }
         : {}),
-      // the fold's own budget replaces compaction
+      // the fold's own budget replaces the runtime's compaction; the host's context handling
+      // (a session's optimization) keeps what the fold's model sees within its window
       contextConfig: null,
+      ...(own?.recoverContextOverflow !== undefined
+        ? { recoverContextOverflow: own.recoverContextOverflow }
+        : {}),
       hooks: {
         ...base.hooks,
         beforeTurn: async (messages, turn) => {
@@ -384,12 +402,10 @@ export class FoldRuntime {
         },
       },
       transformContext: async (messages, signal) => {
-        const view = base.transformContext
-          ? await base.transformContext(messages, signal)
-          : messages;
-        if (open.pendingWarning === undefined) return view;
+        const seen = view ? await view(messages, signal) : messages;
+        if (open.pendingWarning === undefined) return seen;
         // injected into every following request of the fold, from the 80% mark on
-        return [...view, userMessage(open.pendingWarning)];
+        return [...seen, userMessage(open.pendingWarning)];
       },
     };
   }

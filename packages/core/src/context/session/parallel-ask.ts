@@ -10,6 +10,7 @@ import type { SessionEventBody } from "../../protocol/events.js";
 import type { ParallelMessageRequest } from "../../protocol/parallel.js";
 import { isPlanTool } from "../plan-act.js";
 import { DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
+import { childContext } from "./loop-context.js";
 import { type ParallelAskResult, storeAnswers } from "./parallel-answers.js";
 import { labelOf, modelFor, parallelRequestProblem, strategyFor } from "./parallel-config.js";
 import { notFoundText } from "./run-driver.js";
@@ -90,7 +91,8 @@ export async function askParallelOp(
   const { deps } = core;
   const prompt = toAgentMessage(message);
   if (prompt === undefined) throw new OperationRejected("internal", "the message has no content");
-  const history = toAgentMessages(currentView(core).filter((m) => m.id !== message.id));
+  const view = currentView(core).filter((m) => m.id !== message.id);
+  const history = toAgentMessages(view);
   const tools = setup.tools.filter((t) => !isPlanTool(t.name));
   const offered = new Set(tools.map((t) => t.name));
   const session = core.config.model;
@@ -111,6 +113,13 @@ export async function askParallelOp(
       model: modelFor(core, candidate.model),
       thinkingLevel: candidate.thinking_level ?? session?.thinking_level ?? "off",
       approveToolCalls: (calls) => gate(index, calls),
+      // the session's optimization and overflow recovery, as for every loop (loop-context.ts),
+      // over the candidate's own history: the branch's view, the message, then its answer
+      ...childContext(
+        core,
+        { systemPrompt: candidate.system_prompt ?? setup.systemPrompt, tools },
+        { rows: [...view, message], messages: history.length + 1 },
+      ),
     };
     if (candidate.temperature !== undefined) config.temperature = candidate.temperature;
     if (session?.max_tokens !== undefined) config.maxTokens = session.max_tokens;

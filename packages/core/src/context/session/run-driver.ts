@@ -9,6 +9,7 @@ import type { ContextState } from "../../model/states.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { ASK_QUESTION, isPlanTool, PRESENT_PLAN } from "../plan-act.js";
 import { DENIED_RESULT_TEXT, maxAutoLoopDepth, verdictFromApproval } from "./approval-policy.js";
+import { loopContext } from "./loop-context.js";
 import { RunContext, type RunStop } from "./run-context.js";
 import { storeLoopEvent } from "./run-events.js";
 import { foldRuntimeFor } from "./run-folds.js";
@@ -208,10 +209,12 @@ export class RunDriver {
       provider: deps.provider,
       model,
       thinkingLevel: config.model?.thinking_level ?? "off",
-      // the session's optimization (transformContext) replaces the runtime's compaction, and on
-      // a context overflow too (run-overflow.ts)
-      contextConfig: null,
-      recoverContextOverflow: (signal) => overflow.recover(signal),
+      // the session's optimization of the branch, before every request and on a context
+      // overflow (run-overflow.ts), as for every loop of the session (loop-context.ts)
+      ...loopContext({
+        view: (_messages, signal) => transformContext(run, input.view, signal),
+        shrink: (signal) => overflow.recover(signal),
+      }),
       executionLimits: deps.executionLimits,
       retryConfig: deps.retryConfig,
       toolExecution: { type: "sequential" },
@@ -223,7 +226,6 @@ export class RunDriver {
       },
       // messages sent while the run works (message-queue.ts); follow-ups wait for the run's end
       getSteeringMessages: () => run.steering.take(),
-      transformContext: (_messages, signal) => transformContext(run, input.view, signal),
     };
     if (config.model?.max_tokens !== undefined) loop.maxTokens = config.model.max_tokens;
     return loop;

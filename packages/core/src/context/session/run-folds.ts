@@ -15,9 +15,10 @@ import type { SessionEventBody } from "../../protocol/events.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { assistantRow, toolResultRow } from "./agent-rows.js";
 import { DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
+import { childContext } from "./loop-context.js";
 import type { NestedStatus } from "./nested-approvals.js";
+import { summarizerFor } from "./optimizer-settings.js";
 import type { RunContext } from "./run-context.js";
-import { summarizerFor } from "./session-optimization.js";
 import type { StoredSession } from "./stored-session.js";
 
 // Context folding in a session (issue #13, docs/decisions/0021 and 0031). When the session's
@@ -256,6 +257,8 @@ export function foldRuntimeFor(
     systemPrompt: input.systemPrompt,
     tools: input.tools,
     loopConfig,
+    // the session's optimization and overflow recovery, as for every loop (loop-context.ts)
+    context: (setup) => childContext(core, setup),
     approve,
     settings,
     scrub: scrubSecrets,

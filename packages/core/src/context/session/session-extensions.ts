@@ -13,11 +13,13 @@ import type { ToolRegistry, ToolSource } from "../../tools/registry.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { isPlanTool, toolsForMode } from "../plan-act.js";
 import { DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
+import { childContext } from "./loop-context.js";
 import type { NestedApprovals } from "./nested-approvals.js";
+import type { OptimizingSession } from "./optimizer-settings.js";
 import type { ResolvedDeps } from "./session-deps.js";
 
 /** What this file needs of a session (StoredSession, which builds its registry with it). */
-export interface ExtendedSession {
+export interface ExtendedSession extends OptimizingSession {
   readonly id: string;
   readonly config: SessionConfig;
   readonly deps: ResolvedDeps;
@@ -195,6 +197,8 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
         ? { maxTokens: core.config.model.max_tokens }
         : {}),
     }),
+    // the session's optimization and overflow recovery, as for every loop (loop-context.ts)
+    context: (setup: Parameters<typeof childContext>[1]) => childContext(core, setup),
     promptSuffix: (tools: readonly AnyAgentTool[]) => {
       const block = skillsPrompt(core, tools);
       return block === "" ? "" : skillsSection(block);

@@ -1,24 +1,19 @@
-import { readWorkspaceFile } from "../../codebase/file-view.js";
-import { sessionModelConfig } from "../../llm/env-config.js";
-import type { ModelConfig } from "../../model/llm-config.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import type { OptimizationView } from "../../store/types.js";
-import { redact } from "../../tools/secrets.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { toolDefinition } from "../../tools/tool.js";
-import { ExtractiveSummarizer } from "../optimization/extractive-summarizer.js";
 import { type OptimizeBranchResult, optimizeBranch } from "../optimization/optimizer.js";
-import { LlmSummarizer, type Summarizer } from "../optimization/summarizer.js";
 import { viewFromRecords } from "../optimization/view-record.js";
+import { optimizerSettings } from "./optimizer-settings.js";
 import type { AheadOptimization, StoredSession } from "./stored-session.js";
 
 // The session's side of optimization: the current optimized view of a branch (its stored records
-// applied to its messages), who writes the summaries (the session's model, its config's
-// summary_model, or the extractive summarizer), and one optimization step whose new messages and
-// record are stored (stored messages never change; summaries and masks are new messages off the
-// branch). An optimization made ahead, after an answer (optimizeAhead), is taken over by the
-// next step instead of being made again while the user waits.
+// applied to its messages) and one optimization step whose new messages and record are stored
+// (stored messages never change; summaries and masks are new messages off the branch), with the
+// settings every loop of the session optimizes with (optimizer-settings.ts: strategy, window, who
+// writes the summaries). An optimization made ahead, after an answer (optimizeAhead), is taken
+// over by the next step instead of being made again while the user waits.
 
 export function branchRecords(core: StoredSession, branchId: string): OptimizationView[] {
   return core.views.filter((v) => v.branch_id === branchId);
@@ -50,38 +45,6 @@ export function currentView(
     }
   }
   return viewFromRecords(messages, records, lookup);
-}
-
-const extractive = new ExtractiveSummarizer();
-
-/** The model that writes the session's summaries; undefined: extractive summaries only. */
-export function summaryModel(core: StoredSession): ModelConfig | undefined {
-  const { deps, config } = core;
-  if (deps.summaries === "extractive") return undefined;
-  let model: ModelConfig;
-  try {
-    const chosen = config.optimization.summary_model ?? config.model;
-    model = chosen ? sessionModelConfig(deps.model, chosen, deps.modelEnv) : deps.model;
-  } catch {
-    // a summary model without its key: the extractive summarizer, as without a model
-    return undefined;
-  }
-  return model.protocol === "offline" ? undefined : model;
-}
-
-/** Who writes the session's summaries now (the optimizer falls back to extractive on failure). */
-export function summarizerFor(core: StoredSession): Summarizer {
-  if (core.deps.summarizer) return core.deps.summarizer;
-  const model = summaryModel(core);
-  return model ? new LlmSummarizer({ provider: core.deps.provider, model }) : extractive;
-}
-
-/** Reads a workspace file for the model as the file tools do: confined, secrets redacted. */
-function recentFileReader(core: StoredSession, root: string) {
-  return async (path: string): Promise<string | undefined> => {
-    const read = await readWorkspaceFile(root, path);
-    return read.ok ? redact(read.content, core.deps.secrets()) : undefined;
-  };
 }
 
 /** Turn numbers of a branch: each user message that is not a tool result starts the next one. */
@@ -188,17 +151,12 @@ function optimizeOnce(
   const branchId = core.activeBranchId;
   const extra = step.pending ? [step.pending] : [];
   return optimizeBranch({
+    ...optimizerSettings(core),
     messages: currentView(core, branchId, extra, taken),
     systemPrompt: step.systemPrompt,
     tools: step.tools.map(toolDefinition),
-    config: core.config.optimization,
-    contextWindow: core.config.model?.context_window ?? core.deps.model.contextWindow ?? 100_000,
-    summarizer: summarizerFor(core),
     turnOf: turnsOf([...core.branchMessages(branchId), ...extra]),
-    ...(core.workspace ? { readRecentFile: recentFileReader(core, core.workspace.root) } : {}),
-    now: () => core.nowIso(),
     newId: () => core.newId(),
-    sessionId: core.id,
     branchId,
     signal: step.signal,
     ...(step.force ? { force: true } : {}),

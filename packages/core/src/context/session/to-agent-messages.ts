@@ -161,10 +161,17 @@ export function toAgentMessage(message: ContextMessage): AgentMessage | undefine
   }
 }
 
-export function toAgentMessages(messages: Iterable<ContextMessage>): AgentMessage[] {
+/**
+ * The view as the model's messages, always a valid request. `convert` turns one message (default
+ * toAgentMessage; a child loop's working history gives back its own messages where it can).
+ */
+export function toAgentMessages(
+  messages: Iterable<ContextMessage>,
+  convert: (message: ContextMessage) => AgentMessage | undefined = toAgentMessage,
+): AgentMessage[] {
   const out: AgentMessage[] = [];
   for (const message of messages) {
-    const converted = toAgentMessage(message);
+    const converted = convert(message);
     if (converted !== undefined) out.push(converted);
   }
   return startingWithUser(withEveryToolResult(out));

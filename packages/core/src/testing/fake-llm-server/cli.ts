@@ -7,6 +7,7 @@ import { ScriptedTurnSchema } from "./turn-schema.js";
 
 // Runs the fake LLM server as its own process, for e2e tests that start the app against it:
 //   node dist/testing/fake-llm-server/cli.js [--port N] [--host H] [--script turns.json]
+//     [--context-window TOKENS]
 // The script file holds `{ "turns": [...] }` or a bare array of turns. Prints
 // "fake-llm-server listening on <url>" once it accepts connections; SIGINT/SIGTERM stop it.
 
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
       port: { type: "string", default: "0" },
       host: { type: "string", default: "127.0.0.1" },
       script: { type: "string" },
+      "context-window": { type: "string" },
     },
     strict: true,
   });
@@ -31,7 +33,17 @@ async function main(): Promise<void> {
   const script = values.script
     ? ScriptFile.parse(JSON.parse(await readFile(values.script, "utf8"))).turns
     : undefined;
-  const server = await startFakeLlmServer({ port, host: values.host, script });
+  const window = values["context-window"];
+  const contextWindow = window === undefined ? undefined : Number(window);
+  if (contextWindow !== undefined && !(Number.isInteger(contextWindow) && contextWindow > 0)) {
+    throw new Error(`--context-window must be a positive integer, got ${window}`);
+  }
+  const server = await startFakeLlmServer({
+    port,
+    host: values.host,
+    ...(script ? { script } : {}),
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+  });
   process.stdout.write(`fake-llm-server listening on ${server.url}\n`);
   const stop = () => {
     server.close().then(

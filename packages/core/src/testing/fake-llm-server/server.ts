@@ -1,11 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Script, ScriptedTurn, ScriptRequestView } from "../script.js";
+import { contextOverflowError } from "./context-window.js";
 import { planTurn } from "./plan.js";
 import { bodyModel, estimateInputTokens, lastUserText } from "./request-body.js";
 import { closedFlag, sleep, writeStream } from "./response-writer.js";
 import { matchRoute, type Route } from "./routes.js";
 import { isSummaryRequest, summaryTurn } from "./summarize.js";
-import { ScriptFileSchema } from "./turn-schema.js";
+import { ContextWindowSchema, ScriptFileSchema } from "./turn-schema.js";
 import type { FakeLlmServer, FakeLlmServerOptions, RecordedRequest } from "./types.js";
 
 // The fake LLM server: routes a request to its wire format, records it, picks the next scripted
@@ -31,9 +32,15 @@ class ScriptState {
     }
   }
 
+  /** the model's context window (context-window.ts); undefined: every request fits */
+  contextWindow: number | undefined;
+  /** the window a reset returns to (the server's option) */
+  initialContextWindow: number | undefined;
+
   reset(): void {
     this.queue = [];
     this.decide = undefined;
+    this.contextWindow = this.initialContextWindow;
     this.requests.length = 0;
     this.serial = 0;
     this.toolCalls = 0;
@@ -113,6 +120,14 @@ async function answer(
 ): Promise<void> {
   const isClosed = closedFlag(res);
   const model = route.urlModel ?? bodyModel(recorded.body) ?? "fake-model";
+  // a request larger than the model's window is refused as the provider refuses it: no turn taken
+  const inputTokens = estimateInputTokens(recorded.body);
+  if (state.contextWindow !== undefined && inputTokens > state.contextWindow) {
+    const error = contextOverflowError(route.protocol, inputTokens, state.contextWindow);
+    const { body, headers } = route.format.errorResponse(error);
+    sendJson(res, error.status, body, headers);
+    return;
+  }
   const turn = state.nextTurn({ protocol: route.protocol, model, index, body: recorded.body });
   await sleep(turn.firstChunkDelayMs ?? 0);
   if (isClosed()) return;
@@ -130,7 +145,7 @@ async function answer(
   const plan = planTurn(turn, {
     requestedModel: model,
     serial: state.nextSerial(),
-    inputTokens: estimateInputTokens(recorded.body),
+    inputTokens,
     nextToolCallId: () =>
       state.nextToolCallId(route.protocol === "bedrock-converse" ? "tooluse" : "call"),
   });
@@ -198,6 +213,16 @@ function handleControl(
     sendJson(res, 200, { queued: state.queue.length });
     return;
   }
+  if (method === "POST" && path === "/__fake/context-window") {
+    const parsed = ContextWindowSchema.safeParse(body);
+    if (!parsed.success) {
+      sendJson(res, 400, { error: { message: `tokens: ${parsed.error.message}` } });
+      return;
+    }
+    state.contextWindow = parsed.data.tokens ?? undefined;
+    sendJson(res, 200, { context_window: parsed.data.tokens });
+    return;
+  }
   if (method === "GET" && path === "/__fake/requests") {
     sendJson(res, 200, { requests: state.requests });
     return;
@@ -217,6 +242,8 @@ export async function startFakeLlmServer(
   if (options.script) state.setScript(options.script);
   if (options.summaries) state.summaries = options.summaries;
   state.summaryDelayMs = options.summaryDelayMs ?? 0;
+  state.initialContextWindow = options.contextWindow;
+  state.contextWindow = options.contextWindow;
   const server = createServer((req, res) => {
     handle(state, req, res).catch((error: unknown) => {
       // a bug in the fake must show up in the test, not hang it
@@ -245,6 +272,9 @@ export async function startFakeLlmServer(
       state.queue.push(...turns);
     },
     setScript: (script) => state.setScript(script),
+    setContextWindow: (tokens) => {
+      state.contextWindow = tokens;
+    },
     reset: () => state.reset(),
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -49,3 +49,6 @@ export const ScriptedTurnSchema = z.object({
 
 /** The body of POST /__fake/script, and the shape of a CLI script file. */
 export const ScriptFileSchema = z.object({ turns: z.array(ScriptedTurnSchema) });
+
+/** The body of POST /__fake/context-window: the window in tokens, or null for none. */
+export const ContextWindowSchema = z.object({ tokens: z.number().int().positive().nullable() });

@@ -33,7 +33,13 @@ export interface FakeLlmServer {
   enqueue(...turns: ScriptedTurn[]): void;
   /** replace the script: an array replaces the queue, a function answers once the queue is empty */
   setScript(script: Script): void;
-  /** forget the queue, the script function, recorded requests and id counters */
+  /**
+   * the model's context window in tokens: a larger request is refused with the provider's own
+   * context-overflow error (context-window.ts), taking no turn; undefined: every request fits
+   */
+  setContextWindow(tokens: number | undefined): void;
+  /** forget the queue, the script function, recorded requests and id counters; the context
+   * window returns to the server's option */
   reset(): void;
   close(): Promise<void>;
 }
@@ -50,6 +56,8 @@ export interface FakeLlmServerOptions {
    * other request
    */
   summaries?: "summarize" | "script";
+  /** the model's context window in tokens (see FakeLlmServer.setContextWindow); default none */
+  contextWindow?: number;
   /** delay before a summary answer starts, ms (default 0) */
   summaryDelayMs?: number;
 }
