@@ -1,6 +1,11 @@
 import { runAgentLoop, runAgentLoopContinue } from "../../agent/loop.js";
 import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
-import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
+import type {
+  AgentEvent,
+  AgentHooks,
+  AgentLoopConfig,
+  ToolCallVerdict,
+} from "../../agent/types.js";
 import type { FoldRuntime } from "../../fold-runtime/fold-runtime.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import type { ModelConfig } from "../../model/llm-config.js";
@@ -216,7 +221,7 @@ export class RunDriver {
       retryConfig: deps.retryConfig,
       toolExecution: { type: "sequential" },
       logger: deps.logger,
-      hooks: { beforeTurn: () => beforeTurn(run) },
+      hooks: { beforeTurn: () => beforeTurn(run), ...commandHookCalls(run) },
       approveToolCalls: (calls) => {
         run.steering.roundStarts(calls);
         return approvalGate(run, calls);
@@ -231,6 +236,42 @@ export class RunDriver {
 }
 
 // ---- the loop's hooks ---------------------------------------------------------------------
+
+/**
+ * The workspace's PreToolUse and PostToolUse hooks (command-hooks/, docs/hooks.md), once a call
+ * passed the approval gate: a PreToolUse hook that blocks turns the call into an error result
+ * carrying its reason; a PostToolUse hook's feedback is added to the result the model gets.
+ */
+function commandHookCalls(run: RunContext): AgentHooks {
+  const { core } = run;
+  const hooks = core.deps.commandHooks?.(core.config);
+  if (hooks === undefined) return {};
+  const info = () => ({
+    session_id: core.id,
+    permission_mode: core.config.agent_mode === "plan" ? "plan" : "default",
+  });
+  return {
+    beforeToolExecution: async (call) => {
+      const verdict = await hooks.preToolUse(info(), call, run.controller.signal);
+      return verdict.block !== undefined ? { block: verdict.block } : true;
+    },
+    toolResultFeedback: async (call, result) => {
+      const response = result.content
+        .flatMap((b) => (b.type === "text" ? [b.text] : []))
+        .join("\n");
+      const verdict = await hooks.postToolUse(
+        info(),
+        call,
+        result.details !== undefined
+          ? { output: response, details: result.details }
+          : { output: response },
+        run.controller.signal,
+      );
+      const parts = [verdict.block, verdict.context].filter((t): t is string => t !== undefined);
+      return parts.length > 0 ? `PostToolUse hook: ${parts.join("\n")}` : undefined;
+    },
+  };
+}
 // The loop awaits each, after the events before it are stored: they decide on the stored state.
 
 /** Stops before a turn once the run has a stop or reaches the depth limit; starts the timer. */
