@@ -34,6 +34,12 @@ export type HookRun =
   | { type: "not_started"; reason: string }
   | { type: "cancelled" };
 
+/**
+ * stdin is a socket (Node's pipes are socket pairs), so Debian's bash would take itself for an
+ * ssh session and read ~/.bashrc: --norc keeps the hook's shell as plain as bash's tool's.
+ */
+const BASH_ARGS = ["--norc", "--noprofile", "-c"];
+
 /** Output kept of each stream: a hook's answer is a line of JSON or a message, not a log. */
 const MAX_OUTPUT_CHARS = 64 * 1024;
 
@@ -70,11 +76,11 @@ export function runHookCommand(
             workspace: root,
             cwd: root,
             command: "bash",
-            args: ["-c", hook.command],
+            args: [...BASH_ARGS, hook.command],
           }),
           env: { ...env, TMPDIR: "/tmp" },
         }
-      : { command: "bash", args: ["-c", hook.command], env };
+      : { command: "bash", args: [...BASH_ARGS, hook.command], env };
   const processes = options.processes ?? defaultToolProcesses;
   return new Promise((resolve) => {
     const group = processes.spawn(spawned.command, spawned.args, {
