@@ -1,0 +1,102 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  call,
+  collect,
+  errors,
+  harness,
+  say,
+  silent,
+  tempWorkspace,
+} from "../../../test/support/session-harness.js";
+import { CommandHooks } from "../../command-hooks/command-hooks.js";
+import { createDefaultTools } from "../../tools/builtin/default-tools.js";
+
+// A workspace's Claude Code hooks around a session's tool calls (docs/hooks.md): a PreToolUse
+// hook that exits 2 keeps the call from running and the model reads its stderr; a PostToolUse
+// hook's feedback reaches the model with the result.
+
+function setup(hooks: Record<string, unknown>, trusted = true) {
+  const ws = tempWorkspace({ "a.txt": "alpha\n" });
+  mkdirSync(join(ws, ".claude"), { recursive: true });
+  writeFileSync(join(ws, ".claude", "settings.json"), JSON.stringify({ hooks }));
+  const sandbox = { mode: "none", cause: "opted_out", reason: "test" } as const;
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+  const commandHooks = new CommandHooks({
+    runner: { workspace: ws, env, sandbox },
+    isTrusted: () => trusted,
+    logger: silent,
+  });
+  return {
+    ws,
+    extra: {
+      tools: () => createDefaultTools({ workspaceRoot: ws, env, sandbox }),
+      commandHooks: () => commandHooks,
+    },
+  };
+}
+
+function toolResultText(request: { messages: readonly { role: string; content: unknown }[] }) {
+  const result = request.messages.find((m) => m.role === "toolResult");
+  return JSON.stringify(result?.content ?? null);
+}
+
+describe("Session: command hooks around tool calls", () => {
+  it("a trusted PreToolUse hook that exits 2 blocks bash; the model reads its stderr", async () => {
+    const { ws, extra } = setup({
+      PreToolUse: [
+        {
+          matcher: "Bash",
+          hooks: [{ type: "command", command: 'echo "hook says: no touching" >&2; exit 2' }],
+        },
+      ],
+    });
+    const h = harness([call("bash", { command: "touch made-by-bash" }, "c1"), say("ok")], extra);
+    const session = await h.manager.create({
+      config: { workspace: ws, approval_policy: { type: "auto_approve_all" } },
+    });
+    const events = await collect(session.sendMessage({ type: "text", text: "touch it" }));
+    expect(errors(events)).toEqual([]);
+    expect(() => readFileSync(join(ws, "made-by-bash"))).toThrow();
+    expect(toolResultText(h.provider.requests[1]!)).toContain("hook says: no touching");
+  });
+
+  it("an untrusted hook does not run: bash runs", async () => {
+    const { ws, extra } = setup(
+      { PreToolUse: [{ hooks: [{ type: "command", command: "touch hook-ran; exit 2" }] }] },
+      false,
+    );
+    const h = harness([call("bash", { command: "touch made-by-bash" }, "c1"), say("ok")], extra);
+    const session = await h.manager.create({
+      config: { workspace: ws, approval_policy: { type: "auto_approve_all" } },
+    });
+    await collect(session.sendMessage({ type: "text", text: "touch it" }));
+    expect(readFileSync(join(ws, "made-by-bash"), "utf8")).toBe("");
+    expect(() => readFileSync(join(ws, "hook-ran"))).toThrow();
+  });
+
+  it("a PostToolUse hook's feedback reaches the model with the tool's result", async () => {
+    const { ws, extra } = setup({
+      PostToolUse: [
+        {
+          matcher: "Read",
+          hooks: [
+            {
+              type: "command",
+              command: `echo '{"decision":"block","reason":"alpha is deprecated"}'`,
+            },
+          ],
+        },
+      ],
+    });
+    const h = harness([call("read_file", { path: "a.txt" }, "c1"), say("ok")], extra);
+    const session = await h.manager.create({
+      config: { workspace: ws, approval_policy: { type: "auto_approve_all" } },
+    });
+    await collect(session.sendMessage({ type: "text", text: "read it" }));
+    const text = toolResultText(h.provider.requests[1]!);
+    expect(text).toContain("alpha");
+    expect(text).toContain("PostToolUse hook: alpha is deprecated");
+  });
+});
