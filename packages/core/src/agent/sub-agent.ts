@@ -22,6 +22,7 @@ import { runAgentLoop } from "./loop.js";
 import {
   type AgentContext,
   type AgentEvent,
+  type AgentHooks,
   type AgentLoopConfig,
   type ApproveToolCalls,
   DEFAULT_EXECUTION_LIMITS,
@@ -100,6 +101,11 @@ export interface SubAgentOptions {
    * own; steering, follow-ups, input filters and hooks are never inherited (REQ-148).
    */
   base?: Partial<AgentLoopConfig> | (() => Partial<AgentLoopConfig>);
+  /**
+   * the child's own hooks, asked at each call (a session's command hooks: PreToolUse and
+   * PostToolUse on the child's calls, SubagentStop); never the parent's
+   */
+  hooks?: () => AgentHooks;
   /**
    * the approval gate for the child's tool calls; absent: every call runs. During a call it is
    * also told which call runs the child (`parent`), so a gate may wait for a person
@@ -206,6 +212,7 @@ export class SubAgentTool implements AgentTool<typeof SubAgentParams, SubAgentDe
     if (base.toolExecution !== undefined) config.toolExecution = base.toolExecution;
     if (base.cacheConfig !== undefined) config.cacheConfig = base.cacheConfig;
     if (base.logger !== undefined) config.logger = base.logger;
+    if (o.hooks !== undefined) config.hooks = o.hooks();
     return config;
   }
 

@@ -236,6 +236,11 @@ export interface AgentHooks {
   afterTurn?: (messages: AgentMessage[], usage: Usage) => Awaitable<void>;
   onError?: (message: string) => Awaitable<void>;
   /**
+   * When the agent would end its answer (no tool calls, no follow-ups, not cancelled): messages
+   * returned go on as the next turn's input (a Stop hook's instruction); none: the loop ends
+   */
+  beforeStop?: () => Awaitable<AgentMessage[]>;
+  /**
    * return false: the tool is skipped with an error result; others in the batch are unaffected;
    * `{ block }`: the same, with `block` as the error result's text (a command hook's reason)
    */

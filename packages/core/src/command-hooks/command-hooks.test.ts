@@ -339,6 +339,7 @@ describe("CommandHooks: real commands", () => {
             hooks: [
               {
                 type: "command",
+                // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion
                 command:
                   'echo "key=${ANTHROPIC_API_KEY:-none}" >&2; touch /etc/arbor-hook-was-here 2>/dev/null && echo "wrote /etc" >&2; exit 2',
               },

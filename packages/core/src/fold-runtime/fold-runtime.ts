@@ -378,6 +378,8 @@ export class FoldRuntime {
       contextConfig: null,
       hooks: {
         ...base.hooks,
+        // the parent's Stop hook is the parent's: a fold ends when it returns
+        beforeStop: undefined,
         beforeTurn: async (messages, turn) => {
           if (open.returned !== undefined || open.record.forcedReason !== undefined) return false;
           return (await base.hooks?.beforeTurn?.(messages, turn)) ?? true;

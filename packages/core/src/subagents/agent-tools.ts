@@ -1,5 +1,5 @@
 import { type SubAgentGate, SubAgentTool } from "../agent/sub-agent.js";
-import type { AgentEvent, AgentLoopConfig } from "../agent/types.js";
+import type { AgentEvent, AgentHooks, AgentLoopConfig } from "../agent/types.js";
 import { sessionModelConfig } from "../llm/env-config.js";
 import type { StreamProvider } from "../llm/provider.js";
 import { ApiProtocolSchema, type ModelConfig, type ThinkingLevel } from "../model/llm-config.js";
@@ -25,6 +25,8 @@ export interface SubAgentHost {
   approveToolCalls?: SubAgentGate;
   /** what the child inherits of the parent's loop config (retry, limits, logger) */
   base?: () => Partial<AgentLoopConfig>;
+  /** the child's own hooks (the workspace's command hooks: its calls', SubagentStop) */
+  hooks?: () => AgentHooks;
   /** appended to the child's system prompt (the skills it may load) */
   promptSuffix?: (tools: readonly AnyAgentTool[]) => string;
   maxTurns?: number;
@@ -100,6 +102,7 @@ export function agentTool(definition: AgentDefinition, host: SubAgentHost): SubA
     tools,
     ...(host.maxTurns !== undefined ? { maxTurns: host.maxTurns } : {}),
     ...(host.base ? { base: host.base } : {}),
+    ...(host.hooks ? { hooks: host.hooks } : {}),
     ...(host.thinkingLevel ? { thinkingLevel: host.thinkingLevel } : {}),
     ...(host.approveToolCalls ? { approveToolCalls: host.approveToolCalls } : {}),
     ...(host.sessionId !== undefined ? { sessionId: host.sessionId } : {}),

@@ -10,10 +10,12 @@ import type { FoldRuntime } from "../../fold-runtime/fold-runtime.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import type { ModelConfig } from "../../model/llm-config.js";
 import type { AgentMessage, ToolCallContent } from "../../model/llm-messages.js";
+import type { ContextMessage } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { ASK_QUESTION, isPlanTool, PRESENT_PLAN } from "../plan-act.js";
 import { DENIED_RESULT_TEXT, maxAutoLoopDepth, verdictFromApproval } from "./approval-policy.js";
+import { hookSessionInfo, toolHookCalls } from "./command-hook-calls.js";
 import { RunContext, type RunStop } from "./run-context.js";
 import { storeLoopEvent } from "./run-events.js";
 import { foldRuntimeFor } from "./run-folds.js";
@@ -238,41 +240,46 @@ export class RunDriver {
 // ---- the loop's hooks ---------------------------------------------------------------------
 
 /**
- * The workspace's PreToolUse and PostToolUse hooks (command-hooks/, docs/hooks.md), once a call
- * passed the approval gate: a PreToolUse hook that blocks turns the call into an error result
- * carrying its reason; a PostToolUse hook's feedback is added to the result the model gets.
+ * The workspace's hooks around the run (command-hook-calls.ts, docs/hooks.md): PreToolUse and
+ * PostToolUse on its calls, and Stop: a Stop hook that blocks has its reason stored as a user
+ * message, and the run goes on with it.
  */
 function commandHookCalls(run: RunContext): AgentHooks {
   const { core } = run;
   const hooks = core.deps.commandHooks?.(core.config);
   if (hooks === undefined) return {};
-  const info = () => ({
-    session_id: core.id,
-    permission_mode: core.config.agent_mode === "plan" ? "plan" : "default",
-  });
+  let stopHookActive = false;
   return {
-    beforeToolExecution: async (call) => {
-      const verdict = await hooks.preToolUse(info(), call, run.controller.signal);
-      return verdict.block !== undefined ? { block: verdict.block } : true;
-    },
-    toolResultFeedback: async (call, result) => {
-      const response = result.content
-        .flatMap((b) => (b.type === "text" ? [b.text] : []))
-        .join("\n");
-      const verdict = await hooks.postToolUse(
-        info(),
-        call,
-        result.details !== undefined
-          ? { output: response, details: result.details }
-          : { output: response },
-        run.controller.signal,
-      );
-      const parts = [verdict.block, verdict.context].filter((t): t is string => t !== undefined);
-      return parts.length > 0 ? `PostToolUse hook: ${parts.join("\n")}` : undefined;
+    ...toolHookCalls(core, hooks, () => run.controller.signal),
+    beforeStop: async () => {
+      if (run.stop !== undefined) return [];
+      const info = hookSessionInfo(core);
+      const verdict = await hooks.stop("Stop", info, stopHookActive, run.controller.signal);
+      if (verdict.block === undefined || run.stop !== undefined) return [];
+      stopHookActive = true;
+      const now = core.nowIso();
+      const text = `Stop hook feedback: ${verdict.block}`;
+      const row: ContextMessage = {
+        id: core.newId(),
+        session_id: core.id,
+        role: "user",
+        body: { message_type: "text", text },
+        status: "complete",
+        created_at: now,
+        completed_at: now,
+      };
+      const message: AgentMessage = {
+        role: "user",
+        content: [{ type: "text", text }],
+        timestamp: Date.now(),
+      };
+      // stored here (the model's view is read from the store); the loop's events skip it
+      run.prompts.add(message);
+      await run.store([row]);
+      return [message];
     },
   };
 }
-// The loop awaits each, after the events before it are stored: they decide on the stored state.
 
 /** Stops before a turn once the run has a stop or reaches the depth limit; starts the timer. */
 function beforeTurn(run: RunContext): boolean {

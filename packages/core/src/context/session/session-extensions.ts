@@ -13,6 +13,7 @@ import type { ToolRegistry, ToolSource } from "../../tools/registry.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { isPlanTool, toolsForMode } from "../plan-act.js";
 import { DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
+import { subAgentHookCalls } from "./command-hook-calls.js";
 import type { NestedApprovals } from "./nested-approvals.js";
 import type { ResolvedDeps } from "./session-deps.js";
 
@@ -195,6 +196,7 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
         ? { maxTokens: core.config.model.max_tokens }
         : {}),
     }),
+    hooks: () => subAgentHookCalls(core),
     promptSuffix: (tools: readonly AnyAgentTool[]) => {
       const block = skillsPrompt(core, tools);
       return block === "" ? "" : skillsSection(block);

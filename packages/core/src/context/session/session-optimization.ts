@@ -11,6 +11,7 @@ import { ExtractiveSummarizer } from "../optimization/extractive-summarizer.js";
 import { type OptimizeBranchResult, optimizeBranch } from "../optimization/optimizer.js";
 import { LlmSummarizer, type Summarizer } from "../optimization/summarizer.js";
 import { viewFromRecords } from "../optimization/view-record.js";
+import { hookSessionInfo } from "./command-hook-calls.js";
 import type { AheadOptimization, StoredSession } from "./stored-session.js";
 
 // The session's side of optimization: the current optimized view of a branch (its stored records
@@ -187,7 +188,20 @@ function optimizeOnce(
 ): Promise<OptimizeBranchResult> {
   const branchId = core.activeBranchId;
   const extra = step.pending ? [step.pending] : [];
+  const hooks = core.deps.commandHooks?.(core.config);
   return optimizeBranch({
+    // the workspace's PreCompact hooks: `manual` for an optimization a person asked for
+    ...(hooks !== undefined
+      ? {
+          beforeOptimize: () =>
+            hooks.preCompact(
+              hookSessionInfo(core),
+              step.force ? "manual" : "auto",
+              "",
+              step.signal,
+            ),
+        }
+      : {}),
     messages: currentView(core, branchId, extra, taken),
     systemPrompt: step.systemPrompt,
     tools: step.tools.map(toolDefinition),
