@@ -100,3 +100,79 @@ describe("Session: command hooks around tool calls", () => {
     expect(text).toContain("PostToolUse hook: alpha is deprecated");
   });
 });
+
+describe("Session: prompt, stop and compaction hooks", () => {
+  it("UserPromptSubmit: exit 2 refuses the message (not stored, no model call); stdout joins the prompt", async () => {
+    const { ws, extra } = setup({
+      UserPromptSubmit: [
+        {
+          hooks: [
+            {
+              type: "command",
+              command:
+                'grep -q password && { echo "no passwords in prompts" >&2; exit 2; }; echo "branch: main"',
+            },
+          ],
+        },
+      ],
+    });
+    const h = harness([say("ok")], extra);
+    const session = await h.manager.create({ config: { workspace: ws } });
+    const refused = await collect(
+      session.sendMessage({ type: "text", text: "my password is hunter2" }),
+    );
+    expect(errors(refused).map((e) => e.message)).toEqual([
+      "A UserPromptSubmit hook refused the message: no passwords in prompts",
+    ]);
+    expect(h.provider.requests).toHaveLength(0);
+    expect(JSON.stringify(await h.store.loadSession(session.id))).not.toContain("hunter2");
+    await collect(session.sendMessage({ type: "text", text: "hello" }));
+    expect(JSON.stringify(h.provider.requests[0]!.messages)).toContain("branch: main");
+  });
+
+  it("Stop: exit 2 keeps the agent going with stderr as its next input; stop_hook_active then lets it end", async () => {
+    const { ws, extra } = setup({
+      Stop: [
+        {
+          hooks: [
+            {
+              type: "command",
+              command:
+                'grep -q \'"stop_hook_active":false\' && { echo "run the tests first" >&2; exit 2; }; exit 0',
+            },
+          ],
+        },
+      ],
+    });
+    const h = harness([say("done"), say("tests ran")], extra);
+    const session = await h.manager.create({ config: { workspace: ws } });
+    const events = await collect(session.sendMessage({ type: "text", text: "fix it" }));
+    expect(errors(events)).toEqual([]);
+    expect(h.provider.requests).toHaveLength(2);
+    expect(JSON.stringify(h.provider.requests[1]!.messages)).toContain(
+      "Stop hook feedback: run the tests first",
+    );
+  });
+
+  it("PreCompact runs before an optimization a person asked for (trigger manual)", async () => {
+    const { ws, extra } = setup({
+      PreCompact: [
+        { matcher: "manual", hooks: [{ type: "command", command: "cat > compact.json" }] },
+      ],
+    });
+    const h = harness([say("a".repeat(3000)), say("b".repeat(3000))], extra);
+    const session = await h.manager.create({
+      config: {
+        workspace: ws,
+        model: { protocol: "offline", model: "scripted-model", context_window: 2_000 },
+      },
+    });
+    await collect(session.sendMessage({ type: "text", text: "x".repeat(3000) }));
+    await collect(session.optimize());
+    expect(JSON.parse(readFileSync(join(ws, "compact.json"), "utf8"))).toMatchObject({
+      hook_event_name: "PreCompact",
+      trigger: "manual",
+      session_id: session.id,
+    });
+  });
+});
