@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: shell expansions in hook commands
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { WorkspaceTrustResponseSchema } from "@arbor/core";
@@ -34,7 +35,6 @@ beforeAll(async () => {
             hooks: [
               {
                 type: "command",
-                // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion
                 command:
                   'cat > "$CLAUDE_PROJECT_DIR/hook-input.json"; echo "HOOK-SAYS: use the test script, key=${ANTHROPIC_API_KEY:-none}" >&2; exit 2',
               },

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: shell expansions in hook commands
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -339,7 +340,6 @@ describe("CommandHooks: real commands", () => {
             hooks: [
               {
                 type: "command",
-                // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion
                 command:
                   'echo "key=${ANTHROPIC_API_KEY:-none}" >&2; touch /etc/arbor-hook-was-here 2>/dev/null && echo "wrote /etc" >&2; exit 2',
               },
