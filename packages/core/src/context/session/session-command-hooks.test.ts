@@ -11,6 +11,8 @@ import {
   tempWorkspace,
 } from "../../../test/support/session-harness.js";
 import { CommandHooks } from "../../command-hooks/command-hooks.js";
+import type { StreamRequest } from "../../llm/provider.js";
+import { AgentLibrary, defaultAgentDirs } from "../../subagents/agent-files.js";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
 
 // A workspace's Claude Code hooks around a session's tool calls (docs/hooks.md): a PreToolUse
@@ -174,5 +176,52 @@ describe("Session: prompt, stop and compaction hooks", () => {
       trigger: "manual",
       session_id: session.id,
     });
+  });
+
+  it("SubagentStop: exit 2 keeps the sub-agent going with stderr; the parent gets its final answer", async () => {
+    const { ws, extra } = setup({
+      SubagentStop: [
+        {
+          hooks: [
+            {
+              type: "command",
+              command:
+                'grep -q \'"stop_hook_active":false\' && { echo "cite a source" >&2; exit 2; }; exit 0',
+            },
+          ],
+        },
+      ],
+    });
+    mkdirSync(join(ws, ".arbor", "agents"), { recursive: true });
+    writeFileSync(
+      join(ws, ".arbor", "agents", "researcher.md"),
+      "---\nname: researcher\ndescription: Finds facts\ntools: read_file\n---\nYou research.\n",
+    );
+    const agents = new AgentLibrary(defaultAgentDirs(ws));
+    const childRequests: StreamRequest[] = [];
+    let child = 0;
+    let parent = 0;
+    const h = harness(
+      (view) => {
+        const request = view.body as StreamRequest;
+        if (request.systemPrompt.startsWith("You research.")) {
+          childRequests.push(request);
+          return say(child++ === 0 ? "the sky is blue" : "the sky is blue (source: NASA)");
+        }
+        return parent++ === 0 ? call("researcher", { task: "sky colour?" }, "c1") : say("done");
+      },
+      { ...extra, agents: () => agents },
+    );
+    const session = await h.manager.create({
+      config: { workspace: ws, approval_policy: { type: "auto_approve_all" } },
+    });
+    const events = await collect(session.sendMessage({ type: "text", text: "ask" }));
+    expect(errors(events)).toEqual([]);
+    expect(childRequests).toHaveLength(2);
+    expect(JSON.stringify(childRequests[1]!.messages)).toContain(
+      "SubagentStop hook feedback: cite a source",
+    );
+    const parentLast = h.provider.requests.at(-1)!;
+    expect(JSON.stringify(parentLast.messages)).toContain("source: NASA");
   });
 });
