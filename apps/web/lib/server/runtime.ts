@@ -289,6 +289,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     onError: (err) => logger.warn("codebase index update failed", { error: err.message }),
   });
 
+  // the workspace's Claude Code hooks (.claude/settings.json, .arbor/settings.json): each
+  // command runs once a person trusted it, as bash runs a command (sandbox, scrubbed env)
+  const commandHooks = new CommandHooks({
+    runner: {
+      workspace,
+      env: toolEnvironment({ env: toolProcessEnv, workspaceRoot: workspace }),
+      sandbox,
+      exposure: { servingBeyondLoopback: beyondLoopback },
+      processes,
+    },
+    isTrusted: (definition) => trust.isTrusted(definition),
+    logger,
+  });
   const mcp = new McpManager({
     sources: mcpConfigSources(workspace, env),
     trust,
@@ -309,19 +322,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       error: error instanceof Error ? error.message : String(error),
     }),
   );
-  // the workspace's Claude Code hooks (.claude/settings.json, .arbor/settings.json): each
-  // command runs once a person trusted it, as bash runs a command (sandbox, scrubbed env)
-  const commandHooks = new CommandHooks({
-    runner: {
-      workspace,
-      env: toolEnvironment({ env: toolProcessEnv, workspaceRoot: workspace }),
-      sandbox,
-      exposure: { servingBeyondLoopback: beyondLoopback },
-      processes,
-    },
-    isTrusted: (definition) => trust.isTrusted(definition),
-    logger,
-  });
   // other agents fold through Arbor over MCP (/api/mcp) and sessions fold (config.folding):
   // both keep and recall the workspace's fold memories
   const foldMemories = new FoldMemoryFile({ dataDir, workspace });
