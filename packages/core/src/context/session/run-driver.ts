@@ -239,6 +239,9 @@ export class RunDriver {
 
 // ---- the loop's hooks ---------------------------------------------------------------------
 
+/** How many times Stop hooks may keep one run going (each costs a model request). */
+export const MAX_STOP_HOOK_CONTINUATIONS = 8;
+
 /**
  * The workspace's hooks around the run (command-hook-calls.ts, docs/hooks.md): PreToolUse and
  * PostToolUse on its calls, and Stop: a Stop hook that blocks has its reason stored as a user
@@ -249,14 +252,24 @@ function commandHookCalls(run: RunContext): AgentHooks {
   const hooks = core.deps.commandHooks?.(core.config);
   if (hooks === undefined) return {};
   let stopHookActive = false;
+  let continued = 0;
   return {
     ...toolHookCalls(core, hooks, () => run.controller.signal),
     beforeStop: async () => {
       if (run.stop !== undefined) return [];
+      // a hook that never lets go (it ignores stop_hook_active) must not make the run endless
+      if (continued >= MAX_STOP_HOOK_CONTINUATIONS) {
+        core.deps.logger.warn("Stop hooks kept the agent going too often; the run ends", {
+          session: core.id,
+          continuations: continued,
+        });
+        return [];
+      }
       const info = hookSessionInfo(core);
       const verdict = await hooks.stop("Stop", info, stopHookActive, run.controller.signal);
       if (verdict.block === undefined || run.stop !== undefined) return [];
       stopHookActive = true;
+      continued++;
       const now = core.nowIso();
       const text = `Stop hook feedback: ${verdict.block}`;
       const row: ContextMessage = {

@@ -14,6 +14,7 @@ import { CommandHooks } from "../../command-hooks/command-hooks.js";
 import type { StreamRequest } from "../../llm/provider.js";
 import { AgentLibrary, defaultAgentDirs } from "../../subagents/agent-files.js";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
+import { MAX_STOP_HOOK_CONTINUATIONS } from "./run-driver.js";
 
 // A workspace's Claude Code hooks around a session's tool calls (docs/hooks.md): a PreToolUse
 // hook that exits 2 keeps the call from running and the model reads its stderr; a PostToolUse
@@ -154,6 +155,20 @@ describe("Session: prompt, stop and compaction hooks", () => {
     expect(JSON.stringify(h.provider.requests[1]!.messages)).toContain(
       "Stop hook feedback: run the tests first",
     );
+  });
+
+  it("Stop: a hook that never lets go keeps one run going at most 8 times", async () => {
+    const { ws, extra } = setup({
+      Stop: [{ hooks: [{ type: "command", command: 'echo "again" >&2; exit 2' }] }],
+    });
+    const h = harness(
+      Array.from({ length: 12 }, (_, i) => say(`answer ${i}`)),
+      extra,
+    );
+    const session = await h.manager.create({ config: { workspace: ws } });
+    const events = await collect(session.sendMessage({ type: "text", text: "go" }));
+    expect(errors(events)).toEqual([]);
+    expect(h.provider.requests).toHaveLength(1 + MAX_STOP_HOOK_CONTINUATIONS);
   });
 
   it("PreCompact runs before an optimization a person asked for (trigger manual)", async () => {
