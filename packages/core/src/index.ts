@@ -1,6 +1,7 @@
 // @arbor/core public API. Each folder's index.ts re-exports its own public parts.
 export * from "./agent/index.js";
 export * from "./codebase/index.js";
+export * from "./command-hooks/index.js";
 export * from "./context/index.js";
 export * from "./fold-runtime/index.js";
 export * from "./folding/index.js";

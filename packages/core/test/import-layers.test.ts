@@ -16,6 +16,7 @@ const CORE_LAYERS = [
   "skills",
   "codebase",
   "agent",
+  "command-hooks",
   "mcp",
   "openapi",
   "recording",

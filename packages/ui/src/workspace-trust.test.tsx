@@ -65,6 +65,34 @@ describe("WorkspaceTrustPrompt", () => {
     expect(onTrust).toHaveBeenCalledWith(definitions[0]);
   });
 
+  it("shows a hook's event, matcher, timeout and command", async () => {
+    const user = userEvent.setup();
+    const onTrust = vi.fn();
+    const hook: TrustDefinitionView = {
+      kind: "hook",
+      file: ".claude/settings.json",
+      name: "PreToolUse[0].hooks[0]",
+      hash,
+      status: "untrusted",
+      runs: {
+        command: "bash",
+        args: ["-c", "./check.sh"],
+        cwd: ".",
+        network: false,
+        hook: { event: "PreToolUse", matcher: "Bash", timeout_s: 30 },
+      },
+    };
+    render(<WorkspaceTrustPrompt definitions={[hook]} trustAll={false} onTrust={onTrust} />);
+    const card = screen.getByTestId("trust-definition");
+    expect(card.textContent).toContain("Hook PreToolUse[0].hooks[0]");
+    expect(within(card).getByTestId("trust-hook").textContent).toBe(
+      "PreToolUse for Bash, up to 30 s",
+    );
+    expect(within(card).getByTestId("trust-command").textContent).toBe("bash -c ./check.sh");
+    await user.click(screen.getByRole("button", { name: "Trust PreToolUse[0].hooks[0]" }));
+    expect(onTrust).toHaveBeenCalledWith(hook);
+  });
+
   it("shows nothing when nothing waits, and a warning under ARBOR_TRUST_WORKSPACE_CONFIG", () => {
     const { container, rerender } = render(
       <WorkspaceTrustPrompt definitions={[definitions[2]!]} trustAll={false} onTrust={vi.fn()} />,

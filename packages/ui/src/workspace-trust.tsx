@@ -4,7 +4,8 @@ import type { TrustDefinitionView } from "@arbor/core";
 import type { ReactNode } from "react";
 import { badgeClass, buttonClass } from "./styles.js";
 
-// The workspace's executable configuration (mcp_servers.json, .mcp.json, .arbor/openapi.json)
+// The workspace's executable configuration (mcp_servers.json, .mcp.json, .arbor/openapi.json, the
+// hooks of .claude/settings.json and .arbor/settings.json, each command on its own)
 // waits for a person: this prompt shows what each definition would do once trusted (the command
 // and its arguments, the URLs fetched, which credential goes to which host) and asks once. A
 // definition edited after it was trusted shows as changed and asks again.
@@ -95,8 +96,8 @@ export function WorkspaceTrustList({
   if (definitions.length === 0) {
     return (
       <p className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="workspace-trust-empty">
-        The workspace defines no MCP servers (mcp_servers.json, .mcp.json) and no OpenAPI specs
-        (.arbor/openapi.json).
+        The workspace defines no MCP servers (mcp_servers.json, .mcp.json), no OpenAPI specs
+        (.arbor/openapi.json) and no hooks (.claude/settings.json, .arbor/settings.json).
       </p>
     );
   }
@@ -118,6 +119,12 @@ export function WorkspaceTrustList({
   );
 }
 
+const kindLabel: Record<TrustDefinitionView["kind"], string> = {
+  mcp_server: "MCP server",
+  openapi_spec: "OpenAPI spec",
+  hook: "Hook",
+};
+
 const statusLabel: Record<TrustDefinitionView["status"], string> = {
   trusted: "trusted",
   untrusted: "not trusted",
@@ -134,7 +141,7 @@ function DefinitionCard({
   action: { label: string; onClick: () => void };
 }) {
   const { runs } = definition;
-  const kind = definition.kind === "mcp_server" ? "MCP server" : "OpenAPI spec";
+  const kind = kindLabel[definition.kind];
   return (
     <li
       data-testid="trust-definition"
@@ -170,6 +177,17 @@ function DefinitionCard({
         </button>
       </div>
       <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-2 gap-y-0.5 text-xs">
+        {runs.hook !== undefined && (
+          <Row label="On">
+            <span data-testid="trust-hook">
+              {runs.hook.event}
+              {runs.hook.matcher !== undefined && runs.hook.matcher !== ""
+                ? ` for ${runs.hook.matcher}`
+                : ""}
+              , up to {runs.hook.timeout_s} s
+            </span>
+          </Row>
+        )}
         {runs.command !== undefined && (
           <Row label="Runs">
             <code className="font-mono break-all" data-testid="trust-command">

@@ -6,6 +6,7 @@ import {
   type AgentsResponse,
   agentsResponse,
   CodebaseIndex,
+  CommandHooks,
   type CreateSessionRequest,
   createDefaultProviderRegistry,
   createDefaultTools,
@@ -51,6 +52,7 @@ import {
   ToolProcesses,
   ToolRegistry,
   type TrustDefinitionView,
+  toolEnvironment,
   toolEnvNames,
   WorkspaceTrust,
   type WorkspaceTrustResponse,
@@ -85,6 +87,8 @@ import { type OpenedStore, openStore } from "./store";
 //                  approves the run, unless ARBOR_SANDBOX=off
 //   ARBOR_MCP_CONFIG   the MCP servers' config file (default: <workspace>/mcp_servers.json and
 //                  <workspace>/.mcp.json, whose servers start only once a person trusts them)
+//   <workspace>/.claude/settings.json, .claude/settings.local.json, .arbor/settings.json   Claude
+//                  Code hooks (docs/hooks.md): each command runs once a person trusts it
 //   ARBOR_TRUST_WORKSPACE_CONFIG=1   trusts every definition of the workspace's executable
 //                  configuration without asking (scripted setups; logged as a warning)
 //   ARBOR_SHUTDOWN_GRACE_MS   how long a SIGTERM lets running operations finish before it
@@ -142,7 +146,8 @@ export interface Runtime {
   /** which definitions of the workspace's executable configuration a person trusted */
   readonly trust: WorkspaceTrust;
   /**
-   * The definitions of mcp_servers.json, .mcp.json and .arbor/openapi.json with their trust,
+   * The definitions of mcp_servers.json, .mcp.json, .arbor/openapi.json and the settings files'
+   * hooks with their trust,
    * the files reread first (GET /api/workspace/trust)
    */
   workspaceTrust(): Promise<WorkspaceTrustResponse>;
@@ -237,7 +242,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   );
   if (trustAll) {
     logger.warn(
-      "ARBOR_TRUST_WORKSPACE_CONFIG=1: the workspace's mcp_servers.json, .mcp.json and .arbor/openapi.json run without asking a person",
+      "ARBOR_TRUST_WORKSPACE_CONFIG=1: the workspace's mcp_servers.json, .mcp.json, .arbor/openapi.json and settings files' hooks run without asking a person",
       { workspace },
     );
   }
@@ -285,6 +290,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     onError: (err) => logger.warn("codebase index update failed", { error: err.message }),
   });
 
+  // the workspace's Claude Code hooks (.claude/settings.json, .arbor/settings.json): each
+  // command runs once a person trusted it, as bash runs a command (sandbox, scrubbed env)
+  const commandHooks = new CommandHooks({
+    runner: {
+      workspace,
+      env: toolEnvironment({ env: toolProcessEnv, workspaceRoot: workspace }),
+      sandbox,
+      exposure: { servingBeyondLoopback: beyondLoopback },
+      processes,
+    },
+    isTrusted: (definition) => trust.isTrusted(definition),
+    logger,
+  });
   const mcp = new McpManager({
     sources: mcpConfigSources(workspace, env),
     trust,
@@ -372,6 +390,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       );
     },
     mcp,
+    commandHooks: (config) =>
+      (config.workspace ?? workspace) === workspace ? commandHooks : undefined,
     // an older session with a workspace of its own has none of these
     skills: (config) => ((config.workspace ?? workspace) === workspace ? skills : undefined),
     agents: (config) => ((config.workspace ?? workspace) === workspace ? agents : undefined),
@@ -391,20 +411,31 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     store: new PrismaMcpSessionStore(opened.database),
     maxBodyBytes: maxBodyBytes(env),
   });
+  // a hook's view: what the trust prompt shows (its command, event, matcher), nothing else
+  const hookDefinitions = () =>
+    commandHooks.definitions().map(({ kind, file, name, hash, runs }) => ({
+      kind,
+      file,
+      name,
+      hash,
+      runs: { ...runs, network: sandbox.mode !== "bubblewrap" || sandbox.network },
+    }));
   const workspaceTrust = async (): Promise<WorkspaceTrustResponse> => {
     await Promise.all([mcp.reload(), openapi.reviewTrust()]);
-    const definitions: TrustDefinitionView[] = [...mcp.definitions(), ...openapi.definitions()].map(
-      (definition) => {
-        const record = trust.record(definition);
-        return {
-          ...definition,
-          status: trust.status(definition),
-          ...(record?.hash === definition.hash
-            ? { trusted_by: record.trusted_by, trusted_at: record.trusted_at }
-            : {}),
-        };
-      },
-    );
+    const definitions: TrustDefinitionView[] = [
+      ...mcp.definitions(),
+      ...openapi.definitions(),
+      ...hookDefinitions(),
+    ].map((definition) => {
+      const record = trust.record(definition);
+      return {
+        ...definition,
+        status: trust.status(definition),
+        ...(record?.hash === definition.hash
+          ? { trusted_by: record.trusted_by, trusted_at: record.trusted_at }
+          : {}),
+      };
+    });
     return { workspace, trust_all: trust.trustAll, definitions };
   };
   const close = async (): Promise<void> => {
@@ -445,9 +476,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     workspaceTrust,
     async trustDefinition(key, by) {
       await Promise.all([mcp.reload(), openapi.reviewTrust()]);
-      const definition = [...mcp.definitions(), ...openapi.definitions()].find(
-        (d) => d.file === key.file && d.name === key.name,
-      );
+      const definition = [
+        ...mcp.definitions(),
+        ...openapi.definitions(),
+        ...hookDefinitions(),
+      ].find((d) => d.file === key.file && d.name === key.name);
       if (definition === undefined) return "not_found";
       if (definition.hash !== key.hash) return "changed";
       await trust.trust(definition, by);

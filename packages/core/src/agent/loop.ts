@@ -294,6 +294,9 @@ async function runTurns(
     }
     // REQ-089: follow-ups re-enter the loop once the agent would otherwise stop
     pending = drainQueue(run, "getFollowUpMessages");
+    if (pending.length === 0 && !run.signal.aborted) {
+      pending = await callHook(run.logger, "beforeStop", () => hooks.beforeStop?.() ?? [], []);
+    }
     if (pending.length === 0) return "finished";
   }
 }

@@ -22,6 +22,7 @@ import { runAgentLoop } from "./loop.js";
 import {
   type AgentContext,
   type AgentEvent,
+  type AgentHooks,
   type AgentLoopConfig,
   type ApproveToolCalls,
   type ChildLoopSetup,
@@ -108,6 +109,11 @@ export interface SubAgentOptions {
    * context/session/loop-context.ts); it replaces `base`'s contextConfig. Absent: `base`'s.
    */
   context?: (setup: ChildLoopSetup) => LoopContextHandling;
+  /**
+   * the child's own hooks, asked at each call (a session's command hooks: PreToolUse and
+   * PostToolUse on the child's calls, SubagentStop); never the parent's
+   */
+  hooks?: () => AgentHooks;
   /**
    * the approval gate for the child's tool calls; absent: every call runs. During a call it is
    * also told which call runs the child (`parent`), so a gate may wait for a person
@@ -214,6 +220,7 @@ export class SubAgentTool implements AgentTool<typeof SubAgentParams, SubAgentDe
     if (base.toolExecution !== undefined) config.toolExecution = base.toolExecution;
     if (base.cacheConfig !== undefined) config.cacheConfig = base.cacheConfig;
     if (base.logger !== undefined) config.logger = base.logger;
+    if (o.hooks !== undefined) config.hooks = o.hooks();
     return config;
   }
 

@@ -131,12 +131,13 @@ export async function executeSingleTool(
   let result: ToolResult;
   let isError = false;
   let cancelled = false;
-  if (proceed === false) {
-    result = textResult(BLOCKED_BY_HOOK);
+  if (proceed === false || typeof proceed === "object") {
+    result = textResult(proceed === false ? BLOCKED_BY_HOOK : proceed.block);
     isError = true;
   } else {
     try {
       result = await runTool(call, env);
+      result = await withFeedback(call, result, env);
     } catch (error) {
       // ToolError kinds and plain errors alike become readable error results (REQ-078–080)
       result = textResult(errorText(error));
@@ -148,6 +149,26 @@ export async function executeSingleTool(
   if (cancelled) message.cancelled = true;
   await afterTool(message, env);
   return message;
+}
+
+/** A succeeded call's result with the toolResultFeedback hook's text added (a text part). */
+async function withFeedback(
+  call: ToolCallContent,
+  result: ToolResult,
+  env: ToolExecutionEnv,
+): Promise<ToolResult> {
+  const feedback = await callHook(
+    env.logger,
+    "toolResultFeedback",
+    () =>
+      env.hooks.toolResultFeedback?.(
+        { toolCallId: call.id, toolName: call.name, args: call.arguments },
+        result,
+      ),
+    undefined,
+  );
+  if (feedback === undefined || feedback === "") return result;
+  return { ...result, content: [...result.content, { type: "text", text: feedback }] };
 }
 
 async function runTool(call: ToolCallContent, env: ToolExecutionEnv): Promise<ToolResult> {

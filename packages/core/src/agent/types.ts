@@ -235,12 +235,28 @@ export interface AgentHooks {
   beforeTurn?: (messages: AgentMessage[], turn: number) => Awaitable<boolean>;
   afterTurn?: (messages: AgentMessage[], usage: Usage) => Awaitable<void>;
   onError?: (message: string) => Awaitable<void>;
-  /** return false: the tool is skipped with an error result; others in the batch are unaffected */
+  /**
+   * When the agent would end its answer (no tool calls, no follow-ups, not cancelled): messages
+   * returned go on as the next turn's input (a Stop hook's instruction); none: the loop ends
+   */
+  beforeStop?: () => Awaitable<AgentMessage[]>;
+  /**
+   * return false: the tool is skipped with an error result; others in the batch are unaffected;
+   * `{ block }`: the same, with `block` as the error result's text (a command hook's reason)
+   */
   beforeToolExecution?: (call: {
     toolCallId: string;
     toolName: string;
     args: Record<string, unknown>;
-  }) => Awaitable<boolean>;
+  }) => Awaitable<boolean | { block: string }>;
+  /**
+   * After a tool succeeded, before its result is final: text returned is added to the result
+   * the model gets (a PostToolUse hook's feedback). Not called for failed or skipped calls.
+   */
+  toolResultFeedback?: (
+    call: { toolCallId: string; toolName: string; args: Record<string, unknown> },
+    result: ToolResult,
+  ) => Awaitable<string | undefined>;
   afterToolExecution?: (result: ToolResultMessage) => Awaitable<void>;
   /** return false: suppress this update event (the tool keeps running) */
   beforeToolExecutionUpdate?: (update: {

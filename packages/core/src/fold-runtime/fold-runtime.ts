@@ -396,6 +396,8 @@ export class FoldRuntime {
         : {}),
       hooks: {
         ...base.hooks,
+        // the parent's Stop hook is the parent's: a fold ends when it returns
+        beforeStop: undefined,
         beforeTurn: async (messages, turn) => {
           if (open.returned !== undefined || open.record.forcedReason !== undefined) return false;
           return (await base.hooks?.beforeTurn?.(messages, turn)) ?? true;

@@ -3,7 +3,7 @@ import { z } from "zod";
 
 // GET /api/workspace/trust, POST /api/workspace/trust and DELETE /api/workspace/trust: the
 // definitions of the workspace's executable configuration (MCP servers of mcp_servers.json and
-// .mcp.json, specs of .arbor/openapi.json), what each would do, and whether a person trusted it.
+// .mcp.json, specs of .arbor/openapi.json, hooks of .claude/settings.json and .arbor/settings.json), what each would do, and whether a person trusted it.
 
 export const DefinitionRunsSchema = z
   .object({
@@ -31,11 +31,22 @@ export const DefinitionRunsSchema = z
         sent_to: z.string().optional().describe("the only host it is sent to"),
       })
       .optional(),
+    hook: z
+      .object({
+        event: z.string().describe("the event it runs on: `PreToolUse`, `Stop`, …"),
+        matcher: z
+          .string()
+          .optional()
+          .describe("the tools (a regular expression) or the compaction trigger it runs for"),
+        timeout_s: z.number().describe("seconds before its command is killed"),
+      })
+      .optional()
+      .describe("a hook of .claude/settings.json or .arbor/settings.json (docs/hooks.md)"),
   })
   .describe("What a definition does once trusted: what starts, what is fetched, what goes where.");
 
 export const TrustDefinitionViewSchema = z.object({
-  kind: z.enum(["mcp_server", "openapi_spec"]),
+  kind: z.enum(["mcp_server", "openapi_spec", "hook"]),
   file: z.string().describe("the file, relative to the workspace"),
   name: z.string().describe("the definition's name in the file (server name, spec)"),
   hash: z.string().describe("sha256 of the definition as it is now: what POST trusts"),

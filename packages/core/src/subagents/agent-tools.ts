@@ -1,6 +1,7 @@
 import { type SubAgentGate, SubAgentTool } from "../agent/sub-agent.js";
 import type {
   AgentEvent,
+  AgentHooks,
   AgentLoopConfig,
   ChildLoopSetup,
   LoopContextHandling,
@@ -32,6 +33,8 @@ export interface SubAgentHost {
   base?: () => Partial<AgentLoopConfig>;
   /** how each child keeps its context within the model's window (SubAgentOptions.context) */
   context?: (setup: ChildLoopSetup) => LoopContextHandling;
+  /** the child's own hooks (the workspace's command hooks: its calls', SubagentStop) */
+  hooks?: () => AgentHooks;
   /** appended to the child's system prompt (the skills it may load) */
   promptSuffix?: (tools: readonly AnyAgentTool[]) => string;
   maxTurns?: number;
@@ -108,6 +111,7 @@ export function agentTool(definition: AgentDefinition, host: SubAgentHost): SubA
     ...(host.maxTurns !== undefined ? { maxTurns: host.maxTurns } : {}),
     ...(host.base ? { base: host.base } : {}),
     ...(host.context ? { context: host.context } : {}),
+    ...(host.hooks ? { hooks: host.hooks } : {}),
     ...(host.thinkingLevel ? { thinkingLevel: host.thinkingLevel } : {}),
     ...(host.approveToolCalls ? { approveToolCalls: host.approveToolCalls } : {}),
     ...(host.sessionId !== undefined ? { sessionId: host.sessionId } : {}),

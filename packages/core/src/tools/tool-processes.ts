@@ -38,6 +38,8 @@ export interface GroupSpawnOptions {
   cwd: string;
   /** the whole environment of the process (build it with toolEnvironment) */
   env: Record<string, string>;
+  /** "pipe": the caller writes the process's stdin (a hook's JSON); default: closed */
+  stdin?: "ignore" | "pipe";
 }
 
 /** A running process group started for a tool. */
@@ -83,13 +85,13 @@ export class ToolProcesses {
     this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   }
 
-  /** Spawns `command args` as the leader of a new process group (stdin closed, output piped). */
+  /** Spawns `command args` as the leader of a new process group (stdin closed unless asked, output piped). */
   spawn(command: string, args: readonly string[], options: GroupSpawnOptions): ToolProcess {
     const child = spawn(command, args, {
       cwd: options.cwd,
       env: asProcessEnv(options.env),
       detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [options.stdin ?? "ignore", "pipe", "pipe"],
     });
     const pgid = child.pid;
     if (pgid === undefined) {

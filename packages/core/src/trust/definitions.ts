@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 
 // A workspace's executable configuration, one definition at a time: an MCP server of
-// mcp_servers.json or .mcp.json, a spec of .arbor/openapi.json. A definition is inert until a
+// mcp_servers.json or .mcp.json, a spec of .arbor/openapi.json, a hook command of
+// .claude/settings.json or .arbor/settings.json (command-hooks/). A definition is inert until a
 // person trusts it (workspace-trust.ts); what they trust is its hash, so a changed definition asks
 // again. `runs` is what the trust prompt shows: what would start, what would be fetched, which
 // credential would go where.
 
-export type ConfigDefinitionKind = "mcp_server" | "openapi_spec";
+export type ConfigDefinitionKind = "mcp_server" | "openapi_spec" | "hook";
 
 /** What a definition does once trusted, as the trust prompt shows it (never a secret's value). */
 export interface DefinitionRuns {
@@ -29,6 +30,8 @@ export interface DefinitionRuns {
   base_url?: string;
   /** the credential sent with each call: its variable, how it is sent, to which host */
   credential?: { env: string; type: string; sent_to?: string };
+  /** a hook: the event it runs on, the tools (or trigger) its matcher picks, its timeout */
+  hook?: { event: string; matcher?: string; timeout_s: number };
 }
 
 export interface ConfigDefinition {

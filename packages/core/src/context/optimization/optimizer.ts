@@ -49,6 +49,11 @@ import { estimateTruncatedTokens, truncateToolResult } from "./tool-output-trunc
 // conversion to the model's messages puts a user note first (to-agent-messages.ts).
 
 export interface OptimizeBranchInput {
+  /**
+   * awaited once the view is found to need optimizing, before anything is changed (a workspace's
+   * PreCompact hooks); a throw is the caller's to keep out
+   */
+  beforeOptimize?: () => Promise<void>;
   /** the branch's messages in order (or a previous view of it, see viewFromRecords) */
   messages: readonly ContextMessage[];
   systemPrompt: string;
@@ -254,6 +259,7 @@ export async function optimizeBranch(input: OptimizeBranchInput): Promise<Optimi
       ? before.total > target
       : needsOptimization(before.total, config, contextWindow);
   if (!triggered) return unchanged();
+  await input.beforeOptimize?.();
   signal.throwIfAborted();
 
   // Tier 1: truncate tool outputs.

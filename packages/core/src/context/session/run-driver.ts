@@ -1,14 +1,21 @@
 import { runAgentLoop, runAgentLoopContinue } from "../../agent/loop.js";
 import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
-import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
+import type {
+  AgentEvent,
+  AgentHooks,
+  AgentLoopConfig,
+  ToolCallVerdict,
+} from "../../agent/types.js";
 import type { FoldRuntime } from "../../fold-runtime/fold-runtime.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import type { ModelConfig } from "../../model/llm-config.js";
 import type { AgentMessage, ToolCallContent } from "../../model/llm-messages.js";
+import type { ContextMessage } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { ASK_QUESTION, isPlanTool, PRESENT_PLAN } from "../plan-act.js";
 import { DENIED_RESULT_TEXT, maxAutoLoopDepth, verdictFromApproval } from "./approval-policy.js";
+import { hookSessionInfo, toolHookCalls } from "./command-hook-calls.js";
 import { loopContext } from "./loop-context.js";
 import { RunContext, type RunStop } from "./run-context.js";
 import { storeLoopEvent } from "./run-events.js";
@@ -219,7 +226,7 @@ export class RunDriver {
       retryConfig: deps.retryConfig,
       toolExecution: { type: "sequential" },
       logger: deps.logger,
-      hooks: { beforeTurn: () => beforeTurn(run) },
+      hooks: { beforeTurn: () => beforeTurn(run), ...commandHookCalls(run) },
       approveToolCalls: (calls) => {
         run.steering.roundStarts(calls);
         return approvalGate(run, calls);
@@ -233,7 +240,61 @@ export class RunDriver {
 }
 
 // ---- the loop's hooks ---------------------------------------------------------------------
-// The loop awaits each, after the events before it are stored: they decide on the stored state.
+
+/** How many times Stop hooks may keep one run going (each costs a model request). */
+export const MAX_STOP_HOOK_CONTINUATIONS = 8;
+
+/**
+ * The workspace's hooks around the run (command-hook-calls.ts, docs/hooks.md): PreToolUse and
+ * PostToolUse on its calls, and Stop: a Stop hook that blocks has its reason stored as a user
+ * message, and the run goes on with it.
+ */
+function commandHookCalls(run: RunContext): AgentHooks {
+  const { core } = run;
+  const hooks = core.deps.commandHooks?.(core.config);
+  if (hooks === undefined) return {};
+  let stopHookActive = false;
+  let continued = 0;
+  return {
+    ...toolHookCalls(core, hooks, () => run.controller.signal),
+    beforeStop: async () => {
+      if (run.stop !== undefined) return [];
+      // a hook that never lets go (it ignores stop_hook_active) must not make the run endless
+      if (continued >= MAX_STOP_HOOK_CONTINUATIONS) {
+        core.deps.logger.warn("Stop hooks kept the agent going too often; the run ends", {
+          session: core.id,
+          continuations: continued,
+        });
+        return [];
+      }
+      const info = hookSessionInfo(core);
+      const verdict = await hooks.stop("Stop", info, stopHookActive, run.controller.signal);
+      if (verdict.block === undefined || run.stop !== undefined) return [];
+      stopHookActive = true;
+      continued++;
+      const now = core.nowIso();
+      const text = `Stop hook feedback: ${verdict.block}`;
+      const row: ContextMessage = {
+        id: core.newId(),
+        session_id: core.id,
+        role: "user",
+        body: { message_type: "text", text },
+        status: "complete",
+        created_at: now,
+        completed_at: now,
+      };
+      const message: AgentMessage = {
+        role: "user",
+        content: [{ type: "text", text }],
+        timestamp: Date.now(),
+      };
+      // stored here (the model's view is read from the store); the loop's events skip it
+      run.prompts.add(message);
+      await run.store([row]);
+      return [message];
+    },
+  };
+}
 
 /** Stops before a turn once the run has a stop or reaches the depth limit; starts the timer. */
 function beforeTurn(run: RunContext): boolean {

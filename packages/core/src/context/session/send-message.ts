@@ -374,6 +374,20 @@ export async function processMessage(
       break;
     }
   }
+  // the workspace's UserPromptSubmit hooks (docs/hooks.md): a block refuses the prompt before it
+  // is stored (the person reads why, the model never sees it); context joins the prompt's text
+  const hooked = await userPromptSubmit(core, current, options);
+  if (hooked.type === "blocked") {
+    await rollBack(core, before, held, { hook: "UserPromptSubmit" }, [
+      core.errorEvent(
+        "invalid_request",
+        `A UserPromptSubmit hook refused the message: ${hooked.reason}`,
+        true,
+      ),
+    ]);
+    return undefined;
+  }
+  current = hooked.message;
   current = {
     ...current,
     meta: {
@@ -433,6 +447,30 @@ export async function processMessage(
     tools: ctx.turnTools ?? fallback.tools,
     ...inFlight,
   };
+}
+
+/** The UserPromptSubmit hooks' verdict on a new text message (an edit was judged when sent). */
+async function userPromptSubmit(
+  core: StoredSession,
+  message: ContextMessage,
+  options: { stored?: boolean; signal?: AbortSignal },
+): Promise<{ type: "blocked"; reason: string } | { type: "go"; message: ContextMessage }> {
+  const hooks = core.deps.commandHooks?.(core.config);
+  if (hooks === undefined || options.stored || message.body.message_type !== "text") {
+    return { type: "go", message };
+  }
+  const verdict = await hooks.userPromptSubmit(
+    {
+      session_id: core.id,
+      permission_mode: core.config.agent_mode === "plan" ? "plan" : "default",
+    },
+    message.body.text,
+    options.signal,
+  );
+  if (verdict.block !== undefined) return { type: "blocked", reason: verdict.block };
+  if (verdict.context === undefined) return { type: "go", message };
+  const text = `${message.body.text}\n\n<user-prompt-submit-hook>\n${verdict.context}\n</user-prompt-submit-hook>`;
+  return { type: "go", message: { ...message, body: { ...message.body, text } } };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ExecutionLimits, Logger, RetryConfig } from "../../agent/types.js";
 import { DEFAULT_EXECUTION_LIMITS, DEFAULT_RETRY_CONFIG } from "../../agent/types.js";
+import type { CommandHooks } from "../../command-hooks/command-hooks.js";
 import type { FoldMemorySource } from "../../folding/memory.js";
 import type { StreamProvider } from "../../llm/provider.js";
 import type { TokenBudget } from "../../llm/token-budget.js";
@@ -81,6 +82,11 @@ export interface SessionDeps {
    * injected into later folds); absent: folds keep and get none
    */
   foldMemories?: (workspace: string) => FoldMemorySource | undefined;
+  /**
+   * the workspace's Claude Code hooks (.claude/settings.json, .arbor/settings.json: docs/hooks.md)
+   * that run around the session's tool calls; absent: none run
+   */
+  commandHooks?: (config: SessionConfig) => CommandHooks | undefined;
   /** records loop trees into the store; one is made per manager when absent */
   recorder?: LoopRecorder;
   /**
@@ -109,11 +115,13 @@ export interface ResolvedDeps
       | "coordinator"
       | "tokenBudget"
       | "foldMemories"
+      | "commandHooks"
       | "skills"
       | "agents"
     >
   > {
   foldMemories: SessionDeps["foldMemories"];
+  commandHooks: SessionDeps["commandHooks"];
   skills: (config: SessionConfig) => SkillLibrary | undefined;
   agents: (config: SessionConfig) => AgentLibrary | undefined;
   coordinator: SessionCoordinator | undefined;
@@ -159,6 +167,7 @@ export function resolveDeps(deps: SessionDeps): ResolvedDeps {
     processors: deps.processors ?? createProcessorRegistry(),
     recorder: deps.recorder,
     foldMemories: deps.foldMemories,
+    commandHooks: deps.commandHooks,
     coordinator: deps.coordinator,
     tokenBudget: deps.tokenBudget,
     newId: deps.newId ?? randomUUID,

@@ -13,6 +13,7 @@ import type { ToolRegistry, ToolSource } from "../../tools/registry.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { isPlanTool, toolsForMode } from "../plan-act.js";
 import { DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
+import { subAgentHookCalls } from "./command-hook-calls.js";
 import { childContext } from "./loop-context.js";
 import type { NestedApprovals } from "./nested-approvals.js";
 import type { OptimizingSession } from "./optimizer-settings.js";
@@ -199,6 +200,7 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
     }),
     // the session's optimization and overflow recovery, as for every loop (loop-context.ts)
     context: (setup: Parameters<typeof childContext>[1]) => childContext(core, setup),
+    hooks: () => subAgentHookCalls(core),
     promptSuffix: (tools: readonly AnyAgentTool[]) => {
       const block = skillsPrompt(core, tools);
       return block === "" ? "" : skillsSection(block);

@@ -5,6 +5,7 @@ import type { AnyAgentTool } from "../../tools/tool.js";
 import { toolDefinition } from "../../tools/tool.js";
 import { type OptimizeBranchResult, optimizeBranch } from "../optimization/optimizer.js";
 import { viewFromRecords } from "../optimization/view-record.js";
+import { hookSessionInfo } from "./command-hook-calls.js";
 import { optimizerSettings } from "./optimizer-settings.js";
 import type { AheadOptimization, StoredSession } from "./stored-session.js";
 
@@ -150,8 +151,21 @@ function optimizeOnce(
 ): Promise<OptimizeBranchResult> {
   const branchId = core.activeBranchId;
   const extra = step.pending ? [step.pending] : [];
+  const hooks = core.deps.commandHooks?.(core.config);
   return optimizeBranch({
     ...optimizerSettings(core),
+    // the workspace's PreCompact hooks: `manual` for an optimization a person asked for
+    ...(hooks !== undefined
+      ? {
+          beforeOptimize: () =>
+            hooks.preCompact(
+              hookSessionInfo(core),
+              step.force ? "manual" : "auto",
+              "",
+              step.signal,
+            ),
+        }
+      : {}),
     messages: currentView(core, branchId, extra, taken),
     systemPrompt: step.systemPrompt,
     tools: step.tools.map(toolDefinition),
