@@ -56,7 +56,8 @@ async function runUntilHeld<T>(session: Session, held: (events: SessionEvent[]) 
     const found = held(seen);
     if (found !== undefined) return found;
     const next = await run.next();
-    if (next.done) throw new Error(`the run ended without waiting: ${JSON.stringify(seen.slice(-4))}`);
+    if (next.done)
+      throw new Error(`the run ended without waiting: ${JSON.stringify(seen.slice(-4))}`);
     seen.push(next.value);
   }
 }
