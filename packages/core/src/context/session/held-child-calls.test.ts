@@ -269,3 +269,82 @@ describe("a call held inside a sub-agent survives a restart", () => {
     expect(write.runs).toEqual(["from-the-child"]);
   });
 });
+
+describe("a call held inside an ask-N-ways candidate survives a restart", () => {
+  function candidateScript(view: ScriptRequestView): ScriptedTurn {
+    const body = bodyOf(view);
+    if (body.systemPrompt.startsWith("CANDIDATE-A")) {
+      return call("write_note", { text: "from-the-candidate" });
+    }
+    if (body.systemPrompt.startsWith("CANDIDATE-B")) return say("b answers at once");
+    // the session's run after the restart: it sees the candidate's call and its result
+    return say(`session saw: ${lastText(body).includes("NOTE-OK") ? "the note" : "nothing"}`);
+  }
+
+  it("still waits after the restart, runs once when approved, and the answer goes on", async () => {
+    const store = new InMemorySessionStore();
+    const write = countingWrite();
+    const make = () =>
+      harness(candidateScript, { store, tools: () => [write.tool], logger: silent });
+    const first = make();
+    const session = await first.manager.create({
+      config: { approval_policy: { type: "manual" } },
+    });
+    const run = session
+      .askParallel({
+        session_id: session.id,
+        payload: { type: "text", text: "go" },
+        candidates: [{ system_prompt: "CANDIDATE-A" }, { system_prompt: "CANDIDATE-B" }],
+        judge: { strategy: "pick_first" },
+      })
+      [Symbol.asyncIterator]();
+    const seen: SessionEvent[] = [];
+    const pending = () =>
+      seen
+        .flatMap((e) =>
+          e.name === "candidate_tool" && e.payload.status === "pending_approval" ? [e.payload] : [],
+        )
+        .at(0);
+    while (pending() === undefined) {
+      const next = await run.next();
+      if (next.done) throw new Error("the group ended without waiting");
+      seen.push(next.value);
+    }
+    const held = pending()!;
+    await new Promise((r) => setTimeout(r, 20));
+
+    const second = make();
+    const reloaded = await second.manager.get(session.id);
+    expect(reloaded?.state).toEqual({
+      type: "AwaitingToolApproval",
+      pending_requests: [held.tool_call_id],
+      tool_names: ["write_note"],
+    });
+    const decided = await collect(
+      reloaded!.decideToolCalls([{ tool_call_id: held.tool_call_id, decision: "approve" }], {
+        by: ANA,
+      }),
+    );
+    expect(errors(decided)).toEqual([]);
+    expect(write.runs).toEqual(["from-the-candidate"]);
+    expect(decided.find((e) => e.name === "candidate_tool")?.payload).toMatchObject({
+      tool_call_id: held.tool_call_id,
+      status: "approved",
+      decided_by: ANA,
+    });
+    // the candidate's call and its result continue the active branch, with who approved it
+    const messages = reloaded?.messages().messages ?? [];
+    const request = messages.find((m) => m.body.message_type === "tool_request");
+    expect(request?.body).toMatchObject({
+      calls: [{ id: held.tool_call_id, approval: "approved", decided_by: ANA }],
+    });
+    expect(JSON.stringify(toolResultOf(messages, "write_note")?.body)).toContain("NOTE-OK");
+    expect(reloaded?.state).toEqual({ type: "Idle" });
+    expect(messages.at(-1)?.body).toMatchObject({ text: "session saw: the note" });
+    const again = await collect(
+      reloaded!.decideToolCalls([{ tool_call_id: held.tool_call_id, decision: "approve" }]),
+    );
+    expect(errors(again)).toHaveLength(1);
+    expect(write.runs).toEqual(["from-the-candidate"]);
+  });
+});

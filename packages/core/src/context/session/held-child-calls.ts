@@ -7,7 +7,7 @@ import type { ContextState } from "../../model/states.js";
 import type { FoldStarted, SessionEventBody } from "../../protocol/events.js";
 import type { ApprovalDecision } from "../../protocol/requests.js";
 import type { StoredEvent } from "../../store/types.js";
-import { toolsForMode } from "../plan-act.js";
+import { isPlanTool, toolsForMode } from "../plan-act.js";
 import { sessionToolResultRow, toolResultRow } from "./agent-rows.js";
 import { DENIED_RESULT_TEXT, rememberTool } from "./approval-policy.js";
 import { forcedFolds } from "./forced-folds.js";
@@ -50,6 +50,19 @@ export type HeldChildCall =
       loopId: string;
       /** the parent's sub-agent call on the active branch */
       parentCallId: string;
+    }
+  | {
+      kind: "candidate";
+      callId: string;
+      toolName: string;
+      arguments: Record<string, unknown>;
+      groupId: string;
+      candidate: number;
+      loopId: string;
+      /** what the candidate wrote before its call (its streamed text) */
+      text: string;
+      /** an ask-N-ways group has no parent call: its answer continues the active branch */
+      parentCallId: undefined;
     };
 
 /** Open folds (started, never returned) and held child calls, read from stored events + rows. */
@@ -65,6 +78,8 @@ export function heldChildCallsIn(
   const openFolds = new Map<string, FoldStarted>();
   const started = new Map<string, FoldStarted>();
   const subAgents = new Map<string, Extract<HeldChildCall, { kind: "subagent" }>>();
+  const candidates = new Map<string, Extract<HeldChildCall, { kind: "candidate" }>>();
+  const groups = new Map<string, { loops: string[]; texts: Map<number, string> }>();
   for (const row of rows) {
     const event = parseStoredEvent(row);
     if (event?.name === "fold_started") {
@@ -84,6 +99,32 @@ export function heldChildCallsIn(
           parentCallId: p.tool_call_id,
         });
       } else subAgents.delete(p.call_id);
+    } else if (event?.name === "parallel_started") {
+      const loops = event.payload.candidates.map((c) => c.loop_id);
+      groups.set(event.payload.group_id, { loops, texts: new Map() });
+    } else if (event?.name === "candidate_delta" && event.payload.channel === "text") {
+      const texts = groups.get(event.payload.group_id)?.texts;
+      const p = event.payload;
+      texts?.set(p.candidate, (texts.get(p.candidate) ?? "") + p.delta);
+    } else if (event?.name === "candidate_tool") {
+      const p = event.payload;
+      const group = groups.get(p.group_id);
+      if (p.status === "pending_approval" && group !== undefined) {
+        candidates.set(p.tool_call_id, {
+          kind: "candidate",
+          callId: p.tool_call_id,
+          toolName: p.tool_name,
+          arguments: p.arguments ?? {},
+          groupId: p.group_id,
+          candidate: p.candidate,
+          loopId: group.loops[p.candidate] ?? "",
+          text: group.texts.get(p.candidate) ?? "",
+          parentCallId: undefined,
+        });
+      } else candidates.delete(p.tool_call_id);
+    } else if (event?.name === "parallel_verdict") {
+      for (const [id, c] of candidates)
+        if (c.groupId === event.payload.group_id) candidates.delete(id);
     }
   }
   const answered = answeredCalls(core);
@@ -112,6 +153,7 @@ export function heldChildCallsIn(
       continue;
     calls.push(held);
   }
+  for (const held of candidates.values()) if (!answered.has(held.callId)) calls.push(held);
   return { calls, openFolds, rootOf: (foldId) => rootCall(started, foldId) };
 }
 
@@ -158,6 +200,20 @@ function decisionEvent(
       payload: {
         context_id: core.id,
         fold_id: held.foldId,
+        tool_call_id: held.callId,
+        tool_name: held.toolName,
+        status,
+        decided_by: by,
+      },
+    };
+  }
+  if (held.kind === "candidate") {
+    return {
+      name: "candidate_tool",
+      payload: {
+        context_id: core.id,
+        group_id: held.groupId,
+        candidate: held.candidate,
         tool_call_id: held.callId,
         tool_name: held.toolName,
         status,
@@ -271,8 +327,10 @@ async function runOnce(
     arguments: held.arguments,
   };
   const denied = status === "approved" ? undefined : new Map([[held.callId, DENIED_RESULT_TEXT]]);
+  const tools = toolsForMode(core.tools, core.config.agent_mode, core.deps.role);
   return executeSingleTool(call, {
-    tools: toolsForMode(core.tools, core.config.agent_mode, core.deps.role),
+    // the child was offered these (plan tools never reach a child)
+    tools: tools.filter((t) => !isPlanTool(t.name)),
     loopId: held.loopId,
     sink: { push: (event) => core.deps.recorder?.onEvent(event) },
     signal,
@@ -347,6 +405,45 @@ async function deliverToParent(
     });
   }
   const rows: ContextMessage[] = [];
+  // an ask-N-ways candidate's call and its result continue the active branch (the group is gone)
+  for (const call of calls) {
+    if (call.kind !== "candidate") continue;
+    const result = results.get(call.callId);
+    if (result === undefined) continue;
+    const approval = decided.get(call.callId) ?? "denied";
+    const request: ContextMessage = {
+      id: core.newId(),
+      session_id: core.id,
+      role: "assistant",
+      status: "complete",
+      created_at: now,
+      completed_at: now,
+      body: {
+        message_type: "tool_request",
+        text: call.text,
+        thinking: [],
+        calls: [
+          {
+            id: call.callId,
+            name: call.toolName,
+            arguments: call.arguments,
+            approval,
+            approval_note: "user",
+            decided_by: core.operator,
+          },
+        ],
+      },
+      meta: { loop_id: call.loopId },
+    };
+    rows.push(
+      request,
+      toolResultRow(
+        result,
+        { id: core.newId(), sessionId: core.id, now, loopId: call.loopId, requestId: request.id },
+        { arguments: call.arguments, approval },
+      ),
+    );
+  }
   for (const [callId, text] of parentResults) {
     const found = core.findToolRequest(callId);
     const request = found ? core.pool.get(found.id) : undefined;
