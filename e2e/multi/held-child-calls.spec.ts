@@ -187,7 +187,9 @@ async function lastToolResults(): Promise<string> {
   return JSON.stringify(bodies.at(-1)?.messages.flatMap((m) => m.content));
 }
 
-test("a held call inside a fold survives a restart and is approved after it", async () => {
+test("a held call inside a fold survives a restart and is approved after it", async ({
+  page,
+}, testInfo) => {
   const [a, b] = await twoInstances();
   await scriptFake(fake!.url, [
     {
@@ -226,18 +228,36 @@ test("a held call inside a fold survives a restart and is approved after it", as
   expect(folds.folds[0]?.status).toBe("running");
   expect(JSON.stringify(folds.folds[0]?.steps)).toContain('"approval":"pending"');
 
-  const decided = await approveOnce(b, id, "call-held");
-  expect(decided.find((e) => e.event === "fold_tool")?.data).toMatchObject({
-    tool_call_id: "call-held",
-    status: "approved",
-    decided_by: expect.objectContaining({ id: expect.any(String) }),
-  });
+  // the chat on B shows the call waiting in the fold card; a person approves it there
+  await page.setExtraHTTPHeaders({ authorization: `Bearer ${APP_TOKEN}` });
+  await page.goto(`${b.url}/sessions/${id}`);
+  const card = page.getByRole("region", { name: "Fold: append a line" });
+  const waiting = card.getByRole("region", { name: "Waiting for approval in fold append a line" });
+  const held = waiting.getByRole("listitem", { name: "Tool call bash" });
+  await expect(held).toHaveAttribute("data-approval", "pending");
+  await expect(card).toContainText("Running");
+  await page.screenshot({ path: testInfo.outputPath("fold-call-waiting-after-restart.png") });
+  await held.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByText("the parent goes on")).toBeVisible();
+  await expect(card).toContainText("Forced");
+  await page.screenshot({ path: testInfo.outputPath("fold-call-approved-after-restart.png") });
+  await until(async () => (await state(b, id)).type === "Idle", "the parent's run to end");
+  expect(runs()).toEqual(["ran"]);
+  // the approval is stored with who decided, on the fold's row
+  const decided = (await (await call(`${b.url}/api/sessions/${id}/folds`)).json()) as {
+    folds: Array<{ status: string; reason: string | null; steps: unknown[] }>;
+  };
+  expect(decided.folds[0]).toMatchObject({ status: "forced", reason: "crash" });
+  expect(JSON.stringify(decided.folds[0]?.steps)).toMatch(
+    /"approval":"approved"[^}]*"decided_by":\{"id":/,
+  );
   // the fold ended with the call's output in its result, which the parent's model was sent
   expect(await lastToolResults()).toContain("NOTE-OK");
-  const after = (await (await call(`${b.url}/api/sessions/${id}/folds`)).json()) as {
-    folds: Array<{ status: string; reason: string | null }>;
-  };
-  expect(after.folds[0]).toMatchObject({ status: "forced", reason: "crash" });
+  // a call runs at most once: a second decision is refused, nothing runs again
+  const again = await decide(b, id, "call-held");
+  const text = await again.text();
+  expect(again.status === 409 || text.includes("event: error")).toBe(true);
+  expect(runs()).toEqual(["ran"]);
 });
 
 test("a held call inside a sub-agent survives a restart and is approved after it", async () => {
