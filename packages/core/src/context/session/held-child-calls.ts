@@ -384,11 +384,18 @@ async function deliverToParent(
     const text = result?.content.map((c) => (c.type === "text" ? c.text : "")).join("") ?? "";
     const outcome =
       decided.get(call.callId) === "approved"
-        ? `it was approved and ran once; its result:\n${text}`
-        : `it was denied: ${text}`;
+        ? `was approved and ran once; its result:\n${text}`
+        : `was denied: ${text}`;
+    // several held calls of one sub-agent: its parent call's result tells of each, and it ends once
+    const told = parentResults.get(call.parentCallId);
+    const line = `its ${call.toolName} call ${outcome}`;
+    if (told !== undefined) {
+      parentResults.set(call.parentCallId, `${told}\n${line}`);
+      continue;
+    }
     parentResults.set(
       call.parentCallId,
-      `The sub-agent ${call.agentName} was cut off by a server restart while its ${call.toolName} call waited for approval; ${outcome}`,
+      `The sub-agent ${call.agentName} was cut off by a server restart while calls of it waited for approval; ${line}`,
     );
     events.push({
       name: "subagent_update",
