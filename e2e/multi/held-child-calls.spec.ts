@@ -176,7 +176,23 @@ async function approveOnce(b: ServerProcess, id: string, callId: string) {
   const text = await again.text();
   expect(again.status === 409 || text.includes("event: error")).toBe(true);
   expect(runs()).toEqual(["ran"]);
+  await expectAudited(b, id);
   return decided;
+}
+
+/** The decision is audited like a top-level one: one tool_approved row naming the call. */
+async function expectAudited(app: ServerProcess, id: string) {
+  const response = await call(`${app.url}/api/audit?action=tool_approved`);
+  expect(response.status).toBe(200);
+  const { entries } = (await response.json()) as {
+    entries: Array<{ target: string; actor_id: string | null; detail: unknown }>;
+  };
+  expect(entries.filter((e) => e.target === `session:${id}`)).toEqual([
+    expect.objectContaining({
+      actor_id: "owner",
+      detail: { tool_call_id: "call-held", tool: "bash" },
+    }),
+  ]);
 }
 
 /** The text of every tool_result the fake model was last sent. */
@@ -258,6 +274,7 @@ test("a held call inside a fold survives a restart and is approved after it", as
   const text = await again.text();
   expect(again.status === 409 || text.includes("event: error")).toBe(true);
   expect(runs()).toEqual(["ran"]);
+  await expectAudited(b, id);
 });
 
 test("a held call inside a sub-agent survives a restart and is approved after it", async () => {
