@@ -159,7 +159,7 @@ export async function recoverSession(core: StoredSession): Promise<RecoveryRepor
     (salvaged.length > 0 ? `; kept ${salvaged.length} partial answer(s) marked incomplete` : "") +
     (cutOff.length > 0 ? `; ${cutOff.length} tool call(s) ${INTERRUPTED_BY_RESTART}` : "") +
     (held.calls.length > 0
-      ? `; ${held.calls.length} call(s) held inside a fold or a sub-agent still wait for approval`
+      ? `; ${held.calls.length} call(s) held inside a fold, a sub-agent or an ask-N-ways candidate still wait for approval`
       : "") +
     ".";
   const notice: ContextMessage = {
