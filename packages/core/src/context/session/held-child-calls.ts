@@ -240,8 +240,9 @@ function decisionEvent(
 /**
  * The decisions for held child calls (the state's pending calls are such calls). Each is stored
  * (its row's approval, its event, with who decided) before anything runs; once none waits, the
- * approved calls run once each, their results reach the parent, and `continueRun` goes on with
- * the parent's run. Returns undefined while some still wait.
+ * approved calls run once each and their results reach the parent ("decided": the caller then
+ * continues the parent's run). "awaiting" while some still wait. A call that is not waiting (never
+ * held, or decided before) is refused, nothing stored.
  */
 export async function decideHeldChildCalls(
   core: StoredSession,
