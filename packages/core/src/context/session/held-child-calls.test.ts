@@ -164,6 +164,43 @@ describe("a call held inside a fold survives a restart", () => {
     expect(write.runs).toEqual(["from-the-fold"]);
   });
 
+  it("a graceful shutdown (drain) leaves the call waiting instead of denying it", async () => {
+    const store = new InMemorySessionStore();
+    const write = countingWrite();
+    const first = harness(foldScript, { store, tools: () => [write.tool], logger: silent });
+    const session = await first.manager.create({
+      config: {
+        approval_policy: { type: "white_list", tools: ["branch"] },
+        folding: { enabled: true },
+      },
+    });
+    const held = await runUntilHeld(session, (seen) =>
+      seen.flatMap((e) => (e.name === "fold_tool" ? [e.payload] : [])).at(0),
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    // SIGTERM: the grace ends at once; the operation waiting on a person is not interrupted
+    await first.manager.drain(0);
+    const stored = await store.loadSession(session.id);
+    const request = stored?.messages.find(
+      (m) => m.meta?.fold_id !== undefined && m.body.message_type === "tool_request",
+    );
+    expect(request?.body).toMatchObject({
+      calls: [{ id: held.tool_call_id, approval: "pending" }],
+    });
+
+    const second = harness(foldScript, { store, tools: () => [write.tool], logger: silent });
+    const reloaded = await second.manager.get(session.id);
+    expect(reloaded?.state).toMatchObject({
+      type: "AwaitingToolApproval",
+      pending_requests: [held.tool_call_id],
+    });
+    await collect(
+      reloaded!.decideToolCalls([{ tool_call_id: held.tool_call_id, decision: "approve" }]),
+    );
+    expect(write.runs).toEqual(["from-the-fold"]);
+    expect(reloaded?.state).toEqual({ type: "Idle" });
+  });
+
   it("denied after the restart: the call never runs and the parent is told", async () => {
     const store = new InMemorySessionStore();
     const write = countingWrite();
