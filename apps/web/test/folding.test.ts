@@ -748,7 +748,7 @@ describe("a fold in a session", () => {
     ]);
   });
 
-  it("recovers from a crash while a fold's call waits: the call is denied, the fold forced (crash)", async () => {
+  it("a crash while a fold's call waits: the call still waits, is approved after it and runs once", async () => {
     const startProcess = processOnOneStore();
     await startProcess();
     server.llm.setScript(
@@ -757,7 +757,7 @@ describe("a fold in a session", () => {
           call("branch", { description: "held", prompt: "MARK:h write" }),
           say("resumed after the crash"),
         ],
-        h: [call("write_file", { path: "crash.txt", content: "-" }), say("never asked")],
+        h: [call("write_file", { path: "crash.txt", content: "written once" }), say("never asked")],
       }),
     );
     const id = await heldFoldSession();
@@ -770,28 +770,40 @@ describe("a fold in a session", () => {
     await startProcess();
     const detail = (await (
       await session.GET(jsonRequest("GET", `/api/sessions/${id}`), params({ id }))
-    ).json()) as { state: { type: string } };
-    expect(detail.state.type).toBe("Failed");
+    ).json()) as { state: { type: string; pending_requests?: string[] } };
+    expect(detail.state).toMatchObject({
+      type: "AwaitingToolApproval",
+      pending_requests: [held?.tool_call_id],
+    });
     const [fold] = await listFolds(id);
-    expect(fold).toMatchObject({ status: "forced", reason: "crash" });
-    expect(heldCalls(fold)).toEqual([
-      expect.objectContaining({
-        approval: "denied",
-        approval_note: "cancelled: a restart ended the fold",
-      }),
+    expect(fold?.status).toBe("running");
+    expect(heldCalls(fold)).toEqual([expect.objectContaining({ approval: "pending" })]);
+    expect(existsSync(join(server.workspace, "crash.txt"))).toBe(false);
+
+    const decided = await readSse(await decide(id, String(held?.tool_call_id), "approve"));
+    expect(eventsNamed(decided, "error")).toEqual([]);
+    expect(eventsNamed(decided, "fold_tool")).toEqual([
+      expect.objectContaining({ tool_call_id: held?.tool_call_id, status: "approved" }),
     ]);
-    // nothing waits for it any more: a decision is refused, not held
+    expect(finalState(decided)).toBe("Idle");
+    expect(readFileSync(join(server.workspace, "crash.txt"), "utf8")).toBe("written once");
+    const [ended] = await listFolds(id);
+    expect(ended).toMatchObject({ status: "forced", reason: "crash" });
+    expect(heldCalls(ended)).toEqual([
+      expect.objectContaining({ approval: "approved", decided_by: expect.anything() }),
+    ]);
+    // the parent got the fold's result (the call's output in it) and answered
+    const parentNext = modelRequests().at(-1)!;
+    expect(foldOf(parentNext)).toBe("parent");
+    expect(toolResults(parentNext)).toEqual([
+      { text: expect.stringContaining("[fold forced to return: crash;"), isError: false },
+    ]);
+    // a call runs at most once: a second decision is refused
     const late = eventsNamed(
       await readSse(await decide(id, String(held?.tool_call_id), "approve")),
       "error",
     );
     expect(late).toHaveLength(1);
-    expect(existsSync(join(server.workspace, "crash.txt"))).toBe(false);
-    const resumed = await resume.POST(
-      jsonRequest("POST", `/api/sessions/${id}/resume`),
-      params({ id }),
-    );
-    expect(finalState(await readSse(resumed))).toBe("Idle");
   });
 
   it("GET /folds needs the token and answers 404 for an unknown session", async () => {

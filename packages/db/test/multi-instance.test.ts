@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SessionEvent } from "@arbor/core";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type Instance, slowAnswer, startInstance } from "./fixtures/instance.js";
+import { heldFoldScript, type Instance, slowAnswer, startInstance } from "./fixtures/instance.js";
 import { pgAvailable, testDatabases } from "./stores.js";
 
 // Several app instances on one PostgreSQL (issue #17): each instance has its own store pool,
@@ -263,6 +263,85 @@ describe.skipIf(!pgAvailable())("several instances on one PostgreSQL", () => {
     expect([a.toolRuns(), b.toolRuns()]).toEqual([1, 0]);
     expect(events.seen.some((e) => e.name === "fold_returned")).toBe(true);
     expect(onA.state.type).toBe("Idle");
+  });
+
+  it("a call held inside a fold survives the owner's death (kill -9): B shows it waiting, approves it, it runs once", async () => {
+    const url = await databases.fresh();
+    const b = await startInstance("B", url, heldFoldScript);
+    instances.push(b);
+    const session = await b.manager.create({
+      config: {
+        approval_policy: { type: "white_list", tools: ["branch"] },
+        folding: { enabled: true },
+      },
+    });
+    const child = spawn(
+      process.execPath,
+      [
+        "--conditions=@arbor/source",
+        "--import",
+        "tsx",
+        join(here, "fixtures", "instance-held-fold.ts"),
+        url,
+        session.id,
+      ],
+      { cwd: join(here, ".."), stdio: ["ignore", "pipe", "pipe"] },
+    );
+    children.push(child);
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      err += chunk;
+    });
+    const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+    await until(() => {
+      if (child.exitCode !== null) throw new Error(`instance A ended: ${err}`);
+      return out.includes("held");
+    }, "A's fold call to wait");
+    child.kill("SIGKILL");
+    await exited;
+    await until(async () => (await b.coordinator.tryLease(session.id)).valueOf(), "the lease");
+    await b.coordinator.release(session.id);
+    // B recovers the session from the database: the call still waits, nothing ran
+    const recovered = await b.manager.get(session.id);
+    expect(recovered!.state).toEqual({
+      type: "AwaitingToolApproval",
+      pending_requests: ["c1"],
+      tool_names: ["count"],
+    });
+    const [fold] = await recovered!.folds();
+    expect(fold?.status).toBe("running");
+    const decision = recovered!.decideToolCalls([{ tool_call_id: "c1", decision: "approve" }], {
+      by: { id: "u-ana", name: "Ana" },
+    });
+    const decided: Array<[string, string | undefined, string | undefined]> = [];
+    for await (const event of decision) {
+      const payload = event.payload as { status?: string; decided_by?: { name: string } };
+      if (event.name === "fold_tool")
+        decided.push([event.name, payload.status, payload.decided_by?.name]);
+    }
+    expect((await decision.result).ok).toBe(true);
+    expect(decided).toEqual([["fold_tool", "approved", "Ana"]]);
+    expect(b.toolRuns()).toBe(1);
+    expect(recovered!.state.type).toBe("Idle");
+    expect(recovered!.messages().messages.at(-1)?.body).toMatchObject({
+      text: "parent saw the count",
+    });
+    // the approval is in tool_approvals with who decided; a second decision runs nothing
+    const stored = await b.created.store.loadSession(session.id);
+    const request = stored!.messages.find(
+      (m) => m.meta?.fold_id !== undefined && m.body.message_type === "tool_request",
+    );
+    expect(request?.body).toMatchObject({
+      calls: [{ id: "c1", approval: "approved", decided_by: { id: "u-ana", name: "Ana" } }],
+    });
+    const again = await recovered!.decideToolCalls([{ tool_call_id: "c1", decision: "approve" }])
+      .result;
+    expect(again.ok).toBe(false);
+    expect(b.toolRuns()).toBe(1);
   });
 
   it("config changes through A and B apply field by field: neither overwrites the other", async () => {

@@ -172,7 +172,12 @@ export function renderApiDocs(): string {
     "`remember` adds the tool to the white list. The fold's timeout is paused while it waits;",
     "interrupting the parent denies the call and forces the fold back. A sub-agent's child call",
     "held for a person waits the same way (`subagent_update` of kind `approval`, decided by its",
-    "`call_id`).\n",
+    "`call_id`). A server restart while such a call (or an ask-N-ways candidate's) waits keeps it",
+    "waiting: the session rests in `AwaitingToolApproval` naming it, the fold stays open and its",
+    "`branch` call unanswered; once decided it runs once, its result reaches the parent (the fold",
+    "ends forced, `crash`, with the output in its result; the sub-agent call's result holds it; a",
+    "candidate's call and result continue the active branch) and the parent's run goes on",
+    "(decision 0044).\n",
     "## Schemas\n",
     ...schemas().map((named) => schemaSection(named, requestTitles.has(named.title))),
   ]

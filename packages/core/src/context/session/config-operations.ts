@@ -8,6 +8,7 @@ import type { ApprovalUpdate } from "../../model/session-records.js";
 import type { ContextState } from "../../model/states.js";
 import type { ApprovalDecision } from "../../protocol/requests.js";
 import { rememberTool } from "./approval-policy.js";
+import { decideHeldChildCalls, heldChildCalls } from "./held-child-calls.js";
 import type { RunResult } from "./run-driver.js";
 import { messageFromPayload, processMessage, respond, turnSetup } from "./send-message.js";
 import type { StoredSession } from "./stored-session.js";
@@ -128,7 +129,16 @@ export async function decideToolCallsOp(
     );
   }
   const request = core.findToolRequest(state.pending_requests[0] ?? "");
-  if (!request) throw new OperationRejected("internal", "the pending tool request is missing");
+  if (!request) {
+    // calls held inside a fold or a sub-agent that a restart cut off (held-child-calls.ts)
+    const held = await heldChildCalls(core);
+    if (held.length === 0) {
+      throw new OperationRejected("internal", "the pending tool request is missing");
+    }
+    const outcome = await decideHeldChildCalls(core, held, decisions, signal);
+    if (outcome === "awaiting") return { type: "not_run", reason: "awaiting_decisions" };
+    return respond(core, turnSetup(core), { signal });
+  }
   const pending = new Set(state.pending_requests);
   let policy = core.config.approval_policy;
   const approvals: Record<string, ApprovalUpdate> = {};

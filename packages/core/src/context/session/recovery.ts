@@ -1,15 +1,12 @@
-import { estimateTextTokens } from "../../agent/tokens.js";
-import { foldExtractiveSummary } from "../../fold-runtime/fold-runtime.js";
-import { forcedReturnHeader } from "../../folding/ledger.js";
-import { scrubSecrets } from "../../folding/scrub.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import type { MessageLifecycleUpdate } from "../../model/session-records.js";
 import type { ContextState } from "../../model/states.js";
-import type { FoldReturned, FoldStarted, SessionEventBody } from "../../protocol/events.js";
+import type { FoldStarted, SessionEventBody } from "../../protocol/events.js";
 import { sessionToolResultRow } from "./agent-rows.js";
+import { forcedFolds } from "./forced-folds.js";
+import { awaitingHeld, heldChildCallsIn } from "./held-child-calls.js";
 import { parseStoredEvent } from "./stored-events.js";
 import { RESTING_STATES, type StoredSession } from "./stored-session.js";
-import { toAgentMessages } from "./to-agent-messages.js";
 
 // Crash recovery (context-manager "State recovery after crash"). A session whose stored state is
 // mid-operation was cut off by a crash. Recovery finds what was in flight: the partial assistant
@@ -19,8 +16,11 @@ import { toAgentMessages } from "./to-agent-messages.js";
 // Failed{recoverable} when tool work was cut off; a system_control "recovered" notice says what
 // happened, and the logger records it. A tool call cut off by the crash (no stored result) gets
 // an error result "interrupted by a server restart", so the transcript stays valid, and the
-// session is then Failed{recoverable}: POST /resume continues the run from there. One store write; a failing write leaves the session as
-// stored (and the next load tries again).
+// session is then Failed{recoverable}: POST /resume continues the run from there. A call held for
+// a person inside a fold or a sub-agent (held-child-calls.ts) is the exception: it still waits,
+// its child's parent call gets no result yet, its fold stays open, and the session rests in
+// AwaitingToolApproval naming it, like a top-level approval. One store write; a failing write
+// leaves the session as stored (and the next load tries again).
 
 export interface RecoveryReport {
   recovered: boolean;
@@ -58,6 +58,7 @@ function unansweredResults(
   core: StoredSession,
   now: string,
   folds: ReadonlyMap<string, string> = new Map(),
+  waiting: ReadonlySet<string> = new Set(),
 ): ContextMessage[] {
   const branch = core.branchMessages();
   const answered = new Set<string>();
@@ -71,7 +72,8 @@ function unansweredResults(
   for (const message of branch) {
     if (message.body.message_type !== "tool_request" || message.status !== "complete") continue;
     for (const call of message.body.calls) {
-      if (answered.has(call.id)) continue;
+      // a call whose child (fold, sub-agent) holds a call for a person gets its result later
+      if (answered.has(call.id) || waiting.has(call.id)) continue;
       // a `branch` call whose fold the crash cut off gets the fold's forced return
       const forced = folds.get(call.id);
       results.push(
@@ -125,25 +127,40 @@ export async function recoverSession(core: StoredSession): Promise<RecoveryRepor
       meta: { error_message: "cut off by a restart" },
     });
   }
-  const foldEnds = await forcedFolds(core, [...openFolds.values()]);
-  const heldInFolds = pendingFoldCalls(core, new Set(openFolds.keys()));
+  // held child calls keep waiting: their folds stay open, their parent calls unanswered
+  const held = heldChildCallsIn(core, rows);
+  const waitingParents = new Set(
+    held.calls.flatMap((c) => (c.parentCallId ? [c.parentCallId] : [])),
+  );
+  const ending = [...openFolds.values()].filter((f) => {
+    const root = held.rootOf(f.fold_id);
+    return root === undefined || !waitingParents.has(root);
+  });
+  const foldEnds = await forcedFolds(core, ending);
+  const heldInFolds = pendingFoldCalls(core, new Set(ending.map((f) => f.fold_id)));
   const cutOff = unansweredResults(
     core,
     now,
     new Map(foldEnds.flatMap((f) => (f.callId ? [[f.callId, f.event.payload.message]] : []))),
+    waitingParents,
   );
   const to: ContextState =
-    BEFORE_TOOLS.has(from.type) && cutOff.length === 0
-      ? { type: "Idle" }
-      : {
-          type: "Failed",
-          error: `A restart interrupted the session during ${from.type}.`,
-          recoverable: true,
-        };
+    held.calls.length > 0
+      ? awaitingHeld(held.calls)
+      : BEFORE_TOOLS.has(from.type) && cutOff.length === 0
+        ? { type: "Idle" }
+        : {
+            type: "Failed",
+            error: `A restart interrupted the session during ${from.type}.`,
+            recoverable: true,
+          };
   const noticeText =
     `Recovered after a restart during ${from.type}` +
     (salvaged.length > 0 ? `; kept ${salvaged.length} partial answer(s) marked incomplete` : "") +
     (cutOff.length > 0 ? `; ${cutOff.length} tool call(s) ${INTERRUPTED_BY_RESTART}` : "") +
+    (held.calls.length > 0
+      ? `; ${held.calls.length} call(s) held inside a fold, a sub-agent or an ask-N-ways candidate still wait for approval`
+      : "") +
     ".";
   const notice: ContextMessage = {
     id: core.newId(),
@@ -156,6 +173,9 @@ export async function recoverSession(core: StoredSession): Promise<RecoveryRepor
       data: {
         from: from.type,
         partial_message_ids: salvaged.map((m) => m.id),
+        ...(held.calls.length > 0
+          ? { waiting_tool_call_ids: held.calls.map((c) => c.callId) }
+          : {}),
         interrupted_tool_call_ids: cutOff.map((m) =>
           m.body.message_type === "tool_result" ? m.body.tool_call_id : "",
         ),
@@ -234,45 +254,3 @@ function pendingFoldCalls(
 }
 
 const CUT_OFF_NOTE = "cancelled: a restart ended the fold";
-
-/**
- * Folds a crash cut off (started, never returned): each is marked forced (`crash`), with a
- * partial result extracted from its stored steps (scrubbed, as every return is). Its tokens used
- * are what its steps' reported usage adds up to, or the last warning's count.
- */
-async function forcedFolds(
-  core: StoredSession,
-  open: Array<FoldStarted & { used: number }>,
-): Promise<
-  Array<{ callId: string | undefined; event: { name: "fold_returned"; payload: FoldReturned } }>
-> {
-  const ends = [];
-  for (const fold of open) {
-    const steps = [...core.pool.values()].filter((m) => m.meta?.fold_id === fold.fold_id);
-    const reported = steps.reduce(
-      (sum, m) => sum + (m.meta?.usage ? m.meta.usage.input + m.meta.usage.output : 0),
-      0,
-    );
-    const used = Math.max(fold.used, reported);
-    const partial = foldExtractiveSummary(toAgentMessages(steps), estimateTextTokens);
-    const message = await scrubSecrets(
-      `${forcedReturnHeader("crash", used, fold.budget)} Partial result:\n${partial}`,
-    );
-    ends.push({
-      callId: fold.parent_fold_id === null ? fold.tool_call_id : undefined,
-      event: {
-        name: "fold_returned" as const,
-        payload: {
-          context_id: core.id,
-          fold_id: fold.fold_id,
-          forced: true,
-          reason: "crash" as const,
-          tokens_used: used,
-          budget: fold.budget,
-          message,
-        },
-      },
-    });
-  }
-  return ends;
-}

@@ -251,16 +251,22 @@ export class SessionManager {
     ]);
     clearTimeout(timer);
     if (!late) return;
+    // An operation waiting on a call held for a person inside a child loop (a fold, a sub-agent, a
+    // candidate) is not interrupted: that would deny the call. It is left as a crash leaves it,
+    // and the next load (here or on another instance) recovers it with the call still waiting
+    // (held-child-calls.ts, decision 0044).
+    const interrupted = running.filter((s) => s.operationsHere > 0 && s.heldNestedCalls === 0);
+    const left = running.filter((s) => s.operationsHere > 0 && s.heldNestedCalls > 0);
     this.#deps.logger.warn("interrupting the operations still running", {
-      sessions: running.filter((s) => s.operationsHere > 0).map((s) => s.id),
+      sessions: interrupted.map((s) => s.id),
+      ...(left.length > 0 ? { left_waiting_for_a_person: left.map((s) => s.id) } : {}),
     });
-    for (const session of running) {
-      if (session.operationsHere === 0) continue;
+    for (const session of interrupted) {
       for await (const _event of session.interrupt()) {
         // drained: the interrupt's events are stored
       }
     }
-    await allIdle;
+    await Promise.all(interrupted.map((session) => session.idle()));
   }
 
   list(): Promise<SessionSummary[]> {

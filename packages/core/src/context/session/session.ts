@@ -248,6 +248,10 @@ export class Session {
   get operationsHere(): number {
     return this.#active;
   }
+  /** calls held for a person inside the running operation (a fold's, a sub-agent's, a candidate's) */
+  get heldNestedCalls(): number {
+    return this.#core.nestedApprovals.size;
+  }
   /**
    * The agent is working: an operation runs (or waits its turn), or the run waits for a tool
    * approval. A text message sent now is queued (sendMessage).
