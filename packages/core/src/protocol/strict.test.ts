@@ -189,3 +189,20 @@ describe("strict request bodies", () => {
     ).toMatchObject({ ok: false, errors: [{ field: "message_ids" }] });
   });
 });
+
+describe("an unknown field in a body that is a union of shapes", () => {
+  it("is named when the rest of the body fits one shape", () => {
+    expect(parseRequest(ResolveMergeRequestSchema, { cancel: true, also: 1 })).toEqual({
+      ok: false,
+      errors: [{ field: "also", message: "Unrecognized field" }],
+    });
+    expect(
+      parseRequest(ResolveMergeRequestSchema, {
+        resolutions: [{ conflict_id: "c1", resolution: "keep_both", note: "x" }],
+      }),
+    ).toEqual({
+      ok: false,
+      errors: [{ field: "resolutions.0.note", message: "Unrecognized field" }],
+    });
+  });
+});

@@ -79,3 +79,12 @@ function copied(schema: AnySchema, done: Map<AnySchema, AnySchema>): AnySchema {
       return schema;
   }
 }
+
+/**
+ * The body of a route that takes none (interrupt, resume, a DELETE, …): nothing, or `{}` as some
+ * clients send; any field is a 400 naming it, as on every other route.
+ */
+export const EmptyRequestSchema = z
+  .strictObject({})
+  .optional()
+  .describe("No body (or `{}`): a field sent is refused, naming it.");

@@ -29,11 +29,16 @@ function maxDepth(issues: readonly Issue[]): number {
 }
 
 /**
- * The union branch the input most plausibly meant: the one whose deepest issue is deepest (it got
- * furthest before failing), then the one with fewest issues. Undefined when that is a tie or when
- * every branch failed on the value itself: then the union's own message is the honest answer.
+ * The union branch the input most plausibly meant: one that failed only on unknown keys (it fits
+ * but for them, so naming them is the answer); else the one whose deepest issue is deepest (it
+ * got furthest before failing), then the one with fewest issues. Undefined when that is a tie or
+ * when every branch failed on the value itself: then the union's own message is the honest answer.
  */
 function closestBranch(branches: readonly (readonly Issue[])[]): readonly Issue[] | undefined {
+  const fitsButForUnknownKeys = branches.filter(
+    (issues) => issues.length > 0 && issues.every((i) => i.code === "unrecognized_keys"),
+  );
+  if (fitsButForUnknownKeys.length === 1) return fitsButForUnknownKeys[0];
   const ranked = branches
     .map((issues) => ({ issues, depth: maxDepth(issues), count: issues.length }))
     .sort((a, b) => b.depth - a.depth || a.count - b.count);
