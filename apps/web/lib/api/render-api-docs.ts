@@ -92,7 +92,7 @@ export function renderApiDocs(): string {
     "The app's route handlers under `apps/web/app/api`. Bodies are JSON with snake_case fields,",
     "validated with the zod schemas of `@arbor/core`. Bodies are strict at every depth: a field the",
     "server does not know, or one it does not take in that place, is answered `400` naming it by its",
-    "path (`{\"field\": \"folding.enabeld\", \"message\": \"Unrecognized field\"}`), never dropped. Every error is",
+    'path (`{"field": "folding.enabeld", "message": "Unrecognized field"}`), never dropped. Every error is',
     "answered with an [`ErrorResponse`](#errorresponse); a `500` never carries details (they are",
     "logged on the server, with secrets redacted). The server listens on 127.0.0.1 unless `HOST` is set.\n",
     "## Authentication and request rules\n",
