@@ -206,3 +206,18 @@ describe("an unknown field in a body that is a union of shapes", () => {
     });
   });
 });
+
+describe("an unknown field that no shape of a union knows", () => {
+  it("is named beside the union's own message", () => {
+    expect(parseRequest(ResolveMergeRequestSchema, { unknown_setting: true })).toEqual({
+      ok: false,
+      errors: [
+        {
+          field: "(root)",
+          message: "send exactly one of {resolutions}, {proceed: true} or {cancel: true}",
+        },
+        { field: "unknown_setting", message: "Unrecognized field" },
+      ],
+    });
+  });
+});

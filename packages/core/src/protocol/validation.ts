@@ -50,6 +50,15 @@ function closestBranch(branches: readonly (readonly Issue[])[]): readonly Issue[
   return best.issues;
 }
 
+/** The top-level keys every branch of a union reported as unrecognized. */
+function unknownToEveryBranch(branches: readonly (readonly Issue[])[]): string[] {
+  const keysOf = (issues: readonly Issue[]) =>
+    issues.flatMap((i) => (i.code === "unrecognized_keys" && i.path.length === 0 ? i.keys : []));
+  const [first, ...rest] = branches;
+  if (first === undefined) return [];
+  return keysOf(first).filter((key) => rest.every((issues) => keysOf(issues).includes(key)));
+}
+
 function flatten(
   issues: readonly Issue[],
   prefix: readonly PropertyKey[],
@@ -71,6 +80,10 @@ function flatten(
           ? issue.message
           : `Invalid input: expected ${[...new Set(expected)].join(" or ")}`;
       out.push({ field: joinPath(path), message });
+      // a key no shape of the union knows is named too
+      for (const key of unknownToEveryBranch(issue.errors)) {
+        out.push({ field: joinPath([...path, key]), message: "Unrecognized field" });
+      }
       continue;
     }
     if (issue.code === "unrecognized_keys") {
