@@ -141,9 +141,13 @@ describe("POST /api/mcp/servers/{name}/prompts/{prompt}", () => {
     expect(badBody.status).toBe(400);
     expect((await expand("everything", "nope", {})).status).toBe(404);
     expect((await expand("ghost", "simple-prompt", {})).status).toBe(404);
-    // extra body keys (the fuzz found "valueOf") are ignored: still the unknown server's 404
+    // extra body keys (the fuzz found "valueOf") are refused, each named, before any lookup
     const odd = { "~": true, c: null, valueOf: "P#>+MX 5^" };
-    expect((await expand("unknown-name", "unknown-prompt", odd)).status).toBe(404);
+    const refused = await expand("unknown-name", "unknown-prompt", odd);
+    expect(refused.status).toBe(400);
+    expect(
+      ((await refused.json()) as { fields: Array<{ field: string }> }).fields.map((f) => f.field),
+    ).toEqual(["~", "c", "valueOf"]);
   });
 });
 

@@ -145,11 +145,21 @@ describe("sessions and messages", () => {
     expect(String(logged?.fields?.trace)).toContain("at ");
   });
 
-  it("keeps a client-sent workspace out of the session config", async () => {
-    const id = await createSession({ config: { workspace: "/" } });
+  it("refuses a client-sent workspace, naming it, and makes no session (the server chooses it)", async () => {
+    const before = await server.runtime.manager.list();
+    const refused = await sessions.POST(
+      jsonRequest("POST", "/api/sessions", { config: { workspace: "/" } }),
+      params({}),
+    );
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      error: "invalid_request",
+      fields: [{ field: "config.workspace", message: "Unrecognized field" }],
+    });
+    expect(await server.runtime.manager.list()).toHaveLength(before.length);
+    const id = await createSession({});
     const detail = await session.GET(jsonRequest("GET", `/api/sessions/${id}`), params({ id }));
-    const raw = await detail.text();
-    const parsed = JSON.parse(raw) as { config: { workspace: string } };
+    const parsed = JSON.parse(await detail.text()) as { config: { workspace: string } };
     expect(parsed.config.workspace).toBe(server.runtime.workspace);
   });
 

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import {
+  EmptyRequestSchema,
   type ErrorResponse,
   type FieldError,
   type Operation,
@@ -298,4 +299,9 @@ function withSecurityHeaders(response: Response): Response {
       copy.headers.set(name, value);
     return copy;
   }
+}
+
+/** A route that takes no body: nothing or `{}` passes; any field is a 400 naming it. */
+export async function readNoBody(request: Request): Promise<void> {
+  await readBody(request, EmptyRequestSchema);
 }

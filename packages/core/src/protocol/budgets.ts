@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { strictRequest } from "./strict.js";
 
 // Per-person monthly token budgets on the wire (issue #25): GET/PUT /api/people/{id}/budget and
 // GET /api/me/usage. A budget bounds the model requests of the runs a person starts; a request
@@ -26,18 +27,20 @@ export const BudgetResponseSchema = z
   .describe("A person's monthly token budget and what they used of it this month.");
 export type BudgetResponse = z.infer<typeof BudgetResponseSchema>;
 
-export const PutBudgetRequestSchema = z
-  .object({
-    monthly_tokens: z
-      .number()
-      .int()
-      .nonnegative()
-      .max(MAX_MONTHLY_TOKENS)
-      .nullable()
-      .describe(
-        `tokens per calendar month (UTC), at most ${MAX_MONTHLY_TOKENS}; null lifts the limit; 0 stops every request`,
-      ),
-  })
-  .strict()
-  .describe("Body of PUT /api/people/{id}/budget.");
+export const PutBudgetRequestSchema = strictRequest(
+  z
+    .object({
+      monthly_tokens: z
+        .number()
+        .int()
+        .nonnegative()
+        .max(MAX_MONTHLY_TOKENS)
+        .nullable()
+        .describe(
+          `tokens per calendar month (UTC), at most ${MAX_MONTHLY_TOKENS}; null lifts the limit; 0 stops every request`,
+        ),
+    })
+    .strict()
+    .describe("Body of PUT /api/people/{id}/budget."),
+);
 export type PutBudgetRequest = z.infer<typeof PutBudgetRequestSchema>;

@@ -219,7 +219,9 @@ export function renderProtocolDocs(): string {
     "     in packages/core. A test fails when this file is out of date. -->\n",
     "Field names are snake_case. Request bodies are validated with zod: an invalid body is answered",
     "with HTTP 400 and an `ErrorResponse` whose `fields` name each problem by its path",
-    "(e.g. `payload.path: Required`). Unknown fields are ignored; an unknown payload `type` is rejected.\n",
+    "(e.g. `payload.path: Required`). Bodies are strict at every depth: a field the server does not",
+    "know is refused, never ignored (`config.folding.enabeld: Unrecognized field`), and so is an",
+    "unknown payload `type`.\n",
     "## Sending a message\n",
     renderSchemaSection("SendMessageRequest", SendMessageRequestSchema, "input", {
       collapsed: new Set(["payload"]),

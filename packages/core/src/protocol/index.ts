@@ -18,5 +18,6 @@ export * from "./requests.js";
 export * from "./responses.js";
 export * from "./settings.js";
 export * from "./sharing.js";
+export * from "./strict.js";
 export * from "./trust.js";
 export * from "./validation.js";

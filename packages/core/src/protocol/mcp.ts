@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { strictRequest } from "./strict.js";
 
 // GET /api/mcp/servers and POST /api/mcp/servers/{name}/reconnect: the MCP servers of
 // mcp_servers.json, their state and what each offers.
@@ -81,14 +82,18 @@ export const McpServersResponseSchema = z
   .describe("Answer to GET /api/mcp/servers.");
 export type McpServersResponse = z.infer<typeof McpServersResponseSchema>;
 
-export const McpPromptRequestSchema = z
-  .object({
-    arguments: z
-      .record(z.string(), z.string())
-      .optional()
-      .describe("the prompt's arguments by name (GET /api/mcp/servers lists them); {} when absent"),
-  })
-  .describe("Body of POST /api/mcp/servers/{name}/prompts/{prompt}.");
+export const McpPromptRequestSchema = strictRequest(
+  z
+    .object({
+      arguments: z
+        .record(z.string(), z.string())
+        .optional()
+        .describe(
+          "the prompt's arguments by name (GET /api/mcp/servers lists them); {} when absent",
+        ),
+    })
+    .describe("Body of POST /api/mcp/servers/{name}/prompts/{prompt}."),
+);
 export type McpPromptRequest = z.infer<typeof McpPromptRequestSchema>;
 
 export const McpPromptResponseSchema = z

@@ -3,6 +3,7 @@ import { ApiProtocolSchema, ThinkingLevelSchema } from "../model/llm-config.js";
 import { UsageSchema } from "../model/llm-messages.js";
 import { PersonRefSchema } from "../model/person.js";
 import { MAX_TEXT_CHARS, TextPayloadSchema } from "./requests.js";
+import { strictRequest } from "./strict.js";
 
 // "Ask N ways" on the wire (issue #14, REQ-196–209 in the product): the request of
 // POST /api/sessions/{id}/messages/parallel and the SSE events its stream adds. Every event names
@@ -61,24 +62,26 @@ export const ParallelJudgeSchema = z
   .describe("How the answer is chosen.");
 export type ParallelJudge = z.infer<typeof ParallelJudgeSchema>;
 
-export const ParallelMessageRequestSchema = z
-  .object({
-    session_id: z.string().min(1).describe("the session the message goes to"),
-    payload: TextPayloadSchema.describe("the message (text only)"),
-    candidates: z
-      .array(ParallelCandidateSchema)
-      .min(2, "at least 2 candidates")
-      .max(MAX_PARALLEL_CANDIDATES, `at most ${MAX_PARALLEL_CANDIDATES} candidates`)
-      .describe(`2–${MAX_PARALLEL_CANDIDATES} ways to answer, run at the same time`),
-    judge: ParallelJudgeSchema.default({ strategy: "llm_judge" }),
-    client_metadata: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .describe("opaque client data, stored with the user's message; never sent to the model"),
-  })
-  .describe(
-    "Body of POST /api/sessions/{id}/messages/parallel (ask N ways). The response is an SSE stream.",
-  );
+export const ParallelMessageRequestSchema = strictRequest(
+  z
+    .object({
+      session_id: z.string().min(1).describe("the session the message goes to"),
+      payload: TextPayloadSchema.describe("the message (text only)"),
+      candidates: z
+        .array(ParallelCandidateSchema)
+        .min(2, "at least 2 candidates")
+        .max(MAX_PARALLEL_CANDIDATES, `at most ${MAX_PARALLEL_CANDIDATES} candidates`)
+        .describe(`2–${MAX_PARALLEL_CANDIDATES} ways to answer, run at the same time`),
+      judge: ParallelJudgeSchema.default({ strategy: "llm_judge" }),
+      client_metadata: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe("opaque client data, stored with the user's message; never sent to the model"),
+    })
+    .describe(
+      "Body of POST /api/sessions/{id}/messages/parallel (ask N ways). The response is an SSE stream.",
+    ),
+);
 export type ParallelMessageRequest = z.infer<typeof ParallelMessageRequestSchema>;
 
 // ---- events -----------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { strictRequest } from "./strict.js";
 
 // The people of an install on the wire (docs/accounts.md): who is signed in (GET /api/me), their
 // personal API tokens, the people an admin manages and the invitations that bring new ones.
@@ -61,17 +62,19 @@ export const TokenListResponseSchema = z
   .describe("GET /api/me/tokens: the caller's personal tokens, newest first (never the secret)");
 export type TokenListResponse = z.infer<typeof TokenListResponseSchema>;
 
-export const CreateTokenRequestSchema = z
-  .strictObject({
-    name: z.string().trim().min(1).max(100).describe("what the token is for"),
-    scope: TokenScopeSchema,
-    expires_at: z.iso
-      .datetime({ offset: true })
-      .nullable()
-      .optional()
-      .describe("when it stops working (ISO 8601, in the future); null or absent: never"),
-  })
-  .describe("Body of POST /api/me/tokens.");
+export const CreateTokenRequestSchema = strictRequest(
+  z
+    .strictObject({
+      name: z.string().trim().min(1).max(100).describe("what the token is for"),
+      scope: TokenScopeSchema,
+      expires_at: z.iso
+        .datetime({ offset: true })
+        .nullable()
+        .optional()
+        .describe("when it stops working (ISO 8601, in the future); null or absent: never"),
+    })
+    .describe("Body of POST /api/me/tokens."),
+);
 export type CreateTokenRequest = z.infer<typeof CreateTokenRequestSchema>;
 
 export const CreatedTokenResponseSchema = ApiTokenSchema.extend({
@@ -84,18 +87,20 @@ export const PeopleResponseSchema = z
   .describe("GET /api/people: everyone of the install, oldest first.");
 export type PeopleResponse = z.infer<typeof PeopleResponseSchema>;
 
-export const UpdatePersonRequestSchema = z
-  .strictObject({
-    role: RoleSchema.exclude(["owner"]).optional().describe("a new role (never owner)"),
-    disabled: z
-      .boolean()
-      .optional()
-      .describe("true: they cannot sign in; their sessions and tokens are refused at once"),
-  })
-  .refine((body) => body.role !== undefined || body.disabled !== undefined, {
-    message: "give role or disabled",
-  })
-  .describe("Body of PATCH /api/people/{person_id}.");
+export const UpdatePersonRequestSchema = strictRequest(
+  z
+    .strictObject({
+      role: RoleSchema.exclude(["owner"]).optional().describe("a new role (never owner)"),
+      disabled: z
+        .boolean()
+        .optional()
+        .describe("true: they cannot sign in; their sessions and tokens are refused at once"),
+    })
+    .refine((body) => body.role !== undefined || body.disabled !== undefined, {
+      message: "give role or disabled",
+    })
+    .describe("Body of PATCH /api/people/{person_id}."),
+);
 export type UpdatePersonRequest = z.infer<typeof UpdatePersonRequestSchema>;
 
 export const InvitationSchema = z.object({
@@ -116,19 +121,21 @@ export const InvitationListResponseSchema = z
   .describe("GET /api/invitations: newest first.");
 export type InvitationListResponse = z.infer<typeof InvitationListResponseSchema>;
 
-export const CreateInvitationRequestSchema = z
-  .strictObject({
-    email: z.email().max(254).nullable().optional().describe("bind it to this address"),
-    role: RoleSchema.exclude(["owner"]).default("member"),
-    expires_in_hours: z
-      .number()
-      .int()
-      .min(1)
-      .max(24 * 30)
-      .default(72)
-      .describe("how long the link works (1 hour to 30 days; default 72 hours)"),
-  })
-  .describe("Body of POST /api/invitations.");
+export const CreateInvitationRequestSchema = strictRequest(
+  z
+    .strictObject({
+      email: z.email().max(254).nullable().optional().describe("bind it to this address"),
+      role: RoleSchema.exclude(["owner"]).default("member"),
+      expires_in_hours: z
+        .number()
+        .int()
+        .min(1)
+        .max(24 * 30)
+        .default(72)
+        .describe("how long the link works (1 hour to 30 days; default 72 hours)"),
+    })
+    .describe("Body of POST /api/invitations."),
+);
 export type CreateInvitationRequest = z.infer<typeof CreateInvitationRequestSchema>;
 
 export const CreatedInvitationResponseSchema = InvitationSchema.extend({

@@ -18,16 +18,21 @@ import {
 import {
   AgentModeSchema,
   ApprovalPolicySchema,
+  FoldingSettingsSchema,
   OptimizationConfigSchema,
   SessionConfigSchema,
   SessionModelSchema,
 } from "../model/session-config.js";
+import { SessionDetailSchema } from "./http-responses.js";
+import { strictRequest } from "./strict.js";
 
 // Everything clients send (context-manager "Structured Message Payload", the web issue's HTTP
 // API), as zod schemas. snake_case like the rest of the wire. Route handlers validate with
 // parseRequest (validation.ts) and answer 400 naming the field; docs.ts renders these schemas
 // into docs/protocol.md, so every `.describe()` here is user-facing documentation.
-// Unknown keys are dropped (forward compatibility); an unknown payload `type` is rejected.
+// Every body is strict (strictRequest, decision 0041): an unknown field, at any depth, is a 400
+// naming it ("config.folding.enabeld: Unrecognized field"), never dropped in silence; an unknown
+// payload `type` is rejected too.
 
 // ---- Limits ---------------------------------------------------------------------------------
 
@@ -149,100 +154,130 @@ export const MessagePayloadSchema = z.discriminatedUnion("type", [
 export type MessagePayload = z.infer<typeof MessagePayloadSchema>;
 export type MessagePayloadType = MessagePayload["type"];
 
-export const SendMessageRequestSchema = z
-  .object({
-    session_id: z.string().min(1).describe("the session the message goes to"),
-    payload: MessagePayloadSchema.describe("one of the payload variants, chosen by `type`"),
-    client_metadata: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .describe(
-        "opaque client data, stored with the user's message and returned on it (`client_metadata`) by GET /messages; never sent to the model",
+export const SendMessageRequestSchema = strictRequest(
+  z
+    .object({
+      session_id: z.string().min(1).describe("the session the message goes to"),
+      payload: MessagePayloadSchema.describe("one of the payload variants, chosen by `type`"),
+      client_metadata: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe(
+          "opaque client data, stored with the user's message and returned on it (`client_metadata`) by GET /messages; never sent to the model",
+        ),
+      delivery: MessageDeliverySchema.optional().describe(
+        "what happens to a `text` message sent while the agent works (a run is going on, or it waits for a tool approval): `steer` (the default) delivers it to the model at the run's next turn boundary, after the current tool round's results and before the next model request; `follow_up` delivers it once the run has ended, as the prompt of a new run that starts by itself. Either way it is stored at once (status `queued`, a `queued` message_update) and the stream ends. Ignored when the agent is not working: the message is answered at once",
       ),
-    delivery: MessageDeliverySchema.optional().describe(
-      "what happens to a `text` message sent while the agent works (a run is going on, or it waits for a tool approval): `steer` (the default) delivers it to the model at the run's next turn boundary, after the current tool round's results and before the next model request; `follow_up` delivers it once the run has ended, as the prompt of a new run that starts by itself. Either way it is stored at once (status `queued`, a `queued` message_update) and the stream ends. Ignored when the agent is not working: the message is answered at once",
-    ),
-  })
-  .describe("Body of POST /api/sessions/{id}/messages. The response is an SSE stream.");
+    })
+    .describe("Body of POST /api/sessions/{id}/messages. The response is an SSE stream."),
+);
 export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>;
 
 // ---- Sessions and config --------------------------------------------------------------------
 
-export const CreateSessionRequestSchema = z
-  .object({
-    title: z
-      .string()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe("defaults to a title from the first message"),
-    config: SessionConfigSchema.extend({
-      system_prompt: limitedText()
+export const CreateSessionRequestSchema = strictRequest(
+  z
+    .object({
+      title: z
+        .string()
+        .min(1)
+        .max(200)
         .optional()
-        .describe(`the base system prompt; at most ${MAX_TEXT_CHARS} characters`),
+        .describe("defaults to a title from the first message"),
+      // the server chooses the workspace (WORKSPACE_DIR): a client's is refused, not replaced
+      config: SessionConfigSchema.omit({ workspace: true })
+        .extend({
+          system_prompt: limitedText()
+            .optional()
+            .describe(`the base system prompt; at most ${MAX_TEXT_CHARS} characters`),
+        })
+        .optional()
+        .describe(
+          "any subset of the session config but `workspace` (the server's WORKSPACE_DIR; sending one → 400 naming `config.workspace`); omitted fields take their defaults",
+        ),
     })
-      .optional()
-      .describe("any subset of the session config; omitted fields take their defaults"),
-  })
-  .describe("Body of POST /api/sessions.");
+    .describe("Body of POST /api/sessions."),
+);
 export type CreateSessionRequest = z.infer<typeof CreateSessionRequestSchema>;
+
+/**
+ * The fields an exported file carries that an import does not take (the exported session's id,
+ * state, branches, …): known, so a file written by Export › JSON is accepted whole, and read over.
+ * A field outside them is still a 400 naming it.
+ */
+function exportedOnly(shape: Record<string, unknown>): Record<string, z.ZodOptional<z.ZodUnknown>> {
+  return Object.fromEntries(
+    Object.keys(shape).map((key) => [
+      key,
+      z.unknown().optional().describe("as exported; not taken"),
+    ]),
+  );
+}
 
 /** The most messages one imported session file may hold. */
 export const MAX_IMPORTED_MESSAGES = 10_000;
 
-export const ImportSessionRequestSchema = z
-  .object({
-    format: z.literal("arbor-session").describe('always "arbor-session"'),
-    version: z.literal(1).describe("the file format's version: 1"),
-    session: z
-      .object({
-        title: z
-          .string()
-          .trim()
-          .min(1)
-          .max(200, "at most 200 characters")
-          .optional()
-          .describe('the new session\'s title; defaults to "Imported session"'),
-        config: z
-          .object({
-            system_prompt: limitedText()
-              .optional()
-              .describe("the base system prompt, kept when present"),
-          })
-          .optional()
-          .describe(
-            "of the exported config only the system prompt is taken: approval policies, the model and the workspace are this server's defaults",
-          ),
-      })
-      .optional()
-      .describe("the exported SessionDetail (other fields are ignored)"),
-    messages: z
-      .array(ContextMessageSchema)
-      .max(MAX_IMPORTED_MESSAGES, `at most ${MAX_IMPORTED_MESSAGES} messages`)
-      .superRefine((messages, ctx) => {
-        for (const problem of [...duplicateIds(messages), ...mismatchedImages(messages)]) {
-          ctx.addIssue({ code: "custom", path: problem.path, message: problem.message });
-        }
-      })
-      .describe(
-        "the exported messages, oldest first; they become the new session's main branch with new ids. A message id or a tool call id held twice → 400 naming the second (`messages.3.id`, `messages.5.body.calls.0.id`); an image (in an attachment or a tool result) whose bytes are not png, jpeg, gif or webp as its type says → 400 naming its `data`. Attachment names are cleaned as uploaded ones are",
-      ),
-  })
-  .describe(
-    "Body of POST /api/sessions/import: a file written by the chat's Export › JSON (`format`, `version`, `session`, `messages`).",
-  );
+export const ImportSessionRequestSchema = strictRequest(
+  z
+    .object({
+      format: z.literal("arbor-session").describe('always "arbor-session"'),
+      version: z.literal(1).describe("the file format's version: 1"),
+      session: z
+        .object({
+          ...exportedOnly(SessionDetailSchema.shape),
+          title: z
+            .string()
+            .trim()
+            .min(1)
+            .max(200, "at most 200 characters")
+            .optional()
+            .describe('the new session\'s title; defaults to "Imported session"'),
+          config: z
+            .object({
+              ...exportedOnly(SessionConfigSchema.shape),
+              system_prompt: limitedText()
+                .optional()
+                .describe("the base system prompt, kept when present"),
+            })
+            .optional()
+            .describe(
+              "the exported config: of it only the system prompt is taken; approval policies, the model, the workspace and the other settings are this server's defaults",
+            ),
+        })
+        .optional()
+        .describe(
+          "the exported SessionDetail: its title and system prompt are taken, its other fields (those of a SessionDetail) are read over; a field a SessionDetail does not have → 400 naming it",
+        ),
+      messages: z
+        .array(ContextMessageSchema)
+        .max(MAX_IMPORTED_MESSAGES, `at most ${MAX_IMPORTED_MESSAGES} messages`)
+        .superRefine((messages, ctx) => {
+          for (const problem of [...duplicateIds(messages), ...mismatchedImages(messages)]) {
+            ctx.addIssue({ code: "custom", path: problem.path, message: problem.message });
+          }
+        })
+        .describe(
+          "the exported messages, oldest first; they become the new session's main branch with new ids. A message id or a tool call id held twice → 400 naming the second (`messages.3.id`, `messages.5.body.calls.0.id`); an image (in an attachment or a tool result) whose bytes are not png, jpeg, gif or webp as its type says → 400 naming its `data`. Attachment names are cleaned as uploaded ones are",
+        ),
+    })
+    .describe(
+      "Body of POST /api/sessions/import: a file written by the chat's Export › JSON (`format`, `version`, `session`, `messages`).",
+    ),
+);
 export type ImportSessionRequest = z.infer<typeof ImportSessionRequestSchema>;
 
-export const PatchSessionRequestSchema = z
-  .object({
-    title: z
-      .string()
-      .trim()
-      .min(1, "a title needs at least one character")
-      .max(200, "at most 200 characters")
-      .describe("the session's new title (trimmed; 1 to 200 characters)"),
-  })
-  .describe("Renames a session.");
+export const PatchSessionRequestSchema = strictRequest(
+  z
+    .object({
+      title: z
+        .string()
+        .trim()
+        .min(1, "a title needs at least one character")
+        .max(200, "at most 200 characters")
+        .describe("the session's new title (trimmed; 1 to 200 characters)"),
+    })
+    .describe("Renames a session."),
+);
 export type PatchSessionRequest = z.infer<typeof PatchSessionRequestSchema>;
 
 /** The most search results one request answers. */
@@ -267,35 +302,33 @@ export const SearchQuerySchema = z
   .describe("GET /api/search's query parameters.");
 export type SearchQuery = z.infer<typeof SearchQuerySchema>;
 
-export const PatchConfigRequestSchema = z
-  .object({
-    agent_mode: AgentModeSchema.optional().describe("plan or act; takes effect at once"),
-    approval_policy: ApprovalPolicySchema.optional().describe("replaces the approval policy"),
-    approvers: ApproversSchema.optional().describe(
-      "who may approve or deny tool calls: owner (the session's owner only) or collaborators (its owner and collaborators; default); viewers never",
-    ),
-    optimization: OptimizationConfigSchema.optional().describe(
-      "replaces the whole optimization config; omitted fields take their defaults",
-    ),
-    model: SessionModelSchema.optional().describe("the model for the session's next requests"),
-    system_prompt: limitedText()
-      .optional()
-      .describe(`replaces the base system prompt; at most ${MAX_TEXT_CHARS} characters`),
-  })
-  .refine(
-    (body) =>
-      body.agent_mode !== undefined ||
-      body.approval_policy !== undefined ||
-      body.approvers !== undefined ||
-      body.optimization !== undefined ||
-      body.model !== undefined ||
-      body.system_prompt !== undefined,
+/** PATCH /config's settings; each one sent replaces the session's (the others stay). */
+const PatchConfigFieldsSchema = z.object({
+  agent_mode: AgentModeSchema.optional().describe("plan or act; takes effect at once"),
+  approval_policy: ApprovalPolicySchema.optional().describe("replaces the approval policy"),
+  approvers: ApproversSchema.optional().describe(
+    "who may approve or deny tool calls: owner (the session's owner only) or collaborators (its owner and collaborators; default); viewers never",
+  ),
+  optimization: OptimizationConfigSchema.optional().describe(
+    "replaces the whole optimization config; omitted fields take their defaults",
+  ),
+  model: SessionModelSchema.optional().describe("the model for the session's next requests"),
+  system_prompt: limitedText()
+    .optional()
+    .describe(`replaces the base system prompt; at most ${MAX_TEXT_CHARS} characters`),
+  folding: FoldingSettingsSchema.optional().describe(
+    "context folding (docs/folding.md): `enabled` offers `branch` to the session's model from its next request; replaces the whole folding config, omitted fields take their defaults",
+  ),
+});
+
+export const PatchConfigRequestSchema = strictRequest(
+  PatchConfigFieldsSchema.refine(
+    (body) => Object.values(body).some((value) => value !== undefined),
     {
-      message:
-        "send at least one of agent_mode, approval_policy, approvers, optimization, model, system_prompt",
+      message: `send at least one of ${Object.keys(PatchConfigFieldsSchema.shape).join(", ")}`,
     },
-  )
-  .describe("Body of PATCH /api/sessions/{id}/config. At least one field.");
+  ).describe("Body of PATCH /api/sessions/{id}/config. At least one field."),
+);
 export type PatchConfigRequest = z.infer<typeof PatchConfigRequestSchema>;
 
 // ---- Approvals --------------------------------------------------------------------------------
@@ -310,51 +343,57 @@ export const ApprovalDecisionSchema = z.object({
 });
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
 
-export const ApprovalsRequestSchema = z
-  .object({
-    decisions: z
-      .array(ApprovalDecisionSchema)
-      .min(1)
-      .describe("one decision per pending call; calls not named stay pending"),
-  })
-  .superRefine((body, ctx) => {
-    const seen = new Set<string>();
-    body.decisions.forEach((d, i) => {
-      if (seen.has(d.tool_call_id)) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["decisions", i, "tool_call_id"],
-          message: `duplicate decision for ${d.tool_call_id}`,
-        });
-      }
-      seen.add(d.tool_call_id);
-    });
-  })
-  .describe("Body of POST /api/sessions/{id}/approvals. The response is an SSE stream.");
+export const ApprovalsRequestSchema = strictRequest(
+  z
+    .object({
+      decisions: z
+        .array(ApprovalDecisionSchema)
+        .min(1)
+        .describe("one decision per pending call; calls not named stay pending"),
+    })
+    .superRefine((body, ctx) => {
+      const seen = new Set<string>();
+      body.decisions.forEach((d, i) => {
+        if (seen.has(d.tool_call_id)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["decisions", i, "tool_call_id"],
+            message: `duplicate decision for ${d.tool_call_id}`,
+          });
+        }
+        seen.add(d.tool_call_id);
+      });
+    })
+    .describe("Body of POST /api/sessions/{id}/approvals. The response is an SSE stream."),
+);
 export type ApprovalsRequest = z.infer<typeof ApprovalsRequestSchema>;
 
 // ---- Plans and edits --------------------------------------------------------------------------
 
-export const ApprovePlanRequestSchema = z
-  .object({
-    message_id: z.string().min(1).describe("the plan message being approved"),
-  })
-  .describe(
-    "Body of POST /api/sessions/{id}/plan/approve: switch to Act, record the approval and run the plan. The response is an SSE stream.",
-  );
+export const ApprovePlanRequestSchema = strictRequest(
+  z
+    .object({
+      message_id: z.string().min(1).describe("the plan message being approved"),
+    })
+    .describe(
+      "Body of POST /api/sessions/{id}/plan/approve: switch to Act, record the approval and run the plan. The response is an SSE stream.",
+    ),
+);
 export type ApprovePlanRequest = z.infer<typeof ApprovePlanRequestSchema>;
 
-export const EditMessageRequestSchema = z
-  .object({
-    text: limitedText()
-      .min(1)
-      .describe(
-        `the new text (at most ${MAX_TEXT_CHARS} characters); the message is replaced on a new branch and sent again`,
-      ),
-  })
-  .describe(
-    "Body of POST /api/sessions/{id}/messages/{message_id}/edit. The response is an SSE stream.",
-  );
+export const EditMessageRequestSchema = strictRequest(
+  z
+    .object({
+      text: limitedText()
+        .min(1)
+        .describe(
+          `the new text (at most ${MAX_TEXT_CHARS} characters); the message is replaced on a new branch and sent again`,
+        ),
+    })
+    .describe(
+      "Body of POST /api/sessions/{id}/messages/{message_id}/edit. The response is an SSE stream.",
+    ),
+);
 export type EditMessageRequest = z.infer<typeof EditMessageRequestSchema>;
 
 // ---- Workspace files --------------------------------------------------------------------------
@@ -393,78 +432,93 @@ export type FileContentQuery = z.infer<typeof FileContentQuerySchema>;
 
 // ---- Branches and merge -----------------------------------------------------------------------
 
-export const CreateBranchRequestSchema = z
-  .object({
-    from_message_id: z
-      .string()
-      .min(1)
-      .describe("the new branch holds the active branch's messages up to and including this one"),
-    name: z.string().min(1).max(100).optional().describe("defaults to a generated name"),
-  })
-  .describe("Body of POST /api/sessions/{id}/branches.");
+export const CreateBranchRequestSchema = strictRequest(
+  z
+    .object({
+      from_message_id: z
+        .string()
+        .min(1)
+        .describe("the new branch holds the active branch's messages up to and including this one"),
+      name: z.string().min(1).max(100).optional().describe("defaults to a generated name"),
+    })
+    .describe("Body of POST /api/sessions/{id}/branches."),
+);
 export type CreateBranchRequest = z.infer<typeof CreateBranchRequestSchema>;
 
-export const UpdateBranchRequestSchema = z
-  .object({
-    name: z
-      .string()
-      .trim()
-      .min(1)
-      .max(100)
-      .optional()
-      .describe("the new name; unique among the session's branches"),
-    system_prompt: limitedText()
-      .nullable()
-      .optional()
-      .describe(
-        "this branch's own system prompt, replacing the session's base prompt for this branch only; null or blank: the session's prompt again",
-      ),
-    pipeline: PipelineConfigSchema.nullable()
-      .optional()
-      .describe(
-        "this branch's processors in order, e.g. {processors: ['file_reference', 'tool_enhancement', 'system_prompt', 'optimization']}; unknown names → 400 naming pipeline.processors; null: the default pipeline again",
-      ),
-  })
-  .refine(
-    (body) =>
-      body.name !== undefined || body.system_prompt !== undefined || body.pipeline !== undefined,
-    { message: "send at least one of name, system_prompt, pipeline" },
-  )
-  .describe(
-    "Body of PATCH /api/sessions/{id}/branches/{branch_id}. At least one field; the other branches are left as they are.",
-  );
+export const UpdateBranchRequestSchema = strictRequest(
+  z
+    .object({
+      name: z
+        .string()
+        .trim()
+        .min(1)
+        .max(100)
+        .optional()
+        .describe("the new name; unique among the session's branches"),
+      system_prompt: limitedText()
+        .nullable()
+        .optional()
+        .describe(
+          "this branch's own system prompt, replacing the session's base prompt for this branch only; null or blank: the session's prompt again",
+        ),
+      pipeline: PipelineConfigSchema.nullable()
+        .optional()
+        .describe(
+          "this branch's processors in order, e.g. {processors: ['file_reference', 'tool_enhancement', 'system_prompt', 'optimization']}; unknown names → 400 naming pipeline.processors; null: the default pipeline again",
+        ),
+    })
+    .refine(
+      (body) =>
+        body.name !== undefined || body.system_prompt !== undefined || body.pipeline !== undefined,
+      { message: "send at least one of name, system_prompt, pipeline" },
+    )
+    .describe(
+      "Body of PATCH /api/sessions/{id}/branches/{branch_id}. At least one field; the other branches are left as they are.",
+    ),
+);
 export type UpdateBranchRequest = z.infer<typeof UpdateBranchRequestSchema>;
 
-export const MergeRequestSchema = z
-  .object({
-    source_branch_id: z.string().min(1),
-    target_branch_id: z.string().min(1),
-    strategy: MergeStrategyNameSchema.describe(
-      "append: the source's messages the target lacks, in order; cherry_pick: only message_ids; rebase: replay the source's newer messages onto the target",
-    ),
-    message_ids: z
-      .array(z.string().min(1))
-      .min(1)
-      .optional()
-      .describe("required for cherry_pick (the messages to bring over); ignored otherwise"),
-  })
-  .superRefine((body, ctx) => {
-    if (body.strategy === "cherry_pick" && body.message_ids === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["message_ids"],
-        message: "Required when strategy is cherry_pick",
-      });
-    }
-    if (body.source_branch_id === body.target_branch_id) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["target_branch_id"],
-        message: "must differ from source_branch_id",
-      });
-    }
-  })
-  .describe("Body of POST /api/sessions/{id}/merges.");
+export const MergeRequestSchema = strictRequest(
+  z
+    .object({
+      source_branch_id: z.string().min(1),
+      target_branch_id: z.string().min(1),
+      strategy: MergeStrategyNameSchema.describe(
+        "append: the source's messages the target lacks, in order; cherry_pick: only message_ids; rebase: replay the source's newer messages onto the target",
+      ),
+      message_ids: z
+        .array(z.string().min(1))
+        .min(1)
+        .optional()
+        .describe(
+          "cherry_pick: the messages to bring over (required); with another strategy → 400 naming it",
+        ),
+    })
+    .superRefine((body, ctx) => {
+      if (body.strategy === "cherry_pick" && body.message_ids === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["message_ids"],
+          message: "Required when strategy is cherry_pick",
+        });
+      }
+      if (body.strategy !== "cherry_pick" && body.message_ids !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["message_ids"],
+          message: `only with strategy cherry_pick (${body.strategy} brings every message it needs)`,
+        });
+      }
+      if (body.source_branch_id === body.target_branch_id) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["target_branch_id"],
+          message: "must differ from source_branch_id",
+        });
+      }
+    })
+    .describe("Body of POST /api/sessions/{id}/merges."),
+);
 export type MergeRequest = z.infer<typeof MergeRequestSchema>;
 
 export const ResolveWithResolutionsSchema = z
@@ -493,11 +547,13 @@ export const CancelMergeSchema = z
   .strict()
   .describe("Abandon the merge; nothing changes.");
 
-export const ResolveMergeRequestSchema = z
-  .union([ResolveWithResolutionsSchema, ProceedMergeSchema, CancelMergeSchema], {
-    error: "send exactly one of {resolutions}, {proceed: true} or {cancel: true}",
-  })
-  .describe("Body of POST /api/sessions/{id}/merges/{merge_id}/resolve.");
+export const ResolveMergeRequestSchema = strictRequest(
+  z
+    .union([ResolveWithResolutionsSchema, ProceedMergeSchema, CancelMergeSchema], {
+      error: "send exactly one of {resolutions}, {proceed: true} or {cancel: true}",
+    })
+    .describe("Body of POST /api/sessions/{id}/merges/{merge_id}/resolve."),
+);
 export type ResolveMergeRequest = z.infer<typeof ResolveMergeRequestSchema>;
 
 /** The Context Manager's decision for a validated resolve body. */

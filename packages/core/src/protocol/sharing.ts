@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ContextMessageSchema } from "../model/message-types.js";
+import { strictRequest } from "./strict.js";
 
 // Sharing a session (docs/sharing.md): with people of the install, as viewer or collaborator,
 // and one branch by a read-only link. The wire shapes of /api/sessions/{id}/shares,
@@ -13,20 +14,22 @@ export type ShareRole = z.infer<typeof ShareRoleSchema>;
 
 const PersonRefSchema = z.object({ id: z.string(), name: z.string() });
 
-export const ShareRequestSchema = z
-  .object({
-    email: z.string().trim().min(1).max(320).optional().describe("the person's email address"),
-    user_id: z.string().min(1).max(200).optional().describe("or the person's id"),
-    role: ShareRoleSchema,
-  })
-  .superRefine((body, ctx) => {
-    if (body.email === undefined && body.user_id === undefined) {
-      ctx.addIssue({ code: "custom", path: ["email"], message: "give email or user_id" });
-    }
-  })
-  .describe(
-    "Body of POST /api/sessions/{id}/shares: the person (by email or id) and the role. Sharing again with the same person changes their role.",
-  );
+export const ShareRequestSchema = strictRequest(
+  z
+    .object({
+      email: z.string().trim().min(1).max(320).optional().describe("the person's email address"),
+      user_id: z.string().min(1).max(200).optional().describe("or the person's id"),
+      role: ShareRoleSchema,
+    })
+    .superRefine((body, ctx) => {
+      if (body.email === undefined && body.user_id === undefined) {
+        ctx.addIssue({ code: "custom", path: ["email"], message: "give email or user_id" });
+      }
+    })
+    .describe(
+      "Body of POST /api/sessions/{id}/shares: the person (by email or id) and the role. Sharing again with the same person changes their role.",
+    ),
+);
 export type ShareRequest = z.infer<typeof ShareRequestSchema>;
 
 export const SharedPersonSchema = z.object({
@@ -58,15 +61,17 @@ export const SharesResponseSchema = z
   .describe("Answer to GET /api/sessions/{id}/shares.");
 export type SharesResponse = z.infer<typeof SharesResponseSchema>;
 
-export const CreateLinkRequestSchema = z
-  .object({
-    branch_id: z.string().min(1).max(200).describe("the branch the link shows"),
-    expires_at: z.iso
-      .datetime({ offset: true })
-      .optional()
-      .describe("ISO-8601, in the future; omitted: the link never expires"),
-  })
-  .describe("Body of POST /api/sessions/{id}/links.");
+export const CreateLinkRequestSchema = strictRequest(
+  z
+    .object({
+      branch_id: z.string().min(1).max(200).describe("the branch the link shows"),
+      expires_at: z.iso
+        .datetime({ offset: true })
+        .optional()
+        .describe("ISO-8601, in the future; omitted: the link never expires"),
+    })
+    .describe("Body of POST /api/sessions/{id}/links."),
+);
 export type CreateLinkRequest = z.infer<typeof CreateLinkRequestSchema>;
 
 export const CreatedLinkSchema = z

@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the syntax of the config files described here
 import { z } from "zod";
+import { strictRequest } from "./strict.js";
 
 // GET /api/workspace/trust, POST /api/workspace/trust and DELETE /api/workspace/trust: the
 // definitions of the workspace's executable configuration (MCP servers of mcp_servers.json and
@@ -70,24 +71,28 @@ export const WorkspaceTrustResponseSchema = z
   .describe("Answer to GET /api/workspace/trust.");
 export type WorkspaceTrustResponse = z.infer<typeof WorkspaceTrustResponseSchema>;
 
-export const TrustDefinitionRequestSchema = z
-  .object({
-    file: z.string().min(1).max(4096).describe("the definition's file, as GET lists it"),
-    name: z.string().min(1).max(4096).describe("the definition's name, as GET lists it"),
-    hash: z
-      .string()
-      .regex(/^[0-9a-f]{64}$/, "expected the 64 hex digits GET lists")
-      .describe(
-        "the hash shown to the person who trusts: a definition changed since is answered 409",
-      ),
-  })
-  .describe("Body of POST /api/workspace/trust: trusts one definition as it is now.");
+export const TrustDefinitionRequestSchema = strictRequest(
+  z
+    .object({
+      file: z.string().min(1).max(4096).describe("the definition's file, as GET lists it"),
+      name: z.string().min(1).max(4096).describe("the definition's name, as GET lists it"),
+      hash: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/, "expected the 64 hex digits GET lists")
+        .describe(
+          "the hash shown to the person who trusts: a definition changed since is answered 409",
+        ),
+    })
+    .describe("Body of POST /api/workspace/trust: trusts one definition as it is now."),
+);
 export type TrustDefinitionRequest = z.infer<typeof TrustDefinitionRequestSchema>;
 
-export const RevokeTrustRequestSchema = z
-  .object({
-    file: z.string().min(1).max(4096),
-    name: z.string().min(1).max(4096),
-  })
-  .describe("Body of DELETE /api/workspace/trust: the definition becomes inert again.");
+export const RevokeTrustRequestSchema = strictRequest(
+  z
+    .object({
+      file: z.string().min(1).max(4096),
+      name: z.string().min(1).max(4096),
+    })
+    .describe("Body of DELETE /api/workspace/trust: the definition becomes inert again."),
+);
 export type RevokeTrustRequest = z.infer<typeof RevokeTrustRequestSchema>;

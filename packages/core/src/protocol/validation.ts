@@ -29,11 +29,16 @@ function maxDepth(issues: readonly Issue[]): number {
 }
 
 /**
- * The union branch the input most plausibly meant: the one whose deepest issue is deepest (it got
- * furthest before failing), then the one with fewest issues. Undefined when that is a tie or when
- * every branch failed on the value itself: then the union's own message is the honest answer.
+ * The union branch the input most plausibly meant: one that failed only on unknown keys (it fits
+ * but for them, so naming them is the answer); else the one whose deepest issue is deepest (it
+ * got furthest before failing), then the one with fewest issues. Undefined when that is a tie or
+ * when every branch failed on the value itself: then the union's own message is the honest answer.
  */
 function closestBranch(branches: readonly (readonly Issue[])[]): readonly Issue[] | undefined {
+  const fitsButForUnknownKeys = branches.filter(
+    (issues) => issues.length > 0 && issues.every((i) => i.code === "unrecognized_keys"),
+  );
+  if (fitsButForUnknownKeys.length === 1) return fitsButForUnknownKeys[0];
   const ranked = branches
     .map((issues) => ({ issues, depth: maxDepth(issues), count: issues.length }))
     .sort((a, b) => b.depth - a.depth || a.count - b.count);
@@ -43,6 +48,15 @@ function closestBranch(branches: readonly (readonly Issue[])[]): readonly Issue[
     return undefined;
   }
   return best.issues;
+}
+
+/** The top-level keys every branch of a union reported as unrecognized. */
+function unknownToEveryBranch(branches: readonly (readonly Issue[])[]): string[] {
+  const keysOf = (issues: readonly Issue[]) =>
+    issues.flatMap((i) => (i.code === "unrecognized_keys" && i.path.length === 0 ? i.keys : []));
+  const [first, ...rest] = branches;
+  if (first === undefined) return [];
+  return keysOf(first).filter((key) => rest.every((issues) => keysOf(issues).includes(key)));
 }
 
 function flatten(
@@ -66,6 +80,10 @@ function flatten(
           ? issue.message
           : `Invalid input: expected ${[...new Set(expected)].join(" or ")}`;
       out.push({ field: joinPath(path), message });
+      // a key no shape of the union knows is named too
+      for (const key of unknownToEveryBranch(issue.errors)) {
+        out.push({ field: joinPath([...path, key]), message: "Unrecognized field" });
+      }
       continue;
     }
     if (issue.code === "unrecognized_keys") {

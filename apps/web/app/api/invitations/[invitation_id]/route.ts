@@ -1,4 +1,4 @@
-import { handle, noContent, notFound } from "@/lib/server/http";
+import { handle, noContent, notFound, readNoBody } from "@/lib/server/http";
 import { getRuntime } from "@/lib/server/runtime";
 
 export const dynamic = "force-dynamic";
@@ -9,8 +9,9 @@ type Context = { params: Promise<{ invitation_id: string }> };
 /** Revokes an invitation that has not been used (admins). */
 export const DELETE = handle(
   "DELETE /api/invitations/{invitation_id}",
-  async (_request, context: Context, actor) => {
+  async (request, context: Context, actor) => {
     const { invitation_id } = await context.params;
+    await readNoBody(request);
     const arbor = await getRuntime();
     if (!(await arbor.people.store.revokeInvitation(invitation_id))) {
       return notFound(`no open invitation ${invitation_id}`);

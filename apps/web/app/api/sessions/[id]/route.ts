@@ -1,5 +1,13 @@
 import { PatchSessionRequestSchema } from "@arbor/core";
-import { handle, json, loadSession, noContent, readBody, resultOf } from "@/lib/server/http";
+import {
+  handle,
+  json,
+  loadSession,
+  noContent,
+  readBody,
+  readNoBody,
+  resultOf,
+} from "@/lib/server/http";
 import { sessionDetail } from "@/lib/server/results";
 import { getRuntime } from "@/lib/server/runtime";
 
@@ -25,8 +33,9 @@ export const PATCH = handle("PATCH /api/sessions/{id}", async (request, context:
 });
 
 /** Waits for the session's running operation to finish, then deletes it and all it holds. */
-export const DELETE = handle("DELETE /api/sessions/{id}", async (_request, context: Context) => {
+export const DELETE = handle("DELETE /api/sessions/{id}", async (request, context: Context) => {
   const { id } = await context.params;
+  await readNoBody(request);
   const arbor = await getRuntime();
   await loadSession(arbor, id);
   await arbor.manager.delete(id);

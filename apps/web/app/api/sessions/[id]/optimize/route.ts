@@ -1,5 +1,5 @@
 import type { OptimizeResponse } from "@arbor/core";
-import { handle, json, loadSession, resultOf } from "@/lib/server/http";
+import { handle, json, loadSession, readNoBody, resultOf } from "@/lib/server/http";
 import { getRuntime } from "@/lib/server/runtime";
 
 export const dynamic = "force-dynamic";
@@ -10,8 +10,9 @@ type Context = { params: Promise<{ id: string }> };
 /** "Optimize now": optimizes the active branch even below the trigger; 409 unless Idle. */
 export const POST = handle(
   "POST /api/sessions/{id}/optimize",
-  async (_request, context: Context) => {
+  async (request, context: Context) => {
     const { id } = await context.params;
+    await readNoBody(request);
     const arbor = await getRuntime();
     const session = await loadSession(arbor, id);
     const result = await resultOf(arbor, session.optimize());

@@ -1,4 +1,4 @@
-import { handle, loadSession } from "@/lib/server/http";
+import { handle, loadSession, readNoBody } from "@/lib/server/http";
 import { operationResponse } from "@/lib/server/operation-sse";
 import { getRuntime } from "@/lib/server/runtime";
 
@@ -12,6 +12,7 @@ export const POST = handle(
   "POST /api/sessions/{id}/resume",
   async (request, context: Context, actor) => {
     const { id } = await context.params;
+    await readNoBody(request);
     const arbor = await getRuntime();
     const session = await loadSession(arbor, id);
     return operationResponse(arbor, session.resume({ by: actor }), { signal: request.signal });

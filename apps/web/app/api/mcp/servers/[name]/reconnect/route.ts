@@ -1,5 +1,5 @@
 import { isMcpLookupError, type McpServerView } from "@arbor/core";
-import { conflict, HttpError, handle, json, notFound } from "@/lib/server/http";
+import { conflict, HttpError, handle, json, notFound, readNoBody } from "@/lib/server/http";
 import { getRuntime } from "@/lib/server/runtime";
 
 export const dynamic = "force-dynamic";
@@ -10,8 +10,9 @@ type Context = { params: Promise<{ name: string }> };
 /** Drops the server's connection and connects again; answers the server once that has ended. */
 export const POST = handle(
   "POST /api/mcp/servers/{name}/reconnect",
-  async (_request, context: Context) => {
+  async (request, context: Context) => {
     const { name } = await context.params;
+    await readNoBody(request);
     const { mcp } = await getRuntime();
     // an untrusted server is not started, whoever asks (GET /api/workspace/trust)
     const reconnected = await mcp.reconnect(name).catch((error: unknown) => {

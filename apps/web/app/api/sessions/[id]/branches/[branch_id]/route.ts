@@ -7,6 +7,7 @@ import {
   noContent,
   notFound,
   readBody,
+  readNoBody,
   resultOf,
 } from "@/lib/server/http";
 import { getRuntime } from "@/lib/server/runtime";
@@ -41,8 +42,9 @@ export const PATCH = handle(
  */
 export const DELETE = handle(
   "DELETE /api/sessions/{id}/branches/{branch_id}",
-  async (_request, context: Context) => {
+  async (request, context: Context) => {
     const { id, branch_id } = await context.params;
+    await readNoBody(request);
     const arbor = await getRuntime();
     const session = await loadSession(arbor, id);
     if (!session.branches.some((b) => b.id === branch_id)) {

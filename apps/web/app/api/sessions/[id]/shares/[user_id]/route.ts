@@ -1,5 +1,5 @@
 import { audit } from "@/lib/server/audit";
-import { handle, noContent } from "@/lib/server/http";
+import { handle, noContent, readNoBody } from "@/lib/server/http";
 import { unshare } from "@/lib/server/people/sharing";
 import { getRuntime } from "@/lib/server/runtime";
 
@@ -11,8 +11,9 @@ type Context = { params: Promise<{ id: string; user_id: string }> };
 /** Stops sharing the session with the person. */
 export const DELETE = handle(
   "DELETE /api/sessions/{id}/shares/{user_id}",
-  async (_request, context: Context, actor) => {
+  async (request, context: Context, actor) => {
     const { id, user_id } = await context.params;
+    await readNoBody(request);
     const arbor = await getRuntime();
     await unshare(arbor, id, user_id);
     await audit(arbor, actor, "share_revoked", `session:${id}`, { person: user_id });

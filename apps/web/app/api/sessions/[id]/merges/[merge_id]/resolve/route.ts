@@ -23,10 +23,11 @@ export const POST = handle(
     const { id, merge_id } = await context.params;
     const arbor = await getRuntime();
     const session = await loadSession(arbor, id);
+    // the body first: a field it should not have is named whether or not the merge is pending
+    const body = await readBody(request, ResolveMergeRequestSchema);
     if (!session.pendingMerges.some((m) => m.merge_id === merge_id)) {
       throw new HttpError(notFound(`merge ${merge_id} is not pending in session ${id}`));
     }
-    const body = await readBody(request, ResolveMergeRequestSchema);
     const decision = toMergeDecision(body);
     const report = await resultOf(arbor, session.resolveMerge(merge_id, decision), body);
     return json(mergeResponse(report));
