@@ -72,6 +72,7 @@ import {
   mcpResourceMessage,
   messageFromPayload,
   processMessage,
+  answeringLoopId,
   respond,
   runWorkflow,
   storePlainMessages,
@@ -801,27 +802,56 @@ export class Session {
     return this.#operation(() => deleteBranchOp(this.#core, branchId));
   }
 
-  /** Edits a text message by forking: a new branch with the edited text, then the model answers. */
+  /**
+   * Edits a text message by forking: a new branch with the edited text, then the model answers as
+   * a `branch` continuation of the loop that answered the original message.
+   */
   editAndResend(messageId: string, newText: string, options: ActsFor = {}): Operation<RunResult> {
-    return this.#answerOnFork(() => forkForEditOp(this.#core, messageId, newText), options);
+    return this.#answerOnFork(
+      () => forkForEditOp(this.#core, messageId, newText),
+      { type: "branch", answered: () => messageId },
+      options,
+    );
   }
 
   /**
    * Regenerate: a new branch (made active) ending at the user's message that `messageId`
-   * answers, and the model's new answer on it. The earlier answer stays on its own branch, so the
-   * two are versions of one place a client can switch between.
+   * answers, and the model's new answer on it, a `rerun` continuation of the loop that answered
+   * it first. The earlier answer stays on its own branch, so the two are versions of one place a
+   * client can switch between.
    */
   regenerate(messageId: string, options: ActsFor = {}): Operation<RunResult> {
-    return this.#answerOnFork(() => forkForRegenerateOp(this.#core, messageId), options);
+    return this.#answerOnFork(
+      () => forkForRegenerateOp(this.#core, messageId),
+      { type: "rerun", answered: (prompt) => prompt.id },
+      options,
+    );
   }
 
-  /** Forks (the fork ends in a stored user message, made active) and has the model answer it. */
-  #answerOnFork(fork: () => Promise<ContextMessage>, options: ActsFor): Operation<RunResult> {
+  /**
+   * Forks (the fork ends in a stored user message, made active) and has the model answer it, as
+   * a continuation (REQ-180) of the loop that answered `answered` on the branch forked from.
+   */
+  #answerOnFork(
+    fork: () => Promise<ContextMessage>,
+    continuation: { type: "rerun" | "branch"; answered: (prompt: ContextMessage) => string },
+    options: ActsFor,
+  ): Operation<RunResult> {
     return this.#operation(async (signal): Promise<RunResult> => {
+      const before = this.#core.branchMessages();
       const message = await fork();
       const setup = await processMessage(this.#core, message, { stored: true, signal });
       if (!setup) return { type: "not_run", reason: "rolled_back" };
-      return respond(this.#core, setup, { prompt: message, signal });
+      const parentLoopId = answeringLoopId(before, continuation.answered(message));
+      return respond(this.#core, setup, {
+        prompt: message,
+        signal,
+        continuation: {
+          // the tag is the RFC 3339 time of the call (REQ-180)
+          kind: { type: continuation.type, tag: this.#core.nowIso() },
+          ...(parentLoopId !== undefined ? { parentLoopId } : {}),
+        },
+      });
     }, options);
   }
 
