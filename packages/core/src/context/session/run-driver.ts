@@ -4,8 +4,8 @@ import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../../agent/t
 import type { FoldRuntime } from "../../fold-runtime/fold-runtime.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import type { ModelConfig } from "../../model/llm-config.js";
-import type { ContinuationKind } from "../../model/loop-records.js";
 import type { AgentMessage, ToolCallContent } from "../../model/llm-messages.js";
+import type { ContinuationKind } from "../../model/loop-records.js";
 import type { ContextState } from "../../model/states.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { ASK_QUESTION, isPlanTool, PRESENT_PLAN } from "../plan-act.js";

@@ -509,9 +509,7 @@ export async function respond(
   const stop = await new RunDriver(core).run({
     ...(prompts !== undefined ? { prompts } : {}),
     ...(parentLoopId !== undefined ? { parentLoopId } : {}),
-    ...(options.continuation !== undefined
-      ? { continuationKind: options.continuation.kind }
-      : {}),
+    ...(options.continuation !== undefined ? { continuationKind: options.continuation.kind } : {}),
     ...(stored !== undefined ? { stored } : {}),
     ...(options.prompt ? { promptId: options.prompt.id } : {}),
     history,

@@ -2,7 +2,7 @@ import { sessionModelConfig } from "../../llm/env-config.js";
 import type { Branch } from "../../model/branch.js";
 import type { ModelConfig } from "../../model/llm-config.js";
 import type { MergeDecision, PendingMerge } from "../../model/merge-types.js";
-import type { ContextMessage, MessageDelivery } from "../../model/message-types.js";
+import type { ContextMessage, MessageDelivery, MessageType } from "../../model/message-types.js";
 import { type PersonRef, personRef } from "../../model/person.js";
 import type { AgentMode, SessionConfig } from "../../model/session-config.js";
 import type { ContextState } from "../../model/states.js";
@@ -67,12 +67,12 @@ import { type ParallelRequestProblem, parallelRequestProblem } from "./parallel-
 import { recoverSession } from "./recovery.js";
 import type { RunResult } from "./run-driver.js";
 import {
+  answeringLoopId,
   instructionsFor,
   mcpPromptMessagesOf,
   mcpResourceMessage,
   messageFromPayload,
   processMessage,
-  answeringLoopId,
   respond,
   runWorkflow,
   storePlainMessages,
@@ -284,13 +284,25 @@ export class Session {
     };
   }
 
-  messages(options: { branchId?: string; view?: "full" | "optimized" } = {}): MessagesView {
+  /**
+   * A branch's messages in order: every one (`full`) or what the model sees (`optimized`); with
+   * `types`, only messages of those types ("Retrieving messages by type"), still in order.
+   */
+  messages(
+    options: {
+      branchId?: string;
+      view?: "full" | "optimized";
+      types?: readonly MessageType[];
+    } = {},
+  ): MessagesView {
     const branchId = options.branchId ?? this.#core.activeBranchId;
     const view = options.view ?? "full";
+    const listed =
+      view === "full" ? this.#core.branchMessages(branchId) : currentView(this.#core, branchId);
+    const types = options.types === undefined ? undefined : new Set(options.types);
     return {
       view,
-      messages:
-        view === "full" ? this.#core.branchMessages(branchId) : currentView(this.#core, branchId),
+      messages: types === undefined ? listed : listed.filter((m) => types.has(m.body.message_type)),
       queued: queuedMessages(this.#core),
       optimizations: structuredClone(branchRecords(this.#core, branchId)),
     };
