@@ -686,7 +686,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "GET",
     path: "/api/admin/sessions/{id}/loops",
     summary:
-      "Admin: the session's loop tree, each agent-loop run with status, timing, usage and the messages it produced. Owner and admins (`admin.view`). Loop ids read `{session_id}.{provider}.{model}[.thinking].{n}`, with n numbered from the store, so every run keeps its own record across server restarts; a continuation (after an approval, a resume) is a child of the loop that stopped.",
+      "Admin: the session's loop tree, each agent-loop run with status, timing, usage and the messages it produced. Owner and admins (`admin.view`). Loop ids read `{session_id}.{provider}.{model}[.thinking].{n}`, with n numbered from the store, so every run keeps its own record across server restarts; a continuation (after an approval, a resume) is a child of the loop that stopped, with `continuation_kind` `default`; a regenerated answer is a `rerun` continuation of the loop that answered the message first, an edit & resend a `branch` continuation of the loop that answered the original message (both tagged with the RFC 3339 time of the request). docs/concepts/sessions.md explains the tree.",
     response: { status: 200, json: s.loops },
     errors: [401, 403, 404],
   },
