@@ -364,10 +364,16 @@ async function onTurnEnd(
   const executed = core.state.type === "ExecutingTool";
   run.depth++;
   run.toolsExecuted += results.length;
+  for (const result of results) run.toolNamesExecuted.add(result.toolName);
   const states: ContextState[] = [
     ...(executed ? [{ type: "CollectingToolResults" } as const] : []),
     { type: "ProcessingToolResults" },
-    { type: "ToolAutoLoop", depth: run.depth, tools_executed: run.toolsExecuted },
+    {
+      type: "ToolAutoLoop",
+      depth: run.depth,
+      tools_executed: run.toolsExecuted,
+      tool_names: [...run.toolNamesExecuted],
+    },
   ];
   await run.store(rows, states);
   run.round.clear();
