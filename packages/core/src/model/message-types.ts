@@ -287,7 +287,7 @@ export const ContextMessageSchema = z.object({
         })
         .optional()
         .describe(
-          "a user message: the processors that ran on it before it was stored, in order, with their time in ms; completed_by names one that returned complete (the rest were skipped)",
+          "a user message: the processors that ran on it before it was stored, in order, with their time in ms; completed_by names one that returned complete (the rest were skipped): `optimization` always does, so a processor listed after it never runs",
         ),
       delivery: MessageDeliverySchema.optional().describe(
         "a user message sent while the agent worked: how it was queued (steer: at the run's next turn boundary; follow_up: after the run)",
