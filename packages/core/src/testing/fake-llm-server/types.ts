@@ -33,8 +33,13 @@ export interface FakeLlmServer {
   enqueue(...turns: ScriptedTurn[]): void;
   /** replace the script: an array replaces the queue, a function answers once the queue is empty */
   setScript(script: Script): void;
-  /** forget the queue, the script function, recorded requests and id counters */
+  /** forget the queue, the script function, the token counter, recorded requests and id counters */
   reset(): void;
+  /**
+   * What POST /v1/messages/count_tokens answers as `input_tokens` for a body; default: the JSON
+   * size of the body / 4, the same figure a turn reports as its input usage
+   */
+  setTokenCounter(count: ((body: unknown) => number) | undefined): void;
   close(): Promise<void>;
 }
 
