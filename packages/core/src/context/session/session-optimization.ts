@@ -11,6 +11,7 @@ import { ExtractiveSummarizer } from "../optimization/extractive-summarizer.js";
 import { type OptimizeBranchResult, optimizeBranch } from "../optimization/optimizer.js";
 import { LlmSummarizer, type Summarizer } from "../optimization/summarizer.js";
 import { viewFromRecords } from "../optimization/view-record.js";
+import { calibrateBeforeRequest } from "./session-token-count.js";
 import type { AheadOptimization, StoredSession } from "./stored-session.js";
 
 // The session's side of optimization: the current optimized view of a branch (its stored records
@@ -192,7 +193,10 @@ function optimizeOnce(
     systemPrompt: step.systemPrompt,
     tools: step.tools.map(toolDefinition),
     config: core.config.optimization,
-    contextWindow: core.config.model?.context_window ?? core.deps.model.contextWindow ?? 100_000,
+    // the optimizer counts with the estimate: the window in estimated tokens (token-calibration)
+    contextWindow: core.tokens.unscale(
+      core.config.model?.context_window ?? core.deps.model.contextWindow ?? 100_000,
+    ),
     summarizer: summarizerFor(core),
     turnOf: turnsOf([...core.branchMessages(branchId), ...extra]),
     ...(core.workspace ? { readRecentFile: recentFileReader(core, core.workspace.root) } : {}),
@@ -217,7 +221,19 @@ export async function optimizeActiveBranch(
   const ahead = await takeAhead(core);
   step.signal.throwIfAborted();
   const taken = ahead ? [ahead] : [];
+  // near the trigger, the provider's own count of this request decides (session-token-count.ts)
+  await calibrateBeforeRequest(
+    core,
+    {
+      systemPrompt: step.systemPrompt,
+      tools: step.tools,
+      messages: currentView(core, core.activeBranchId, step.pending ? [step.pending] : [], taken),
+    },
+    step.signal,
+  );
   const result = await optimizeOnce(core, step, taken);
+  // what the view about to be sent is estimated at: its reported usage calibrates the next ones
+  core.tokens.expect(result.record.tokens_after);
   return {
     view: result.view,
     result,

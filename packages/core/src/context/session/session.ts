@@ -260,7 +260,8 @@ export class Session {
   /**
    * What the active branch's next request would use (issue #15, the usage meter): the fixed part
    * (system prompt and tool definitions) and the optimized view's messages, counted as the
-   * optimizer counts them, with the window's trigger and target.
+   * optimizer counts them (in the provider's tokens once it has counted: counted_by), with the
+   * window's trigger and target.
    */
   contextUsage(): ContextUsage {
     const core = this.#core;
@@ -272,12 +273,18 @@ export class Session {
     });
     const window = core.config.model?.context_window ?? core.deps.model.contextWindow ?? 100_000;
     const { optimization } = core.config;
+    // in the provider's tokens where it has told us (token-calibration.ts)
+    const scale = (n: number) => core.tokens.scale(n);
+    const systemPrompt = scale(tokens.systemPrompt);
+    const tools = scale(tokens.tools);
+    const messages = scale(tokens.messages);
     return {
-      system_prompt: tokens.systemPrompt,
-      tools: tokens.tools,
-      fixed: tokens.systemPrompt + tokens.tools,
-      messages: tokens.messages,
-      total: tokens.total,
+      system_prompt: systemPrompt,
+      tools,
+      fixed: systemPrompt + tools,
+      messages,
+      total: systemPrompt + tools + messages,
+      counted_by: core.tokens.source,
       context_window: window,
       trigger: Math.floor(optimization.trigger_ratio * window),
       target: optimizationTarget(optimization, window),
