@@ -96,6 +96,11 @@ export type FoldingSettings = z.infer<typeof FoldingSettingsSchema>;
 
 export const SessionConfigSchema = z.object({
   agent_mode: AgentModeSchema.default("act"),
+  /**
+   * whose tools the model gets in Act mode: planner (the read-only ones) or actor (every tool);
+   * absent → the app's default role (actor unless the host says otherwise)
+   */
+  agent_role: AgentRoleSchema.optional(),
   approval_policy: ApprovalPolicySchema.default({ type: "manual" }),
   /** who may approve or deny tool calls (approvers.ts mayApprove); viewers never */
   approvers: ApproversSchema.default("collaborators"),

@@ -18,6 +18,7 @@ import {
 } from "../model/message-types.js";
 import {
   AgentModeSchema,
+  AgentRoleSchema,
   ApprovalPolicySchema,
   OptimizationConfigSchema,
   SessionConfigSchema,
@@ -271,6 +272,9 @@ export type SearchQuery = z.infer<typeof SearchQuerySchema>;
 export const PatchConfigRequestSchema = z
   .object({
     agent_mode: AgentModeSchema.optional().describe("plan or act; takes effect at once"),
+    agent_role: AgentRoleSchema.optional().describe(
+      "planner (the model gets the read-only tools only, in Act mode too, and the Planner's instructions) or actor (every tool); takes effect at the next request",
+    ),
     approval_policy: ApprovalPolicySchema.optional().describe("replaces the approval policy"),
     approvers: ApproversSchema.optional().describe(
       "who may approve or deny tool calls: owner (the session's owner only) or collaborators (its owner and collaborators; default); viewers never",
@@ -286,6 +290,7 @@ export const PatchConfigRequestSchema = z
   .refine(
     (body) =>
       body.agent_mode !== undefined ||
+      body.agent_role !== undefined ||
       body.approval_policy !== undefined ||
       body.approvers !== undefined ||
       body.optimization !== undefined ||
@@ -293,7 +298,7 @@ export const PatchConfigRequestSchema = z
       body.system_prompt !== undefined,
     {
       message:
-        "send at least one of agent_mode, approval_policy, approvers, optimization, model, system_prompt",
+        "send at least one of agent_mode, agent_role, approval_policy, approvers, optimization, model, system_prompt",
     },
   )
   .describe("Body of PATCH /api/sessions/{id}/config. At least one field.");

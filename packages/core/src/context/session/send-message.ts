@@ -222,12 +222,12 @@ export function turnSetup(core: StoredSession): TurnSetup {
   const { config } = core;
   const branch = core.activeBranch();
   return {
-    tools: toolsForMode(core.tools, config.agent_mode, core.deps.role),
+    tools: toolsForMode(core.tools, config.agent_mode, core.role),
     systemPrompt: buildSystemPrompt({
       basePrompt: config.system_prompt,
       branchPrompt: branch.system_prompt,
       mode: config.agent_mode,
-      role: core.deps.role,
+      role: core.role,
       tools: core.tools,
       ...(core.workspace
         ? {
@@ -309,7 +309,7 @@ export async function processMessage(
   refreshExtensions(core);
   const ctx: PipelineContext = {
     mode: core.config.agent_mode,
-    role: core.deps.role,
+    role: core.role,
     tools: core.tools,
     skillsPrompt: skillsFor(core),
     ...(core.workspace ? { workspace: core.workspace } : {}),

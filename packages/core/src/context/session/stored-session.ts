@@ -4,7 +4,7 @@ import type { Branch } from "../../model/branch.js";
 import type { PendingMerge } from "../../model/merge-types.js";
 import type { ContextMessage, ToolCallRequest } from "../../model/message-types.js";
 import type { PersonRef } from "../../model/person.js";
-import type { SessionConfig } from "../../model/session-config.js";
+import type { AgentRole, SessionConfig } from "../../model/session-config.js";
 import type { ContextState } from "../../model/states.js";
 import type {
   ContentDelta,
@@ -92,6 +92,11 @@ export class StoredSession {
   lastSequence = 0;
   /** an optimization started after the last answer, for the next request (session-optimization) */
   ahead: AheadOptimization | undefined;
+  /** whose tools the model gets in Act mode: the session's own role, else the app's default */
+  get role(): AgentRole {
+    return this.config.agent_role ?? this.deps.role;
+  }
+
   /** the session's token estimate held against the provider's figures (token-calibration.ts) */
   readonly tokens = new TokenCalibration();
   /** the provider's exact counts, cached per message (session-token-count.ts) */
