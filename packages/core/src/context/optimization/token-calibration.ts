@@ -56,6 +56,13 @@ export class TokenCalibration {
     this.#source = source;
   }
 
+  /** Back to the plain estimate (the session stopped counting in the provider's tokens). */
+  reset(): void {
+    this.#ratio = 1;
+    this.#source = "estimate";
+    this.#expected = undefined;
+  }
+
   /** The request about to be sent was estimated at `estimated` tokens. */
   expect(estimated: number): void {
     this.#expected = estimated;

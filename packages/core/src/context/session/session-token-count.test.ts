@@ -74,6 +74,25 @@ describe("provider token counts", () => {
     expect(countRequests()).toEqual([]);
   });
 
+  it("optimization.token_counting estimate keeps the plain estimate for every provider", async () => {
+    const h = harness([], {
+      provider: createDefaultProviderRegistry(),
+      titles: "first_message",
+      model: modelConfig({
+        protocol: "openai-chat",
+        model: "gpt-test",
+        apiKey: "sk-fake",
+        baseUrl: `${server.url}/v1`,
+      }),
+    });
+    const session = await h.manager.create({
+      config: { optimization: { token_counting: "estimate" } },
+    });
+    server.enqueue({ blocks: [{ type: "text", text: "noted" }] });
+    await collect(session.sendMessage({ type: "text", text: LONG }));
+    expect(session.contextUsage().counted_by).toBe("estimate");
+  });
+
   it("Anthropic: near the trigger the request is counted by count_tokens, once per message", async () => {
     // the window puts the first request at 70 % of the trigger: past EXACT_COUNT_FROM, below it
     const probe = await harness([], {

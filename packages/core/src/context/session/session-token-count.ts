@@ -39,7 +39,12 @@ function modelOf(core: StoredSession): ModelConfig | undefined {
  */
 export function calibratesFromUsage(core: StoredSession): boolean {
   const model = modelOf(core);
-  return model !== undefined && model.protocol !== "offline";
+  return countsByProvider(core) && model !== undefined && model.protocol !== "offline";
+}
+
+/** The session counts in the provider's tokens unless its optimization config says `estimate`. */
+function countsByProvider(core: StoredSession): boolean {
+  return core.config.optimization.token_counting !== "estimate";
 }
 
 function canCount(model: ModelConfig): boolean {
@@ -64,7 +69,8 @@ export async function calibrateBeforeRequest(
   signal: AbortSignal,
 ): Promise<void> {
   const model = modelOf(core);
-  if (model === undefined || request.messages.length === 0 || !canCount(model)) return;
+  if (!countsByProvider(core) || model === undefined || request.messages.length === 0) return;
+  if (!canCount(model)) return;
   const tools = request.tools.map(toolDefinition);
   const estimate = countRequestTokens({ ...request, tools }).total;
   const window = core.config.model?.context_window ?? core.deps.model.contextWindow ?? 100_000;
