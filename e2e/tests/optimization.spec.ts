@@ -32,7 +32,13 @@ test("history past the trigger is optimized: the divider expands to the original
   const { session_id } = await createSession(request, {
     config: {
       model: { protocol: "anthropic-messages", model: "claude-e2e", context_window: 4_300 },
-      optimization: { strategy: { type: "recent_n", n: 2 }, trigger_ratio: 0.8, target_ratio: 0.5 },
+      // the figures above are Arbor's estimate; the fake LLM counts JSON / 4
+      optimization: {
+        strategy: { type: "recent_n", n: 2 },
+        trigger_ratio: 0.8,
+        target_ratio: 0.5,
+        token_counting: "estimate",
+      },
     },
   });
   await scriptFakeLlm(
@@ -101,6 +107,7 @@ test("Optimize now: the model summarizes, the divider names it, the meter shows 
         strategy: { type: "recent_n", n: 2 },
         trigger_ratio: 0.8,
         target_ratio: 0.45,
+        token_counting: "estimate",
       },
     },
   });

@@ -41,7 +41,12 @@ describe("context quality over HTTP", () => {
     const id = await createSessionId({
       config: {
         model: { protocol: "anthropic-messages", model: "claude-test", context_window: 6_000 },
-        optimization: { strategy: { type: "recent_n", n: 2 }, target_ratio: 0.4 },
+        // the figures below are Arbor's estimate: the fake LLM counts JSON / 4 (docs/context-optimization.md)
+        optimization: {
+          strategy: { type: "recent_n", n: 2 },
+          target_ratio: 0.4,
+          token_counting: "estimate",
+        },
       },
     });
     for (let i = 1; i <= 5; i++) {
@@ -92,7 +97,12 @@ describe("context quality over HTTP", () => {
     const id = await createSessionId({
       config: {
         model: { protocol: "anthropic-messages", model: "claude-test", context_window: 6_000 },
-        optimization: { strategy: { type: "recent_n", n: 2 }, target_ratio: 0.4 },
+        // the figures below are Arbor's estimate: the fake LLM counts JSON / 4 (docs/context-optimization.md)
+        optimization: {
+          strategy: { type: "recent_n", n: 2 },
+          target_ratio: 0.4,
+          token_counting: "estimate",
+        },
       },
     });
     for (let i = 1; i <= 5; i++) {

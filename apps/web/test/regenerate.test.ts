@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import * as loops from "@/app/api/admin/sessions/[id]/loops/route";
+import * as edit from "@/app/api/sessions/[id]/messages/[message_id]/edit/route";
 import * as regenerate from "@/app/api/sessions/[id]/messages/[message_id]/regenerate/route";
 import * as messages from "@/app/api/sessions/[id]/messages/route";
 import * as session from "@/app/api/sessions/[id]/route";
@@ -92,5 +94,74 @@ describe("POST …/messages/{message_id}/regenerate", () => {
       params({ id, message_id: "x" }),
     );
     expect(anonymous.status).toBe(401);
+  });
+});
+
+// Issue #26 finding 10 (REQ-180): the loop tree says how each run continues.
+describe("the loop tree of regenerate and edit & resend", () => {
+  it("regenerate is a `rerun` of the first answer's loop, edit & resend a `branch` of it", async () => {
+    const id = await createSessionId();
+    server.llm.enqueue({ blocks: [{ type: "text", text: "Paris." }] });
+    await (
+      await messages.POST(
+        jsonRequest("POST", `/api/sessions/${id}/messages`, {
+          session_id: id,
+          payload: { type: "text", text: "capital of France?" },
+        }),
+        params({ id }),
+      )
+    ).text();
+    const listed = (await (
+      await messages.GET(
+        authedRequest(`http://localhost/api/sessions/${id}/messages`),
+        params({ id }),
+      )
+    ).json()) as { messages: Array<{ id: string }> };
+    const [question, answer] = listed.messages;
+
+    server.llm.enqueue({ blocks: [{ type: "text", text: "It is Paris." }] });
+    const rerun = await readSse(
+      await regenerate.POST(
+        jsonRequest("POST", `/api/sessions/${id}/messages/${answer?.id}/regenerate`),
+        params({ id, message_id: answer?.id ?? "" }),
+      ),
+    );
+    expect(finalState(rerun)).toBe("Idle");
+    server.llm.enqueue({ blocks: [{ type: "text", text: "Berlin." }] });
+    const branched = await readSse(
+      await edit.POST(
+        jsonRequest("POST", `/api/sessions/${id}/messages/${question?.id}/edit`, {
+          text: "capital of Germany?",
+        }),
+        params({ id, message_id: question?.id ?? "" }),
+      ),
+    );
+    expect(branched.some((e) => e.event === "error")).toBe(false);
+    expect(finalState(branched)).toBe("Idle");
+
+    const tree = (await (
+      await loops.GET(jsonRequest("GET", `/api/admin/sessions/${id}/loops`), params({ id }))
+    ).json()) as {
+      loops: Array<{
+        loop_id: string;
+        parent_loop_id?: string;
+        continuation_kind?: { type: string; tag?: string };
+        child_loop_ids: string[];
+      }>;
+    };
+    expect(tree.loops).toHaveLength(3);
+    const [first, second, third] = tree.loops;
+    expect(first?.continuation_kind).toBeUndefined();
+    expect(second).toMatchObject({
+      parent_loop_id: first?.loop_id,
+      continuation_kind: { type: "rerun" },
+    });
+    // edit & resend forks from the rerun's branch: its parent answered the edited question there
+    expect(third).toMatchObject({
+      parent_loop_id: second?.loop_id,
+      continuation_kind: { type: "branch" },
+    });
+    expect(Date.parse(second?.continuation_kind?.tag ?? "")).not.toBeNaN();
+    expect(Date.parse(third?.continuation_kind?.tag ?? "")).not.toBeNaN();
   });
 });

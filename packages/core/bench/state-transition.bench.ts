@@ -20,7 +20,7 @@ const CYCLE: ContextState[] = [
   { type: "ExecutingTool", tool_name: "read_file", attempt: 1, index: 1, total: 1 },
   { type: "CollectingToolResults" },
   { type: "ProcessingToolResults" },
-  { type: "ToolAutoLoop", depth: 1, tools_executed: 1 },
+  { type: "ToolAutoLoop", depth: 1, tools_executed: 1, tool_names: ["echo"] },
   { type: "PreparingLLMRequest" },
   { type: "ConnectingToLLM" },
   { type: "AwaitingLLMFirstChunk" },

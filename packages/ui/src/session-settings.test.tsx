@@ -122,6 +122,16 @@ describe("SessionSettings", () => {
     expect(onSave).toHaveBeenCalledWith({ approvers: "owner" });
   });
 
+  it("chooses the agent role: Planner gets the read-only tools in Act mode too", async () => {
+    const { user, onSave } = setup();
+    await user.click(screen.getByRole("button", { name: "Session settings" }));
+    const actor = screen.getByRole("radio", { name: /^Actor/ });
+    expect((actor as HTMLInputElement).checked).toBe(true);
+    await user.click(screen.getByRole("radio", { name: /^Planner/ }));
+    await user.click(screen.getByRole("button", { name: "Save" }));
+    expect(onSave).toHaveBeenCalledWith({ agent_role: "planner" });
+  });
+
   it("does not call onSave when nothing changed", async () => {
     const { user, onSave } = setup();
     await user.click(screen.getByRole("button", { name: "Session settings" }));

@@ -2,6 +2,7 @@
 
 import type {
   AgentMode,
+  AgentRole,
   ApprovalPolicy,
   Approvers,
   PatchConfigRequest,
@@ -27,13 +28,13 @@ import { buttonClass, inputClass } from "./styles.js";
 
 export type SessionSettingsPatch = Pick<
   PatchConfigRequest,
-  "agent_mode" | "approval_policy" | "approvers" | "model" | "optimization"
+  "agent_mode" | "agent_role" | "approval_policy" | "approvers" | "model" | "optimization"
 >;
 
 export interface SessionSettingsProps {
   /** `optimization` present: its settings are shown (strategy, trigger, target, summarizer) */
   config: Pick<SessionConfig, "agent_mode" | "approval_policy" | "model"> &
-    Partial<Pick<SessionConfig, "optimization" | "approvers">>;
+    Partial<Pick<SessionConfig, "optimization" | "approvers" | "agent_role">>;
   models: readonly ModelOption[];
   /** only the fields that changed; not called when nothing did */
   onSave: (patch: SessionSettingsPatch) => void;
@@ -77,6 +78,7 @@ interface Draft {
   tools: string;
   depth: string;
   mode: AgentMode;
+  role: AgentRole;
   optimization: OptimizationDraft | undefined;
 }
 
@@ -89,6 +91,7 @@ function draftOf(config: SessionSettingsProps["config"]): Draft {
     tools: policy.type === "white_list" ? policy.tools.join(", ") : "",
     depth: policy.type === "limited_auto" ? String(policy.max_depth) : "3",
     mode: config.agent_mode,
+    role: config.agent_role ?? "actor",
     optimization: config.optimization ? optimizationDraftOf(config.optimization) : undefined,
   };
 }
@@ -166,6 +169,7 @@ export function SessionSettings({
       patch.approval_policy = result.policy;
     }
     if (draft.mode !== config.agent_mode) patch.agent_mode = draft.mode;
+    if (draft.role !== (config.agent_role ?? "actor")) patch.agent_role = draft.role;
     if (draft.approvers !== (config.approvers ?? "collaborators")) {
       patch.approvers = draft.approvers;
     }
@@ -330,6 +334,28 @@ export function SessionSettings({
                 onChange={() => set({ mode: "act" })}
               />
               Act (all tools)
+            </label>
+          </fieldset>
+
+          <fieldset className="flex flex-col gap-1">
+            <legend className="mb-1 text-sm font-medium">Agent role</legend>
+            <label className="flex items-center gap-2 text-sm">
+              <input
+                type="radio"
+                name="agent-role"
+                checked={draft.role === "actor"}
+                onChange={() => set({ role: "actor" })}
+              />
+              Actor (every tool the mode allows)
+            </label>
+            <label className="flex items-center gap-2 text-sm">
+              <input
+                type="radio"
+                name="agent-role"
+                checked={draft.role === "planner"}
+                onChange={() => set({ role: "planner" })}
+              />
+              Planner (read-only tools, in Act mode too)
             </label>
           </fieldset>
 

@@ -38,8 +38,10 @@ export function stateLabel(state: ContextState): string {
       return "Collecting tool results…";
     case "ProcessingToolResults":
       return "Processing tool results…";
-    case "ToolAutoLoop":
-      return `Auto-processing · round ${state.depth} · ${plural(state.tools_executed, "tool")}`;
+    case "ToolAutoLoop": {
+      const base = `Auto-processing · round ${state.depth} · ${plural(state.tools_executed, "tool")}`;
+      return state.tool_names.length > 0 ? `${base}: ${state.tool_names.join(", ")}` : base;
+    }
     case "ParsingPlan":
       return "Drafting the plan…";
     case "AwaitingUserAnswer":

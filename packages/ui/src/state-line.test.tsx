@@ -31,8 +31,8 @@ const samples: { [T in ContextStateType]: [Extract<ContextState, { type: T }>, s
   CollectingToolResults: [{ type: "CollectingToolResults" }, "Collecting tool results…"],
   ProcessingToolResults: [{ type: "ProcessingToolResults" }, "Processing tool results…"],
   ToolAutoLoop: [
-    { type: "ToolAutoLoop", depth: 2, tools_executed: 5 },
-    "Auto-processing · round 2 · 5 tools",
+    { type: "ToolAutoLoop", depth: 2, tools_executed: 5, tool_names: ["read_file"] },
+    "Auto-processing · round 2 · 5 tools: read_file",
   ],
   ParsingPlan: [{ type: "ParsingPlan" }, "Drafting the plan…"],
   AwaitingUserAnswer: [
@@ -57,9 +57,17 @@ describe("stateLabel", () => {
     expect(stateLabel({ type: "StreamingLLMResponse", chunks: 1, chars: 3 })).toBe(
       "Streaming · 1 chunk",
     );
-    expect(stateLabel({ type: "ToolAutoLoop", depth: 1, tools_executed: 1 })).toBe(
+    expect(stateLabel({ type: "ToolAutoLoop", depth: 1, tools_executed: 1, tool_names: [] })).toBe(
       "Auto-processing · round 1 · 1 tool",
     );
+    expect(
+      stateLabel({
+        type: "ToolAutoLoop",
+        depth: 2,
+        tools_executed: 3,
+        tool_names: ["bash", "grep"],
+      }),
+    ).toBe("Auto-processing · round 2 · 3 tools: bash, grep");
     expect(
       stateLabel({ type: "ExecutingTool", tool_name: "bash", attempt: 2, index: 1, total: 1 }),
     ).toBe("Executing tool 1/1: bash (attempt 2)");
@@ -95,7 +103,7 @@ describe("StateLine", () => {
     expect(line.textContent).toContain(stateLabel({ type: "AwaitingLLMFirstChunk" }));
     rerender(
       <StateLine
-        state={{ type: "ToolAutoLoop", depth: 2, tools_executed: 2 }}
+        state={{ type: "ToolAutoLoop", depth: 2, tools_executed: 2, tool_names: [] }}
         context="Auto-processing · round 2 · 2 tools"
       />,
     );

@@ -35,6 +35,7 @@ import {
   MeResponseSchema,
   MergeRequestSchema,
   MergeResponseSchema,
+  MessagesQuerySchema,
   MessagesResponseSchema,
   OpenApiSpecsResponseSchema,
   OptimizeResponseSchema,
@@ -277,14 +278,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     path: "/api/sessions/{id}/messages",
     summary:
       "The messages of a branch, in order: every message, or what the model sees; and the session's `queued` messages (sent while the agent worked, not delivered yet). For the active branch, `context_usage` says what its next request would use: the fixed part (system prompt and tool definitions), the optimized view's messages, the window and the optimization trigger and target, counted as the optimizer counts. A `tool_request`'s call may carry `preview`, what the call will do as its tool describes it when the call is stored (before any approval): for an OpenAPI tool `{kind: \"http\", method, url, credential?: {env, placement, name?, host}}`, the full URL with its path parameters and query, and the credential's variable, where it goes (`bearer`, `basic`, a `header` or `query` parameter `name`) and the host it is sent to, never its value.",
-    parameters: [
-      { name: "branch", in: "query", description: "a branch id; default the active branch" },
-      {
-        name: "view",
-        in: "query",
-        description: "`full` (default): every message; `optimized`: the optimized view",
-      },
-    ],
+    parameters: queryParameters(MessagesQuerySchema),
     response: { status: 200, json: s.messages },
     errors: [400, 404],
   },
@@ -693,7 +687,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "GET",
     path: "/api/admin/sessions/{id}/loops",
     summary:
-      "Admin: the session's loop tree, each agent-loop run with status, timing, usage and the messages it produced. Owner and admins (`admin.view`). Loop ids read `{session_id}.{provider}.{model}[.thinking].{n}`, with n numbered from the store, so every run keeps its own record across server restarts; a continuation (after an approval, a resume) is a child of the loop that stopped.",
+      "Admin: the session's loop tree, each agent-loop run with status, timing, usage and the messages it produced. Owner and admins (`admin.view`). Loop ids read `{session_id}.{provider}.{model}[.thinking].{n}`, with n numbered from the store, so every run keeps its own record across server restarts; a continuation (after an approval, a resume) is a child of the loop that stopped, with `continuation_kind` `default`; a regenerated answer is a `rerun` continuation of the loop that answered the message first, an edit & resend a `branch` continuation of the loop that answered the original message (both tagged with the RFC 3339 time of the request). docs/concepts/sessions.md explains the tree.",
     response: { status: 200, json: s.loops },
     errors: [401, 403, 404],
   },
@@ -807,7 +801,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
 
 /** GET /api/audit's query parameters, described from their schema. */
 function auditParameters(): NonNullable<Endpoint["parameters"]> {
-  const shape = AuditQuerySchema.shape as Record<string, { description?: string }>;
+  return queryParameters(AuditQuerySchema);
+}
+
+/** A route's query parameters, described from their schema. */
+function queryParameters(schema: {
+  shape: Record<string, { description?: string }>;
+}): NonNullable<Endpoint["parameters"]> {
+  const shape = schema.shape;
   return Object.entries(shape).map(([name, field]) => ({
     name,
     in: "query" as const,

@@ -31,6 +31,7 @@ import type {
   MessageDelivery,
   MessagePayload,
   MessagesResponse,
+  MessageType,
   OpenApiSpecsResponse,
   OptimizeResponse,
   ParallelCandidate,
@@ -244,12 +245,18 @@ export const api = {
 
   getMessages: (
     id: string,
-    query: { branch?: string | undefined; view?: "full" | "optimized" } = {},
+    query: {
+      branch?: string | undefined;
+      view?: "full" | "optimized";
+      /** only messages of these types */
+      types?: readonly MessageType[];
+    } = {},
     options?: RequestOptions,
   ) => {
     const params = new URLSearchParams();
     if (query.branch) params.set("branch", query.branch);
     if (query.view) params.set("view", query.view);
+    if (query.types && query.types.length > 0) params.set("type", query.types.join(","));
     const suffix = params.size > 0 ? `?${params}` : "";
     return json<MessagesResponse>(
       "GET",

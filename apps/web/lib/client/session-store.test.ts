@@ -69,11 +69,14 @@ describe("SessionLiveStore", () => {
   it("keeps the auto-loop round through the next request until the operation rests", () => {
     const { store: s } = store();
     s.ingest(update(1, { type: "ProcessingUserMessage" }), "subscription");
-    s.ingest(update(2, { type: "ToolAutoLoop", depth: 2, tools_executed: 3 }), "subscription");
+    s.ingest(
+      update(2, { type: "ToolAutoLoop", depth: 2, tools_executed: 3, tool_names: ["bash"] }),
+      "subscription",
+    );
     s.ingest(update(3, { type: "PreparingLLMRequest" }), "subscription");
     s.ingest(update(4, { type: "ConnectingToLLM" }), "subscription");
     s.ingest(update(5, { type: "AwaitingLLMFirstChunk" }), "subscription");
-    expect(s.getSnapshot().autoLoop).toEqual({ depth: 2, tools_executed: 3 });
+    expect(s.getSnapshot().autoLoop).toEqual({ depth: 2, tools_executed: 3, tool_names: ["bash"] });
     s.ingest(update(6, { type: "Idle" }), "subscription");
     expect(s.getSnapshot().autoLoop).toBeUndefined();
   });

@@ -49,7 +49,7 @@ export interface LiveSnapshot {
    * The last ToolAutoLoop state of the running operation: it lasts an instant (the next request
    * starts at once), so the page keeps showing the round until the operation rests.
    */
-  autoLoop: { depth: number; tools_executed: number } | undefined;
+  autoLoop: { depth: number; tools_executed: number; tool_names: string[] } | undefined;
   /** the session's folds seen in its events, by fold id */
   folds: Readonly<Record<string, LiveFold>>;
   /**
@@ -236,7 +236,14 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
         if (Object.keys(next.toolProgress).length > 0) next = { ...next, toolProgress: {} };
       }
       if (state.type === "ToolAutoLoop") {
-        next = { ...next, autoLoop: { depth: state.depth, tools_executed: state.tools_executed } };
+        next = {
+          ...next,
+          autoLoop: {
+            depth: state.depth,
+            tools_executed: state.tools_executed,
+            tool_names: state.tool_names,
+          },
+        };
       }
       if (update) {
         if (update.kind === "created") {

@@ -101,7 +101,8 @@ type PromptInput = string | AgentMessage | AgentMessage[];
 export class Agent {
   /** REQ-188: stable for this Agent's lifetime */
   readonly agentId: string = randomUUID();
-  readonly sessionId: string = randomUUID();
+  private sessionIdValue: string = randomUUID();
+  private lastActiveAtValue: Date | undefined;
   private settingsValue: AgentSettings;
   private history: AgentMessage[] = [];
   private readonly steeringQueue: AgentMessage[] = [];
@@ -235,6 +236,52 @@ export class Agent {
     return this.lastLoopIdValue;
   }
 
+  /**
+   * REQ-188/215: the session the agent's loops belong to (loop ids and records name it). Stable
+   * until newSession() or checkAndRotate() starts another.
+   */
+  get sessionId(): string {
+    return this.sessionIdValue;
+  }
+
+  /**
+   * REQ-215: when the agent was last active: a prompt or continue() started, or its run ended;
+   * undefined before the first run and after a rotation.
+   */
+  get lastActiveAt(): Date | undefined {
+    return this.lastActiveAtValue === undefined ? undefined : new Date(this.lastActiveAtValue);
+  }
+
+  /**
+   * REQ-215: starts a new session: a new session id, loop numbers from 1 again, and no parent for
+   * the next run (its loop is a root of the new session's tree). The history, settings and queues
+   * stay: rotation starts a new record, not a new conversation (reset() clears the history).
+   * Returns the new id. Throws while a run is active: its loops belong to the current session.
+   */
+  newSession(): string {
+    if (this.controller !== undefined)
+      throw new Error("newSession: cannot start a new session while a run is active");
+    this.sessionIdValue = randomUUID();
+    this.loopIds.clear();
+    this.lastLoopIdValue = undefined;
+    this.lastActiveAtValue = undefined;
+    return this.sessionIdValue;
+  }
+
+  /**
+   * REQ-215: rotates the session (newSession()) when the agent has been idle for more than
+   * `thresholdMs` since lastActiveAt; an agent never active, or running now, is left alone.
+   * Returns whether it rotated. Call it before a prompt to split a long-lived agent's work into
+   * sessions by idle time.
+   */
+  checkAndRotate(thresholdMs: number, now: Date = new Date()): boolean {
+    const last = this.lastActiveAtValue;
+    if (last === undefined || this.controller !== undefined) return false;
+    if (now.getTime() - last.getTime() <= thresholdMs) return false;
+    this.newSession();
+    return true;
+  }
+
   /** REQ-189: `{sessionId}.{configId}.{n}`, n counted per config. */
   nextLoopId(
     config: Pick<
@@ -317,6 +364,7 @@ export class Agent {
       throw error;
     }
     this.lastLoopIdValue = loopId;
+    this.lastActiveAtValue = new Date();
     return running.then((newMessages) => {
       if (this.generation === generation) {
         // The history becomes the run's working history: when compaction ran, older turns are
@@ -325,6 +373,8 @@ export class Agent {
         // (e.g. with the LoopRecorder or a store) for a complete record.
         this.history = context.messages;
         this.controller = undefined;
+        // idle time counts from the end of the run, not its start
+        this.lastActiveAtValue = new Date();
       }
       return newMessages;
     });

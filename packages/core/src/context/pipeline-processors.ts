@@ -42,11 +42,16 @@ export const systemPromptProcessor: MessageProcessor = {
   },
 };
 
-/** A seam: the optimization strategy is the session's (`ctx.optimize`); absent → nothing to do. */
+/**
+ * A seam: the optimization strategy is the session's (`ctx.optimize`); absent → nothing to do.
+ * It completes the pipeline ("Conditional processor execution"): the view it optimized was
+ * measured with the message as it is now, so a processor listed after it (which could grow the
+ * message past the budget it just met) is skipped. Put such processors before it.
+ */
 export const optimizationProcessor: MessageProcessor = {
   name: OPTIMIZATION_PROCESSOR,
   async process(message, ctx) {
     await ctx.optimize?.();
-    return { kind: "continue", message };
+    return { kind: "complete", message };
   },
 };

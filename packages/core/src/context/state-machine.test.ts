@@ -23,7 +23,7 @@ function sample(type: ContextStateType): ContextState {
     case "ExecutingTool":
       return { type, tool_name: "read_file", attempt: 1, index: 1, total: 2 };
     case "ToolAutoLoop":
-      return { type, depth: 1, tools_executed: 2 };
+      return { type, depth: 1, tools_executed: 2, tool_names: ["read_file"] };
     case "AwaitingUserAnswer":
       return { type, question_message_id: "m-9" };
     case "Paused":
@@ -196,7 +196,7 @@ describe("the flows", () => {
       { type: "ExecutingTool", tool_name: "read_file", attempt: 1, index: 2, total: 2 },
       { type: "CollectingToolResults" },
       { type: "ProcessingToolResults" },
-      { type: "ToolAutoLoop", depth: 1, tools_executed: 2 },
+      { type: "ToolAutoLoop", depth: 1, tools_executed: 2, tool_names: ["read_file"] },
       { type: "PreparingLLMRequest" },
       { type: "ConnectingToLLM" },
       { type: "AwaitingLLMFirstChunk" },
@@ -212,7 +212,7 @@ describe("the flows", () => {
     walk(m, [
       { type: "Interrupting" },
       { type: "Paused", reason: "interrupted" },
-      { type: "ToolAutoLoop", depth: 2, tools_executed: 3 },
+      { type: "ToolAutoLoop", depth: 2, tools_executed: 3, tool_names: ["read_file"] },
       { type: "Paused", reason: "auto_loop_limit" },
       { type: "ProcessingUserMessage" },
     ]);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import Anthropic from "@anthropic-ai/sdk";
 import { toCallOptions } from "./ai-sdk-prompt.js";
 import {
@@ -113,4 +114,57 @@ function findCaptured(error: unknown): unknown {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Counts kept at most; the oldest is forgotten first. */
+const COUNT_CACHE_ENTRIES = 512;
+
+/**
+ * Exact counts cached per message: a request is named by the ids of its messages (stored
+ * messages never change; a masked or summarized copy gets a new id) with its system prompt, tools
+ * and model, and counted once. Asking again for the same request (a retry, the pipeline's
+ * optimization and then the request's own, Optimize now) costs no call.
+ */
+export class AnthropicTokenCounts {
+  readonly #cache = new Map<string, number>();
+  readonly #options: AnthropicTokenCountOptions;
+  /** calls made to count_tokens (for tests and diagnostics) */
+  calls = 0;
+
+  constructor(options: AnthropicTokenCountOptions = {}) {
+    this.#options = options;
+  }
+
+  /** The request's input tokens; `messageIds` name its messages, in order (the cache key). */
+  async count(
+    request: StreamRequest,
+    messageIds: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<number> {
+    const key = createHash("sha256")
+      .update(
+        JSON.stringify([
+          messageIds,
+          request.model.model,
+          request.model.baseUrl ?? "",
+          request.systemPrompt,
+          request.tools.map((t) => [t.name, t.description, t.parameters]),
+          request.thinkingLevel,
+        ]),
+      )
+      .digest("base64");
+    const known = this.#cache.get(key);
+    if (known !== undefined) return known;
+    this.calls += 1;
+    const tokens = await countAnthropicTokens(request, {
+      ...this.#options,
+      ...(signal ? { signal } : {}),
+    });
+    if (this.#cache.size >= COUNT_CACHE_ENTRIES) {
+      const oldest = this.#cache.keys().next().value;
+      if (oldest !== undefined) this.#cache.delete(oldest);
+    }
+    this.#cache.set(key, tokens);
+    return tokens;
+  }
 }

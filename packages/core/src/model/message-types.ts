@@ -196,6 +196,19 @@ export const MessageBodySchema = z.discriminatedUnion("message_type", [
 ]);
 export type MessageBody = z.infer<typeof MessageBodySchema>;
 export type MessageType = MessageBody["message_type"];
+
+/** Every message type by name (a filter's values); a new body type must be added here. */
+export const MessageTypeSchema = z.enum({
+  text: "text",
+  file_reference: "file_reference",
+  tool_request: "tool_request",
+  tool_result: "tool_result",
+  mcp_resource: "mcp_resource",
+  attachment: "attachment",
+  system_control: "system_control",
+  plan: "plan",
+  question: "question",
+} satisfies { [T in MessageType]: T });
 export type BodyOf<T extends MessageType> = Extract<MessageBody, { message_type: T }>;
 
 export const MessageRoleSchema = z.enum(["user", "assistant", "system", "tool"]);
@@ -274,7 +287,7 @@ export const ContextMessageSchema = z.object({
         })
         .optional()
         .describe(
-          "a user message: the processors that ran on it before it was stored, in order, with their time in ms; completed_by names one that returned complete (the rest were skipped)",
+          "a user message: the processors that ran on it before it was stored, in order, with their time in ms; completed_by names one that returned complete (the rest were skipped): `optimization` always does, so a processor listed after it never runs",
         ),
       delivery: MessageDeliverySchema.optional().describe(
         "a user message sent while the agent worked: how it was queued (steer: at the run's next turn boundary; follow_up: after the run)",

@@ -63,6 +63,13 @@ export const OptimizationConfigSchema = z.object({
    * key) summaries are extractive, and a failed or timed-out model summary falls back to it.
    */
   summary_model: SummaryModelSchema.optional(),
+  /**
+   * how requests are counted: absent or "provider" → Arbor's estimate scaled to the provider's
+   * own figures (Anthropic's count_tokens near the trigger, other providers' reported usage;
+   * docs/context-optimization.md); "estimate" → the estimate alone, the same for every provider
+   * (reproducible figures: benchmarks, tests tuned to it)
+   */
+  token_counting: z.enum(["provider", "estimate"]).optional(),
 });
 export type OptimizationConfig = z.infer<typeof OptimizationConfigSchema>;
 
@@ -96,6 +103,11 @@ export type FoldingSettings = z.infer<typeof FoldingSettingsSchema>;
 
 export const SessionConfigSchema = z.object({
   agent_mode: AgentModeSchema.default("act"),
+  /**
+   * whose tools the model gets in Act mode: planner (the read-only ones) or actor (every tool);
+   * absent → the app's default role (actor unless the host says otherwise)
+   */
+  agent_role: AgentRoleSchema.optional(),
   approval_policy: ApprovalPolicySchema.default({ type: "manual" }),
   /** who may approve or deny tool calls (approvers.ts mayApprove); viewers never */
   approvers: ApproversSchema.default("collaborators"),

@@ -40,6 +40,8 @@ export const ContextStateSchema = z.discriminatedUnion("type", [
     type: z.literal("ToolAutoLoop"),
     depth: z.number().int(),
     tools_executed: z.number().int(),
+    /** the tools the auto-loop ran so far, each once, in the order they first ran */
+    tool_names: z.array(z.string()).default([]),
   }),
   /** plan mode: the model's present_plan call is being turned into a Plan message */
   z.object({ type: z.literal("ParsingPlan") }),

@@ -100,6 +100,11 @@ export const ContextUsageSchema = z
       .describe("the fixed overhead every request pays: system_prompt + tools"),
     messages: z.number().int().nonnegative().describe("tokens of the optimized view's messages"),
     total: z.number().int().nonnegative().describe("fixed + messages"),
+    counted_by: z
+      .enum(["estimate", "provider_usage", "provider_count"])
+      .describe(
+        "where the figures come from: `estimate` Arbor's tokenizer alone (no provider figure yet, or the offline model); `provider_usage` the estimate scaled by the provider's reported input tokens of an earlier request; `provider_count` scaled by the provider's own count of a request (Anthropic's count_tokens, asked near the optimization trigger)",
+      ),
     context_window: z.number().int().positive(),
     trigger: z
       .number()

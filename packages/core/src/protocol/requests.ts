@@ -14,9 +14,11 @@ import {
   ContextMessageSchema,
   LineRangeSchema,
   MessageDeliverySchema,
+  MessageTypeSchema,
 } from "../model/message-types.js";
 import {
   AgentModeSchema,
+  AgentRoleSchema,
   ApprovalPolicySchema,
   FoldingSettingsSchema,
   OptimizationConfigSchema,
@@ -305,6 +307,9 @@ export type SearchQuery = z.infer<typeof SearchQuerySchema>;
 /** PATCH /config's settings; each one sent replaces the session's (the others stay). */
 const PatchConfigFieldsSchema = z.object({
   agent_mode: AgentModeSchema.optional().describe("plan or act; takes effect at once"),
+  agent_role: AgentRoleSchema.optional().describe(
+    "planner (the model gets the read-only tools only, in Act mode too, and the Planner's instructions) or actor (every tool); takes effect at the next request",
+  ),
   approval_policy: ApprovalPolicySchema.optional().describe("replaces the approval policy"),
   approvers: ApproversSchema.optional().describe(
     "who may approve or deny tool calls: owner (the session's owner only) or collaborators (its owner and collaborators; default); viewers never",
@@ -429,6 +434,28 @@ export const FileContentQuerySchema = z
   })
   .describe("Query parameters of GET /api/sessions/{id}/files/content.");
 export type FileContentQuery = z.infer<typeof FileContentQuerySchema>;
+
+// ---- Messages -----------------------------------------------------------------------------------
+
+export const MessagesQuerySchema = z
+  .object({
+    branch: z.string().min(1).optional().describe("a branch id; default the active branch"),
+    view: z
+      .enum(["full", "optimized"])
+      .default("full")
+      .describe("`full` (default): every message; `optimized`: the optimized view"),
+    type: z
+      .array(MessageTypeSchema)
+      .min(1)
+      .optional()
+      .describe(
+        `only messages of these types (${MessageTypeSchema.options.map((t) => `\`${t}\``).join(", ")}), still in branch order: \`?type=tool_request\`, repeated (\`&type=tool_result\`) or comma-separated (\`?type=tool_request,tool_result\`); absent: every type. An unknown type, or any parameter but \`branch\`, \`view\` and \`type\`, is a 400 naming it`,
+      ),
+  })
+  // strict: a misspelt parameter (`?types=`) would otherwise list every message silently
+  .strict()
+  .describe("Query parameters of GET /api/sessions/{id}/messages.");
+export type MessagesQuery = z.infer<typeof MessagesQuerySchema>;
 
 // ---- Branches and merge -----------------------------------------------------------------------
 

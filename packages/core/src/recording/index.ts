@@ -1,5 +1,6 @@
-// Loop identity and the recorder of loop trees (REQ-210–214, 218, 221).
+// Loop identity, the recorder of loop trees and their files (REQ-210–214, 216–218, 221).
 
 export * from "./recorder.js";
+export * from "./session-files.js";
 export * from "./session-tree.js";
 export * from "./sink.js";

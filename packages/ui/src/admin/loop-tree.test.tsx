@@ -1,7 +1,7 @@
 import { render, screen, within } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
-import { loops } from "../test-support/loops.js";
+import { loop, loops } from "../test-support/loops.js";
 import { LoopTree } from "./loop-tree.js";
 
 describe("LoopTree", () => {
@@ -31,5 +31,34 @@ describe("LoopTree", () => {
     expect(screen.getByRole("listitem", { name: "Loop next" }).textContent).toContain("running");
     await user.click(screen.getByRole("button", { name: "Messages of loop sub" }));
     expect(onSelectLoop).toHaveBeenCalledWith("sub");
+  });
+
+  it("says how a run continues its parent: a regenerate is a rerun, an edit & resend a branch", () => {
+    const tag = "2026-11-28T01:20:00.000Z";
+    render(
+      <LoopTree
+        loops={[
+          loop("answer", { child_loop_ids: ["again", "edited"] }),
+          loop("again", {
+            parent_loop_id: "answer",
+            started_at: 3000,
+            continuation_kind: { type: "rerun", tag },
+          }),
+          loop("edited", {
+            parent_loop_id: "answer",
+            started_at: 4000,
+            continuation_kind: { type: "branch", tag },
+          }),
+        ]}
+        onSelectLoop={() => undefined}
+      />,
+    );
+    const parent = screen.getByRole("listitem", { name: "Loop answer" });
+    expect(within(parent).getByRole("listitem", { name: "Loop again" }).textContent).toContain(
+      `rerun · ${tag}`,
+    );
+    expect(within(parent).getByRole("listitem", { name: "Loop edited" }).textContent).toContain(
+      `branch · ${tag}`,
+    );
   });
 });

@@ -35,6 +35,8 @@ export async function applyConfig(
   if (!parsed.success) throw new OperationRejected("invalid_request", parsed.error.message);
   const config = parsed.data;
   const modeChanged = config.agent_mode !== core.config.agent_mode;
+  // counting by the estimate alone from now on: the provider's ratio no longer applies
+  if (config.optimization.token_counting === "estimate") core.tokens.reset();
   const branchId = core.activeBranchId;
   const now = core.nowIso();
   const notice: ContextMessage[] = modeChanged

@@ -469,7 +469,12 @@ async function deliverToParent(
     { type: "CollectingToolResults" },
     { type: "ProcessingToolResults" },
     // the parent's run goes on from here with a model request, as after a round of its own tools
-    { type: "ToolAutoLoop", depth: 1, tools_executed: calls.length },
+    {
+      type: "ToolAutoLoop",
+      depth: 1,
+      tools_executed: calls.length,
+      tool_names: [...new Set(calls.map((c) => c.toolName))],
+    },
   ];
   await core.commit({
     states: after,

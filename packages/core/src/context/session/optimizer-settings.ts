@@ -7,6 +7,7 @@ import type { Workspace } from "../../tools/workspace.js";
 import { ExtractiveSummarizer } from "../optimization/extractive-summarizer.js";
 import type { OptimizeBranchInput } from "../optimization/optimizer.js";
 import { LlmSummarizer, type Summarizer } from "../optimization/summarizer.js";
+import type { TokenCalibration } from "../optimization/token-calibration.js";
 import type { ResolvedDeps } from "./session-deps.js";
 
 // The session's optimization settings as every loop of the session uses them (issue #26
@@ -21,6 +22,8 @@ export interface OptimizingSession {
   readonly deps: ResolvedDeps;
   readonly workspace: Workspace | undefined;
   readonly activeBranchId: string;
+  /** the estimate's scale to the provider's tokens (token-calibration.ts) */
+  readonly tokens: TokenCalibration;
   nowIso(): string;
 }
 
@@ -65,7 +68,8 @@ export function optimizerSettings(
 > {
   return {
     config: core.config.optimization,
-    contextWindow: sessionContextWindow(core),
+    // the optimizer counts with the estimate: the window in estimated tokens (token-calibration)
+    contextWindow: core.tokens.unscale(sessionContextWindow(core)),
     summarizer: summarizerFor(core),
     ...(core.workspace ? { readRecentFile: recentFileReader(core, core.workspace.root) } : {}),
     now: () => core.nowIso(),

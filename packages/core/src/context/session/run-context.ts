@@ -82,6 +82,8 @@ export class RunContext {
   readonly steering: RunSteering;
   depth = 0;
   toolsExecuted = 0;
+  /** the tools run so far, each once, in the order they first ran (ToolAutoLoop.tool_names) */
+  readonly toolNamesExecuted = new Set<string>();
   streaming: Streaming | undefined;
   /** streamed chunks waiting for their (batched) write; see run-events.ts */
   readonly pendingChunks: Array<

@@ -10,6 +10,7 @@ import type { FoldRuntime } from "../../fold-runtime/fold-runtime.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import type { ModelConfig } from "../../model/llm-config.js";
 import type { AgentMessage, ToolCallContent } from "../../model/llm-messages.js";
+import type { ContinuationKind } from "../../model/loop-records.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
@@ -45,6 +46,8 @@ export interface RunInput {
   view: (signal: AbortSignal) => Promise<AgentMessage[]>;
   /** a continuation's parent: the loop whose tool calls (or pause) this run continues */
   parentLoopId?: string;
+  /** how the run continues (REQ-180); `default` when only `parentLoopId` is given */
+  continuationKind?: ContinuationKind;
   /** the write of the prompt's message, still in flight (see RunContext) */
   stored?: Promise<void>;
   /** the prompt's message id: a queued message this run answers is never steering as well */
@@ -123,8 +126,9 @@ export class RunDriver {
       tools: input.tools,
       agentId: "arbor",
       sessionId: this.#core.id,
-      ...(input.parentLoopId !== undefined
-        ? { parentLoopId: input.parentLoopId, continuationKind: { type: "default" as const } }
+      ...(input.parentLoopId !== undefined ? { parentLoopId: input.parentLoopId } : {}),
+      ...(input.continuationKind !== undefined || input.parentLoopId !== undefined
+        ? { continuationKind: input.continuationKind ?? { type: "default" as const } }
         : {}),
       ...(this.#core.operator !== null ? { startedBy: this.#core.operator } : {}),
     };

@@ -13,6 +13,7 @@ import { assistantRow, hasToolCalls, toolResultRow } from "./agent-rows.js";
 import { initialApproval } from "./approval-policy.js";
 import { deliveryWrite } from "./message-queue.js";
 import type { RunContext, Streaming } from "./run-context.js";
+import { calibratesFromUsage } from "./session-token-count.js";
 
 // The agent loop's events → states, rows and session events. The loop awaits what the sink
 // returns (agent/event-sink.ts), so each handler sees the state the previous one stored; events
@@ -280,6 +281,8 @@ async function onMessageEnd(run: RunContext, message: AgentMessage): Promise<voi
   if (message.role !== "assistant") return;
   // failed / cut-off answers are handled at turnEnd, after any retry has been decided
   if (message.stopReason === "error" || message.stopReason === "aborted") return;
+  // what the provider counted for the request calibrates the session's estimate
+  if (calibratesFromUsage(core)) core.tokens.observeUsage(message.usage);
   const streaming: Streaming = run.streaming ?? {
     messageId: core.newId(),
     chunks: 0,
@@ -364,10 +367,16 @@ async function onTurnEnd(
   const executed = core.state.type === "ExecutingTool";
   run.depth++;
   run.toolsExecuted += results.length;
+  for (const result of results) run.toolNamesExecuted.add(result.toolName);
   const states: ContextState[] = [
     ...(executed ? [{ type: "CollectingToolResults" } as const] : []),
     { type: "ProcessingToolResults" },
-    { type: "ToolAutoLoop", depth: run.depth, tools_executed: run.toolsExecuted },
+    {
+      type: "ToolAutoLoop",
+      depth: run.depth,
+      tools_executed: run.toolsExecuted,
+      tool_names: [...run.toolNamesExecuted],
+    },
   ];
   await run.store(rows, states);
   run.round.clear();

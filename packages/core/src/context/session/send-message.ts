@@ -2,6 +2,7 @@ import { mcpPromptMessages } from "../../mcp/prompt-messages.js";
 import { type McpResourceReader, mcpResourceBody } from "../../mcp/resource-message.js";
 import { attachmentBody } from "../../model/attachments.js";
 import type { AgentMessage } from "../../model/llm-messages.js";
+import type { ContinuationKind } from "../../model/loop-records.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
 import type { SessionEventBody } from "../../protocol/events.js";
@@ -221,12 +222,12 @@ export function turnSetup(core: StoredSession): TurnSetup {
   const { config } = core;
   const branch = core.activeBranch();
   return {
-    tools: toolsForMode(core.tools, config.agent_mode, core.deps.role),
+    tools: toolsForMode(core.tools, config.agent_mode, core.role),
     systemPrompt: buildSystemPrompt({
       basePrompt: config.system_prompt,
       branchPrompt: branch.system_prompt,
       mode: config.agent_mode,
-      role: core.deps.role,
+      role: core.role,
       tools: core.tools,
       ...(core.workspace
         ? {
@@ -308,7 +309,7 @@ export async function processMessage(
   refreshExtensions(core);
   const ctx: PipelineContext = {
     mode: core.config.agent_mode,
-    role: core.deps.role,
+    role: core.role,
     tools: core.tools,
     skillsPrompt: skillsFor(core),
     ...(core.workspace ? { workspace: core.workspace } : {}),
@@ -499,16 +500,30 @@ async function rollBack(
   });
 }
 
+/**
+ * How a run answering a stored prompt continues an earlier loop (REQ-180): regenerate is a
+ * `rerun` of the loop that answered the prompt, edit & resend a `branch` off the loop that
+ * answered the edited message. The prompt is in the history already (the fork stored it), so the
+ * run is a continuation of it, not a new origin call.
+ */
+export interface PromptContinuation {
+  kind: ContinuationKind;
+  /** absent when no loop answered there (an imported conversation) */
+  parentLoopId?: string;
+}
+
 /** Runs the agent loop for the active branch: with `prompt` as a new message, or continuing. */
 export async function respond(
   core: StoredSession,
   setup: TurnSetup,
-  options: { prompt?: ContextMessage; signal?: AbortSignal },
+  options: { prompt?: ContextMessage; signal?: AbortSignal; continuation?: PromptContinuation },
 ): Promise<RunResult> {
   const branch = core.branchMessages();
   let prompts: AgentMessage[] | undefined;
   let history: AgentMessage[];
-  if (options.prompt) {
+  if (options.continuation) {
+    history = toAgentMessages(branch);
+  } else if (options.prompt) {
     const converted = toAgentMessage(options.prompt);
     prompts = converted ? [converted] : [];
     history = toAgentMessages(branch.filter((m) => m.id !== options.prompt?.id));
@@ -522,11 +537,17 @@ export async function respond(
       throw new OperationRejected("invalid_request", "there is nothing to continue");
   }
   // a continuation is a child of the loop that stopped (it wrote the last assistant row)
-  const parentLoopId = prompts === undefined ? lastLoopId(branch) : undefined;
+  const parentLoopId =
+    options.continuation !== undefined
+      ? options.continuation.parentLoopId
+      : prompts === undefined
+        ? lastLoopId(branch)
+        : undefined;
   const { stored, message } = setup;
   const stop = await new RunDriver(core).run({
     ...(prompts !== undefined ? { prompts } : {}),
     ...(parentLoopId !== undefined ? { parentLoopId } : {}),
+    ...(options.continuation !== undefined ? { continuationKind: options.continuation.kind } : {}),
     ...(stored !== undefined ? { stored } : {}),
     ...(options.prompt ? { promptId: options.prompt.id } : {}),
     history,
@@ -558,6 +579,23 @@ export async function respond(
     },
   });
   return { type: "ran", stop };
+}
+
+/**
+ * The loop that answered `messageId` on a branch: the first loop to write a row after it, before
+ * the next user message; undefined when none did.
+ */
+export function answeringLoopId(
+  messages: readonly ContextMessage[],
+  messageId: string,
+): string | undefined {
+  const index = messages.findIndex((m) => m.id === messageId);
+  if (index < 0) return undefined;
+  for (const message of messages.slice(index + 1)) {
+    if (message.role === "user") return undefined;
+    if (message.meta?.loop_id) return message.meta.loop_id;
+  }
+  return undefined;
 }
 
 /** The loop that wrote the rows since the last user message; undefined when there is none. */

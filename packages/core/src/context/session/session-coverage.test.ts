@@ -91,9 +91,9 @@ describe("Auto-loop boundary testing", () => {
       "Paused",
     ]);
     expect(stateData(events).filter((s) => s.type === "ToolAutoLoop")).toEqual([
-      { type: "ToolAutoLoop", depth: 1, tools_executed: 1 },
-      { type: "ToolAutoLoop", depth: 2, tools_executed: 2 },
-      { type: "ToolAutoLoop", depth: 3, tools_executed: 3 },
+      { type: "ToolAutoLoop", depth: 1, tools_executed: 1, tool_names: ["echo"] },
+      { type: "ToolAutoLoop", depth: 2, tools_executed: 2, tool_names: ["echo"] },
+      { type: "ToolAutoLoop", depth: 3, tools_executed: 3, tool_names: ["echo"] },
     ]);
     expect(session.state).toEqual({ type: "Paused", reason: "auto_loop_limit" });
     expect(h.provider.requests).toHaveLength(3);

@@ -107,7 +107,7 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
   const { deps } = core;
   const issued = new Set<string>();
   const childTools = (): AnyAgentTool[] =>
-    toolsForMode(core.tools, core.config.agent_mode, deps.role).filter(
+    toolsForMode(core.tools, core.config.agent_mode, core.config.agent_role ?? deps.role).filter(
       (t) => !isPlanTool(t.name) && !(t instanceof SubAgentTool),
     );
   return {

@@ -301,6 +301,7 @@ describe("integration flows", () => {
       type: "ToolAutoLoop",
       depth: 1,
       tools_executed: 2,
+      tool_names: ["echo"],
     });
     expect(session.state.type).toBe("Idle");
   });
@@ -317,9 +318,9 @@ describe("integration flows", () => {
     });
     const events = await collect(session.sendMessage({ type: "text", text: "loop" }));
     expect(stateData(events).filter((s) => s.type === "ToolAutoLoop")).toEqual([
-      { type: "ToolAutoLoop", depth: 1, tools_executed: 1 },
-      { type: "ToolAutoLoop", depth: 2, tools_executed: 2 },
-      { type: "ToolAutoLoop", depth: 3, tools_executed: 3 },
+      { type: "ToolAutoLoop", depth: 1, tools_executed: 1, tool_names: ["echo"] },
+      { type: "ToolAutoLoop", depth: 2, tools_executed: 2, tool_names: ["echo"] },
+      { type: "ToolAutoLoop", depth: 3, tools_executed: 3, tool_names: ["echo"] },
     ]);
     expect(states(events).at(-1)).toBe("Idle");
     expect(h.provider.requests).toHaveLength(4);

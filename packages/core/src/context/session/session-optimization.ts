@@ -7,6 +7,7 @@ import { type OptimizeBranchResult, optimizeBranch } from "../optimization/optim
 import { viewFromRecords } from "../optimization/view-record.js";
 import { hookSessionInfo } from "./command-hook-calls.js";
 import { optimizerSettings } from "./optimizer-settings.js";
+import { calibrateBeforeRequest } from "./session-token-count.js";
 import type { AheadOptimization, StoredSession } from "./stored-session.js";
 
 // The session's side of optimization: the current optimized view of a branch (its stored records
@@ -189,7 +190,19 @@ export async function optimizeActiveBranch(
   const ahead = await takeAhead(core);
   step.signal.throwIfAborted();
   const taken = ahead ? [ahead] : [];
+  // near the trigger, the provider's own count of this request decides (session-token-count.ts)
+  await calibrateBeforeRequest(
+    core,
+    {
+      systemPrompt: step.systemPrompt,
+      tools: step.tools,
+      messages: currentView(core, core.activeBranchId, step.pending ? [step.pending] : [], taken),
+    },
+    step.signal,
+  );
   const result = await optimizeOnce(core, step, taken);
+  // what the view about to be sent is estimated at: its reported usage calibrates the next ones
+  core.tokens.expect(result.record.tokens_after);
   return {
     view: result.view,
     result,

@@ -47,7 +47,26 @@ describe("the pipeline of a session", () => {
     const timed = other.messages().messages[0]?.meta?.pipeline;
     expect(timed?.processors.map((p) => p.processor)).toEqual(DEFAULT_PIPELINE.processors);
     expect(timed?.processors.every((p) => p.ms >= 0)).toBe(true);
-    expect(timed?.completed_by).toBeUndefined();
+    // the optimization completes the pipeline: the message is ready for the model
+    expect(timed?.completed_by).toBe("optimization");
+  });
+
+  it("optimization completes the pipeline: a processor after it never changes a measured view", async () => {
+    const ran: string[] = [];
+    const processors = createProcessorRegistry({ extra: [tracking("late", ran, "continue")] });
+    const h = harness([say("ok")], { processors });
+    const session = await h.manager.create();
+    await collect(
+      session.updateBranch(session.activeBranchId, {
+        pipeline: { processors: [...DEFAULT_PIPELINE.processors, "late"] },
+      }),
+    );
+    const events = await collect(session.sendMessage({ type: "text", text: "hi" }));
+    expect(errors(events)).toEqual([]);
+    expect(ran).toEqual([]);
+    const pipeline = session.messages().messages[0]?.meta?.pipeline;
+    expect(pipeline?.completed_by).toBe("optimization");
+    expect(pipeline?.processors.map((p) => p.processor)).toEqual(DEFAULT_PIPELINE.processors);
   });
 
   it("a failing processor is logged with its trace, the user gets the error, nothing is stored", async () => {

@@ -60,3 +60,47 @@ describe("regenerate", () => {
     expect(session.branches.length).toBe(branches + 1);
   });
 });
+
+// Issue #26 finding 10 (REQ-180/193): regenerate runs as a Rerun continuation of the loop that
+// answered the prompt, edit & resend as a Branch continuation of the loop that answered the edited
+// message; their loop records and turns say so.
+describe("continuation kinds of regenerate and edit & resend", () => {
+  const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+  it("regenerate is a Rerun continuation: child of the loop it answers again", async () => {
+    const h = harness([say("first answer"), say("second answer")]);
+    const session = await h.manager.create();
+    await collect(session.sendMessage({ type: "text", text: "hi" }));
+    const answer = session.messages().messages.at(-1);
+    const events = await collect(session.regenerate(answer?.id ?? ""));
+    expect(errors(events)).toEqual([]);
+    const [first, rerun] = await h.store.listLoops(session.id);
+    expect(first?.continuationKind).toBeUndefined();
+    expect(rerun?.parentLoopId).toBe(first?.loopId);
+    expect(rerun?.continuationKind?.type).toBe("rerun");
+    const tag = rerun?.continuationKind?.type === "rerun" ? rerun.continuationKind.tag : "";
+    expect(tag).toMatch(RFC3339);
+    expect(first?.childLoopIds).toEqual([rerun?.loopId]);
+    // the new answer names the rerun's loop
+    expect(session.messages().messages.at(-1)?.meta?.loop_id).toBe(rerun?.loopId);
+    // the model still sees the user's message once
+    expect(h.provider.requests[1]?.messages.map((m) => m.role)).toEqual(["user"]);
+  });
+
+  it("edit & resend is a Branch continuation: child of the loop that answered the original", async () => {
+    const h = harness([say("first answer"), say("edited answer")]);
+    const session = await h.manager.create();
+    await collect(session.sendMessage({ type: "text", text: "hi" }));
+    const [user] = session.messages().messages;
+    const events = await collect(session.editAndResend(user?.id ?? "", "hello"));
+    expect(errors(events)).toEqual([]);
+    expect(texts(session)).toEqual(["hello", "edited answer"]);
+    const [first, branch] = await h.store.listLoops(session.id);
+    expect(branch?.parentLoopId).toBe(first?.loopId);
+    expect(branch?.continuationKind?.type).toBe("branch");
+    const tag = branch?.continuationKind?.type === "branch" ? branch.continuationKind.tag : "";
+    expect(tag).toMatch(RFC3339);
+    const request = h.provider.requests[1];
+    expect(request?.messages.map((m) => m.role)).toEqual(["user"]);
+  });
+});

@@ -2,7 +2,7 @@ import { sessionModelConfig } from "../../llm/env-config.js";
 import type { Branch } from "../../model/branch.js";
 import type { ModelConfig } from "../../model/llm-config.js";
 import type { MergeDecision, PendingMerge } from "../../model/merge-types.js";
-import type { ContextMessage, MessageDelivery } from "../../model/message-types.js";
+import type { ContextMessage, MessageDelivery, MessageType } from "../../model/message-types.js";
 import { type PersonRef, personRef } from "../../model/person.js";
 import type { AgentMode, SessionConfig } from "../../model/session-config.js";
 import type { ContextState } from "../../model/states.js";
@@ -67,6 +67,7 @@ import { type ParallelRequestProblem, parallelRequestProblem } from "./parallel-
 import { recoverSession } from "./recovery.js";
 import type { RunResult } from "./run-driver.js";
 import {
+  answeringLoopId,
   instructionsFor,
   mcpPromptMessagesOf,
   mcpResourceMessage,
@@ -263,7 +264,8 @@ export class Session {
   /**
    * What the active branch's next request would use (issue #15, the usage meter): the fixed part
    * (system prompt and tool definitions) and the optimized view's messages, counted as the
-   * optimizer counts them, with the window's trigger and target.
+   * optimizer counts them (in the provider's tokens once it has counted: counted_by), with the
+   * window's trigger and target.
    */
   contextUsage(): ContextUsage {
     const core = this.#core;
@@ -275,25 +277,43 @@ export class Session {
     });
     const window = core.config.model?.context_window ?? core.deps.model.contextWindow ?? 100_000;
     const { optimization } = core.config;
+    // in the provider's tokens where it has told us (token-calibration.ts)
+    const scale = (n: number) => core.tokens.scale(n);
+    const systemPrompt = scale(tokens.systemPrompt);
+    const tools = scale(tokens.tools);
+    const messages = scale(tokens.messages);
     return {
-      system_prompt: tokens.systemPrompt,
-      tools: tokens.tools,
-      fixed: tokens.systemPrompt + tokens.tools,
-      messages: tokens.messages,
-      total: tokens.total,
+      system_prompt: systemPrompt,
+      tools,
+      fixed: systemPrompt + tools,
+      messages,
+      total: systemPrompt + tools + messages,
+      counted_by: core.tokens.source,
       context_window: window,
       trigger: Math.floor(optimization.trigger_ratio * window),
       target: optimizationTarget(optimization, window),
     };
   }
 
-  messages(options: { branchId?: string; view?: "full" | "optimized" } = {}): MessagesView {
+  /**
+   * A branch's messages in order: every one (`full`) or what the model sees (`optimized`); with
+   * `types`, only messages of those types ("Retrieving messages by type"), still in order.
+   */
+  messages(
+    options: {
+      branchId?: string;
+      view?: "full" | "optimized";
+      types?: readonly MessageType[];
+    } = {},
+  ): MessagesView {
     const branchId = options.branchId ?? this.#core.activeBranchId;
     const view = options.view ?? "full";
+    const listed =
+      view === "full" ? this.#core.branchMessages(branchId) : currentView(this.#core, branchId);
+    const types = options.types === undefined ? undefined : new Set(options.types);
     return {
       view,
-      messages:
-        view === "full" ? this.#core.branchMessages(branchId) : currentView(this.#core, branchId),
+      messages: types === undefined ? listed : listed.filter((m) => types.has(m.body.message_type)),
       queued: queuedMessages(this.#core),
       optimizations: structuredClone(branchRecords(this.#core, branchId)),
     };
@@ -805,27 +825,56 @@ export class Session {
     return this.#operation(() => deleteBranchOp(this.#core, branchId));
   }
 
-  /** Edits a text message by forking: a new branch with the edited text, then the model answers. */
+  /**
+   * Edits a text message by forking: a new branch with the edited text, then the model answers as
+   * a `branch` continuation of the loop that answered the original message.
+   */
   editAndResend(messageId: string, newText: string, options: ActsFor = {}): Operation<RunResult> {
-    return this.#answerOnFork(() => forkForEditOp(this.#core, messageId, newText), options);
+    return this.#answerOnFork(
+      () => forkForEditOp(this.#core, messageId, newText),
+      { type: "branch", answered: () => messageId },
+      options,
+    );
   }
 
   /**
    * Regenerate: a new branch (made active) ending at the user's message that `messageId`
-   * answers, and the model's new answer on it. The earlier answer stays on its own branch, so the
-   * two are versions of one place a client can switch between.
+   * answers, and the model's new answer on it, a `rerun` continuation of the loop that answered
+   * it first. The earlier answer stays on its own branch, so the two are versions of one place a
+   * client can switch between.
    */
   regenerate(messageId: string, options: ActsFor = {}): Operation<RunResult> {
-    return this.#answerOnFork(() => forkForRegenerateOp(this.#core, messageId), options);
+    return this.#answerOnFork(
+      () => forkForRegenerateOp(this.#core, messageId),
+      { type: "rerun", answered: (prompt) => prompt.id },
+      options,
+    );
   }
 
-  /** Forks (the fork ends in a stored user message, made active) and has the model answer it. */
-  #answerOnFork(fork: () => Promise<ContextMessage>, options: ActsFor): Operation<RunResult> {
+  /**
+   * Forks (the fork ends in a stored user message, made active) and has the model answer it, as
+   * a continuation (REQ-180) of the loop that answered `answered` on the branch forked from.
+   */
+  #answerOnFork(
+    fork: () => Promise<ContextMessage>,
+    continuation: { type: "rerun" | "branch"; answered: (prompt: ContextMessage) => string },
+    options: ActsFor,
+  ): Operation<RunResult> {
     return this.#operation(async (signal): Promise<RunResult> => {
+      const before = this.#core.branchMessages();
       const message = await fork();
       const setup = await processMessage(this.#core, message, { stored: true, signal });
       if (!setup) return { type: "not_run", reason: "rolled_back" };
-      return respond(this.#core, setup, { prompt: message, signal });
+      const parentLoopId = answeringLoopId(before, continuation.answered(message));
+      return respond(this.#core, setup, {
+        prompt: message,
+        signal,
+        continuation: {
+          // the tag is the RFC 3339 time of the call (REQ-180)
+          kind: { type: continuation.type, tag: this.#core.nowIso() },
+          ...(parentLoopId !== undefined ? { parentLoopId } : {}),
+        },
+      });
     }, options);
   }
 

@@ -1,9 +1,10 @@
+import { AnthropicTokenCounts } from "../../llm/anthropic-token-count.js";
 import { budgetedProvider } from "../../llm/token-budget.js";
 import type { Branch } from "../../model/branch.js";
 import type { PendingMerge } from "../../model/merge-types.js";
 import type { ContextMessage, ToolCallRequest } from "../../model/message-types.js";
 import type { PersonRef } from "../../model/person.js";
-import type { SessionConfig } from "../../model/session-config.js";
+import type { AgentRole, SessionConfig } from "../../model/session-config.js";
 import type { ContextState } from "../../model/states.js";
 import type {
   ContentDelta,
@@ -25,6 +26,7 @@ import type { AnyAgentTool } from "../../tools/tool.js";
 import { Workspace } from "../../tools/workspace.js";
 import { MessagePool } from "../message-pool.js";
 import type { OptimizeBranchResult } from "../optimization/optimizer.js";
+import { TokenCalibration } from "../optimization/token-calibration.js";
 import { planModeToolPredicate } from "../plan-act.js";
 import { StateMachine } from "../state-machine.js";
 import { NestedApprovals } from "./nested-approvals.js";
@@ -90,6 +92,15 @@ export class StoredSession {
   lastSequence = 0;
   /** an optimization started after the last answer, for the next request (session-optimization) */
   ahead: AheadOptimization | undefined;
+  /** whose tools the model gets in Act mode: the session's own role, else the app's default */
+  get role(): AgentRole {
+    return this.config.agent_role ?? this.deps.role;
+  }
+
+  /** the session's token estimate held against the provider's figures (token-calibration.ts) */
+  readonly tokens = new TokenCalibration();
+  /** the provider's exact counts, cached per message (session-token-count.ts) */
+  readonly exactCounts = new AnthropicTokenCounts();
   /** the tool calls that wait for a person inside the running operation (a candidate's, a
    * fold's): Session.decideToolCalls hands their decisions over at once (nested-approvals.ts) */
   readonly nestedApprovals = new NestedApprovals();

@@ -135,6 +135,56 @@ describe("fake LLM server: Anthropic Messages", () => {
     expect(message.content).toEqual([{ type: "text", text: "still queued" }]);
   });
 
+  it("count_tokens keeps Anthropic's contract: auth, version header, known fields only", async () => {
+    const post = (headers: Record<string, string>, body: unknown) =>
+      fetch(`${server.url}/v1/messages/count_tokens`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
+      });
+    const auth = { "x-api-key": "sk-ant-fake", "anthropic-version": "2023-06-01" };
+    const valid = { model: ask.model, messages: [{ role: "user", content: "hi" }] };
+    const ok = await post(auth, { ...valid, system: "be brief", tools: [], thinking: undefined });
+    expect(ok.status).toBe(200);
+    expect(Object.keys((await ok.json()) as object)).toEqual(["input_tokens"]);
+
+    const anonymous = await post({ "anthropic-version": "2023-06-01" }, valid);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toMatchObject({
+      type: "error",
+      error: { type: "authentication_error" },
+    });
+    const unversioned = await post({ "x-api-key": "sk-ant-fake" }, valid);
+    expect(unversioned.status).toBe(400);
+    // a Messages-only field is refused, as the real endpoint refuses it
+    const extra = await post(auth, { ...valid, max_tokens: 10 });
+    expect(extra.status).toBe(400);
+    expect(await extra.json()).toEqual({
+      type: "error",
+      error: {
+        type: "invalid_request_error",
+        message: "max_tokens: Extra inputs are not permitted",
+      },
+    });
+    const empty = await post(auth, { model: ask.model, messages: [] });
+    expect(empty.status).toBe(400);
+    const bearer = await post(
+      { authorization: "Bearer sk-ant-oat-x", "anthropic-version": "2023-06-01" },
+      valid,
+    );
+    expect(bearer.status).toBe(200);
+  });
+
+  it("count_tokens answers with the server's counter when one is set", async () => {
+    server.setTokenCounter((body) => JSON.stringify(body).length);
+    const params = { model: ask.model, messages: [{ role: "user" as const, content: "abc" }] };
+    const counted = await client.messages.countTokens(params);
+    expect(counted.input_tokens).toBe(JSON.stringify(params).length);
+    server.reset();
+    const reset = await client.messages.countTokens(params);
+    expect(reset.input_tokens).not.toBe(JSON.stringify(params).length);
+  });
+
   it("REQ-167: a scripted 429 with retry-after surfaces as the SDK's RateLimitError", async () => {
     server.enqueue({
       error: { status: 429, message: "slow down", headers: { "retry-after": "7" } },

@@ -36,11 +36,14 @@ class ScriptState {
   contextWindow: number | undefined;
   /** the window a reset returns to (the server's option) */
   initialContextWindow: number | undefined;
+  /** count_tokens' counter; default estimateInputTokens (the same figure usage reports) */
+  countTokens: ((body: unknown) => number) | undefined;
 
   reset(): void {
     this.queue = [];
     this.decide = undefined;
     this.contextWindow = this.initialContextWindow;
+    this.countTokens = undefined;
     this.requests.length = 0;
     this.serial = 0;
     this.toolCalls = 0;
@@ -190,10 +193,57 @@ async function handle(state: ScriptState, req: IncomingMessage, res: ServerRespo
   state.requests.push(recorded);
 
   if (route.kind === "countTokens") {
-    sendJson(res, 200, { input_tokens: estimateInputTokens(body) });
+    const refusal = countTokensRefusal(recorded.headers, body);
+    if (refusal !== undefined) {
+      sendJson(res, refusal.status, {
+        type: "error",
+        error: { type: refusal.type, message: refusal.message },
+      });
+      return;
+    }
+    sendJson(res, 200, { input_tokens: (state.countTokens ?? estimateInputTokens)(body) });
     return;
   }
   await answer(state, route, recorded, index, res);
+}
+
+/** The fields Anthropic's POST /v1/messages/count_tokens accepts; any other is refused. */
+const COUNT_TOKENS_FIELDS = new Set([
+  "model",
+  "messages",
+  "system",
+  "tools",
+  "tool_choice",
+  "thinking",
+  "mcp_servers",
+]);
+
+/**
+ * Why the real count_tokens endpoint would refuse this request, in its own terms: 401
+ * authentication_error without a key or token, 400 invalid_request_error without the version
+ * header, without `model` or a non-empty `messages`, or with a field it does not take (a
+ * Messages-only one such as `max_tokens` or `stream`).
+ */
+function countTokensRefusal(
+  headers: Record<string, string>,
+  body: unknown,
+): { status: number; type: string; message: string } | undefined {
+  if (!headers["x-api-key"] && !headers.authorization?.startsWith("Bearer ")) {
+    return { status: 401, type: "authentication_error", message: "x-api-key header is required" };
+  }
+  const invalid = (message: string) => ({ status: 400, type: "invalid_request_error", message });
+  if (!headers["anthropic-version"]) return invalid("anthropic-version: header is required");
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return invalid("the request body must be a JSON object");
+  }
+  const fields = body as Record<string, unknown>;
+  const extra = Object.keys(fields).find((key) => !COUNT_TOKENS_FIELDS.has(key));
+  if (extra !== undefined) return invalid(`${extra}: Extra inputs are not permitted`);
+  if (typeof fields.model !== "string") return invalid("model: Field required");
+  if (!Array.isArray(fields.messages) || fields.messages.length === 0) {
+    return invalid("messages: at least one message is required");
+  }
+  return undefined;
 }
 
 function handleControl(
@@ -276,6 +326,9 @@ export async function startFakeLlmServer(
       state.contextWindow = tokens;
     },
     reset: () => state.reset(),
+    setTokenCounter: (count) => {
+      state.countTokens = count;
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

@@ -38,9 +38,16 @@ export interface FakeLlmServer {
    * context-overflow error (context-window.ts), taking no turn; undefined: every request fits
    */
   setContextWindow(tokens: number | undefined): void;
-  /** forget the queue, the script function, recorded requests and id counters; the context
-   * window returns to the server's option */
+  /**
+   * forget the queue, the script function, the token counter, recorded requests and id
+   * counters; the context window returns to the server's option
+   */
   reset(): void;
+  /**
+   * What POST /v1/messages/count_tokens answers as `input_tokens` for a body; default: the JSON
+   * size of the body / 4, the same figure a turn reports as its input usage
+   */
+  setTokenCounter(count: ((body: unknown) => number) | undefined): void;
   close(): Promise<void>;
 }
 

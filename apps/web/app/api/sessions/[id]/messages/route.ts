@@ -1,4 +1,4 @@
-import { type MessagesResponse, SendMessageRequestSchema } from "@arbor/core";
+import { MessagesQuerySchema, type MessagesResponse, SendMessageRequestSchema } from "@arbor/core";
 import {
   badRequest,
   HttpError,
@@ -7,6 +7,7 @@ import {
   loadSession,
   notFound,
   readBody,
+  validate,
 } from "@/lib/server/http";
 import { operationResponse } from "@/lib/server/operation-sse";
 import { getRuntime } from "@/lib/server/runtime";
@@ -16,25 +17,34 @@ export const runtime = "nodejs";
 
 type Context = { params: Promise<{ id: string }> };
 
-const VIEWS = ["full", "optimized"] as const;
+/**
+ * The query as its schema reads it: `type` from every `type` parameter, each split at commas;
+ * every other parameter as given, so the strict schema names an unknown one.
+ */
+function queryOf(params: URLSearchParams): Record<string, unknown> {
+  const query: Record<string, unknown> = {};
+  for (const name of new Set(params.keys())) {
+    query[name] =
+      name === "type" ? params.getAll(name).flatMap((value) => value.split(",")) : params.get(name);
+  }
+  return query;
+}
 
-/** ?branch=ID (default: the active branch) &view=full|optimized (default full). */
+/** ?branch=ID (default: the active branch) &view=full|optimized (default full) &type=T[,T…]. */
 export const GET = handle("GET /api/sessions/{id}/messages", async (request, context: Context) => {
   const { id } = await context.params;
+  const query = validate(MessagesQuerySchema, queryOf(new URL(request.url).searchParams));
   const session = await loadSession(await getRuntime(), id);
-  const query = new URL(request.url).searchParams;
-  const viewParam = query.get("view") ?? "full";
-  const view = VIEWS.find((v) => v === viewParam);
-  if (view === undefined) {
-    throw new HttpError(
-      badRequest([{ field: "view", message: `expected one of: ${VIEWS.join(", ")}` }]),
-    );
-  }
-  const branchId = query.get("branch") || session.activeBranchId;
+  const view = query.view;
+  const branchId = query.branch ?? session.activeBranchId;
   if (!session.branches.some((branch) => branch.id === branchId)) {
     throw new HttpError(notFound(`branch ${branchId} does not exist in session ${id}`));
   }
-  const result = session.messages({ branchId, view });
+  const result = session.messages({
+    branchId,
+    view,
+    ...(query.type !== undefined ? { types: query.type } : {}),
+  });
   const body: MessagesResponse = {
     branch_id: branchId,
     view: result.view,
