@@ -1,7 +1,10 @@
-import { readdirSync } from "node:fs";
+import { appendFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FixtureWorkspace, polyglotWorkspace } from "../../test/support/codebase-workspace.js";
+import { mcpConfigSources } from "../mcp/config.js";
+import { McpManager } from "../mcp/manager.js";
+import { recordingLogger } from "../testing/mcp-servers.js";
 import { createWriteFileTool } from "../tools/builtin/write-file.js";
 import { CodebaseIndex } from "./codebase-index.js";
 import { withIndexUpdates } from "./codebase-tools.js";
@@ -53,6 +56,36 @@ describe("CodebaseIndex", { timeout: 90_000 }, () => {
       "src/index.ts",
       "src/server/http-server.ts",
     ]);
+  });
+
+  it("sees outside edits while the MCP manager watches the workspace's config files (the app's start order)", async () => {
+    const ws = workspace();
+    // the server starts watching mcp_servers.json and .mcp.json (the workspace root) before any
+    // codebase tool runs; the index then subscribes to the same directory
+    const mcp = new McpManager({
+      sources: mcpConfigSources(ws.root, {}),
+      workspaceRoot: ws.root,
+      env: {},
+      logger: recordingLogger(),
+    });
+    await mcp.start();
+    await mcp.watch();
+    try {
+      const index = indexOf(ws);
+      await index.ready();
+      ws.write("src/fresh.ts", "export function outsideEditorHelper(): number {\n  return 1;\n}\n");
+      appendFileSync(
+        path.join(ws.root, "src/users.ts"),
+        "\nexport function appendedByAnEditor(): void {}\n",
+      );
+      const symbols = await index.ready();
+      expect(symbols.definitions("outsideEditorHelper")).toMatchObject([
+        { path: "src/fresh.ts", line: 1 },
+      ]);
+      expect(symbols.definitions("appendedByAnEditor")).toMatchObject([{ path: "src/users.ts" }]);
+    } finally {
+      await mcp.close();
+    }
   });
 
   it("picks up a new directory and a changed .gitignore", async () => {
