@@ -88,6 +88,36 @@ describe("CodebaseIndex", { timeout: 90_000 }, () => {
     }
   });
 
+  it("a watcher that cannot start (no inotify watches left): each call re-checks the tree", async () => {
+    const ws = workspace();
+    const errors: string[] = [];
+    const index = new CodebaseIndex({
+      workspaceRoot: ws.root,
+      storeDir: ws.dataDir,
+      // what inotify answers when max_user_watches is used up (cannot be caused safely here)
+      watcher: async () => ({
+        subscribe: async () => {
+          throw new Error("inotify_add_watch on '/ws/src' failed: No space left on device");
+        },
+      }),
+      onError: (err) => errors.push(err.message),
+    });
+    open.push({ index });
+    await index.ready();
+    expect(errors).toEqual([
+      expect.stringContaining("the file watcher could not start (inotify_add_watch"),
+    ]);
+    ws.write("src/fresh.ts", "export const unwatchedButFound = 1;\n");
+    appendFileSync(path.join(ws.root, "src/users.ts"), "\nexport class AppendedUnwatched {}\n");
+    const symbols = await index.ready();
+    expect(symbols.definitions("unwatchedButFound")).toMatchObject([{ path: "src/fresh.ts" }]);
+    expect(symbols.definitions("AppendedUnwatched")).toMatchObject([{ path: "src/users.ts" }]);
+    ws.remove("src/fresh.ts");
+    expect((await index.ready()).definitions("unwatchedButFound")).toEqual([]);
+    // no barrier directory was left behind
+    expect(readdirSync(ws.dataDir).filter((f) => f.startsWith("barrier-"))).toEqual([]);
+  });
+
   it("picks up a new directory and a changed .gitignore", async () => {
     const ws = workspace();
     const index = indexOf(ws);
