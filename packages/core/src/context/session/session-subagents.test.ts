@@ -217,6 +217,53 @@ describe("sub-agents in a session", () => {
     });
   });
 
+  it("a cancelled sub-agent's usage is added to the session's (issue #26)", async () => {
+    const h = setup((_request, childTurn, parentTurn) => {
+      if (childTurn === 0)
+        return {
+          blocks: [{ type: "toolCall", name: "echo", arguments: { text: "probe" } }],
+          usage: { input: 100, output: 10 },
+        };
+      if (childTurn === 1)
+        return {
+          blocks: [{ type: "toolCall", name: "write_note", arguments: { text: "x" } }],
+          usage: { input: 200, output: 20 },
+        };
+      if (parentTurn === 0)
+        return {
+          blocks: [{ type: "toolCall", name: "researcher", arguments: { task: "write" } }],
+          usage: { input: 10, output: 1 },
+        };
+      return { blocks: [{ type: "text", text: "never" }] };
+    });
+    const session = await h.manager.create({
+      config: { approval_policy: { type: "white_list", tools: ["researcher", "echo"] } },
+    });
+    // two child responses spent, then the child's write_note waits; the person interrupts
+    const { run, seen } = await runUntilAChildCallWaits(session);
+    await collect(session.interrupt());
+    for (let next = await run.next(); !next.done; next = await run.next()) seen.push(next.value);
+
+    const ended = seen.flatMap((e) =>
+      e.name === "subagent_update" && e.payload.kind === "ended" ? [e.payload] : [],
+    );
+    expect(ended).toMatchObject([{ status: "cancelled", usage: { input: 300, output: 30 } }]);
+    const result = session
+      .messages()
+      .messages.find(
+        (m) => m.body.message_type === "tool_result" && m.body.tool_name === "researcher",
+      );
+    expect(result?.body).toMatchObject({ status: "cancelled" });
+    expect(result?.meta).toMatchObject({
+      usage: { input: 300, output: 30 },
+      child_loop_id: ended[0]?.loop_id,
+      model: "scripted-model",
+    });
+    // the session's usage: the parent's one answer plus the child's two
+    const [summary] = await h.manager.list();
+    expect(summary?.usage).toMatchObject({ input: 310, output: 31 });
+  });
+
   it("interrupting the parent ends the child's model request at once", async () => {
     const h = setup((_request, childTurn, parentTurn) => {
       if (childTurn === 0)
