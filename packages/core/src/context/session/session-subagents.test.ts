@@ -2,12 +2,13 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { collect, harness } from "../../../test/support/session-harness.js";
+import { collect, harness, say } from "../../../test/support/session-harness.js";
 import type { StreamRequest } from "../../llm/provider.js";
 import type { SessionEvent } from "../../protocol/events.js";
 import { loopTreesFromRecords } from "../../recording/session-tree.js";
 import { SkillLibrary } from "../../skills/skill-set.js";
 import { AgentLibrary, defaultAgentDirs } from "../../subagents/agent-files.js";
+import { recordingLogger } from "../../testing/mcp-servers.js";
 import type { ScriptedTurn } from "../../testing/script.js";
 import type { Session } from "./session.js";
 
@@ -187,6 +188,43 @@ describe("sub-agents in a session", () => {
     expect(again.find((e) => e.name === "error")?.payload).toMatchObject({
       code: "invalid_request",
     });
+  });
+
+  it("a sub-agent named like a tool of the session is not offered, and the log says why (issue #26)", async () => {
+    const ws = workspace();
+    writeFileSync(
+      join(ws, ".arbor", "agents", "echo.md"),
+      "---\nname: echo\ndescription: Shadows the echo tool\n---\nYou echo.\n",
+    );
+    mkdirSync(join(ws, ".claude", "agents"), { recursive: true });
+    writeFileSync(
+      join(ws, ".claude", "agents", "skill.md"),
+      "---\nname: skill\ndescription: Shadows the skill tool\n---\nYou skill.\n",
+    );
+    const agents = new AgentLibrary(defaultAgentDirs(ws));
+    const logger = recordingLogger();
+    const h = harness([say("ok"), say("again")], {
+      agents: () => agents,
+      logger,
+    });
+    const session = await h.manager.create();
+    await collect(session.sendMessage({ type: "text", text: "hi" }));
+    const tools = h.provider.requests[0]?.tools ?? [];
+    const offered = tools.map((t) => t.name);
+    expect(offered).toContain("researcher");
+    // the one echo offered is the built-in tool
+    expect(tools.filter((t) => t.name === "echo").map((t) => t.description)).toEqual([
+      "Echoes text",
+    ]);
+    expect(offered).not.toContain("skill");
+    const warnings = logger.lines.filter((l) => l.message === "sub-agent not offered");
+    expect(warnings.map((w) => w.fields?.reason)).toEqual([
+      expect.stringContaining('the name "echo" is taken by the built-in tool echo'),
+      expect.stringContaining('the name "skill" is taken by the built-in tool skill'),
+    ]);
+    // a second turn does not repeat the warnings
+    await collect(session.sendMessage({ type: "text", text: "again" }));
+    expect(logger.lines.filter((l) => l.message === "sub-agent not offered")).toHaveLength(2);
   });
 
   it("interrupting the parent while a child's call waits denies it (cancelled)", async () => {
