@@ -302,7 +302,8 @@ describe("sub-agents over HTTP", () => {
     server.llm.enqueue({ blocks: [{ type: "text", text: "hello" }] });
     const id = await createAutoSession();
     expect(finalState(await sendText(id, "hi"))).toBe("Idle");
-    const offered = (server.llm.requests[0]?.body as { tools: Array<{ name: string }> }).tools;
+    const first = server.llm.requests[0]?.body as { tools?: Array<{ name: string }> } | undefined;
+    const offered = first?.tools ?? [];
     expect(offered.filter((t) => t.name === "bash")).toHaveLength(1);
     expect(offered.map((t) => t.name)).toContain("researcher");
     expect(server.logs.filter((l) => l.message === "sub-agent not offered")).toHaveLength(2);
