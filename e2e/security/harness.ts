@@ -55,6 +55,10 @@ export interface FakeTurn {
   blocks?: FakeBlock[];
   chunkDelayMs?: number;
   firstChunkDelayMs?: number;
+  /** characters per streamed text delta (default 16) */
+  chunkSize?: number;
+  /** the usage the response reports (default: from the text's length) */
+  usage?: { input?: number; output?: number };
 }
 
 /** A random secret with a recognisable prefix: any appearance of it is a leak. */

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -175,6 +175,36 @@ describe("codebase tools through a session", () => {
       ]),
     );
     expect(offered).not.toContain("write_file");
+  });
+});
+
+describe("the index after outside edits (issue #26)", () => {
+  it("a function appended by an editor and a new file written from outside are found by the next call", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "arbor-web-data-"));
+    server = await startTestServer({ ARBOR_DATA_DIR: dataDir });
+    const test = server;
+    writeWorkspace(test.workspace);
+    const find = (id: string, symbol: string) => ({
+      blocks: [{ type: "toolCall" as const, id, name: "find_definition", arguments: { symbol } }],
+    });
+    test.llm.enqueue(find("d1", "ShoppingCart"), { blocks: [{ type: "text", text: "indexed" }] });
+    const id = await session({ approval_policy: { type: "auto_approve_all" } });
+    expect(finalState(await sendText(id, "where is the cart?"))).toBe("Idle");
+    expect(toolResults(test, 1)[0]).toContain("src/cart.ts:1 class ShoppingCart");
+
+    // an editor (not Arbor's tools) appends a function and creates a file; the next calls come
+    // at once, with no pause for the watcher
+    appendFileSync(
+      join(test.workspace, "src/cart.ts"),
+      "\nexport function checkoutTotal(): number {\n  return 1;\n}\n",
+    );
+    writeFileSync(join(test.workspace, "src/coupon.ts"), "export class CouponCode {}\n");
+    test.llm.enqueue(find("d2", "checkoutTotal"), find("d3", "CouponCode"), {
+      blocks: [{ type: "text", text: "found" }],
+    });
+    expect(finalState(await sendText(id, "find them"))).toBe("Idle");
+    expect(toolResults(test, 3)[0]).toContain("src/cart.ts:7 function checkoutTotal");
+    expect(toolResults(test, 4)[0]).toContain("src/coupon.ts:1 class CouponCode");
   });
 });
 

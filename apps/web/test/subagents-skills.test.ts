@@ -275,6 +275,39 @@ describe("sub-agents over HTTP", () => {
     const anonymous = await agentsRoute.GET(new Request("http://localhost/api/agents"), params({}));
     expect(anonymous.status).toBe(401);
   });
+
+  it("an agent named like a tool (built-in, codebase) is listed as a problem naming the tool (issue #26)", async () => {
+    researcherFile();
+    write(".arbor/agents/bash.md", "---\nname: bash\ndescription: My shell helper\n---\nB\n");
+    write(".claude/agents/find.md", "---\nname: find_definition\ndescription: Finds\n---\nF\n");
+    const response = await agentsRoute.GET(jsonRequest("GET", "/api/agents"), params({}));
+    const listed = (await response.json()) as AgentsResponse;
+    expect(listed.agents.map((a) => a.name)).toEqual(["researcher"]);
+    expect(listed.problems).toEqual([
+      {
+        path: join(server.workspace, ".arbor/agents/bash.md"),
+        source: "arbor",
+        reason:
+          'the name "bash" is taken by the built-in tool bash, which keeps it: this sub-agent is not offered. Rename it (`name` in the front matter).',
+      },
+      {
+        path: join(server.workspace, ".claude/agents/find.md"),
+        source: "claude",
+        reason: expect.stringContaining(
+          'the name "find_definition" is taken by the built-in tool find_definition',
+        ),
+      },
+    ]);
+    // a session offers the built-in bash, once, and logs why the agent is not offered
+    server.llm.enqueue({ blocks: [{ type: "text", text: "hello" }] });
+    const id = await createAutoSession();
+    expect(finalState(await sendText(id, "hi"))).toBe("Idle");
+    const first = server.llm.requests[0]?.body as { tools?: Array<{ name: string }> } | undefined;
+    const offered = first?.tools ?? [];
+    expect(offered.filter((t) => t.name === "bash")).toHaveLength(1);
+    expect(offered.map((t) => t.name)).toContain("researcher");
+    expect(server.logs.filter((l) => l.message === "sub-agent not offered")).toHaveLength(2);
+  });
 });
 
 describe("skills over HTTP", () => {

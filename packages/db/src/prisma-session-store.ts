@@ -17,7 +17,7 @@ import {
 import type { Database, Tx } from "./database.js";
 import { classifyFailure } from "./failures.js";
 import { loadSessionRows } from "./load-session.js";
-import { branchRow, describeZodError, loopRow, parseJson } from "./rows.js";
+import { branchRow, CLIENT_METADATA_KEY, describeZodError, loopRow, parseJson } from "./rows.js";
 import { applyWrite, checkWriteShape } from "./write-session.js";
 import { applyWriteDirect, isDirectWrite } from "./write-session-direct.js";
 
@@ -50,6 +50,8 @@ function unavailable(error: unknown): StoreError {
 
 /** how a fold's step's meta JSON names its fold (see listSessions) */
 const FOLD_ID_KEY = '"fold_id":';
+/** the key client_metadata has in the meta JSON (rows.ts metaColumn) */
+const CLIENT_METADATA_JSON_KEY = `"${CLIENT_METADATA_KEY}":`;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -127,11 +129,18 @@ export class PrismaSessionStore implements SessionStore {
       });
       // a fold's steps (meta.fold_id, on no branch) are not the conversation's messages; meta is
       // the JSON of ContextMessage.meta, where `"fold_id":` can only be a key (a string value
-      // holding it has its quotes escaped): meta's own, or one a client chose for a message's
-      // client_metadata (stored in meta too), which then is not counted either
+      // holding it has its quotes escaped). A user message's client_metadata travels in meta too
+      // (rows.ts), and a client may name a key of its own fold_id: a row with client_metadata is
+      // a message the API stored, never a fold's step, so it is counted whatever its keys
       const counts = await tx.message.groupBy({
         by: ["sessionId"],
-        where: { OR: [{ meta: null }, { NOT: { meta: { contains: FOLD_ID_KEY } } }] },
+        where: {
+          OR: [
+            { meta: null },
+            { NOT: { meta: { contains: FOLD_ID_KEY } } },
+            { meta: { contains: CLIENT_METADATA_JSON_KEY } },
+          ],
+        },
         _count: { _all: true },
       });
       // SUM skips NULLs and is NULL when every value is: a session's cost stays unknown until

@@ -53,4 +53,20 @@ describe("SkillList / AgentList", () => {
     rerender(<AgentList agents={{ agents: [], problems: [] }} />);
     expect(screen.getByTestId("agents-empty")).toBeTruthy();
   });
+
+  it("shows an agent whose name a tool keeps among the files not used, with the reason", () => {
+    const reason =
+      'the name "bash" is taken by the built-in tool bash, which keeps it: this sub-agent is not offered. Rename it (`name` in the front matter).';
+    render(
+      <AgentList
+        agents={{
+          agents: [],
+          problems: [{ path: "/ws/.arbor/agents/bash.md", source: "arbor", reason }],
+        }}
+      />,
+    );
+    const list = screen.getByRole("list", { name: "Files not used" });
+    expect(list.textContent).toContain("/ws/.arbor/agents/bash.md");
+    expect(screen.getByTestId("agent-problem").textContent).toContain(reason);
+  });
 });

@@ -6,7 +6,7 @@ import { badgeClass } from "./styles.js";
 
 // The skills and sub-agents the workspace's sessions use (GET /api/skills, GET /api/agents), as
 // the settings show them: each by name with its description and where it was found, and every
-// malformed file with the reason it was skipped.
+// file that is not used (malformed, or an agent whose name another tool keeps) with the reason.
 
 type Problem = SkillsResponse["problems"][number];
 
@@ -19,7 +19,7 @@ const sourceLabel: Record<string, string> = {
 function Problems({ problems, testId }: { problems: readonly Problem[]; testId: string }) {
   if (problems.length === 0) return null;
   return (
-    <ul className="mt-1 flex flex-col gap-1" aria-label="Malformed files">
+    <ul className="mt-1 flex flex-col gap-1" aria-label="Files not used">
       {problems.map((p) => (
         <li
           key={p.path}

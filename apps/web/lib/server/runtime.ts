@@ -54,9 +54,11 @@ import {
   type TrustDefinitionView,
   toolEnvironment,
   toolEnvNames,
+  toolNameOwner,
   WorkspaceTrust,
   type WorkspaceTrustResponse,
   withCodebaseTools,
+  withoutShadowedAgents,
   withoutVariables,
 } from "@arbor/core";
 import type { Database, TokenBudgets } from "@arbor/db";
@@ -500,7 +502,15 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       return workspaceTrust();
     },
     listSkills: () => skillsResponse(skills.load()),
-    listAgents: () => agentsResponse(agents.load()),
+    // an agent named like a tool of the sessions (built-in, codebase, MCP, OpenAPI) is listed as
+    // a problem, not as offered: the tool keeps the name (session-extensions.ts toolNameOwner)
+    listAgents: () => {
+      const tools = new ToolRegistry(
+        withCodebaseTools(createDefaultTools({ workspaceRoot: workspace }), { index: codebase }),
+        [mcp, openapi],
+      );
+      return agentsResponse(withoutShadowedAgents(agents.load(), toolNameOwner(tools)));
+    },
     settings,
     foldingMcp,
     createSession: (request) =>

@@ -48,6 +48,12 @@ export interface LlmJudgeOptions {
   judgeConfig: AgentLoopConfig;
   /** default DEFAULT_JUDGE_SYSTEM_PROMPT */
   systemPrompt?: string;
+  /**
+   * The judge's loop id. A caller that keeps loop records across restarts (a session) numbers it
+   * from its store, as it numbers the candidates: the default counter is this process's and
+   * starts again at 1, so a judge after a restart would take an earlier judge's id.
+   */
+  loopId?: string;
 }
 
 /** REQ-201/207: the judge's material from the run's prompts and the branches' outcomes. */
@@ -210,7 +216,10 @@ export class LlmJudgeEvaluation implements EvaluationStrategy {
       ...(first?.agentId !== undefined ? { agentId: first.agentId } : {}),
       ...(sessionId !== "" ? { sessionId } : {}),
       ...(sessionId !== ""
-        ? { loopId: nextBareLoopId(sessionId, effectiveConfigId(judgeConfig)) }
+        ? {
+            loopId:
+              this.#options.loopId ?? nextBareLoopId(sessionId, effectiveConfigId(judgeConfig)),
+          }
         : {}),
     };
     if (!compaction.fits) {

@@ -5,6 +5,7 @@ import type { ModelConfig, ThinkingLevel } from "../model/llm-config.js";
 import {
   type AgentMessage,
   type AssistantMessage,
+  combineUsage,
   emptyUsage,
   messageText,
   type Usage,
@@ -269,6 +270,7 @@ export class SubAgentTool implements AgentTool<typeof SubAgentParams, SubAgentDe
     const agent = this.name;
     let loopId = context.loopId ?? "";
     let usage = emptyUsage();
+    let spent = emptyUsage();
     let turns = 0;
     const gate = o.approveToolCalls;
     if (gate !== undefined) {
@@ -302,6 +304,14 @@ export class SubAgentTool implements AgentTool<typeof SubAgentParams, SubAgentDe
             break;
           case "progressMessage":
             ctx.onProgress(`${event.toolName}: ${event.text}`);
+            break;
+          case "messageEnd":
+            // a running total: a cancelled call keeps it (tool-execution.ts), so the session
+            // counts the child's responses even when the call ends without its result
+            if (event.message.role === "assistant") {
+              spent = combineUsage(spent, event.message.usage);
+              ctx.onUsage?.({ usage: spent, model: config.model.model, childLoopId: loopId });
+            }
             break;
           case "turnEnd":
             turns = event.turn + 1;
@@ -345,6 +355,7 @@ export class SubAgentTool implements AgentTool<typeof SubAgentParams, SubAgentDe
       },
       childLoopId: loopId,
       usage,
+      model: config.model.model,
     };
   }
 }

@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import { z } from "zod";
 import { childAbortController } from "../model/cancellation.js";
 import type { AgentMessage, ToolCallContent, ToolResultMessage } from "../model/llm-messages.js";
-import { type AnyAgentTool, ToolError, type ToolResult } from "../tools/tool.js";
+import { type AnyAgentTool, type SpentUsage, ToolError, type ToolResult } from "../tools/tool.js";
 import { type AgentEventSink, pushAfter, type SinkWait } from "./event-sink.js";
 import { callHook, callSyncHook, errorText } from "./hook-calls.js";
 import type { AgentHooks, Logger, ToolExecutionStrategy } from "./types.js";
@@ -135,14 +135,19 @@ export async function executeSingleTool(
     result = textResult(proceed === false ? BLOCKED_BY_HOOK : proceed.block);
     isError = true;
   } else {
+    // what the tool reported spending as it ran: kept when the call ends without its own result
+    let spent: SpentUsage | undefined;
     try {
-      result = await runTool(call, env);
+      result = await runTool(call, env, (report) => {
+        spent = report;
+      });
       result = await withFeedback(call, result, env);
     } catch (error) {
       // ToolError kinds and plain errors alike become readable error results (REQ-078–080)
       result = textResult(errorText(error));
       isError = true;
       cancelled = error instanceof ToolError && error.kind === "cancelled";
+      if (spent !== undefined) result = withSpent(result, spent);
     }
   }
   const message = await finishToolCall(call, result, isError, env);
@@ -171,7 +176,11 @@ async function withFeedback(
   return { ...result, content: [...result.content, { type: "text", text: feedback }] };
 }
 
-async function runTool(call: ToolCallContent, env: ToolExecutionEnv): Promise<ToolResult> {
+async function runTool(
+  call: ToolCallContent,
+  env: ToolExecutionEnv,
+  onUsage: (spent: SpentUsage) => void,
+): Promise<ToolResult> {
   const tool = env.tools.find((t) => t.name === call.name);
   if (tool === undefined) throw ToolError.notFound(call.name);
   const parsed = tool.parameters.safeParse(call.arguments);
@@ -218,6 +227,9 @@ async function runTool(call: ToolCallContent, env: ToolExecutionEnv): Promise<To
           () => hooks.afterToolExecutionUpdate?.(update),
           undefined,
         );
+      },
+      onUsage: (spent) => {
+        if (running) onUsage(spent);
       },
       onProgress: (text) => {
         if (!running) return;
@@ -283,6 +295,7 @@ async function finishToolCall(
   if (result.details !== undefined) message.details = result.details;
   if (result.childLoopId !== undefined) message.childLoopId = result.childLoopId;
   if (result.usage !== undefined) message.usage = result.usage;
+  if (result.model !== undefined) message.model = result.model;
   return message;
 }
 
@@ -295,6 +308,16 @@ async function afterTool(message: ToolResultMessage, env: ToolExecutionEnv): Pro
   );
   await env.sink.push({ type: "messageStart", loopId: env.loopId, message });
   await env.sink.push({ type: "messageEnd", loopId: env.loopId, message });
+}
+
+/** An error result that keeps what the call spent (a cancelled sub-agent's child loop). */
+function withSpent(result: ToolResult, spent: SpentUsage): ToolResult {
+  return {
+    ...result,
+    usage: spent.usage,
+    ...(spent.model !== undefined ? { model: spent.model } : {}),
+    ...(spent.childLoopId !== undefined ? { childLoopId: spent.childLoopId } : {}),
+  };
 }
 
 function textResult(text: string): ToolResult {

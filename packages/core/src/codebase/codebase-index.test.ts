@@ -1,7 +1,10 @@
-import { readdirSync } from "node:fs";
+import { appendFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FixtureWorkspace, polyglotWorkspace } from "../../test/support/codebase-workspace.js";
+import { mcpConfigSources } from "../mcp/config.js";
+import { McpManager } from "../mcp/manager.js";
+import { recordingLogger } from "../testing/mcp-servers.js";
 import { createWriteFileTool } from "../tools/builtin/write-file.js";
 import { CodebaseIndex } from "./codebase-index.js";
 import { withIndexUpdates } from "./codebase-tools.js";
@@ -53,6 +56,66 @@ describe("CodebaseIndex", { timeout: 90_000 }, () => {
       "src/index.ts",
       "src/server/http-server.ts",
     ]);
+  });
+
+  it("sees outside edits while the MCP manager watches the workspace's config files (the app's start order)", async () => {
+    const ws = workspace();
+    // the server starts watching mcp_servers.json and .mcp.json (the workspace root) before any
+    // codebase tool runs; the index then subscribes to the same directory
+    const mcp = new McpManager({
+      sources: mcpConfigSources(ws.root, {}),
+      workspaceRoot: ws.root,
+      env: {},
+      logger: recordingLogger(),
+    });
+    await mcp.start();
+    await mcp.watch();
+    try {
+      const index = indexOf(ws);
+      await index.ready();
+      ws.write("src/fresh.ts", "export function outsideEditorHelper(): number {\n  return 1;\n}\n");
+      appendFileSync(
+        path.join(ws.root, "src/users.ts"),
+        "\nexport function appendedByAnEditor(): void {}\n",
+      );
+      const symbols = await index.ready();
+      expect(symbols.definitions("outsideEditorHelper")).toMatchObject([
+        { path: "src/fresh.ts", line: 1 },
+      ]);
+      expect(symbols.definitions("appendedByAnEditor")).toMatchObject([{ path: "src/users.ts" }]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("a watcher that cannot start (no inotify watches left): each call re-checks the tree", async () => {
+    const ws = workspace();
+    const errors: string[] = [];
+    const index = new CodebaseIndex({
+      workspaceRoot: ws.root,
+      storeDir: ws.dataDir,
+      // what inotify answers when max_user_watches is used up (cannot be caused safely here)
+      watcher: async () => ({
+        subscribe: async () => {
+          throw new Error("inotify_add_watch on '/ws/src' failed: No space left on device");
+        },
+      }),
+      onError: (err) => errors.push(err.message),
+    });
+    open.push({ index });
+    await index.ready();
+    expect(errors).toEqual([
+      expect.stringContaining("the file watcher could not start (inotify_add_watch"),
+    ]);
+    ws.write("src/fresh.ts", "export const unwatchedButFound = 1;\n");
+    appendFileSync(path.join(ws.root, "src/users.ts"), "\nexport class AppendedUnwatched {}\n");
+    const symbols = await index.ready();
+    expect(symbols.definitions("unwatchedButFound")).toMatchObject([{ path: "src/fresh.ts" }]);
+    expect(symbols.definitions("AppendedUnwatched")).toMatchObject([{ path: "src/users.ts" }]);
+    ws.remove("src/fresh.ts");
+    expect((await index.ready()).definitions("unwatchedButFound")).toEqual([]);
+    // no barrier directory was left behind
+    expect(readdirSync(ws.dataDir).filter((f) => f.startsWith("barrier-"))).toEqual([]);
   });
 
   it("picks up a new directory and a changed .gitignore", async () => {

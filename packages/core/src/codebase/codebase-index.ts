@@ -19,6 +19,14 @@ import { type IndexRunner, WorkerRunner } from "./worker-client.js";
 //   change made before the call (a barrier file in a private directory: watcher events arrive in
 //   order, so once the barrier's event is in, earlier workspace events are too), then waits until
 //   every queued path is applied. No tool answers from an index older than its call.
+// Where the watcher cannot vouch for that, the next call re-checks the whole tree (a rescan: sizes
+// and mtimes, re-reading what moved) before it answers: when the watcher cannot start (no inotify
+// watches left), reports an error (events may be lost), or does not deliver the barrier in time.
+//
+// One @parcel/watcher subscription per directory in a process: parcel shares the tree it read
+// between subscriptions of one path, so another subscription of the workspace root that ignores
+// its subdirectories blinds this one to everything below the root (issue #26: the MCP config
+// watch did; it now uses fs.watch).
 
 export interface CodebaseIndexOptions {
   workspaceRoot: string;
@@ -28,6 +36,8 @@ export interface CodebaseIndexOptions {
   watch?: boolean;
   /** default: a worker thread */
   runner?: IndexRunner;
+  /** the watcher module (default @parcel/watcher; tests pass one that fails) */
+  watcher?: () => Promise<Pick<Watcher, "subscribe">>;
   indexer?: IndexerOptions;
   /** called when background indexing fails (the index keeps its last good state) */
   onError?: (err: Error) => void;
@@ -58,6 +68,8 @@ export class CodebaseIndex {
   private barrierSeq = 0;
   private readonly barrierWaiters = new Map<number, () => void>();
   private closed = false;
+  /** the watcher could not start: every call rescans (see the header) */
+  private unwatched = false;
   private lastStart: IndexStatus | undefined;
 
   constructor(private readonly options: CodebaseIndexOptions) {
@@ -81,7 +93,20 @@ export class CodebaseIndex {
   private async open(): Promise<void> {
     const began = performance.now();
     // subscribe before the scan: a change made during the scan is queued, not lost
-    if (this.options.watch !== false) await this.subscribe();
+    if (this.options.watch !== false) {
+      try {
+        await this.subscribe();
+      } catch (err) {
+        await this.unsubscribe();
+        this.unwatched = true;
+        const reason = err instanceof Error ? err.message : String(err);
+        this.options.onError?.(
+          new Error(
+            `the file watcher could not start (${reason}); each codebase call re-checks the workspace`,
+          ),
+        );
+      }
+    }
     // both asked at once: the worker walks the tree for the rescan while this thread applies the
     // stored records
     // the refused directories (Arbor's data directory) go to the worker, which cannot see them
@@ -125,7 +150,7 @@ export class CodebaseIndex {
   }
 
   private async subscribe(): Promise<void> {
-    const watcher: Watcher = await import("@parcel/watcher");
+    const watcher = await (this.options.watcher?.() ?? import("@parcel/watcher"));
     const base = this.options.storeDir ?? tmpdir();
     mkdirSync(base, { recursive: true, mode: PRIVATE_DIR_MODE });
     // the barrier directory is subscribed first: its callback then runs before the workspace's in
@@ -151,6 +176,8 @@ export class CodebaseIndex {
         this.root,
         (err, events) => {
           if (err !== null) {
+            // events may have been lost (an inotify queue overflow): the next call rescans
+            this.rescanWanted = true;
             this.options.onError?.(err);
             return;
           }
@@ -211,8 +238,8 @@ export class CodebaseIndex {
 
   /**
    * Resolves once the watcher has reported every change made before this call. A watcher that
-   * stops reporting must not hang every tool call: after BARRIER_TIMEOUT_MS the call goes on with
-   * what is indexed, and onError says so.
+   * stops reporting must not hang every tool call: after BARRIER_TIMEOUT_MS the call rescans the
+   * tree instead, and onError says so.
    */
   private barrier(): Promise<void> {
     const dir = this.barrierDir;
@@ -221,6 +248,8 @@ export class CodebaseIndex {
     const reached = new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         this.barrierWaiters.delete(seq);
+        // the watcher cannot vouch for the tree: this call re-checks it
+        this.rescanWanted = true;
         this.options.onError?.(new Error("the file watcher did not report within 5 s"));
         resolve();
       }, BARRIER_TIMEOUT_MS);
@@ -240,20 +269,26 @@ export class CodebaseIndex {
    */
   async ready(): Promise<SymbolIndex> {
     await this.start();
-    await this.barrier();
+    if (this.unwatched) this.rescanWanted = true;
+    else await this.barrier();
     while (this.draining !== undefined || this.dirty.size > 0 || this.rescanWanted) {
       await this.drain();
     }
     return this.symbols;
   }
 
+  private async unsubscribe(): Promise<void> {
+    await Promise.all(this.subscriptions.map((s) => s.unsubscribe().catch(() => undefined)));
+    this.subscriptions = [];
+    if (this.barrierDir !== undefined) rmSync(this.barrierDir, { recursive: true, force: true });
+    this.barrierDir = undefined;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const resolve of this.barrierWaiters.values()) resolve();
     this.barrierWaiters.clear();
-    await Promise.all(this.subscriptions.map((s) => s.unsubscribe().catch(() => undefined)));
-    this.subscriptions = [];
-    if (this.barrierDir !== undefined) rmSync(this.barrierDir, { recursive: true, force: true });
+    await this.unsubscribe();
     await this.draining?.catch(() => undefined);
     await this.runner.close();
   }

@@ -1,5 +1,5 @@
-import { readdir } from "node:fs/promises";
-import { basename, dirname } from "node:path";
+import { type FSWatcher, watch } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../agent/types.js";
@@ -260,37 +260,38 @@ export class McpManager implements ToolSource {
     return this.#connections.get(name);
   }
 
-  /** Watches the config files and reloads on change (debounced); returns when watching. */
+  /**
+   * Watches the config files and reloads on change (debounced); returns when watching.
+   *
+   * Each file's own directory is watched with node's fs.watch, not recursively and not with
+   * @parcel/watcher: parcel shares the directory tree it read between all subscriptions of one
+   * path in a process, so a subscription of the workspace root that ignores its subdirectories
+   * (all this needs) would blind the codebase index's recursive one to every file below the root
+   * (issue #26).
+   */
   async watch(): Promise<void> {
     if (this.#unwatch !== undefined || this.#closed) return;
-    const { subscribe } = await import("@parcel/watcher");
     const paths = this.sources.map((s) => s.path);
     const dirs = [...new Set(paths.map((p) => dirname(p)))];
     let timer: NodeJS.Timeout | undefined;
-    const unsubscribes: Array<() => Promise<void>> = [];
+    const watchers: FSWatcher[] = [];
     for (const dir of dirs) {
       const files = new Set(paths.filter((p) => dirname(p) === dir).map((p) => basename(p)));
       try {
-        const subscription = await subscribe(
-          dir,
-          (error, events) => {
-            if (error) {
-              this.#options.logger.warn("mcp config watch error", { error: error.message });
-              return;
-            }
-            const hit = events.find((e) => files.has(basename(e.path)) && dirname(e.path) === dir);
-            if (hit === undefined) return;
-            if (timer !== undefined) clearTimeout(timer);
-            timer = setTimeout(() => {
-              this.#options.logger.info("mcp config changed; reloading", { file: hit.path });
-              void this.reload();
-            }, 150);
-          },
-          // only the files' own directory: @parcel/watcher watches recursively, and the workspace
-          // may be a large tree (its directories now, and anything below a new one, are ignored)
-          { ignore: ["*/**", ...(await subdirectories(dir))] },
+        const watcher = watch(dir, { persistent: false }, (_event, filename) => {
+          // no name (some platforms): any change may be the file's
+          if (filename !== null && !files.has(basename(filename))) return;
+          const file = filename !== null ? join(dir, filename) : dir;
+          if (timer !== undefined) clearTimeout(timer);
+          timer = setTimeout(() => {
+            this.#options.logger.info("mcp config changed; reloading", { file });
+            void this.reload();
+          }, 150);
+        });
+        watcher.on("error", (error) =>
+          this.#options.logger.warn("mcp config watch error", { dir, error: error.message }),
         );
-        unsubscribes.push(() => subscription.unsubscribe());
+        watchers.push(watcher);
       } catch (error) {
         this.#options.logger.warn("mcp config not watched", {
           dir,
@@ -300,7 +301,7 @@ export class McpManager implements ToolSource {
     }
     this.#unwatch = async () => {
       if (timer !== undefined) clearTimeout(timer);
-      await Promise.all(unsubscribes.map((u) => u()));
+      for (const watcher of watchers) watcher.close();
     };
   }
 
@@ -585,15 +586,6 @@ export function isMcpLookupError(error: unknown): error is McpLookupError {
     error.name === "McpLookupError" &&
     typeof (error as { field?: unknown }).field === "string"
   );
-}
-
-async function subdirectories(dir: string): Promise<string[]> {
-  try {
-    const entries = await readdir(dir, { withFileTypes: true });
-    return entries.filter((e) => e.isDirectory()).map((e) => e.name.replace(/[*?[\]{}!]/g, "\\$&"));
-  } catch {
-    return [];
-  }
 }
 
 function matchesTemplate(template: string, uri: string): boolean {

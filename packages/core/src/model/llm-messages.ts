@@ -108,6 +108,8 @@ export const ToolResultMessageSchema = z.object({
   childLoopId: z.string().optional(),
   /** model usage the tool spent itself (a sub-agent's child loop); never sent to the model */
   usage: UsageSchema.optional(),
+  /** the model that spent `usage` (prices it) */
+  model: z.string().optional(),
   /** the call was cancelled (interrupt, timeout, shutdown) rather than failing on its own */
   cancelled: z.boolean().optional(),
 });

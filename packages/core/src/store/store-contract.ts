@@ -191,6 +191,31 @@ export function describeSessionStoreContract(
         expect(listed?.usage.totalTokens).toBe(30);
       }));
 
+    it("counts a user message whose client_metadata has a key named fold_id (issue #26)", () =>
+      withStore(async (store) => {
+        const { session, branch } = sampleSession("tagged");
+        await store.createSession(session, branch);
+        await store.write("tagged", {
+          messages: [
+            // a client's own tags: not a fold's step, whatever their names
+            {
+              ...textMessage("tagged", "q1"),
+              client_metadata: { fold_id: "my-folder-7", nested: { fold_id: 1 } },
+            },
+            {
+              ...textMessage("tagged", "q2", "with meta", { meta: { loop_id: "l.1" } }),
+              client_metadata: { fold_id: "x" },
+            },
+            textMessage("tagged", "a1", "answer", { role: "assistant" }),
+            // a real fold step beside them is still left out
+            textMessage("tagged", "f1", "fold prompt", { meta: { fold_id: "fold-1" } }),
+          ],
+          branch_appends: [{ branch_id: branch.id, message_ids: ["q1", "q2", "a1"] }],
+        });
+        const [listed] = await store.listSessions();
+        expect(listed).toMatchObject({ id: "tagged", message_count: 3 });
+      }));
+
     it("sums the known costs of assistant messages; no known cost leaves cost_usd out", () =>
       withStore(async (store) => {
         for (const id of ["priced", "unpriced"]) {

@@ -175,6 +175,35 @@ export function loadAgentDefinitions(
 }
 
 /**
+ * The definitions without the agents whose name another tool of the session already has: a
+ * sub-agent is a tool, and the registry gives a name to the tool listed first (built-ins, MCP
+ * and OpenAPI tools, the skill tool), so such an agent could never be called. Each one becomes a
+ * problem naming the tool it clashes with, so the listing (GET /api/agents, the settings) says why
+ * it is not offered instead of dropping it silently. `ownerOf` describes what has a name
+ * ("the built-in tool", …), or undefined when the name is free.
+ */
+export function withoutShadowedAgents(
+  definitions: AgentDefinitions,
+  ownerOf: (name: string) => string | undefined,
+): AgentDefinitions {
+  const agents: AgentDefinition[] = [];
+  const problems = [...definitions.problems];
+  for (const agent of definitions.agents) {
+    const owner = ownerOf(agent.name);
+    if (owner === undefined) {
+      agents.push(agent);
+      continue;
+    }
+    problems.push({
+      path: agent.path,
+      source: agent.source,
+      reason: `the name "${agent.name}" is taken by ${owner}, which keeps it: this sub-agent is not offered. Rename it (\`name\` in the front matter).`,
+    });
+  }
+  return { agents, problems };
+}
+
+/**
  * The agent files of some directories, re-read when asked (a listing per directory, a file read
  * only when its mtime or size changed). `version()` grows whenever the definitions change.
  */

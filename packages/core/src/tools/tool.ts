@@ -14,6 +14,20 @@ export interface ToolResult<TDetails = unknown> {
    * usage (it is stored on the tool_result row). Absent for tools that call no model.
    */
   usage?: Usage;
+  /** the model that spent `usage` (prices it); default `details.model` */
+  model?: string;
+}
+
+/**
+ * Model usage a running tool has spent so far (a sub-agent's child loop): a running total, each
+ * report replacing the last.
+ */
+export interface SpentUsage {
+  usage: Usage;
+  /** the model that spent it (prices it) */
+  model?: string;
+  /** the child loop that spent it */
+  childLoopId?: string;
 }
 
 export type ToolErrorKind = "failed" | "notFound" | "invalidArgs" | "cancelled";
@@ -65,6 +79,12 @@ export interface ToolContext {
   onUpdate: (partial: ToolResult) => void;
   /** REQ-143: emits ProgressMessage */
   onProgress: (text: string) => void;
+  /**
+   * A tool that spends model usage itself reports its running total here as it goes. A call that
+   * is cancelled or fails keeps the last report on its result (so a session still counts what the
+   * call spent); a call that ends normally states its total on its result (ToolResult.usage).
+   */
+  onUsage?: (spent: SpentUsage) => void;
 }
 
 /**

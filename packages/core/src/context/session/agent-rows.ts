@@ -163,7 +163,7 @@ function toolMeta(result: ToolResultMessage, loopId: string): ContextMessage["me
   if (result.usage === undefined) return meta;
   meta.usage = result.usage;
   if (result.childLoopId !== undefined) meta.child_loop_id = result.childLoopId;
-  const model = (result.details as { model?: unknown } | undefined)?.model;
+  const model = result.model ?? (result.details as { model?: unknown } | undefined)?.model;
   if (typeof model === "string") {
     meta.model = model;
     const cost = costOfUsage(result.usage, model);

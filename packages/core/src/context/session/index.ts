@@ -18,6 +18,7 @@ export type { RunStop } from "./run-context.js";
 export type { RunResult } from "./run-driver.js";
 export * from "./session.js";
 export type { SessionDeps } from "./session-deps.js";
+export { toolNameOwner } from "./session-extensions.js";
 export * from "./session-manager.js";
 export { parseStoredEvent } from "./stored-events.js";
 export { OperationRejected, StorageFailure } from "./stored-session.js";

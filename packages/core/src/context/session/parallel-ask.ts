@@ -12,7 +12,13 @@ import { isPlanTool } from "../plan-act.js";
 import { DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
 import { childContext } from "./loop-context.js";
 import { type ParallelAskResult, storeAnswers } from "./parallel-answers.js";
-import { labelOf, modelFor, parallelRequestProblem, strategyFor } from "./parallel-config.js";
+import {
+  judgeConfigOf,
+  labelOf,
+  modelFor,
+  parallelRequestProblem,
+  strategyFor,
+} from "./parallel-config.js";
 import { notFoundText } from "./run-driver.js";
 import { processMessage } from "./send-message.js";
 import { currentView } from "./session-optimization.js";
@@ -185,12 +191,21 @@ export async function askParallelOp(
     return verdicts;
   };
 
-  // loop ids numbered from the store (as RunDriver does): same-config candidates get the next ones
+  // loop ids numbered from the store (as RunDriver does): same-config candidates get the next ones;
+  // the judge's too, so a judge after a restart or on another instance never takes an earlier
+  // judge's id (and overwrites its loop record)
   const loopIds: string[] = [];
   const taken = new Map<string, number>();
+  let judgeLoopId: string | undefined;
   try {
     const configIds = configs.map((config) => effectiveConfigId(config));
-    const distinct = [...new Set(configIds)];
+    const judgeConfigId =
+      request.judge.strategy === "llm_judge"
+        ? effectiveConfigId(judgeConfigOf(core, request.judge, base))
+        : undefined;
+    const distinct = [
+      ...new Set(judgeConfigId === undefined ? configIds : [...configIds, judgeConfigId]),
+    ];
     const numbers = await Promise.all(
       distinct.map((configId) => deps.store.nextLoopNumber(core.id, configId)),
     );
@@ -200,11 +215,14 @@ export async function askParallelOp(
       loopIds.push(loopIdOf(core.id, configId, next));
       taken.set(configId, next + 1);
     }
+    if (judgeConfigId !== undefined) {
+      judgeLoopId = loopIdOf(core.id, judgeConfigId, taken.get(judgeConfigId) ?? 1);
+    }
   } catch (error) {
     throw new StorageFailure(error);
   }
   const candidateOf = new Map(loopIds.map((id, i) => [id, i]));
-  const strategy = strategyFor(core, request.judge, base);
+  const strategy = strategyFor(core, request.judge, base, judgeLoopId);
 
   const moves: ContextState[] = [
     { type: "PreparingLLMRequest" },
@@ -239,14 +257,12 @@ export async function askParallelOp(
   );
 
   let streaming = false;
-  let judgeLoopId: string | undefined;
   let judgeText: string | undefined;
   const sink = {
     push: (event: AgentEvent): Promise<void> | undefined => {
       deps.recorder?.onEvent(event);
       const candidate = "loopId" in event ? candidateOf.get(event.loopId) : undefined;
       if (candidate === undefined) {
-        if (event.type === "agentStart" && event.loopId !== groupId) judgeLoopId = event.loopId;
         if (event.type === "agentEnd" && event.loopId === judgeLoopId) {
           judgeText = finalText(event.messages);
         }

@@ -62,10 +62,31 @@ export function labelOf(candidate: ParallelCandidate, index: number): string {
   return candidate.label ?? `Candidate ${index + 1}`;
 }
 
+/** The llm_judge's loop config (its own config id: the judge never takes a candidate's number). */
+export function judgeConfigOf(
+  core: StoredSession,
+  judge: ParallelJudge,
+  loop: Omit<AgentLoopConfig, "model">,
+): AgentLoopConfig {
+  const model = modelFor(core, judge.model);
+  return {
+    ...loop,
+    model,
+    thinkingLevel: "off",
+    configId: `judge-${effectiveConfigId({ ...loop, model, thinkingLevel: "off" })}`,
+    executionLimits: null,
+  };
+}
+
+/**
+ * The request's strategy. `judgeLoopId` is the llm_judge's loop id, numbered from the store with
+ * the candidates' (parallel-ask.ts), so a restart or another instance never reuses it.
+ */
 export function strategyFor(
   core: StoredSession,
   judge: ParallelJudge,
   loop: Omit<AgentLoopConfig, "model">,
+  judgeLoopId?: string,
 ): EvaluationStrategy {
   const name: ParallelStrategyName = judge.strategy;
   switch (name) {
@@ -75,20 +96,12 @@ export function strategyFor(
       return new TokenEfficientEvaluation();
     case "elaborate":
       return new ElaborateEvaluation();
-    case "llm_judge": {
-      const model = modelFor(core, judge.model);
+    case "llm_judge":
       return new LlmJudgeEvaluation({
-        judgeConfig: {
-          ...loop,
-          model,
-          thinkingLevel: "off",
-          // its own config id: the judge's loop id never takes a candidate's number
-          configId: `judge-${effectiveConfigId({ ...loop, model, thinkingLevel: "off" })}`,
-          executionLimits: null,
-        },
+        judgeConfig: judgeConfigOf(core, judge, loop),
         ...(judge.system_prompt !== undefined ? { systemPrompt: judge.system_prompt } : {}),
+        ...(judgeLoopId !== undefined ? { loopId: judgeLoopId } : {}),
       });
-    }
     default:
       return name satisfies never;
   }

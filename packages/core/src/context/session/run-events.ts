@@ -163,7 +163,8 @@ function subAgentEvent(
           kind: "ended",
           status: "cancelled",
           turns: 0,
-          usage: emptyUsage(),
+          // what the child spent before the cut (the call's onUsage reports, tool-execution.ts)
+          usage: event.result.usage ?? emptyUsage(),
         };
       }
       run.subAgentLoops.delete(event.toolCallId);

@@ -92,3 +92,66 @@ describe("loop ids that survive restarts", () => {
     expect(session.state.type).toBe("Failed");
   });
 });
+
+describe("the ask-N-ways judge's loop id", () => {
+  // the judge answers "1"; each candidate answers its own text
+  const judged = (request: { body: unknown }) =>
+    JSON.stringify(request.body).includes("impartial judge")
+      ? say("1. The clearest.")
+      : say("four");
+  const askTwoWays = {
+    payload: { type: "text" as const, text: "What is 2+2?" },
+    candidates: [{ label: "A" }, { label: "B" }],
+    judge: { strategy: "llm_judge" as const },
+  };
+
+  it("a judge after a restart (another process, one store) keeps the earlier judge's loop record", async () => {
+    const store = new InMemorySessionStore();
+    const h = harness(judged, { store });
+    const session = await h.manager.create();
+    const judgeId = `${session.id}.judge-mock.scripted-model`;
+    // what an earlier process (or another instance) stored: its judge's loop; this process's
+    // counters never saw it
+    const earlier = {
+      sessionId: session.id,
+      agentId: "arbor",
+      status: "completed" as const,
+      startedAt: 1,
+      usage: emptyUsage(),
+      turns: 1,
+      messages: [],
+      childLoopIds: [],
+      childLoopRefs: [],
+    };
+    await store.upsertLoop({ ...earlier, loopId: `${judgeId}.1` });
+    await store.upsertLoop({ ...earlier, loopId: `${judgeId}.2` });
+    const events = await collect(session.askParallel({ session_id: session.id, ...askTwoWays }));
+    expect(errors(events)).toEqual([]);
+
+    const judges = (await store.listLoops(session.id)).filter((l) => l.loopId.startsWith(judgeId));
+    expect(judges.map((l) => [l.loopId, l.startedAt])).toEqual([
+      [`${judgeId}.1`, 1],
+      [`${judgeId}.2`, 1],
+      [`${judgeId}.3`, expect.any(Number)],
+    ]);
+    expect(judges[2]?.startedAt).toBeGreaterThan(1);
+    expect(judges[2]?.messages.length).toBeGreaterThan(0);
+  });
+
+  it("two sessions of one process number their judges each from their own records", async () => {
+    const store = new InMemorySessionStore();
+    const h = harness(judged, { store });
+    const a = await h.manager.create();
+    const b = await h.manager.create();
+    await collect(a.askParallel({ session_id: a.id, ...askTwoWays }));
+    await collect(b.askParallel({ session_id: b.id, ...askTwoWays }));
+    await collect(a.askParallel({ session_id: a.id, ...askTwoWays }));
+    const judgeIds = async (id: string) =>
+      (await store.listLoops(id)).map((l) => l.loopId).filter((l) => l.includes("judge"));
+    expect(await judgeIds(a.id)).toEqual([
+      expect.stringMatching(/\.1$/),
+      expect.stringMatching(/\.2$/),
+    ]);
+    expect(await judgeIds(b.id)).toEqual([expect.stringMatching(/\.1$/)]);
+  });
+});

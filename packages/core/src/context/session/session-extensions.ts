@@ -7,11 +7,11 @@ import type { PersonRef } from "../../model/person.js";
 import type { SessionConfig } from "../../model/session-config.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import { createSkillTool, SKILL_TOOL } from "../../skills/skill-tool.js";
-import type { AgentDefinition } from "../../subagents/agent-files.js";
+import { type AgentDefinition, withoutShadowedAgents } from "../../subagents/agent-files.js";
 import { agentTool } from "../../subagents/agent-tools.js";
 import type { ToolRegistry, ToolSource } from "../../tools/registry.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
-import { isPlanTool, toolsForMode } from "../plan-act.js";
+import { ASK_QUESTION, isPlanTool, PRESENT_PLAN, toolsForMode } from "../plan-act.js";
 import { DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
 import { subAgentHookCalls } from "./command-hook-calls.js";
 import { childContext } from "./loop-context.js";
@@ -68,20 +68,68 @@ export function extendedRegistry(core: ExtendedSession, base: ToolRegistry): Too
   const agents = core.deps.agents(core.config);
   if (agents !== undefined) {
     const cache = new Map<AgentDefinition, SubAgentTool>();
+    const ownerOf = toolNameOwner(base);
+    let warned = "";
     sources.push({
-      tools: () =>
-        agents.current().agents.map((definition) => {
+      tools: () => {
+        // an agent named like a tool listed before it could never be called: not offered, and
+        // said so (here in the log; GET /api/agents lists it as a problem)
+        const offered = withoutShadowedAgents(agents.current(), ownerOf);
+        const shadowed = offered.problems.slice(agents.current().problems.length);
+        const signature = shadowed.map((p) => p.path).join("\n");
+        if (signature !== warned) {
+          warned = signature;
+          for (const problem of shadowed) {
+            core.deps.logger.warn("sub-agent not offered", {
+              session: core.id,
+              path: problem.path,
+              reason: problem.reason,
+            });
+          }
+        }
+        return offered.agents.map((definition) => {
           let tool = cache.get(definition);
           if (tool === undefined) {
             tool = agentTool(definition, subAgentHost(core, definition.name));
             cache.set(definition, tool);
           }
           return tool;
-        }),
+        });
+      },
       version: () => agents.version(),
     });
   }
   return sources.length === 0 ? base : base.withSources(sources);
+}
+
+/**
+ * What already has the tool name `name` in a session whose registry is `base`, before its
+ * sub-agents (the registry gives a name to the first tool listed): a built-in, an MCP server's
+ * or an OpenAPI spec's tool, or one the session adds itself (the skill tool, plan mode's tools).
+ * Undefined: the name is free. The web app's GET /api/agents asks the same.
+ */
+export function toolNameOwner(
+  base: Pick<ToolRegistry, "origin">,
+): (name: string) => string | undefined {
+  return (name) => {
+    // the skill tool's name is kept even while there are no skills: a skill added later must not
+    // silently replace a sub-agent
+    if (name === PRESENT_PLAN || name === ASK_QUESTION || name === SKILL_TOOL) {
+      return `the built-in tool ${name}`;
+    }
+    const origin = base.origin(name);
+    if (origin === undefined) return undefined;
+    switch (origin.kind) {
+      case "builtin":
+        return `the built-in tool ${name}`;
+      case "mcp":
+        return `the tool ${name} of the MCP server "${origin.server}"`;
+      case "openapi":
+        return `the tool ${name} of the OpenAPI spec "${origin.spec}"`;
+      default:
+        return origin satisfies never;
+    }
+  };
 }
 
 /** Re-reads the session's skill and agent directories (before a turn's tools and prompt). */

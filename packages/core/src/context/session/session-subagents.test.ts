@@ -2,12 +2,13 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { collect, harness } from "../../../test/support/session-harness.js";
+import { collect, harness, say } from "../../../test/support/session-harness.js";
 import type { StreamRequest } from "../../llm/provider.js";
 import type { SessionEvent } from "../../protocol/events.js";
 import { loopTreesFromRecords } from "../../recording/session-tree.js";
 import { SkillLibrary } from "../../skills/skill-set.js";
 import { AgentLibrary, defaultAgentDirs } from "../../subagents/agent-files.js";
+import { recordingLogger } from "../../testing/mcp-servers.js";
 import type { ScriptedTurn } from "../../testing/script.js";
 import type { Session } from "./session.js";
 
@@ -189,6 +190,43 @@ describe("sub-agents in a session", () => {
     });
   });
 
+  it("a sub-agent named like a tool of the session is not offered, and the log says why (issue #26)", async () => {
+    const ws = workspace();
+    writeFileSync(
+      join(ws, ".arbor", "agents", "echo.md"),
+      "---\nname: echo\ndescription: Shadows the echo tool\n---\nYou echo.\n",
+    );
+    mkdirSync(join(ws, ".claude", "agents"), { recursive: true });
+    writeFileSync(
+      join(ws, ".claude", "agents", "skill.md"),
+      "---\nname: skill\ndescription: Shadows the skill tool\n---\nYou skill.\n",
+    );
+    const agents = new AgentLibrary(defaultAgentDirs(ws));
+    const logger = recordingLogger();
+    const h = harness([say("ok"), say("again")], {
+      agents: () => agents,
+      logger,
+    });
+    const session = await h.manager.create();
+    await collect(session.sendMessage({ type: "text", text: "hi" }));
+    const tools = h.provider.requests[0]?.tools ?? [];
+    const offered = tools.map((t) => t.name);
+    expect(offered).toContain("researcher");
+    // the one echo offered is the built-in tool
+    expect(tools.filter((t) => t.name === "echo").map((t) => t.description)).toEqual([
+      "Echoes text",
+    ]);
+    expect(offered).not.toContain("skill");
+    const warnings = logger.lines.filter((l) => l.message === "sub-agent not offered");
+    expect(warnings.map((w) => w.fields?.reason)).toEqual([
+      expect.stringContaining('the name "echo" is taken by the built-in tool echo'),
+      expect.stringContaining('the name "skill" is taken by the built-in tool skill'),
+    ]);
+    // a second turn does not repeat the warnings
+    await collect(session.sendMessage({ type: "text", text: "again" }));
+    expect(logger.lines.filter((l) => l.message === "sub-agent not offered")).toHaveLength(2);
+  });
+
   it("interrupting the parent while a child's call waits denies it (cancelled)", async () => {
     const h = setup((_request, childTurn, parentTurn) => {
       if (childTurn === 0)
@@ -215,6 +253,53 @@ describe("sub-agents in a session", () => {
     expect(late.find((e) => e.name === "error")?.payload).toMatchObject({
       message: `tool call ${held?.call_id} was already denied`,
     });
+  });
+
+  it("a cancelled sub-agent's usage is added to the session's (issue #26)", async () => {
+    const h = setup((_request, childTurn, parentTurn) => {
+      if (childTurn === 0)
+        return {
+          blocks: [{ type: "toolCall", name: "echo", arguments: { text: "probe" } }],
+          usage: { input: 100, output: 10 },
+        };
+      if (childTurn === 1)
+        return {
+          blocks: [{ type: "toolCall", name: "write_note", arguments: { text: "x" } }],
+          usage: { input: 200, output: 20 },
+        };
+      if (parentTurn === 0)
+        return {
+          blocks: [{ type: "toolCall", name: "researcher", arguments: { task: "write" } }],
+          usage: { input: 10, output: 1 },
+        };
+      return { blocks: [{ type: "text", text: "never" }] };
+    });
+    const session = await h.manager.create({
+      config: { approval_policy: { type: "white_list", tools: ["researcher", "echo"] } },
+    });
+    // two child responses spent, then the child's write_note waits; the person interrupts
+    const { run, seen } = await runUntilAChildCallWaits(session);
+    await collect(session.interrupt());
+    for (let next = await run.next(); !next.done; next = await run.next()) seen.push(next.value);
+
+    const ended = seen.flatMap((e) =>
+      e.name === "subagent_update" && e.payload.kind === "ended" ? [e.payload] : [],
+    );
+    expect(ended).toMatchObject([{ status: "cancelled", usage: { input: 300, output: 30 } }]);
+    const result = session
+      .messages()
+      .messages.find(
+        (m) => m.body.message_type === "tool_result" && m.body.tool_name === "researcher",
+      );
+    expect(result?.body).toMatchObject({ status: "cancelled" });
+    expect(result?.meta).toMatchObject({
+      usage: { input: 300, output: 30 },
+      child_loop_id: ended[0]?.loop_id,
+      model: "scripted-model",
+    });
+    // the session's usage: the parent's one answer plus the child's two
+    const [summary] = await h.manager.list();
+    expect(summary?.usage).toMatchObject({ input: 310, output: 31 });
   });
 
   it("interrupting the parent ends the child's model request at once", async () => {
