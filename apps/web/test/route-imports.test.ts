@@ -27,6 +27,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "PatchSessionRequestSchema",
   "SearchQuerySchema",
   "FileContentQuerySchema",
+  "MessagesQuerySchema",
   "CreateBranchRequestSchema",
   "UpdateBranchRequestSchema",
   "MergeRequestSchema",
