@@ -137,10 +137,16 @@ export type AgentEventType = AgentEvent["type"];
 /** REQ-017 */
 export type QueueMode = "oneAtATime" | "all";
 
+/**
+ * How the calls of one assistant message run (tool-execution.ts `executionGroups`); their results
+ * always go back in call order. parallelReadOnly: consecutive read-only calls (category "read")
+ * run together, every other call alone.
+ */
 export type ToolExecutionStrategy =
   | { type: "parallel" }
   | { type: "sequential" }
-  | { type: "batched"; size: number };
+  | { type: "batched"; size: number }
+  | { type: "parallelReadOnly" };
 
 /** REQ-162: pluggable token counting. The default counts with gpt-tokenizer. */
 export interface TokenCounter {
