@@ -367,8 +367,7 @@ async function runToolRound(
     logger: run.logger,
     strategy: run.config.toolExecution ?? { type: "parallel" },
     // a round that ends waiting keeps steering queued for the run that resumes it
-    getSteeringMessages: () =>
-      deferred.length > 0 ? [] : drainQueue(run, "getSteeringMessages"),
+    getSteeringMessages: () => (deferred.length > 0 ? [] : drainQueue(run, "getSteeringMessages")),
     ...(denied !== undefined && denied.size > 0 ? { denied } : {}),
   });
   await appendMessages(run, execution.results, false);

@@ -305,7 +305,14 @@ describe("parallelReadOnly (issue #26 finding 3)", () => {
     expect(log.slice(0, 3)).toEqual(["start:r1", "start:r2", "start:r3"]);
     expect(log.slice(3, 6).sort()).toEqual(["end:r1", "end:r2", "end:r3"]);
     // the writes wait for the reads and for each other; the last read waits for the writes
-    expect(log.slice(6)).toEqual(["start:w4", "end:w4", "start:w5", "end:w5", "start:r6", "end:r6"]);
+    expect(log.slice(6)).toEqual([
+      "start:w4",
+      "end:w4",
+      "start:w5",
+      "end:w5",
+      "start:r6",
+      "end:r6",
+    ]);
     expect(out.results.map(text)).toEqual(["r1", "r2", "r3", "w4", "w5", "r6"]);
     expect(out.results.map((r) => r.toolCallId)).toEqual(["1", "2", "3", "4", "5", "6"]);
   });

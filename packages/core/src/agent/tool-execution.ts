@@ -2,6 +2,7 @@ import { setMaxListeners } from "node:events";
 import { z } from "zod";
 import { childAbortController } from "../model/cancellation.js";
 import type { AgentMessage, ToolCallContent, ToolResultMessage } from "../model/llm-messages.js";
+import type { ToolExecutionMode } from "../model/session-config.js";
 import { type AnyAgentTool, ToolError, type ToolResult } from "../tools/tool.js";
 import { type AgentEventSink, pushAfter, type SinkWait } from "./event-sink.js";
 import { callHook, callSyncHook, errorText } from "./hook-calls.js";
@@ -48,6 +49,20 @@ export async function executeToolCalls(
   env: ToolExecutionEnv,
 ): Promise<ToolExecutionOutcome> {
   return executeInGroups(executionGroups(calls, env.strategy, env.tools), env);
+}
+
+/** A session's `tool_execution` setting as the loop's strategy. */
+export function strategyForMode(mode: ToolExecutionMode): ToolExecutionStrategy {
+  switch (mode) {
+    case "sequential":
+      return { type: "sequential" };
+    case "parallel_read_only":
+      return { type: "parallelReadOnly" };
+    case "parallel":
+      return { type: "parallel" };
+    default:
+      return mode satisfies never;
+  }
 }
 
 /**

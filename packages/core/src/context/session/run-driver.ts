@@ -1,11 +1,12 @@
 import { runAgentLoop, runAgentLoopContinue } from "../../agent/loop.js";
 import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
+import { strategyForMode } from "../../agent/tool-execution.js";
 import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
 import type { FoldRuntime } from "../../fold-runtime/fold-runtime.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import type { ModelConfig } from "../../model/llm-config.js";
 import type { AgentMessage, ToolCallContent } from "../../model/llm-messages.js";
-import type { ContextState } from "../../model/states.js";
+import type { ContextState, StateOf } from "../../model/states.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { ASK_QUESTION, isPlanTool, PRESENT_PLAN } from "../plan-act.js";
 import { DENIED_RESULT_TEXT, maxAutoLoopDepth, verdictFromApproval } from "./approval-policy.js";
@@ -214,7 +215,7 @@ export class RunDriver {
       recoverContextOverflow: (signal) => overflow.recover(signal),
       executionLimits: deps.executionLimits,
       retryConfig: deps.retryConfig,
-      toolExecution: { type: "sequential" },
+      toolExecution: strategyForMode(config.tool_execution),
       logger: deps.logger,
       hooks: { beforeTurn: () => beforeTurn(run) },
       approveToolCalls: (calls) => {
@@ -328,18 +329,22 @@ async function approvalGate(
     return { toolCallId: c.id, verdict };
   });
   const pending = calls.filter((_, i) => verdicts[i]?.verdict === "defer");
+  // the loop runs the calls before the first deferred one now (loop.ts runToolRound)
+  const first = calls.findIndex((_, i) => verdicts[i]?.verdict === "defer");
+  const now = first < 0 ? calls : calls.slice(0, first);
+  const running = now.filter((c) => verdicts[calls.indexOf(c)]?.verdict === "run");
+  run.roundIndex = 0;
+  run.roundTotal = running.filter((c) => !isPlanTool(c.name)).length;
   if (pending.length > 0) {
-    run.stopWith({ type: "awaiting_approval" });
-    await run.move({
+    const waiting: StateOf<"AwaitingToolApproval"> = {
       type: "AwaitingToolApproval",
       pending_requests: pending.map((c) => c.id),
       tool_names: pending.map((c) => c.name),
-    });
+    };
+    run.stopWith({ type: "awaiting_approval", waiting });
+    await run.move(waiting);
     return verdicts;
   }
-  const running = calls.filter((_, i) => verdicts[i]?.verdict === "run");
-  run.roundIndex = 0;
-  run.roundTotal = running.filter((c) => !isPlanTool(c.name)).length;
   const plan = running.some((c) => c.name === PRESENT_PLAN);
   if (plan || running.some((c) => c.name === ASK_QUESTION)) {
     run.stopWith({ type: "awaiting_user" });

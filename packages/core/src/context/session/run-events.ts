@@ -362,6 +362,12 @@ async function onTurnEnd(
     return;
   }
   const executed = core.state.type === "ExecutingTool";
+  if (run.stop?.type === "awaiting_approval") {
+    // the calls before the first held one ran; the held ones wait for their cards again
+    run.toolsExecuted += results.length;
+    await run.store(rows, executed ? [run.stop.waiting] : []);
+    return;
+  }
   run.depth++;
   run.toolsExecuted += results.length;
   const states: ContextState[] = [

@@ -1,0 +1,247 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  collect,
+  harness,
+  say,
+  stateData,
+  states,
+  writeTool,
+} from "../../../test/support/session-harness.js";
+import { InMemorySessionStore } from "../../store/memory-store.js";
+import { type AnyAgentTool, defineTool } from "../../tools/tool.js";
+
+// Issue #26 finding 3: the session's `tool_execution` reaches its loop. Read-only calls of one
+// answer run together (parallel_read_only, the default), each call keeps its own approval, and
+// the results go back to the model in call order.
+
+interface Span {
+  tag: string;
+  start: number;
+  end: number;
+}
+
+/** A read-only tool that sleeps `ms` and records when it started and finished. */
+function timedRead(spans: Span[], name = "look"): AnyAgentTool {
+  return defineTool({
+    name,
+    label: name,
+    description: "reads slowly",
+    category: "read",
+    parameters: z.object({ tag: z.string(), ms: z.number() }),
+    execute: async ({ tag, ms }) => {
+      const start = performance.now();
+      await new Promise((r) => setTimeout(r, ms));
+      spans.push({ tag, start, end: performance.now() });
+      return { content: [{ type: "text", text: `read ${tag}` }] };
+    },
+  });
+}
+
+const calls = (...list: Array<[string, string, Record<string, unknown>]>) => ({
+  blocks: list.map(([id, name, args]) => ({
+    type: "toolCall" as const,
+    id,
+    name,
+    arguments: args,
+  })),
+});
+
+const threeReads: Array<[string, string, Record<string, unknown>]> = [
+  ["r1", "look", { tag: "one", ms: 60 }],
+  ["r2", "look", { tag: "two", ms: 40 }],
+  ["r3", "look", { tag: "three", ms: 20 }],
+];
+
+/** Every span starts before every other ends: they all ran at the same time. */
+function overlapAll(spans: readonly Span[]): boolean {
+  return spans.every((a) => spans.every((b) => a === b || a.start < b.end));
+}
+
+function resultIds(request: {
+  messages: ReadonlyArray<{ role: string; toolCallId?: string }>;
+}): string[] {
+  return request.messages.flatMap((m) =>
+    m.role === "toolResult" && m.toolCallId !== undefined ? [m.toolCallId] : [],
+  );
+}
+
+describe("tool_execution", () => {
+  it("defaults to parallel_read_only, stored with the config; PATCH changes it", async () => {
+    const store = new InMemorySessionStore();
+    const h = harness([], { store });
+    const session = await h.manager.create();
+    expect(session.config.tool_execution).toBe("parallel_read_only");
+    expect((await session.updateConfig({ tool_execution: "sequential" }).result).ok).toBe(true);
+    const stored = await store.loadSession(session.id);
+    expect(stored?.session.config.tool_execution).toBe("sequential");
+    const reloaded = await harness([], { store }).manager.get(session.id);
+    expect(reloaded?.config.tool_execution).toBe("sequential");
+  });
+
+  it("parallel_read_only: three read-only calls of one answer overlap; results in call order", async () => {
+    const spans: Span[] = [];
+    const h = harness([calls(...threeReads), say("Read all three.")], {
+      tools: () => [timedRead(spans), writeTool],
+    });
+    const session = await h.manager.create({
+      config: { approval_policy: { type: "auto_approve_all" } },
+    });
+    const events = await collect(session.sendMessage({ type: "text", text: "read" }));
+    expect(spans).toHaveLength(3);
+    expect(overlapAll(spans)).toBe(true);
+    // they finished shortest first, and still reached the model in call order
+    expect(spans.map((s) => s.tag)).toEqual(["three", "two", "one"]);
+    expect(resultIds(h.provider.requests[1]!)).toEqual(["r1", "r2", "r3"]);
+    const rows = session.messages().messages.filter((m) => m.body.message_type === "tool_result");
+    expect(rows.map((m) => m.body.message_type === "tool_result" && m.body.tool_call_id)).toEqual([
+      "r1",
+      "r2",
+      "r3",
+    ]);
+    // "Executing tool n/3": each call's start is a move of its own
+    const executing = stateData(events).filter((s) => s.type === "ExecutingTool");
+    expect(executing.map((s) => s.type === "ExecutingTool" && `${s.index}/${s.total}`)).toEqual([
+      "1/3",
+      "2/3",
+      "3/3",
+    ]);
+  });
+
+  it("sequential: the same calls run one after another", async () => {
+    const spans: Span[] = [];
+    const h = harness([calls(...threeReads), say("Read all three.")], {
+      tools: () => [timedRead(spans), writeTool],
+    });
+    const session = await h.manager.create({
+      config: { approval_policy: { type: "auto_approve_all" }, tool_execution: "sequential" },
+    });
+    await collect(session.sendMessage({ type: "text", text: "read" }));
+    expect(spans.map((s) => s.tag)).toEqual(["one", "two", "three"]);
+    for (let i = 1; i < spans.length; i++) {
+      expect(spans[i]!.start).toBeGreaterThanOrEqual(spans[i - 1]!.end);
+    }
+  });
+
+  it("parallel_read_only: a write runs alone, after the reads before it", async () => {
+    const spans: Span[] = [];
+    let writeStarted = 0;
+    const write = defineTool({
+      name: "write_note",
+      label: "Write note",
+      description: "writes",
+      category: "write",
+      parameters: z.object({ text: z.string() }),
+      execute: async ({ text }) => {
+        writeStarted = performance.now();
+        return { content: [{ type: "text", text: `wrote ${text}` }] };
+      },
+    });
+    const h = harness([calls(...threeReads, ["w1", "write_note", { text: "x" }]), say("Done.")], {
+      tools: () => [timedRead(spans), write],
+    });
+    const session = await h.manager.create({
+      config: { approval_policy: { type: "auto_approve_all" } },
+    });
+    await collect(session.sendMessage({ type: "text", text: "go" }));
+    expect(overlapAll(spans)).toBe(true);
+    expect(writeStarted).toBeGreaterThanOrEqual(Math.max(...spans.map((s) => s.end)));
+    expect(resultIds(h.provider.requests[1]!)).toEqual(["r1", "r2", "r3", "w1"]);
+  });
+
+  it("parallel: every call of the answer runs at once, a write beside the reads", async () => {
+    const spans: Span[] = [];
+    const slowWrite = defineTool({
+      name: "write_note",
+      label: "Write note",
+      description: "writes slowly",
+      category: "write",
+      parameters: z.object({ tag: z.string(), ms: z.number() }),
+      execute: async ({ tag, ms }) => {
+        const start = performance.now();
+        await new Promise((r) => setTimeout(r, ms));
+        spans.push({ tag, start, end: performance.now() });
+        return { content: [{ type: "text", text: `wrote ${tag}` }] };
+      },
+    });
+    const h = harness(
+      [calls(...threeReads, ["w1", "write_note", { tag: "w", ms: 40 }]), say("Done.")],
+      { tools: () => [timedRead(spans), slowWrite] },
+    );
+    const session = await h.manager.create({
+      config: { approval_policy: { type: "auto_approve_all" }, tool_execution: "parallel" },
+    });
+    await collect(session.sendMessage({ type: "text", text: "go" }));
+    expect(spans).toHaveLength(4);
+    expect(overlapAll(spans)).toBe(true);
+    expect(resultIds(h.provider.requests[1]!)).toEqual(["r1", "r2", "r3", "w1"]);
+  });
+
+  it("three read-only calls overlap while a write waits for its approval; one card per call, results in call order", async () => {
+    const store = new InMemorySessionStore();
+    const spans: Span[] = [];
+    const h = harness([calls(...threeReads, ["w1", "write_note", { text: "x" }])], {
+      store,
+      tools: () => [timedRead(spans), writeTool],
+    });
+    const session = await h.manager.create({
+      config: { approval_policy: { type: "white_list", tools: ["look"] } },
+    });
+    const events = await collect(session.sendMessage({ type: "text", text: "go" }));
+    expect(spans).toHaveLength(3);
+    expect(overlapAll(spans)).toBe(true);
+    // the write's card waited from before the reads started until after they ended
+    expect(states(events).slice(-6)).toEqual([
+      "ParsingToolCalls",
+      "AwaitingToolApproval",
+      "ExecutingTool",
+      "ExecutingTool",
+      "ExecutingTool",
+      "AwaitingToolApproval",
+    ]);
+    expect(session.state).toEqual({
+      type: "AwaitingToolApproval",
+      pending_requests: ["w1"],
+      tool_names: ["write_note"],
+    });
+    const request = session.messages().messages.find((m) => m.body.message_type === "tool_request");
+    const approvals =
+      request?.body.message_type === "tool_request"
+        ? request.body.calls.map((c: { id: string; approval: string }) => [c.id, c.approval])
+        : [];
+    expect(approvals).toEqual([
+      ["r1", "auto_approved"],
+      ["r2", "auto_approved"],
+      ["r3", "auto_approved"],
+      ["w1", "pending"],
+    ]);
+    const kinds = () => session.messages().messages.map((m) => m.body.message_type);
+    expect(kinds().filter((k) => k === "tool_result")).toHaveLength(3);
+    // a restart while the write waits: it still waits, and runs once approved
+    const second = harness([say("Done.")], { store, tools: () => [timedRead(spans), writeTool] });
+    const reloaded = await second.manager.get(session.id);
+    expect(reloaded?.state.type).toBe("AwaitingToolApproval");
+    await collect(reloaded!.decideToolCalls([{ tool_call_id: "w1", decision: "approve" }]));
+    expect(reloaded!.state).toEqual({ type: "Idle" });
+    expect(spans).toHaveLength(3);
+    const sent = second.provider.requests[0]!;
+    expect(resultIds(sent)).toEqual(["r1", "r2", "r3", "w1"]);
+    const wrote = sent.messages.find(
+      (m) => m.role === "toolResult" && (m as { toolCallId: string }).toolCallId === "w1",
+    ) as { content: Array<{ text?: string }> } | undefined;
+    expect(wrote?.content[0]?.text).toBe("wrote x");
+  });
+
+  it("a write first: nothing of the answer runs before the person decides", async () => {
+    const spans: Span[] = [];
+    const h = harness([calls(["w1", "write_note", { text: "x" }], ...threeReads)], {
+      tools: () => [timedRead(spans), writeTool],
+    });
+    const session = await h.manager.create({
+      config: { approval_policy: { type: "white_list", tools: ["look"] } },
+    });
+    await collect(session.sendMessage({ type: "text", text: "go" }));
+    expect(spans).toEqual([]);
+    expect(session.state).toMatchObject({ type: "AwaitingToolApproval", pending_requests: ["w1"] });
+  });
+});
