@@ -21,6 +21,7 @@ import {
   OptimizationConfigSchema,
   SessionConfigSchema,
   SessionModelSchema,
+  ToolExecutionModeSchema,
 } from "../model/session-config.js";
 
 // Everything clients send (context-manager "Structured Message Payload", the web issue's HTTP
@@ -281,6 +282,9 @@ export const PatchConfigRequestSchema = z
     system_prompt: limitedText()
       .optional()
       .describe(`replaces the base system prompt; at most ${MAX_TEXT_CHARS} characters`),
+    tool_execution: ToolExecutionModeSchema.optional().describe(
+      "how the tool calls of one answer run: sequential; parallel_read_only (default: read-only calls together, every other call alone); parallel (every call at once). Results reach the model in call order; each call keeps its own approval",
+    ),
   })
   .refine(
     (body) =>
@@ -289,10 +293,11 @@ export const PatchConfigRequestSchema = z
       body.approvers !== undefined ||
       body.optimization !== undefined ||
       body.model !== undefined ||
-      body.system_prompt !== undefined,
+      body.system_prompt !== undefined ||
+      body.tool_execution !== undefined,
     {
       message:
-        "send at least one of agent_mode, approval_policy, approvers, optimization, model, system_prompt",
+        "send at least one of agent_mode, approval_policy, approvers, optimization, model, system_prompt, tool_execution",
     },
   )
   .describe("Body of PATCH /api/sessions/{id}/config. At least one field.");
