@@ -77,7 +77,9 @@ describe("tool_execution", () => {
     const moves = first
       .filter((e) => e.event === "context_update" && e.data.previous_state !== undefined)
       .map((e) => e.data.current_state as { type: string; index?: number; total?: number });
-    expect(moves.slice(-5).map((s) => (s.index ? `${s.type} ${s.index}/${s.total}` : s.type))).toEqual([
+    expect(
+      moves.slice(-5).map((s) => (s.index ? `${s.type} ${s.index}/${s.total}` : s.type)),
+    ).toEqual([
       "AwaitingToolApproval",
       "ExecutingTool 1/3",
       "ExecutingTool 2/3",

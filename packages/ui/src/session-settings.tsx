@@ -7,6 +7,7 @@ import type {
   PatchConfigRequest,
   SandboxSettingsView,
   SessionConfig,
+  ToolExecutionMode,
   WorkspaceInstructionsResponse,
 } from "@arbor/core";
 import * as Dialog from "@radix-ui/react-dialog";
@@ -27,13 +28,13 @@ import { buttonClass, inputClass } from "./styles.js";
 
 export type SessionSettingsPatch = Pick<
   PatchConfigRequest,
-  "agent_mode" | "approval_policy" | "approvers" | "model" | "optimization"
+  "agent_mode" | "approval_policy" | "approvers" | "model" | "optimization" | "tool_execution"
 >;
 
 export interface SessionSettingsProps {
   /** `optimization` present: its settings are shown (strategy, trigger, target, summarizer) */
   config: Pick<SessionConfig, "agent_mode" | "approval_policy" | "model"> &
-    Partial<Pick<SessionConfig, "optimization" | "approvers">>;
+    Partial<Pick<SessionConfig, "optimization" | "approvers" | "tool_execution">>;
   models: readonly ModelOption[];
   /** only the fields that changed; not called when nothing did */
   onSave: (patch: SessionSettingsPatch) => void;
@@ -70,10 +71,18 @@ const approversLabels: Record<Approvers, string> = {
   owner: "Only the session's owner",
 };
 
+/** How one answer's tool calls run (issue #26); results reach the model in call order. */
+const toolExecutionLabels: Record<ToolExecutionMode, string> = {
+  parallel_read_only: "Read-only tools together, others one at a time",
+  sequential: "One tool at a time",
+  parallel: "Every tool of an answer at once",
+};
+
 interface Draft {
   modelKey: string | undefined;
   policy: PolicyType;
   approvers: Approvers;
+  toolExecution: ToolExecutionMode;
   tools: string;
   depth: string;
   mode: AgentMode;
@@ -86,6 +95,7 @@ function draftOf(config: SessionSettingsProps["config"]): Draft {
     modelKey: config.model ? modelKey(config.model) : undefined,
     policy: policy.type,
     approvers: config.approvers ?? "collaborators",
+    toolExecution: config.tool_execution ?? "parallel_read_only",
     tools: policy.type === "white_list" ? policy.tools.join(", ") : "",
     depth: policy.type === "limited_auto" ? String(policy.max_depth) : "3",
     mode: config.agent_mode,
@@ -168,6 +178,9 @@ export function SessionSettings({
     if (draft.mode !== config.agent_mode) patch.agent_mode = draft.mode;
     if (draft.approvers !== (config.approvers ?? "collaborators")) {
       patch.approvers = draft.approvers;
+    }
+    if (draft.toolExecution !== (config.tool_execution ?? "parallel_read_only")) {
+      patch.tool_execution = draft.toolExecution;
     }
     if (Object.keys(patch).length > 0) onSave(patch);
     setOpen(false);
@@ -308,6 +321,26 @@ export function SessionSettings({
             ))}
             <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
               Viewers never approve. A decision from anyone else is refused.
+            </p>
+          </fieldset>
+
+          <fieldset className="flex flex-col gap-1">
+            <legend className="mb-1 text-sm font-medium">Tool execution</legend>
+            {(Object.keys(toolExecutionLabels) as ToolExecutionMode[]).map((value) => (
+              <label key={value} className="flex items-center gap-2 text-sm">
+                <input
+                  type="radio"
+                  name="tool-execution"
+                  value={value}
+                  checked={draft.toolExecution === value}
+                  onChange={() => set({ toolExecution: value })}
+                />
+                {toolExecutionLabels[value]}
+              </label>
+            ))}
+            <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
+              Read-only tools read files, search or look things up (MCP tools marked read-only).
+              Each call keeps its own approval; results reach the model in call order.
             </p>
           </fieldset>
 

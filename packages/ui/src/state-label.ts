@@ -40,6 +40,10 @@ export function stateLabel(state: ContextState): string {
       return "Processing tool results…";
     case "ToolAutoLoop":
       return `Auto-processing · round ${state.depth} · ${plural(state.tools_executed, "tool")}`;
+    case "ResearchingPlan":
+      return state.tool_names.length > 0
+        ? `Researching the plan: ${state.tool_names.join(", ")}`
+        : `Researching the plan · ${plural(state.tools_executed, "tool")}`;
     case "ParsingPlan":
       return "Drafting the plan…";
     case "AwaitingUserAnswer":
@@ -94,6 +98,7 @@ export function stateTone(state: ContextState): StateTone {
     case "CollectingToolResults":
     case "ProcessingToolResults":
     case "ToolAutoLoop":
+    case "ResearchingPlan":
     case "ParsingPlan":
     case "Interrupting":
     case "SwitchingBranch":

@@ -11,7 +11,7 @@ import type { AnyAgentTool } from "../../tools/tool.js";
 import { ASK_QUESTION, isPlanTool, PRESENT_PLAN } from "../plan-act.js";
 import { DENIED_RESULT_TEXT, maxAutoLoopDepth, verdictFromApproval } from "./approval-policy.js";
 import { RunContext, type RunStop } from "./run-context.js";
-import { storeLoopEvent } from "./run-events.js";
+import { planning, storeLoopEvent } from "./run-events.js";
 import { foldRuntimeFor } from "./run-folds.js";
 import { OverflowRecovery } from "./run-overflow.js";
 import {
@@ -248,6 +248,7 @@ function beforeTurn(run: RunContext): boolean {
   if (
     state === "OptimizingContext" ||
     state === "ToolAutoLoop" ||
+    state === "ResearchingPlan" ||
     state === "Paused" ||
     state === "Failed"
   ) {
@@ -265,14 +266,19 @@ function beforeTurn(run: RunContext): boolean {
  */
 function pausingTimer(run: RunContext, runtime: FoldRuntime): AnyAgentTool {
   const branch = runtime.branchTool();
+  // sibling folds may run at once (tool_execution: parallel): the clock starts again only
+  // once the last of them has returned
+  let open = 0;
   return {
     ...branch,
     execute: async (params, ctx) => {
+      open++;
       clearTimeout(run.timer);
       try {
         return await branch.execute(params, ctx);
       } finally {
-        if (run.stop === undefined) startTimer(run);
+        open--;
+        if (open === 0 && run.stop === undefined) startTimer(run);
       }
     },
   };
@@ -343,7 +349,23 @@ async function approvalGate(
     };
     run.stopWith({ type: "awaiting_approval", waiting });
     await run.move(waiting);
+    if (planning(run) && run.roundTotal > 0) {
+      // the read-only calls before the held one run now (loop.ts runToolRound)
+      await run.move({
+        type: "ResearchingPlan",
+        tool_names: running.filter((c) => !isPlanTool(c.name)).map((c) => c.name),
+        tools_executed: run.toolsExecuted,
+      });
+    }
     return verdicts;
+  }
+  if (planning(run) && run.roundTotal > 0) {
+    // plan mode: the read-only calls run in ResearchingPlan (never ExecutingTool)
+    await run.move({
+      type: "ResearchingPlan",
+      tool_names: running.filter((c) => !isPlanTool(c.name)).map((c) => c.name),
+      tools_executed: run.toolsExecuted,
+    });
   }
   const plan = running.some((c) => c.name === PRESENT_PLAN);
   if (plan || running.some((c) => c.name === ASK_QUESTION)) {
@@ -394,7 +416,10 @@ async function finishRun(run: RunContext, stop: RunStop): Promise<void> {
     case "awaiting_user":
     case "completed":
       // a loop that stopped between rounds (its own execution limit) pauses like the depth limit
-      if (stop.type === "completed" && core.state.type === "ToolAutoLoop") {
+      if (
+        stop.type === "completed" &&
+        (core.state.type === "ToolAutoLoop" || core.state.type === "ResearchingPlan")
+      ) {
         await pauseAtLimit(run);
         return;
       }

@@ -245,3 +245,76 @@ describe("tool_execution", () => {
     expect(session.state).toMatchObject({ type: "AwaitingToolApproval", pending_requests: ["w1"] });
   });
 });
+
+describe("concurrent sibling folds (tool_execution: parallel)", () => {
+  /** The parent asks for two folds in one answer; each fold reads slowly, then returns. */
+  function foldScript(spans: Span[]) {
+    return harness(
+      (view) => {
+        const request = view.body as {
+          messages: Array<{ role: string; content: unknown }>;
+        };
+        const first = JSON.stringify(request.messages[0]?.content ?? "");
+        const results = request.messages.filter((m) => m.role === "toolResult").length;
+        const fold = /FOLD-(\w+)/.exec(first)?.[1];
+        if (fold === undefined) {
+          return results === 0
+            ? calls(
+                ["b1", "branch", { description: "left", prompt: "FOLD-left read the left side" }],
+                [
+                  "b2",
+                  "branch",
+                  { description: "right", prompt: "FOLD-right read the right side" },
+                ],
+              )
+            : say("Both folds returned.");
+        }
+        return results === 0
+          ? calls([`${fold}-read`, "look", { tag: fold, ms: 80 }])
+          : calls([`${fold}-return`, "return", { message: `${fold} is done` }]);
+      },
+      { tools: () => [timedRead(spans), writeTool] },
+    );
+  }
+
+  async function run(mode: "parallel" | "parallel_read_only") {
+    const spans: Span[] = [];
+    const h = foldScript(spans);
+    const session = await h.manager.create({
+      config: {
+        approval_policy: { type: "auto_approve_all" },
+        folding: { enabled: true },
+        tool_execution: mode,
+      },
+    });
+    const events = await collect(session.sendMessage({ type: "text", text: "split the work" }));
+    const folds = events.flatMap((e) =>
+      e.name === "fold_started" || e.name === "fold_returned"
+        ? [`${e.name === "fold_started" ? "start" : "end"}:${e.payload.fold_id}`]
+        : [],
+    );
+    return { session, spans, folds, h };
+  }
+
+  it("two branch calls of one answer run their folds at the same time; both returns reach the parent in call order", async () => {
+    const { session, spans, folds, h } = await run("parallel");
+    expect(session.state).toEqual({ type: "Idle" });
+    expect(folds).toHaveLength(4);
+    // both folds started before either returned
+    expect(folds.slice(0, 2).every((f) => f.startsWith("start:"))).toBe(true);
+    expect(spans.map((s) => s.tag).sort()).toEqual(["left", "right"]);
+    expect(overlapAll(spans)).toBe(true);
+    const last = h.provider.requests.at(-1)!;
+    expect(resultIds(last)).toEqual(["b1", "b2"]);
+    const text = JSON.stringify(last.messages);
+    expect(text.indexOf("left is done")).toBeLessThan(text.indexOf("right is done"));
+    expect(text.indexOf("left is done")).toBeGreaterThan(-1);
+  });
+
+  it("parallel_read_only runs `branch` (not read-only) one fold after the other", async () => {
+    const { spans, folds } = await run("parallel_read_only");
+    expect(folds.map((f) => f.split(":")[0])).toEqual(["start", "end", "start", "end"]);
+    expect(spans).toHaveLength(2);
+    expect(overlapAll(spans)).toBe(false);
+  });
+});
