@@ -318,3 +318,41 @@ describe("concurrent sibling folds (tool_execution: parallel)", () => {
     expect(overlapAll(spans)).toBe(false);
   });
 });
+
+describe("every loop kind takes the setting", () => {
+  it("ask N ways: each candidate's read-only calls run together (parallel_read_only) or one by one (sequential)", async () => {
+    async function candidateSpans(mode: "parallel_read_only" | "sequential") {
+      const spans: Span[] = [];
+      const h = harness(
+        (view) => {
+          const request = view.body as { messages: Array<{ role: string }> };
+          const results = request.messages.filter((m) => m.role === "toolResult").length;
+          return results === 0 ? calls(...threeReads) : say("Read all three.");
+        },
+        { tools: () => [timedRead(spans), writeTool] },
+      );
+      const session = await h.manager.create({
+        config: { approval_policy: { type: "auto_approve_all" }, tool_execution: mode },
+      });
+      const result = await session.askParallel({
+        session_id: session.id,
+        payload: { type: "text", text: "read" },
+        candidates: [{ label: "A" }, { label: "B" }],
+        judge: { strategy: "pick_first" },
+      }).result;
+      expect(result.ok).toBe(true);
+      return spans;
+    }
+    // the most reads running at one moment: two candidates run at once, each with its own mode
+    const most = (spans: readonly Span[]) =>
+      Math.max(
+        ...spans.map((a) => spans.filter((b) => b.start <= a.start && a.start < b.end).length),
+      );
+    const together = await candidateSpans("parallel_read_only");
+    expect(together).toHaveLength(6);
+    expect(most(together)).toBeGreaterThanOrEqual(3);
+    const apart = await candidateSpans("sequential");
+    expect(apart).toHaveLength(6);
+    expect(most(apart)).toBeLessThanOrEqual(2);
+  });
+});
