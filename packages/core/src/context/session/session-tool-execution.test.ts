@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
@@ -9,6 +12,7 @@ import {
   writeTool,
 } from "../../../test/support/session-harness.js";
 import { InMemorySessionStore } from "../../store/memory-store.js";
+import { AgentLibrary, defaultAgentDirs } from "../../subagents/agent-files.js";
 import { type AnyAgentTool, defineTool } from "../../tools/tool.js";
 
 // Issue #26 finding 3: the session's `tool_execution` reaches its loop. Read-only calls of one
@@ -354,5 +358,39 @@ describe("every loop kind takes the setting", () => {
     const apart = await candidateSpans("sequential");
     expect(apart).toHaveLength(6);
     expect(most(apart)).toBeLessThanOrEqual(2);
+  });
+
+  it("a sub-agent's read-only calls of one answer overlap", async () => {
+    const ws = mkdtempSync(join(tmpdir(), "arbor-tool-exec-"));
+    mkdirSync(join(ws, ".arbor", "agents"), { recursive: true });
+    writeFileSync(
+      join(ws, ".arbor", "agents", "reader.md"),
+      "---\nname: reader\ndescription: Reads things\ntools: look\n---\nYou read.\n",
+    );
+    const agents = new AgentLibrary(defaultAgentDirs(ws));
+    const spans: Span[] = [];
+    const h = harness(
+      (view) => {
+        const request = view.body as {
+          systemPrompt: string;
+          messages: Array<{ role: string }>;
+        };
+        const results = request.messages.filter((m) => m.role === "toolResult").length;
+        if (request.systemPrompt.startsWith("You read.")) {
+          return results === 0 ? calls(...threeReads) : say("Read all three.");
+        }
+        return results === 0
+          ? calls(["s1", "reader", { task: "read three things" }])
+          : say("The reader is done.");
+      },
+      { tools: () => [timedRead(spans), writeTool], agents: () => agents },
+    );
+    const session = await h.manager.create({
+      config: { approval_policy: { type: "auto_approve_all" } },
+    });
+    await collect(session.sendMessage({ type: "text", text: "go" }));
+    expect(session.state).toEqual({ type: "Idle" });
+    expect(spans).toHaveLength(3);
+    expect(overlapAll(spans)).toBe(true);
   });
 });
