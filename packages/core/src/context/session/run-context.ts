@@ -134,9 +134,12 @@ export class RunContext {
    * other: nothing after a failed write can be trusted to be stored. Returns whether it was set.
    */
   stopWith(stop: RunStop): boolean {
-    if (this.#stop !== undefined && (stop.type !== "failed" || this.#stop.type === "failed")) {
-      return false;
-    }
+    // a failure overrides any other stop; an interrupt overrides a wait for approval, since the
+    // calls before the held one may still be running (loop.ts runToolRound) and must be cut
+    const overrides =
+      (stop.type === "failed" && this.#stop?.type !== "failed") ||
+      (stop.type === "interrupted" && this.#stop?.type === "awaiting_approval");
+    if (this.#stop !== undefined && !overrides) return false;
     this.#stop = stop;
     return true;
   }

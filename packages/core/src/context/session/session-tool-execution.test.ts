@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   collect,
+  gatedTool,
   harness,
   say,
   stateData,
@@ -234,6 +235,37 @@ describe("tool_execution", () => {
       (m) => m.role === "toolResult" && (m as { toolCallId: string }).toolCallId === "w1",
     ) as { content: Array<{ text?: string }> } | undefined;
     expect(wrote?.content[0]?.text).toBe("wrote x");
+  });
+
+  it("an interrupt cuts the reads that run while a write waits; resume asks for the write again", async () => {
+    const gated = gatedTool();
+    const h = harness(
+      [calls(["s1", "slow", {}], ["w1", "write_note", { text: "x" }]), say("Done.")],
+      { tools: () => [gated.tool, writeTool] },
+    );
+    const session = await h.manager.create({
+      config: { approval_policy: { type: "white_list", tools: ["slow"] } },
+    });
+    const operation = session.sendMessage({ type: "text", text: "go" });
+    const collecting = collect(operation);
+    await gated.started;
+    await collect(session.interrupt());
+    await collecting;
+    expect(session.state).toMatchObject({ type: "Paused", reason: "interrupted" });
+    const result = session
+      .messages()
+      .messages.find((m) => m.body.message_type === "tool_result" && m.body.tool_call_id === "s1");
+    expect(result?.body.message_type === "tool_result" && result.body.status).toBe("cancelled");
+    gated.release();
+    await collect(session.resume());
+    expect(session.state).toEqual({
+      type: "AwaitingToolApproval",
+      pending_requests: ["w1"],
+      tool_names: ["write_note"],
+    });
+    await collect(session.decideToolCalls([{ tool_call_id: "w1", decision: "approve" }]));
+    expect(session.state).toEqual({ type: "Idle" });
+    expect(resultIds(h.provider.requests.at(-1)!)).toEqual(["s1", "w1"]);
   });
 
   it("a write first: nothing of the answer runs before the person decides", async () => {
