@@ -93,8 +93,10 @@ function onProgress(run: RunContext, toolCallId: string, toolName: string, text:
   run.writeBehind(async () => {
     const latest = run.pendingProgress.get(toolCallId);
     run.pendingProgress.delete(toolCallId);
-    // once the run stops (an interrupt, a failure) its calls' progress no longer matters
-    if (latest === undefined || run.stop !== undefined) return;
+    // once the run stops (an interrupt, a failure) its calls' progress no longer matters; a wait
+    // for approval is not such a stop: the calls before the held one still run
+    const stopped = run.stop !== undefined && run.stop.type !== "awaiting_approval";
+    if (latest === undefined || stopped) return;
     const { core } = run;
     await core.commit({
       events: [

@@ -268,6 +268,34 @@ describe("tool_execution", () => {
     expect(resultIds(h.provider.requests.at(-1)!)).toEqual(["s1", "w1"]);
   });
 
+  it("the reads that run while a write waits report their progress (tool_progress)", async () => {
+    const reporting = defineTool({
+      name: "look",
+      label: "look",
+      description: "reads with progress",
+      category: "read",
+      parameters: z.object({ tag: z.string() }),
+      execute: async ({ tag }, ctx) => {
+        ctx.onProgress?.(`reading ${tag}`);
+        await new Promise((r) => setTimeout(r, 20));
+        return { content: [{ type: "text", text: `read ${tag}` }] };
+      },
+    });
+    const h = harness(
+      [calls(["r1", "look", { tag: "one" }], ["w1", "write_note", { text: "x" }])],
+      { tools: () => [reporting, writeTool] },
+    );
+    const session = await h.manager.create({
+      config: { approval_policy: { type: "white_list", tools: ["look"] } },
+    });
+    const events = await collect(session.sendMessage({ type: "text", text: "go" }));
+    const progress = events.flatMap((e) =>
+      e.name === "tool_progress" ? [[e.payload.tool_call_id, e.payload.message]] : [],
+    );
+    expect(progress).toEqual([["r1", "reading one"]]);
+    expect(session.state.type).toBe("AwaitingToolApproval");
+  });
+
   it("a write first: nothing of the answer runs before the person decides", async () => {
     const spans: Span[] = [];
     const h = harness([calls(["w1", "write_note", { text: "x" }], ...threeReads)], {
