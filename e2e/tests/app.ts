@@ -26,6 +26,7 @@ export interface SessionConfigPatch {
   approval_policy?: ApprovalPolicy;
   optimization?: Record<string, unknown>;
   folding?: Record<string, unknown>;
+  tool_execution?: "sequential" | "parallel_read_only" | "parallel";
   model?: { protocol: string; model: string; context_window?: number; max_tokens?: number };
 }
 

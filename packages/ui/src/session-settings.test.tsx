@@ -82,7 +82,7 @@ describe("SessionSettings", () => {
       screen.getByRole("textbox", { name: "Allowed tools (comma-separated)" }),
       "read_file, list_dir",
     );
-    await user.click(screen.getByRole("radio", { name: /^Plan/ }));
+    await user.click(screen.getByRole("radio", { name: /^Plan\b/ }));
     await user.click(screen.getByRole("button", { name: "Save" }));
     expect(onSave).toHaveBeenCalledWith({
       model: models[1]?.model,
@@ -130,6 +130,18 @@ describe("SessionSettings", () => {
     await user.click(screen.getByRole("radio", { name: /^Planner/ }));
     await user.click(screen.getByRole("button", { name: "Save" }));
     expect(onSave).toHaveBeenCalledWith({ agent_role: "planner" });
+  });
+
+  it("shows how tool calls run (read-only ones together by default) and saves a change", async () => {
+    const { user, onSave } = setup({ tool_execution: "parallel_read_only" });
+    await user.click(screen.getByRole("button", { name: "Session settings" }));
+    const readOnly = screen.getByRole("radio", {
+      name: "Read-only tools together, others one at a time",
+    });
+    expect((readOnly as HTMLInputElement).checked).toBe(true);
+    await user.click(screen.getByRole("radio", { name: "One tool at a time" }));
+    await user.click(screen.getByRole("button", { name: "Save" }));
+    expect(onSave).toHaveBeenCalledWith({ tool_execution: "sequential" });
   });
 
   it("does not call onSave when nothing changed", async () => {

@@ -8,6 +8,7 @@ import type {
   PatchConfigRequest,
   SandboxSettingsView,
   SessionConfig,
+  ToolExecutionMode,
   WorkspaceInstructionsResponse,
 } from "@arbor/core";
 import * as Dialog from "@radix-ui/react-dialog";
@@ -28,13 +29,19 @@ import { buttonClass, inputClass } from "./styles.js";
 
 export type SessionSettingsPatch = Pick<
   PatchConfigRequest,
-  "agent_mode" | "agent_role" | "approval_policy" | "approvers" | "model" | "optimization"
+  | "agent_mode"
+  | "agent_role"
+  | "approval_policy"
+  | "approvers"
+  | "model"
+  | "optimization"
+  | "tool_execution"
 >;
 
 export interface SessionSettingsProps {
   /** `optimization` present: its settings are shown (strategy, trigger, target, summarizer) */
   config: Pick<SessionConfig, "agent_mode" | "approval_policy" | "model"> &
-    Partial<Pick<SessionConfig, "optimization" | "approvers" | "agent_role">>;
+    Partial<Pick<SessionConfig, "optimization" | "approvers" | "agent_role" | "tool_execution">>;
   models: readonly ModelOption[];
   /** only the fields that changed; not called when nothing did */
   onSave: (patch: SessionSettingsPatch) => void;
@@ -71,10 +78,18 @@ const approversLabels: Record<Approvers, string> = {
   owner: "Only the session's owner",
 };
 
+/** How one answer's tool calls run (issue #26); results reach the model in call order. */
+const toolExecutionLabels: Record<ToolExecutionMode, string> = {
+  parallel_read_only: "Read-only tools together, others one at a time",
+  sequential: "One tool at a time",
+  parallel: "Every tool of an answer at once",
+};
+
 interface Draft {
   modelKey: string | undefined;
   policy: PolicyType;
   approvers: Approvers;
+  toolExecution: ToolExecutionMode;
   tools: string;
   depth: string;
   mode: AgentMode;
@@ -88,6 +103,7 @@ function draftOf(config: SessionSettingsProps["config"]): Draft {
     modelKey: config.model ? modelKey(config.model) : undefined,
     policy: policy.type,
     approvers: config.approvers ?? "collaborators",
+    toolExecution: config.tool_execution ?? "parallel_read_only",
     tools: policy.type === "white_list" ? policy.tools.join(", ") : "",
     depth: policy.type === "limited_auto" ? String(policy.max_depth) : "3",
     mode: config.agent_mode,
@@ -172,6 +188,9 @@ export function SessionSettings({
     if (draft.role !== (config.agent_role ?? "actor")) patch.agent_role = draft.role;
     if (draft.approvers !== (config.approvers ?? "collaborators")) {
       patch.approvers = draft.approvers;
+    }
+    if (draft.toolExecution !== (config.tool_execution ?? "parallel_read_only")) {
+      patch.tool_execution = draft.toolExecution;
     }
     if (Object.keys(patch).length > 0) onSave(patch);
     setOpen(false);
@@ -312,6 +331,26 @@ export function SessionSettings({
             ))}
             <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
               Viewers never approve. A decision from anyone else is refused.
+            </p>
+          </fieldset>
+
+          <fieldset className="flex flex-col gap-1">
+            <legend className="mb-1 text-sm font-medium">Tool execution</legend>
+            {(Object.keys(toolExecutionLabels) as ToolExecutionMode[]).map((value) => (
+              <label key={value} className="flex items-center gap-2 text-sm">
+                <input
+                  type="radio"
+                  name="tool-execution"
+                  value={value}
+                  checked={draft.toolExecution === value}
+                  onChange={() => set({ toolExecution: value })}
+                />
+                {toolExecutionLabels[value]}
+              </label>
+            ))}
+            <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
+              Read-only tools read files, search or look things up (MCP tools marked read-only).
+              Each call keeps its own approval; results reach the model in call order.
             </p>
           </fieldset>
 

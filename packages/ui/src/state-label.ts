@@ -42,6 +42,10 @@ export function stateLabel(state: ContextState): string {
       const base = `Auto-processing · round ${state.depth} · ${plural(state.tools_executed, "tool")}`;
       return state.tool_names.length > 0 ? `${base}: ${state.tool_names.join(", ")}` : base;
     }
+    case "ResearchingPlan":
+      return state.tool_names.length > 0
+        ? `Researching the plan: ${state.tool_names.join(", ")}`
+        : `Researching the plan · ${plural(state.tools_executed, "tool")}`;
     case "ParsingPlan":
       return "Drafting the plan…";
     case "AwaitingUserAnswer":
@@ -96,6 +100,7 @@ export function stateTone(state: ContextState): StateTone {
     case "CollectingToolResults":
     case "ProcessingToolResults":
     case "ToolAutoLoop":
+    case "ResearchingPlan":
     case "ParsingPlan":
     case "Interrupting":
     case "SwitchingBranch":

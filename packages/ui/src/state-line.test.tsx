@@ -34,6 +34,10 @@ const samples: { [T in ContextStateType]: [Extract<ContextState, { type: T }>, s
     { type: "ToolAutoLoop", depth: 2, tools_executed: 5, tool_names: ["read_file"] },
     "Auto-processing · round 2 · 5 tools: read_file",
   ],
+  ResearchingPlan: [
+    { type: "ResearchingPlan", tool_names: ["read_file", "search"], tools_executed: 2 },
+    "Researching the plan: read_file, search",
+  ],
   ParsingPlan: [{ type: "ParsingPlan" }, "Drafting the plan…"],
   AwaitingUserAnswer: [
     { type: "AwaitingUserAnswer", question_message_id: "q1" },

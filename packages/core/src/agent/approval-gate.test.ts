@@ -33,7 +33,7 @@ const twoCalls = {
 };
 
 describe("approval gate", () => {
-  it("defers: nothing runs, the run ends with pendingToolCalls and the calls unanswered", async () => {
+  it("defers: the calls before the first deferred one run, the rest wait; the run ends with pendingToolCalls", async () => {
     const provider = new ScriptedProvider([twoCalls]);
     const gate: ApproveToolCalls = (calls) =>
       calls.map((c) => ({ toolCallId: c.id, verdict: c.id === "c2" ? "defer" : "run" }));
@@ -41,11 +41,71 @@ describe("approval gate", () => {
     const events = await collect(
       agentLoop([userMessage("go", 1)], ctx, loopConfig(provider, { approveToolCalls: gate })),
     );
-    expect(events.some((e) => e.type === "toolExecutionStart")).toBe(false);
+    const started = events.flatMap((e) => (e.type === "toolExecutionStart" ? [e.toolCallId] : []));
+    expect(started).toEqual(["c1"]);
     const end = events.at(-1);
     expect(end?.type === "agentEnd" && end.pendingToolCalls).toEqual(["c2"]);
-    expect(ctx.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(ctx.messages.map((m) => m.role)).toEqual(["user", "assistant", "toolResult"]);
+    const turnEnd = events.find((e) => e.type === "turnEnd");
+    expect(turnEnd?.type === "turnEnd" && turnEnd.toolResults.map((r) => r.toolCallId)).toEqual([
+      "c1",
+    ]);
     expect(provider.requests).toHaveLength(1);
+  });
+
+  it("defers: nothing runs when the first call waits (a later call may depend on it)", async () => {
+    const provider = new ScriptedProvider([twoCalls]);
+    const gate: ApproveToolCalls = (calls) =>
+      calls.map((c) => ({ toolCallId: c.id, verdict: c.id === "c1" ? "defer" : "run" }));
+    const ctx = context();
+    const events = await collect(
+      agentLoop([userMessage("go", 1)], ctx, loopConfig(provider, { approveToolCalls: gate })),
+    );
+    expect(events.some((e) => e.type === "toolExecutionStart")).toBe(false);
+    const end = events.at(-1);
+    expect(end?.type === "agentEnd" && end.pendingToolCalls).toEqual(["c1"]);
+    expect(ctx.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+  });
+
+  it("continues a partly answered round: only the unanswered calls are asked for and run, results in call order", async () => {
+    const first = new ScriptedProvider([twoCalls]);
+    const ctx = context();
+    await collect(
+      agentLoop(
+        [userMessage("go", 1)],
+        ctx,
+        loopConfig(first, {
+          approveToolCalls: (calls) =>
+            calls.map((c) => ({ toolCallId: c.id, verdict: c.id === "c2" ? "defer" : "run" })),
+        }),
+      ),
+    );
+    const restored = context(JSON.parse(JSON.stringify(ctx.messages)) as AgentMessage[]);
+    const second = new ScriptedProvider([{ blocks: [{ type: "text", text: "Done." }] }]);
+    const asked: string[][] = [];
+    const events = await collect(
+      agentLoopContinue(
+        restored,
+        loopConfig(second, {
+          approveToolCalls: (calls) => {
+            asked.push(calls.map((c) => c.id));
+            return calls.map((c) => ({ toolCallId: c.id, verdict: "run" }));
+          },
+        }),
+      ),
+    );
+    expect(asked).toEqual([["c2"]]);
+    const started = events.flatMap((e) => (e.type === "toolExecutionStart" ? [e.toolCallId] : []));
+    expect(started).toEqual(["c2"]);
+    const results = second.requests[0]!.messages.filter((m) => m.role === "toolResult");
+    expect(results.map((m) => m.role === "toolResult" && m.toolCallId)).toEqual(["c1", "c2"]);
+    expect(restored.messages.map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "toolResult",
+      "toolResult",
+      "assistant",
+    ]);
   });
 
   it("resumes deferred calls with agentLoopContinue from a reloaded history, then asks the model again", async () => {

@@ -25,6 +25,8 @@ export * from "./tokens.js";
 export {
   executeSingleTool,
   executeToolCalls,
+  executionGroups,
+  strategyForMode,
   type ToolExecutionEnv,
   type ToolExecutionOutcome,
 } from "./tool-execution.js";

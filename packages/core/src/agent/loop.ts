@@ -233,13 +233,13 @@ async function runTurns(
   // REQ-087: steering queued before the run joins the prompts
   let pending = [...initial, ...drainQueue(run, "getSteeringMessages")];
   let needsResponse = true;
-  const last = context.messages[context.messages.length - 1];
-  if (initial.length === 0 && last?.role === "assistant" && toolCallsOf(last).length > 0) {
+  const open = initial.length === 0 ? openRound(context.messages) : undefined;
+  if (open !== undefined) {
     // resuming deferred tool calls: this turn runs them, the next one asks the model again
     if (!(await allowTurn(run, turn))) return "vetoed";
     await sink.push({ type: "turnStart", loopId, turn, triggeredBy: firstTrigger });
     // queued steering waits for the next turn: nothing may come between calls and their results
-    const round = await runToolRound(run, turn, last);
+    const round = await runToolRound(run, turn, open.message, open.unanswered);
     if (round === "deferred") return "finished";
     pending = [...pending, ...round];
     turn++;
@@ -315,17 +315,21 @@ function allowTurn(run: LoopRun, turn: number): Promise<boolean> {
 /**
  * Runs the tool calls of `message` through the approval gate and the tools, appends the results
  * and ends the turn. Returns the steering messages that arrived meanwhile, or "deferred" when the
- * gate deferred a call: then nothing ran, the turn ended, and the run must stop waiting for
- * decisions (the message stays last in the history so agentLoopContinue can resume it).
+ * gate deferred a call: then only the calls before the first deferred one ran, the turn ended
+ * with their results, and the run must stop waiting for decisions (the message, followed only by
+ * those results, stays last in the history so agentLoopContinue can resume the rest).
+ * `unanswered`: a resumed round's calls still without a result (the gate is asked about them only).
  */
 async function runToolRound(
   run: LoopRun,
   turn: number,
   message: AssistantMessage,
+  unanswered?: ToolCallContent[],
 ): Promise<AgentMessage[] | "deferred"> {
-  const calls = toolCallsOf(message);
+  let calls = unanswered ?? toolCallsOf(message);
   const gate = run.config.approveToolCalls;
   let denied: Map<string, string> | undefined;
+  let deferred: string[] = [];
   if (gate !== undefined) {
     let verdicts: ToolCallVerdict[];
     try {
@@ -338,14 +342,23 @@ async function runToolRound(
       });
       verdicts = calls.map((call) => ({ toolCallId: call.id, verdict: "defer" }));
     }
-    const deferred = verdicts.filter((v) => v.verdict === "defer").map((v) => v.toolCallId);
+    deferred = verdicts.filter((v) => v.verdict === "defer").map((v) => v.toolCallId);
     if (deferred.length > 0) {
-      run.pendingToolCalls = deferred;
-      await endTurn(run, turn, message, []);
-      return "deferred";
+      // the calls before the first deferred one run now (read-only work need not wait for a
+      // person); that call and every later one wait, since a later call may depend on it
+      const waiting = new Set(deferred);
+      const first = calls.findIndex((c) => waiting.has(c.id));
+      calls = calls.slice(0, Math.max(0, first));
     }
     denied = new Map();
     for (const v of verdicts) if (v.verdict === "deny") denied.set(v.toolCallId, v.reason);
+  }
+  if (deferred.length > 0) {
+    run.pendingToolCalls = deferred;
+    if (calls.length === 0) {
+      await endTurn(run, turn, message, []);
+      return "deferred";
+    }
   }
   const hooks = run.config.hooks ?? {};
   const execution = await executeToolCalls(calls, {
@@ -356,12 +369,34 @@ async function runToolRound(
     hooks,
     logger: run.logger,
     strategy: run.config.toolExecution ?? { type: "parallel" },
-    getSteeringMessages: () => drainQueue(run, "getSteeringMessages"),
+    // a round that ends waiting keeps steering queued for the run that resumes it
+    getSteeringMessages: () => (deferred.length > 0 ? [] : drainQueue(run, "getSteeringMessages")),
     ...(denied !== undefined && denied.size > 0 ? { denied } : {}),
   });
   await appendMessages(run, execution.results, false);
   await endTurn(run, turn, message, execution.results);
-  return execution.steering;
+  return deferred.length > 0 ? "deferred" : execution.steering;
+}
+
+/**
+ * The round a continuation resumes: the last assistant message, followed only by tool results,
+ * whose calls are not all answered (the approval gate deferred them). Undefined otherwise.
+ */
+function openRound(
+  messages: readonly AgentMessage[],
+): { message: AssistantMessage; unanswered: ToolCallContent[] } | undefined {
+  const answered = new Set<string>();
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message?.role === "toolResult") {
+      answered.add(message.toolCallId);
+      continue;
+    }
+    if (message?.role !== "assistant") return undefined;
+    const unanswered = toolCallsOf(message).filter((c) => !answered.has(c.id));
+    return unanswered.length > 0 ? { message, unanswered } : undefined;
+  }
+  return undefined;
 }
 
 /** turnEnd → afterTurn (REQ-092: also on error/abort paths). `usage` is this turn's response usage. */

@@ -268,3 +268,98 @@ describe("an abort while a tool runs (issue #9 finding 8)", () => {
     expect(text(out.results[0]!)).toContain("Cancelled");
   });
 });
+
+describe("parallelReadOnly (issue #26 finding 3)", () => {
+  /** A tool of `category` that logs its start and end and sleeps `ms`. */
+  function categorized(name: string, category: "read" | "write", log: string[]): AnyAgentTool {
+    return defineTool({
+      name,
+      label: name,
+      description: "sleeps",
+      category,
+      parameters: z.object({ ms: z.number(), tag: z.string() }),
+      execute: async ({ ms, tag }) => {
+        log.push(`start:${tag}`);
+        await new Promise((r) => setTimeout(r, ms));
+        log.push(`end:${tag}`);
+        return { content: [{ type: "text", text: tag }] };
+      },
+    });
+  }
+
+  it("runs consecutive read-only calls together and every other call alone, results in call order", async () => {
+    const log: string[] = [];
+    const e = env([categorized("look", "read", log), categorized("change", "write", log)], {
+      strategy: { type: "parallelReadOnly" },
+    });
+    const calls = [
+      call("1", "look", { ms: 30, tag: "r1" }),
+      call("2", "look", { ms: 10, tag: "r2" }),
+      call("3", "look", { ms: 20, tag: "r3" }),
+      call("4", "change", { ms: 5, tag: "w4" }),
+      call("5", "change", { ms: 5, tag: "w5" }),
+      call("6", "look", { ms: 5, tag: "r6" }),
+    ];
+    const out = await executeToolCalls(calls, e);
+    // the three reads overlap: each starts before any of them ends
+    expect(log.slice(0, 3)).toEqual(["start:r1", "start:r2", "start:r3"]);
+    expect(log.slice(3, 6).sort()).toEqual(["end:r1", "end:r2", "end:r3"]);
+    // the writes wait for the reads and for each other; the last read waits for the writes
+    expect(log.slice(6)).toEqual([
+      "start:w4",
+      "end:w4",
+      "start:w5",
+      "end:w5",
+      "start:r6",
+      "end:r6",
+    ]);
+    expect(out.results.map(text)).toEqual(["r1", "r2", "r3", "w4", "w5", "r6"]);
+    expect(out.results.map((r) => r.toolCallId)).toEqual(["1", "2", "3", "4", "5", "6"]);
+  });
+
+  it("a tool without a category, or an unknown one, is not read-only: it runs alone", async () => {
+    const log: string[] = [];
+    const plain = defineTool({
+      name: "plain",
+      label: "plain",
+      description: "no category",
+      parameters: z.object({ tag: z.string() }),
+      execute: async ({ tag }) => {
+        log.push(`start:${tag}`);
+        await new Promise((r) => setTimeout(r, 5));
+        log.push(`end:${tag}`);
+        return { content: [{ type: "text", text: tag }] };
+      },
+    });
+    const e = env([plain], { strategy: { type: "parallelReadOnly" } });
+    const out = await executeToolCalls(
+      [call("1", "plain", { tag: "a" }), call("2", "nope"), call("3", "plain", { tag: "b" })],
+      e,
+    );
+    expect(log).toEqual(["start:a", "end:a", "start:b", "end:b"]);
+    expect(out.results.map((r) => r.isError)).toEqual([false, true, false]);
+  });
+
+  it("steering that arrives during a read-only group skips the calls after the group", async () => {
+    const log: string[] = [];
+    const steering: AgentMessage[] = [];
+    const e = env([categorized("look", "read", log), categorized("change", "write", log)], {
+      strategy: { type: "parallelReadOnly" },
+      getSteeringMessages: () => {
+        if (log.includes("end:r2") && steering.length === 0) steering.push(userMessage("stop"));
+        return steering.splice(0);
+      },
+    });
+    const out = await executeToolCalls(
+      [
+        call("1", "look", { ms: 5, tag: "r1" }),
+        call("2", "look", { ms: 5, tag: "r2" }),
+        call("3", "change", { ms: 5, tag: "w3" }),
+      ],
+      e,
+    );
+    expect(log).not.toContain("start:w3");
+    expect(out.results.map((r) => r.isError)).toEqual([false, false, true]);
+    expect(out.steering).toHaveLength(1);
+  });
+});

@@ -2,6 +2,7 @@ import { setMaxListeners } from "node:events";
 import { z } from "zod";
 import { childAbortController } from "../model/cancellation.js";
 import type { AgentMessage, ToolCallContent, ToolResultMessage } from "../model/llm-messages.js";
+import type { ToolExecutionMode } from "../model/session-config.js";
 import { type AnyAgentTool, type SpentUsage, ToolError, type ToolResult } from "../tools/tool.js";
 import { type AgentEventSink, pushAfter, type SinkWait } from "./event-sink.js";
 import { callHook, callSyncHook, errorText } from "./hook-calls.js";
@@ -47,32 +48,82 @@ export async function executeToolCalls(
   calls: readonly ToolCallContent[],
   env: ToolExecutionEnv,
 ): Promise<ToolExecutionOutcome> {
-  const strategy = env.strategy;
+  return executeInGroups(executionGroups(calls, env.strategy, env.tools), env);
+}
+
+/** A session's `tool_execution` setting as the loop's strategy. */
+export function strategyForMode(mode: ToolExecutionMode): ToolExecutionStrategy {
+  switch (mode) {
+    case "sequential":
+      return { type: "sequential" };
+    case "parallel_read_only":
+      return { type: "parallelReadOnly" };
+    case "parallel":
+      return { type: "parallel" };
+    default:
+      return mode satisfies never;
+  }
+}
+
+/**
+ * The strategy's groups, in call order: each group runs concurrently, one group after another.
+ * parallelReadOnly (Claude Code's rule): consecutive read-only calls (tools of category "read":
+ * the file readers, search, the codebase tools, MCP tools annotated readOnlyHint) share a group;
+ * every other call, and a call of an unknown tool, is a group of its own, so nothing runs beside
+ * a call that may change what the others read.
+ */
+export function executionGroups(
+  calls: readonly ToolCallContent[],
+  strategy: ToolExecutionStrategy,
+  tools: readonly AnyAgentTool[],
+): ToolCallContent[][] {
   switch (strategy.type) {
     case "parallel":
-      return executeInGroups(calls, calls.length, env);
+      return calls.length > 0 ? [[...calls]] : [];
     case "sequential":
-      return executeInGroups(calls, 1, env);
-    case "batched":
-      return executeInGroups(calls, Math.max(1, Math.floor(strategy.size)), env);
+      return calls.map((call) => [call]);
+    case "batched": {
+      const size = Math.max(1, Math.floor(strategy.size));
+      const groups: ToolCallContent[][] = [];
+      for (let start = 0; start < calls.length; start += size) {
+        groups.push(calls.slice(start, start + size));
+      }
+      return groups;
+    }
+    case "parallelReadOnly": {
+      const readOnly = new Set(tools.filter((t) => t.category === "read").map((t) => t.name));
+      const groups: ToolCallContent[][] = [];
+      let reads: ToolCallContent[] | undefined;
+      for (const call of calls) {
+        if (readOnly.has(call.name)) {
+          if (reads === undefined) {
+            reads = [];
+            groups.push(reads);
+          }
+          reads.push(call);
+        } else {
+          reads = undefined;
+          groups.push([call]);
+        }
+      }
+      return groups;
+    }
     default:
       return strategy satisfies never;
   }
 }
 
 /**
- * Runs calls in consecutive groups of `size` (each group concurrently) and checks the steering
+ * Runs the groups one after another (each group's calls concurrently) and checks the steering
  * queue after each group: queued steering skips every remaining call (REQ-084–086).
  */
 async function executeInGroups(
-  calls: readonly ToolCallContent[],
-  size: number,
+  groups: readonly ToolCallContent[][],
   env: ToolExecutionEnv,
 ): Promise<ToolExecutionOutcome> {
   const results: ToolResultMessage[] = [];
   let steering: AgentMessage[] = [];
-  for (let start = 0; start < calls.length; start += size) {
-    const group = calls.slice(start, start + size);
+  for (const group of groups) {
     const skipReason =
       steering.length > 0
         ? SKIPPED_FOR_STEERING

@@ -137,10 +137,16 @@ export type AgentEventType = AgentEvent["type"];
 /** REQ-017 */
 export type QueueMode = "oneAtATime" | "all";
 
+/**
+ * How the calls of one assistant message run (tool-execution.ts `executionGroups`); their results
+ * always go back in call order. parallelReadOnly: consecutive read-only calls (category "read")
+ * run together, every other call alone.
+ */
 export type ToolExecutionStrategy =
   | { type: "parallel" }
   | { type: "sequential" }
-  | { type: "batched"; size: number };
+  | { type: "batched"; size: number }
+  | { type: "parallelReadOnly" };
 
 /** REQ-162: pluggable token counting. The default counts with gpt-tokenizer. */
 export interface TokenCounter {
@@ -282,10 +288,13 @@ export type ToolCallVerdict =
 
 /**
  * The approval gate: called once per assistant message with tool calls, before any of them runs.
- * A call without a verdict runs. If any call is deferred, nothing of that message runs: the turn
- * ends, the assistant message stays last in the history, and agentEnd lists `pendingToolCalls`.
- * Decisions can be made later, in another process: `agentLoopContinue` on a history whose last
- * message is an assistant message with unanswered tool calls asks the gate again and runs them.
+ * A call without a verdict runs. If any call is deferred, only the calls before the first deferred
+ * one run (so read-only work need not wait for a person, and no call runs before one it may
+ * depend on); the turn ends with their results, the assistant message and those results stay last
+ * in the history, and agentEnd lists `pendingToolCalls`. Decisions can be made later, in another
+ * process: `agentLoopContinue` on a history that ends with an assistant message whose tool calls
+ * are not all answered (only tool results after it) asks the gate again about the unanswered
+ * calls and runs them; every result reaches the model in call order.
  */
 export type ApproveToolCalls = (
   calls: readonly ToolCallContent[],

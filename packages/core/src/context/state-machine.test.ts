@@ -6,6 +6,7 @@ import {
   StateMachine,
   type StateMachineOptions,
   stateInvariantViolation,
+  TOOL_EXECUTION_STATES,
   type TransitionRecord,
 } from "./state-machine.js";
 
@@ -24,6 +25,8 @@ function sample(type: ContextStateType): ContextState {
       return { type, tool_name: "read_file", attempt: 1, index: 1, total: 2 };
     case "ToolAutoLoop":
       return { type, depth: 1, tools_executed: 2, tool_names: ["read_file"] };
+    case "ResearchingPlan":
+      return { type, tool_names: ["read_file", "search"], tools_executed: 2 };
     case "AwaitingUserAnswer":
       return { type, question_message_id: "m-9" };
     case "Paused":
@@ -89,7 +92,8 @@ describe("transition table", () => {
     let edges = 0;
     for (const from of ALL_TYPES) {
       for (const to of STATE_TRANSITIONS[from]) {
-        const m = machine(sample(from), to === "ParsingPlan" ? "plan" : "act");
+        const planOnly = to === "ParsingPlan" || to === "ResearchingPlan";
+        const m = machine(sample(from), planOnly ? "plan" : "act");
         const result = m.transition(sample(to));
         expect(result, `${from} → ${to}`).toEqual({ ok: true, previous: sample(from) });
         expect(m.current).toEqual(sample(to));
@@ -103,7 +107,7 @@ describe("transition table", () => {
     for (const from of ALL_TYPES) {
       for (const to of ALL_TYPES) {
         if (STATE_TRANSITIONS[from].includes(to)) continue;
-        const m = machine(sample(from), "plan");
+        const m = machine(sample(from), to === "ResearchingPlan" ? "plan" : "act");
         const result = m.transition(sample(to));
         expect(result.ok, `${from} → ${to}`).toBe(false);
         if (!result.ok) expect(result.error).toMatchObject({ kind: "not_allowed", from, to });
@@ -265,10 +269,38 @@ describe("mode awareness", () => {
     }
     expect(m.current.type).toBe("ParsingToolCalls");
     expect(m.history).toEqual([]);
-    // a read-only tool may run while planning
+  });
+
+  it("plan mode never enters a tool execution state, not even for a read-only tool (issue #26 9e)", () => {
+    for (const from of ALL_TYPES) {
+      for (const to of STATE_TRANSITIONS[from]) {
+        if (!TOOL_EXECUTION_STATES.has(to)) continue;
+        const m = machine(sample(from), "plan");
+        const result = m.transition(
+          to === "ExecutingTool"
+            ? { type: "ExecutingTool", tool_name: "search", attempt: 1, index: 1, total: 1 }
+            : sample(to),
+        );
+        expect(result.ok, `${from} → ${to} in plan mode`).toBe(false);
+        if (!result.ok)
+          expect(result.error).toMatchObject({ kind: "forbidden_in_mode", mode: "plan", to });
+      }
+    }
+    // its read-only calls run in ResearchingPlan, which act mode never enters
+    const research: ContextState = {
+      type: "ResearchingPlan",
+      tool_names: ["search"],
+      tools_executed: 0,
+    };
+    expect(machine(sample("ProcessingLLMResponse"), "plan").transition(research).ok).toBe(true);
+    expect(machine(sample("ProcessingLLMResponse"), "act").transition(research).ok).toBe(false);
+    // a person's approval of a read-only call is still asked in plan mode
     expect(
-      m.transition({ type: "ExecutingTool", tool_name: "search", attempt: 1, index: 1, total: 1 })
-        .ok,
+      machine(sample("ProcessingLLMResponse"), "plan").transition({
+        type: "AwaitingToolApproval",
+        pending_requests: ["c1"],
+        tool_names: ["search"],
+      }).ok,
     ).toBe(true);
   });
 

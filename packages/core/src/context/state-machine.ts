@@ -28,11 +28,13 @@ import type { ContextState, ContextStateType } from "../model/states.js";
  */
 export const STATE_TRANSITIONS: Readonly<Record<ContextStateType, readonly ContextStateType[]>> = {
   Idle: ["ProcessingUserMessage", "OptimizingContext", "SwitchingBranch", "Merging"],
-  // → ParsingToolCalls: a workflow payload is the user's own tool call (workflows.ts)
+  // → ParsingToolCalls (ResearchingPlan in plan mode): a workflow payload is the user's own tool
+  // call (workflows.ts)
   ProcessingUserMessage: [
     "ResolvingFileReferences",
     "EnhancingSystemPrompt",
     "ParsingToolCalls",
+    "ResearchingPlan",
     "Idle",
     "Failed",
   ],
@@ -54,9 +56,14 @@ export const STATE_TRANSITIONS: Readonly<Record<ContextStateType, readonly Conte
     "Failed",
   ],
   StreamingLLMResponse: ["StreamingLLMResponse", "ProcessingLLMResponse", "Interrupting", "Failed"],
+  // plan mode goes from here to ResearchingPlan (read-only calls), ParsingPlan (present_plan),
+  // AwaitingUserAnswer or AwaitingToolApproval (a read-only call held for a person), never
+  // through ParsingToolCalls
   ProcessingLLMResponse: [
     "Idle",
     "ParsingToolCalls",
+    "ResearchingPlan",
+    "AwaitingToolApproval",
     "ParsingPlan",
     "AwaitingUserAnswer",
     "Interrupting",
@@ -78,6 +85,7 @@ export const STATE_TRANSITIONS: Readonly<Record<ContextStateType, readonly Conte
   AwaitingToolApproval: [
     "AwaitingToolApproval",
     "ExecutingTool",
+    "ResearchingPlan",
     "ProcessingToolResults",
     "Idle",
     "Failed",
@@ -96,6 +104,20 @@ export const STATE_TRANSITIONS: Readonly<Record<ContextStateType, readonly Conte
   ProcessingToolResults: ["ToolAutoLoop", "Paused", "Interrupting", "Failed"],
   // → Paused: the depth limit was reached (Paused{auto_loop_limit})
   ToolAutoLoop: ["OptimizingContext", "PreparingLLMRequest", "Paused", "Interrupting", "Failed"],
+  // plan mode's tool round: → itself as the round's calls finish; → AwaitingToolApproval: the
+  // calls before a held one ran; → ParsingPlan / AwaitingUserAnswer: the round also held
+  // present_plan / ask_question; → the next model request
+  ResearchingPlan: [
+    "ResearchingPlan",
+    "AwaitingToolApproval",
+    "ParsingPlan",
+    "AwaitingUserAnswer",
+    "OptimizingContext",
+    "PreparingLLMRequest",
+    "Paused",
+    "Interrupting",
+    "Failed",
+  ],
   ParsingPlan: ["Idle", "AwaitingUserAnswer", "Failed"],
   // the answer arrives as a user message; → Idle: the user dismissed the question
   AwaitingUserAnswer: ["ProcessingUserMessage", "Idle", "Failed"],
@@ -109,6 +131,7 @@ export const STATE_TRANSITIONS: Readonly<Record<ContextStateType, readonly Conte
     "PreparingLLMRequest",
     "AwaitingToolApproval",
     "ExecutingTool",
+    "ResearchingPlan",
     "Idle",
     "Failed",
   ],
@@ -118,6 +141,20 @@ export const STATE_TRANSITIONS: Readonly<Record<ContextStateType, readonly Conte
   // call then has its result (recovery.ts), so the loop goes on with a model request
   Failed: ["Idle", "ProcessingUserMessage", "PreparingLLMRequest"],
 };
+
+/**
+ * The tool execution states (context-manager "Tool execution state granularity", the auto-loop):
+ * plan mode never enters them (plan-act "State transitions respect mode"); its read-only calls
+ * run in ResearchingPlan. AwaitingToolApproval stays open to plan mode for its read-only calls:
+ * a person's approval is never skipped, and the mode rule below admits only plan-mode tools.
+ */
+export const TOOL_EXECUTION_STATES: ReadonlySet<ContextStateType> = new Set([
+  "ParsingToolCalls",
+  "ExecutingTool",
+  "CollectingToolResults",
+  "ProcessingToolResults",
+  "ToolAutoLoop",
+]);
 
 /** Why a transition was refused. */
 export type TransitionError =
@@ -183,6 +220,8 @@ export function stateInvariantViolation(state: ContextState): string | undefined
       return state.depth < 1 || state.tools_executed < 0
         ? "depth must be >= 1 and tools_executed >= 0"
         : undefined;
+    case "ResearchingPlan":
+      return state.tools_executed < 0 ? "tools_executed must be >= 0" : undefined;
     case "ResolvingFileReferences":
       return state.count < 0 ? "count must be >= 0" : undefined;
     case "Idle":
@@ -293,6 +332,22 @@ export class StateMachine {
         mode,
         to,
         message: "ParsingPlan is only valid in plan mode",
+      };
+    }
+    if (to === "ResearchingPlan" && mode !== "plan") {
+      return {
+        kind: "forbidden_in_mode",
+        mode,
+        to,
+        message: "ResearchingPlan is only valid in plan mode",
+      };
+    }
+    if (mode === "plan" && TOOL_EXECUTION_STATES.has(to)) {
+      return {
+        kind: "forbidden_in_mode",
+        mode,
+        to,
+        message: `plan mode never enters ${to}: its read-only calls run in ResearchingPlan`,
       };
     }
     if (mode !== "plan" || typeof next === "string") return undefined;

@@ -101,6 +101,15 @@ export const FoldingSettingsSchema = z.object({
 });
 export type FoldingSettings = z.infer<typeof FoldingSettingsSchema>;
 
+/**
+ * How the tool calls of one model answer run (issue #26): one after another; read-only calls
+ * (reads, searches, codebase tools, MCP tools annotated readOnlyHint) together and every other
+ * call alone (Claude Code's rule, the default); or every call of the answer at once. Results go
+ * back to the model in call order whatever the mode, and each call keeps its own approval.
+ */
+export const ToolExecutionModeSchema = z.enum(["sequential", "parallel_read_only", "parallel"]);
+export type ToolExecutionMode = z.infer<typeof ToolExecutionModeSchema>;
+
 export const SessionConfigSchema = z.object({
   agent_mode: AgentModeSchema.default("act"),
   /**
@@ -122,6 +131,8 @@ export const SessionConfigSchema = z.object({
   auto_loop_iteration_timeout_ms: z.number().int().positive().default(30_000),
   /** context folding: the `branch` and `return` tools' limits (docs/folding.md) */
   folding: FoldingSettingsSchema.default(FoldingSettingsSchema.parse({})),
+  /** how one answer's tool calls run: sequential, parallel_read_only (default) or parallel */
+  tool_execution: ToolExecutionModeSchema.default("parallel_read_only"),
 });
 export type SessionConfig = z.infer<typeof SessionConfigSchema>;
 export type SessionConfigInput = z.input<typeof SessionConfigSchema>;

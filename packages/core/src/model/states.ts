@@ -43,6 +43,16 @@ export const ContextStateSchema = z.discriminatedUnion("type", [
     /** the tools the auto-loop ran so far, each once, in the order they first ran */
     tool_names: z.array(z.string()).default([]),
   }),
+  /**
+   * plan mode: the model's read-only calls run while it prepares its plan (plan mode never enters
+   * the tool execution states, plan-act "State transitions respect mode"); `tool_names` are this
+   * round's calls, `tools_executed` counts the run's calls so far
+   */
+  z.object({
+    type: z.literal("ResearchingPlan"),
+    tool_names: z.array(z.string()),
+    tools_executed: z.number().int(),
+  }),
   /** plan mode: the model's present_plan call is being turned into a Plan message */
   z.object({ type: z.literal("ParsingPlan") }),
   /** the model asked the user a question; waiting for the answer */

@@ -24,6 +24,7 @@ import {
   OptimizationConfigSchema,
   SessionConfigSchema,
   SessionModelSchema,
+  ToolExecutionModeSchema,
 } from "../model/session-config.js";
 import { SessionDetailSchema } from "./http-responses.js";
 import { strictRequest } from "./strict.js";
@@ -323,6 +324,9 @@ const PatchConfigFieldsSchema = z.object({
     .describe(`replaces the base system prompt; at most ${MAX_TEXT_CHARS} characters`),
   folding: FoldingSettingsSchema.optional().describe(
     "context folding (docs/folding.md): `enabled` offers `branch` to the session's model from its next request; replaces the whole folding config, omitted fields take their defaults",
+  ),
+  tool_execution: ToolExecutionModeSchema.optional().describe(
+    "how the tool calls of one answer run: sequential; parallel_read_only (default: read-only calls together, every other call alone); parallel (every call at once). Results reach the model in call order; each call keeps its own approval",
   ),
 });
 

@@ -1,6 +1,7 @@
 import { finalText, lastAssistant } from "../../agent/evaluation.js";
 import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
 import { type ParallelLoopResult, runAgentLoopParallel } from "../../agent/parallel.js";
+import { strategyForMode } from "../../agent/tool-execution.js";
 import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
 import type { ToolCallContent } from "../../model/llm-messages.js";
 import type { ApprovalStatus, ContextMessage } from "../../model/message-types.js";
@@ -107,7 +108,7 @@ export async function askParallelOp(
     contextConfig: null,
     executionLimits: deps.executionLimits,
     retryConfig: deps.retryConfig,
-    toolExecution: { type: "sequential" },
+    toolExecution: strategyForMode(core.config.tool_execution),
     logger: deps.logger,
   };
   const writer = new EventWriter(core);

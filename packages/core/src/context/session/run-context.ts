@@ -4,7 +4,7 @@ import type {
   ToolCallPreview,
   ToolCallRequest,
 } from "../../model/message-types.js";
-import type { ContextState } from "../../model/states.js";
+import type { ContextState, StateOf } from "../../model/states.js";
 import type { SubAgentUpdate } from "../../protocol/events.js";
 import { HeldMoves } from "./held-moves.js";
 import { RunSteering } from "./message-queue.js";
@@ -49,8 +49,11 @@ export type LlmError = {
 export type RunStop =
   /** the loop ended on its own: an answer without tool calls, or its own execution limit */
   | { type: "completed" }
-  /** the approval gate deferred calls: the session waits in AwaitingToolApproval */
-  | { type: "awaiting_approval" }
+  /**
+   * the approval gate deferred calls: the session waits in `waiting` (the calls before the first
+   * deferred one ran first: loop.ts runToolRound)
+   */
+  | { type: "awaiting_approval"; waiting: StateOf<"AwaitingToolApproval"> }
   /** a present_plan / ask_question round: the run ends once that round's rows are stored */
   | { type: "awaiting_user" }
   /** the user interrupted: Interrupting → Paused{interrupted} with a notice */
@@ -133,9 +136,12 @@ export class RunContext {
    * other: nothing after a failed write can be trusted to be stored. Returns whether it was set.
    */
   stopWith(stop: RunStop): boolean {
-    if (this.#stop !== undefined && (stop.type !== "failed" || this.#stop.type === "failed")) {
-      return false;
-    }
+    // a failure overrides any other stop; an interrupt overrides a wait for approval, since the
+    // calls before the held one may still be running (loop.ts runToolRound) and must be cut
+    const overrides =
+      (stop.type === "failed" && this.#stop?.type !== "failed") ||
+      (stop.type === "interrupted" && this.#stop?.type === "awaiting_approval");
+    if (this.#stop !== undefined && !overrides) return false;
     this.#stop = stop;
     return true;
   }

@@ -35,7 +35,17 @@ describe("RunStop: one value per end of a run", () => {
     const h = harness([call("write_note", { text: "a" }, "c1")]);
     const session = await h.manager.create();
     const result = await ran(session.sendMessage({ type: "text", text: "write" }));
-    expect(result).toEqual({ type: "ran", stop: { type: "awaiting_approval" } });
+    expect(result).toEqual({
+      type: "ran",
+      stop: {
+        type: "awaiting_approval",
+        waiting: {
+          type: "AwaitingToolApproval",
+          pending_requests: ["c1"],
+          tool_names: ["write_note"],
+        },
+      },
+    });
     expect(session.state.type).toBe("AwaitingToolApproval");
     // a decision that leaves nothing pending runs the loop on; its own result says how it ended
     const next = await ran(

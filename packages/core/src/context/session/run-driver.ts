@@ -1,5 +1,6 @@
 import { runAgentLoop, runAgentLoopContinue } from "../../agent/loop.js";
 import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
+import { strategyForMode } from "../../agent/tool-execution.js";
 import type {
   AgentEvent,
   AgentHooks,
@@ -12,14 +13,14 @@ import type { ModelConfig } from "../../model/llm-config.js";
 import type { AgentMessage, ToolCallContent } from "../../model/llm-messages.js";
 import type { ContinuationKind } from "../../model/loop-records.js";
 import type { ContextMessage } from "../../model/message-types.js";
-import type { ContextState } from "../../model/states.js";
+import type { ContextState, StateOf } from "../../model/states.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { ASK_QUESTION, isPlanTool, PRESENT_PLAN } from "../plan-act.js";
 import { DENIED_RESULT_TEXT, maxAutoLoopDepth, verdictFromApproval } from "./approval-policy.js";
 import { hookSessionInfo, toolHookCalls } from "./command-hook-calls.js";
 import { loopContext } from "./loop-context.js";
 import { RunContext, type RunStop } from "./run-context.js";
-import { storeLoopEvent } from "./run-events.js";
+import { planning, storeLoopEvent } from "./run-events.js";
 import { foldRuntimeFor } from "./run-folds.js";
 import { OverflowRecovery } from "./run-overflow.js";
 import {
@@ -228,7 +229,7 @@ export class RunDriver {
       }),
       executionLimits: deps.executionLimits,
       retryConfig: deps.retryConfig,
-      toolExecution: { type: "sequential" },
+      toolExecution: strategyForMode(config.tool_execution),
       logger: deps.logger,
       hooks: { beforeTurn: () => beforeTurn(run), ...commandHookCalls(run) },
       approveToolCalls: (calls) => {
@@ -314,6 +315,7 @@ function beforeTurn(run: RunContext): boolean {
   if (
     state === "OptimizingContext" ||
     state === "ToolAutoLoop" ||
+    state === "ResearchingPlan" ||
     state === "Paused" ||
     state === "Failed"
   ) {
@@ -331,14 +333,19 @@ function beforeTurn(run: RunContext): boolean {
  */
 function pausingTimer(run: RunContext, runtime: FoldRuntime): AnyAgentTool {
   const branch = runtime.branchTool();
+  // sibling folds may run at once (tool_execution: parallel): the clock starts again only
+  // once the last of them has returned
+  let open = 0;
   return {
     ...branch,
     execute: async (params, ctx) => {
+      open++;
       clearTimeout(run.timer);
       try {
         return await branch.execute(params, ctx);
       } finally {
-        if (run.stop === undefined) startTimer(run);
+        open--;
+        if (open === 0 && run.stop === undefined) startTimer(run);
       }
     },
   };
@@ -395,18 +402,38 @@ async function approvalGate(
     return { toolCallId: c.id, verdict };
   });
   const pending = calls.filter((_, i) => verdicts[i]?.verdict === "defer");
+  // the loop runs the calls before the first deferred one now (loop.ts runToolRound)
+  const first = calls.findIndex((_, i) => verdicts[i]?.verdict === "defer");
+  const now = first < 0 ? calls : calls.slice(0, first);
+  const running = now.filter((c) => verdicts[calls.indexOf(c)]?.verdict === "run");
+  run.roundIndex = 0;
+  run.roundTotal = running.filter((c) => !isPlanTool(c.name)).length;
   if (pending.length > 0) {
-    run.stopWith({ type: "awaiting_approval" });
-    await run.move({
+    const waiting: StateOf<"AwaitingToolApproval"> = {
       type: "AwaitingToolApproval",
       pending_requests: pending.map((c) => c.id),
       tool_names: pending.map((c) => c.name),
-    });
+    };
+    run.stopWith({ type: "awaiting_approval", waiting });
+    await run.move(waiting);
+    if (planning(run) && run.roundTotal > 0) {
+      // the read-only calls before the held one run now (loop.ts runToolRound)
+      await run.move({
+        type: "ResearchingPlan",
+        tool_names: running.filter((c) => !isPlanTool(c.name)).map((c) => c.name),
+        tools_executed: run.toolsExecuted,
+      });
+    }
     return verdicts;
   }
-  const running = calls.filter((_, i) => verdicts[i]?.verdict === "run");
-  run.roundIndex = 0;
-  run.roundTotal = running.filter((c) => !isPlanTool(c.name)).length;
+  if (planning(run) && run.roundTotal > 0) {
+    // plan mode: the read-only calls run in ResearchingPlan (never ExecutingTool)
+    await run.move({
+      type: "ResearchingPlan",
+      tool_names: running.filter((c) => !isPlanTool(c.name)).map((c) => c.name),
+      tools_executed: run.toolsExecuted,
+    });
+  }
   const plan = running.some((c) => c.name === PRESENT_PLAN);
   if (plan || running.some((c) => c.name === ASK_QUESTION)) {
     run.stopWith({ type: "awaiting_user" });
@@ -456,7 +483,10 @@ async function finishRun(run: RunContext, stop: RunStop): Promise<void> {
     case "awaiting_user":
     case "completed":
       // a loop that stopped between rounds (its own execution limit) pauses like the depth limit
-      if (stop.type === "completed" && core.state.type === "ToolAutoLoop") {
+      if (
+        stop.type === "completed" &&
+        (core.state.type === "ToolAutoLoop" || core.state.type === "ResearchingPlan")
+      ) {
         await pauseAtLimit(run);
         return;
       }

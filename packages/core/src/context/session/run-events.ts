@@ -94,8 +94,10 @@ function onProgress(run: RunContext, toolCallId: string, toolName: string, text:
   run.writeBehind(async () => {
     const latest = run.pendingProgress.get(toolCallId);
     run.pendingProgress.delete(toolCallId);
-    // once the run stops (an interrupt, a failure) its calls' progress no longer matters
-    if (latest === undefined || run.stop !== undefined) return;
+    // once the run stops (an interrupt, a failure) its calls' progress no longer matters; a wait
+    // for approval is not such a stop: the calls before the held one still run
+    const stopped = run.stop !== undefined && run.stop.type !== "awaiting_approval";
+    if (latest === undefined || stopped) return;
     const { core } = run;
     await core.commit({
       events: [
@@ -316,7 +318,13 @@ async function onMessageEnd(run: RunContext, message: AgentMessage): Promise<voi
     final,
     streaming.announced ? streaming.messageId : undefined,
   );
-  if (hasToolCalls(message)) await run.move({ type: "ParsingToolCalls" });
+  // plan mode never enters the tool execution states: its round moves on at the gate
+  if (hasToolCalls(message) && !planning(run)) await run.move({ type: "ParsingToolCalls" });
+}
+
+/** Plan mode: read-only calls run in ResearchingPlan, never in the tool execution states. */
+export function planning(run: RunContext): boolean {
+  return run.core.config.agent_mode === "plan";
 }
 
 async function onToolStart(run: RunContext, toolCallId: string, toolName: string): Promise<void> {
@@ -324,6 +332,8 @@ async function onToolStart(run: RunContext, toolCallId: string, toolName: string
   // plan tools only become messages; denied (or not offered) calls never execute
   if (isPlanTool(toolName) || entry?.call.approval === "denied") return;
   if (!run.offered.has(toolName)) return;
+  // plan mode stays in ResearchingPlan while its read-only calls run (moved at the gate)
+  if (planning(run)) return;
   run.roundIndex = Math.min(run.roundIndex + 1, Math.max(1, run.roundTotal));
   await run.move({
     type: "ExecutingTool",
@@ -358,17 +368,35 @@ async function onTurnEnd(
     // a plan / question round: its rows are the Plan / Question messages; the run stops here
     // other calls of the same round ran first (act mode offers ask_question beside every tool)
     const collected: ContextState[] =
-      core.state.type === "ExecutingTool" ? [{ type: "CollectingToolResults" }] : [];
+      core.state.type === "ExecutingTool" && !planning(run)
+        ? [{ type: "CollectingToolResults" }]
+        : [];
     const states: ContextState[] = question
       ? [...collected, { type: "AwaitingUserAnswer", question_message_id: question.id }]
       : [];
     await run.store(rows, states);
     return;
   }
-  const executed = core.state.type === "ExecutingTool";
+  const executed = core.state.type === "ExecutingTool" || core.state.type === "ResearchingPlan";
+  if (run.stop?.type === "awaiting_approval") {
+    // the calls before the first held one ran; the held ones wait for their cards again
+    run.toolsExecuted += results.length;
+    await run.store(rows, executed ? [run.stop.waiting] : []);
+    return;
+  }
   run.depth++;
   run.toolsExecuted += results.length;
   for (const result of results) run.toolNamesExecuted.add(result.toolName);
+  if (planning(run)) {
+    const researched: ContextState = {
+      type: "ResearchingPlan",
+      tool_names: results.map((r) => r.toolName),
+      tools_executed: run.toolsExecuted,
+    };
+    await run.store(rows, [researched]);
+    run.round.clear();
+    return;
+  }
   const states: ContextState[] = [
     ...(executed ? [{ type: "CollectingToolResults" } as const] : []),
     { type: "ProcessingToolResults" },

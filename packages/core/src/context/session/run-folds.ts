@@ -112,7 +112,8 @@ export function foldRuntimeFor(
       ? { executionLimits: parentLoop.executionLimits }
       : {}),
     ...(parentLoop.retryConfig !== undefined ? { retryConfig: parentLoop.retryConfig } : {}),
-    toolExecution: { type: "sequential" },
+    // the session's tool_execution, as the parent loop runs its calls
+    ...(parentLoop.toolExecution !== undefined ? { toolExecution: parentLoop.toolExecution } : {}),
     ...(parentLoop.logger !== undefined ? { logger: parentLoop.logger } : {}),
     // the fold's gate is `approve` below (it knows the fold); this one is never asked
   };

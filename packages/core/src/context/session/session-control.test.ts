@@ -342,7 +342,7 @@ describe("replay, recovery, plan/act, branches", () => {
       config: { agent_mode: "plan", approval_policy: { type: "auto_approve_all" } },
     });
     const events = await collect(session.sendMessage({ type: "text", text: "plan it" }));
-    expect(states(events).slice(-3)).toEqual(["ParsingToolCalls", "ParsingPlan", "Idle"]);
+    expect(states(events).slice(-3)).toEqual(["ProcessingLLMResponse", "ParsingPlan", "Idle"]);
     expect(h.provider.requests[0]!.tools.map((t) => t.name)).toEqual([
       "echo",
       "explode",

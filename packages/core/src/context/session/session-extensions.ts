@@ -1,5 +1,6 @@
 import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
 import { type SubAgentGate, SubAgentTool } from "../../agent/sub-agent.js";
+import { strategyForMode } from "../../agent/tool-execution.js";
 import type { AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import type { ToolCallContent } from "../../model/llm-messages.js";
@@ -240,7 +241,7 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
       retryConfig: deps.retryConfig,
       executionLimits: deps.executionLimits,
       contextConfig: null,
-      toolExecution: { type: "sequential" },
+      toolExecution: strategyForMode(core.config.tool_execution),
       logger: deps.logger,
       ...(core.config.model?.max_tokens !== undefined
         ? { maxTokens: core.config.model.max_tokens }

@@ -31,7 +31,17 @@ const TO_CALL = [
   "ProcessingLLMResponse",
   "ParsingToolCalls",
 ];
+/** plan mode never enters ParsingToolCalls (plan-act "State transitions respect mode") */
+const TO_PLAN_CALL = TO_CALL.slice(0, -1);
 const PIPELINE = ["ProcessingUserMessage", "EnhancingSystemPrompt", "OptimizingContext"];
+/** the tool execution states plan mode never enters */
+const EXECUTION_STATES = [
+  "ParsingToolCalls",
+  "ExecutingTool",
+  "CollectingToolResults",
+  "ProcessingToolResults",
+  "ToolAutoLoop",
+];
 /** a workflow's call, approved, runs as the first round of a continued loop */
 const WORKFLOW_RUN = [
   "ProcessingUserMessage",
@@ -191,7 +201,7 @@ describe("Plan mode", () => {
     ]);
     const session = await h.manager.create({ config: { agent_mode: "plan" } });
     const asked = await collect(session.sendMessage({ type: "text", text: "plan a change" }));
-    expect(states(asked)).toEqual([...PIPELINE, ...TO_CALL, "AwaitingUserAnswer"]);
+    expect(states(asked)).toEqual([...PIPELINE, ...TO_PLAN_CALL, "AwaitingUserAnswer"]);
     const question = session.messages().messages.at(-1)!;
     expect(question.body).toMatchObject({
       message_type: "question",
@@ -225,7 +235,7 @@ describe("Plan mode", () => {
       config: { agent_mode: "plan", approval_policy: { type: "auto_approve_all" } },
     });
     const planned = await collect(session.sendMessage({ type: "text", text: "plan it" }));
-    expect(states(planned)).toEqual([...PIPELINE, ...TO_CALL, "ParsingPlan", "Idle"]);
+    expect(states(planned)).toEqual([...PIPELINE, ...TO_PLAN_CALL, "ParsingPlan", "Idle"]);
     const plan = session.messages().messages.at(-1)!;
     expect(plan.body).toMatchObject({ message_type: "plan", summary: "Echo it" });
     const approved = await collect(session.approvePlan(plan.id));
@@ -292,9 +302,8 @@ describe("Plan mode", () => {
     ]);
     expect(states(events)).toEqual([
       ...PIPELINE,
-      ...TO_CALL,
-      "ProcessingToolResults",
-      "ToolAutoLoop",
+      ...TO_PLAN_CALL,
+      "ResearchingPlan",
       ...TO_ANSWER,
       "Idle",
     ]);
@@ -314,5 +323,74 @@ describe("Plan mode", () => {
     });
     const { readFileSync } = await import("node:fs");
     expect(readFileSync(`${workspace}/a.txt`, "utf8")).toBe("one\n");
+  });
+
+  it("read-only tools while planning pass through ResearchingPlan, never the tool execution states (issue #26 9e)", async () => {
+    const workspace = tempWorkspace({ "a.txt": "alpha\n", "b.txt": "beta\n" });
+    const h = harness(
+      [
+        {
+          blocks: [
+            { type: "toolCall", id: "r1", name: "read_file", arguments: { path: "a.txt" } },
+            { type: "toolCall", id: "r2", name: "read_file", arguments: { path: "b.txt" } },
+          ],
+        },
+        call("present_plan", { summary: "Use both", steps: [{ title: "Join" }] }, "p1"),
+      ],
+      { tools: defaultTools(workspace) },
+    );
+    const session = await h.manager.create({
+      config: { agent_mode: "plan", workspace, approval_policy: { type: "auto_approve_all" } },
+    });
+    const events = await collect(session.sendMessage({ type: "text", text: "plan it" }));
+    expect(errors(events)).toEqual([]);
+    const all = stateData(events);
+    expect(all.filter((s) => EXECUTION_STATES.includes(s.type))).toEqual([]);
+    expect(session.transitions.filter((r) => EXECUTION_STATES.includes(r.to.type))).toEqual([]);
+    // two calls stream as four chunks
+    const twoCalls = [
+      ...TO_ANSWER.slice(0, 3),
+      ...Array(4).fill("StreamingLLMResponse"),
+      TO_ANSWER[4],
+    ];
+    expect(states(events)).toEqual([
+      ...PIPELINE,
+      ...twoCalls,
+      "ResearchingPlan",
+      "ResearchingPlan",
+      ...TO_PLAN_CALL,
+      "ParsingPlan",
+      "Idle",
+    ]);
+    expect(all.filter((s) => s.type === "ResearchingPlan")).toEqual([
+      { type: "ResearchingPlan", tool_names: ["read_file", "read_file"], tools_executed: 0 },
+      { type: "ResearchingPlan", tool_names: ["read_file", "read_file"], tools_executed: 2 },
+    ]);
+    // the reads really ran: the model saw both files before it planned
+    const sent = JSON.stringify(h.provider.requests[1]!.messages);
+    expect(sent).toContain("alpha");
+    expect(sent).toContain("beta");
+    expect(kinds(session).slice(-4)).toEqual([
+      "tool:tool_result",
+      "tool:tool_result",
+      "assistant:tool_request",
+      "assistant:plan",
+    ]);
+  });
+
+  it("a read-only call held for a person while planning waits in AwaitingToolApproval, then researches", async () => {
+    const workspace = tempWorkspace({ "a.txt": "alpha\n" });
+    const h = harness([call("read_file", { path: "a.txt" }, "r1"), answer("Read it.")], {
+      tools: defaultTools(workspace),
+    });
+    const session = await h.manager.create({ config: { agent_mode: "plan", workspace } });
+    const asked = await collect(session.sendMessage({ type: "text", text: "plan it" }));
+    expect(states(asked)).toEqual([...PIPELINE, ...TO_PLAN_CALL, "AwaitingToolApproval"]);
+    const decided = await collect(
+      session.decideToolCalls([{ tool_call_id: "r1", decision: "approve" }]),
+    );
+    expect(errors(decided)).toEqual([]);
+    expect(states(decided)).toEqual(["ResearchingPlan", "ResearchingPlan", ...TO_ANSWER, "Idle"]);
+    expect(session.transitions.filter((r) => EXECUTION_STATES.includes(r.to.type))).toEqual([]);
   });
 });

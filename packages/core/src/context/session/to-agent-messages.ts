@@ -204,8 +204,9 @@ export const NO_RESULT_TEXT = "No result was recorded for this call (it was cut 
  * Every tool call gets a tool result right after its message: the providers reject a transcript
  * with a tool_use and no tool_result, so a session would fail on every turn. Recovery stores a
  * result for calls a crash cut off (recovery.ts); this covers whatever was stored before that.
- * A last message whose calls have no result at all is left alone: those calls await a decision
- * or a continuation, which runs them. A result that answers no call of the message just before
+ * The last message's calls without a result are left alone (all of them, or those after the
+ * ones that ran: loop.ts runs the calls before the first one held for a person): they await a
+ * decision or a continuation, which runs them. Results are sent in call order. A result that answers no call of the message just before
  * it (its request was cut off and is not sent, e.g. an imported one) is left out: the providers
  * reject a tool_result without its tool_use just the same.
  */
@@ -221,15 +222,20 @@ function withEveryToolResult(messages: readonly AgentMessage[]): AgentMessage[] 
     const calls = message.content.filter((b) => b.type === "toolCall");
     if (calls.length === 0) continue;
     const callIds = new Set(calls.map((c) => c.id));
-    const answered = new Set<string>();
+    const answered = new Map<string, ToolResultMessage>();
     while (i < messages.length && messages[i]?.role === "toolResult") {
       const result = messages[i] as ToolResultMessage;
       i++;
       if (!callIds.has(result.toolCallId) || answered.has(result.toolCallId)) continue;
-      answered.add(result.toolCallId);
-      out.push(result);
+      answered.set(result.toolCallId, result);
     }
-    if (i === messages.length && answered.size === 0) continue;
+    // the results in call order, whatever order they were stored in
+    const last = i === messages.length;
+    for (const call of calls) {
+      const result = answered.get(call.id);
+      if (result !== undefined) out.push(result);
+    }
+    if (last) continue;
     for (const call of calls) {
       if (answered.has(call.id)) continue;
       out.push({

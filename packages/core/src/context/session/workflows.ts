@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ContextMessage } from "../../model/message-types.js";
+import type { ContextState } from "../../model/states.js";
 import type { MessagePayload } from "../../protocol/requests.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { sessionToolResultRow } from "./agent-rows.js";
@@ -78,7 +79,11 @@ export async function storeWorkflowCall(
   };
   const branchId = core.activeBranchId;
   const processing = { type: "ProcessingUserMessage" } as const;
-  const parsing = { type: "ParsingToolCalls" } as const;
+  // plan mode never enters the tool execution states: its (read-only) workflow researches
+  const parsing: ContextState =
+    core.config.agent_mode === "plan"
+      ? { type: "ResearchingPlan", tool_names: [name], tools_executed: 0 }
+      : { type: "ParsingToolCalls" };
   await core.commit({
     states: [processing, parsing],
     write: {
