@@ -75,3 +75,27 @@ test("a fold shows as a collapsible card with its status, budget and steps", asy
   const again = transcript(page).getByRole("region", { name: "Fold: read the notes" });
   await expect(again).toContainText("Returned");
 });
+
+test("the session settings turn folding on and keep its limits", async ({
+  page,
+  request,
+}) => {
+  const { session_id } = await createSession(request);
+  await openSession(page, session_id);
+  await page.getByRole("button", { name: "Session settings" }).click();
+  const toggle = page.getByRole("checkbox", { name: /fold side work/ });
+  await expect(toggle).not.toBeChecked();
+  await toggle.check();
+  await page.getByRole("button", { name: "Save" }).click();
+  type Folding = { enabled: boolean; max_depth: number };
+  const folding = async (): Promise<Folding> => {
+    const response = await request.get(`/api/sessions/${session_id}`);
+    return ((await response.json()) as { config: { folding: Folding } }).config.folding;
+  };
+  await expect.poll(async () => (await folding()).enabled).toBe(true);
+  // the other limits stay the defaults they were
+  expect((await folding()).max_depth).toBe(3);
+  await page.reload();
+  await page.getByRole("button", { name: "Session settings" }).click();
+  await expect(page.getByRole("checkbox", { name: /fold side work/ })).toBeChecked();
+});

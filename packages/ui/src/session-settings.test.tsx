@@ -144,6 +144,26 @@ describe("SessionSettings", () => {
     expect(onSave).toHaveBeenCalledWith({ tool_execution: "sequential" });
   });
 
+  it("turns context folding on and keeps the session's folding limits", async () => {
+    const folding = {
+      enabled: false,
+      default_budget: 4096,
+      max_budget: 16384,
+      max_depth: 2,
+      default_timeout_seconds: 120,
+      max_timeout_seconds: 300,
+      max_concurrent: 4,
+      remember_by_default: true,
+    };
+    const { user, onSave } = setup({ folding });
+    await user.click(screen.getByRole("button", { name: "Session settings" }));
+    const toggle = screen.getByRole("checkbox", { name: /fold side work/ });
+    expect((toggle as HTMLInputElement).checked).toBe(false);
+    await user.click(toggle);
+    await user.click(screen.getByRole("button", { name: "Save" }));
+    expect(onSave).toHaveBeenCalledWith({ folding: { ...folding, enabled: true } });
+  });
+
   it("does not call onSave when nothing changed", async () => {
     const { user, onSave } = setup();
     await user.click(screen.getByRole("button", { name: "Session settings" }));

@@ -36,12 +36,18 @@ export type SessionSettingsPatch = Pick<
   | "model"
   | "optimization"
   | "tool_execution"
+  | "folding"
 >;
 
 export interface SessionSettingsProps {
   /** `optimization` present: its settings are shown (strategy, trigger, target, summarizer) */
   config: Pick<SessionConfig, "agent_mode" | "approval_policy" | "model"> &
-    Partial<Pick<SessionConfig, "optimization" | "approvers" | "agent_role" | "tool_execution">>;
+    Partial<
+      Pick<
+        SessionConfig,
+        "optimization" | "approvers" | "agent_role" | "tool_execution" | "folding"
+      >
+    >;
   models: readonly ModelOption[];
   /** only the fields that changed; not called when nothing did */
   onSave: (patch: SessionSettingsPatch) => void;
@@ -94,6 +100,8 @@ interface Draft {
   depth: string;
   mode: AgentMode;
   role: AgentRole;
+  /** context folding offered to the model (`branch`); shown when the config carries folding */
+  folding: boolean;
   optimization: OptimizationDraft | undefined;
 }
 
@@ -108,6 +116,7 @@ function draftOf(config: SessionSettingsProps["config"]): Draft {
     depth: policy.type === "limited_auto" ? String(policy.max_depth) : "3",
     mode: config.agent_mode,
     role: config.agent_role ?? "actor",
+    folding: config.folding?.enabled ?? false,
     optimization: config.optimization ? optimizationDraftOf(config.optimization) : undefined,
   };
 }
@@ -191,6 +200,10 @@ export function SessionSettings({
     }
     if (draft.toolExecution !== (config.tool_execution ?? "parallel_read_only")) {
       patch.tool_execution = draft.toolExecution;
+    }
+    if (config.folding !== undefined && draft.folding !== config.folding.enabled) {
+      // PATCH replaces the whole folding config: the session's limits stay as they are
+      patch.folding = { ...config.folding, enabled: draft.folding };
     }
     if (Object.keys(patch).length > 0) onSave(patch);
     setOpen(false);
@@ -353,6 +366,24 @@ export function SessionSettings({
               Each call keeps its own approval; results reach the model in call order.
             </p>
           </fieldset>
+
+          {config.folding !== undefined && (
+            <fieldset className="flex flex-col gap-1">
+              <legend className="mb-1 text-sm font-medium">Context folding</legend>
+              <label className="flex items-center gap-2 text-sm">
+                <input
+                  type="checkbox"
+                  checked={draft.folding}
+                  onChange={(event) => set({ folding: event.currentTarget.checked })}
+                />
+                Let the model fold side work into a branch
+              </label>
+              <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
+                The model may open a fold (<code>branch</code>) for a side task with its own budget;
+                only the fold's result returns to the conversation.
+              </p>
+            </fieldset>
+          )}
 
           <fieldset className="flex flex-col gap-1">
             <legend className="mb-1 text-sm font-medium">Agent mode</legend>
