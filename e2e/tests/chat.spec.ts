@@ -23,7 +23,7 @@ test("a new user creates a session from the home page and gets a streamed answer
   await scriptFakeLlm(request, [{ blocks: [{ type: "text", text: answer }], chunkSize: 6 }]);
 
   await page.goto("/");
-  await page.getByRole("button", { name: "New session" }).click();
+  await page.getByRole("button", { name: "New session", exact: true }).click();
   await expect(page).toHaveURL(/\/sessions\/[^/]+$/);
   await expect(page.getByText("Ask the agent something to begin.")).toBeVisible();
 

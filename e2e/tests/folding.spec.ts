@@ -76,10 +76,7 @@ test("a fold shows as a collapsible card with its status, budget and steps", asy
   await expect(again).toContainText("Returned");
 });
 
-test("the session settings turn folding on and keep its limits", async ({
-  page,
-  request,
-}) => {
+test("the session settings turn folding on and keep its limits", async ({ page, request }) => {
   const { session_id } = await createSession(request);
   await openSession(page, session_id);
   await page.getByRole("button", { name: "Session settings" }).click();

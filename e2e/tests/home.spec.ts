@@ -38,7 +38,7 @@ test("a person signs in with the printed URL's token: the sign-in page, then the
     expect(cookie?.value).not.toContain(E2E_TOKEN);
 
     // the app's own requests (a POST with its Origin, the SSE stream) go with the cookie alone
-    await page.getByRole("button", { name: "New session" }).click();
+    await page.getByRole("button", { name: "New session", exact: true }).click();
     await expect(page).toHaveURL(/\/sessions\/[^/]+$/);
     await sendFromComposer(page, "Are you there?");
     await expect(assistantMessages(page).last()).toContainText(answer);

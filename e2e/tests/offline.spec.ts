@@ -19,7 +19,7 @@ test("the offline model lists the workspace files with its tool and answers", as
   page,
 }, testInfo) => {
   await page.goto("/");
-  await page.getByRole("button", { name: "New session" }).click();
+  await page.getByRole("button", { name: "New session", exact: true }).click();
   await expect(page).toHaveURL(/\/sessions\/[^/]+$/);
 
   await sendFromComposer(page, "list the files");
