@@ -95,7 +95,8 @@ export default defineConfig({
       // issue #9's security suite: plain HTTP against servers each spec starts (security/README.md)
       name: "security",
       testDir: "./security",
-      timeout: 120_000,
+      // a spec's beforeAll starts its own servers (two tries of 45 s at most, harness.ts)
+      timeout: 180_000,
       use: { screenshot: "off", trace: "off" },
     },
   ],

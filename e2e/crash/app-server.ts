@@ -186,6 +186,8 @@ export interface AppOptions {
    * WORKSPACE_DIR of its own, a provider key). The readiness probe sends the token in force.
    */
   env?: Record<string, string>;
+  /** how long the app may take to answer its readiness probe (default 120 s) */
+  readyTimeoutMs?: number;
 }
 
 /**
@@ -216,7 +218,7 @@ export async function startApp(options: AppOptions): Promise<ServerProcess> {
       readyPath: "/api/sessions",
       readyHeaders: { authorization: `Bearer ${token}` },
     },
-    120_000,
+    options.readyTimeoutMs ?? 120_000,
   );
 }
 

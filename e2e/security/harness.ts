@@ -137,13 +137,27 @@ export class Servers {
     };
   }
 
+  /**
+   * Starts the app on this.port. A start that is not ready within 45 s (a port taken between
+   * freePort() and the bind, a machine under load) is reported with the app's log on stderr and
+   * tried once more on a new port, inside the hook's timeout, so a failure names its cause.
+   */
   async startApp(): Promise<void> {
-    this.app = await startApp({
-      port: this.port,
-      dataDir: this.dataDir,
-      fakeLlmUrl: this.fake.url,
-      env: this.appEnv(),
-    });
+    const start = () =>
+      startApp({
+        port: this.port,
+        dataDir: this.dataDir,
+        fakeLlmUrl: this.fake.url,
+        env: this.appEnv(),
+        readyTimeoutMs: 45_000,
+      });
+    try {
+      this.app = await start();
+    } catch (error) {
+      process.stderr.write(`the app on port ${this.port} did not start; once more:\n${error}\n`);
+      this.port = await freePort();
+      this.app = await start();
+    }
   }
 
   get url(): string {
