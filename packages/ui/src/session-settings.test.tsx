@@ -90,7 +90,7 @@ describe("SessionSettings", () => {
       agent_mode: "plan",
     });
     expect(screen.queryByRole("dialog")).toBeNull();
-  });
+  }, 20_000);
 
   it("validates the limited-auto depth and sends only what changed", async () => {
     const { user, onSave } = setup();
@@ -299,5 +299,89 @@ describe("SessionSettings: context optimization", () => {
     await user.click(screen.getByRole("button", { name: "Session settings" }));
     await user.click(screen.getByRole("button", { name: "Save" }));
     expect(onSave).not.toHaveBeenCalled();
+  });
+
+  it("saves the model's limits, the system prompt and the iteration timeout", async () => {
+    const { user, onSave } = setup({
+      model: models[1]?.model,
+      auto_loop_iteration_timeout_ms: 30_000,
+    });
+    await user.click(screen.getByRole("button", { name: "Session settings" }));
+    const window = screen.getByRole("textbox", { name: "Context window" });
+    expect((window as HTMLInputElement).value).toBe("200000");
+    await user.clear(window);
+    await user.type(window, "5000");
+    await user.type(screen.getByRole("textbox", { name: "Max tokens per answer" }), "777");
+    await user.selectOptions(screen.getByRole("combobox", { name: "Thinking level" }), "high");
+    await user.type(screen.getByRole("textbox", { name: "System prompt" }), "Be terse.");
+    const timeout = screen.getByRole("textbox", { name: "Iteration timeout" });
+    expect((timeout as HTMLInputElement).value).toBe("30");
+    await user.clear(timeout);
+    await user.type(timeout, "90");
+    await user.click(screen.getByRole("button", { name: "Save" }));
+    expect(onSave).toHaveBeenCalledWith({
+      model: {
+        protocol: "anthropic-messages",
+        model: "claude-sonnet",
+        thinking_level: "high",
+        context_window: 5000,
+        max_tokens: 777,
+      },
+      system_prompt: "Be terse.",
+      auto_loop_iteration_timeout_ms: 90_000,
+    });
+  }, 20_000);
+
+  it("refuses a context window that is not a whole number, naming the field", async () => {
+    const { user, onSave } = setup({ model: models[1]?.model });
+    await user.click(screen.getByRole("button", { name: "Session settings" }));
+    const window = screen.getByRole("textbox", { name: "Context window" });
+    await user.clear(window);
+    await user.type(window, "lots");
+    await user.click(screen.getByRole("button", { name: "Save" }));
+    expect(screen.getByRole("alert").textContent).toBe(
+      "Context window must be a whole number of tokens from 1",
+    );
+    expect(onSave).not.toHaveBeenCalled();
+  });
+
+  it("saves the folding budgets, and refuses a default above the largest", async () => {
+    const folding = {
+      enabled: true,
+      default_budget: 8192,
+      max_budget: 32768,
+      max_depth: 3,
+      default_timeout_seconds: 300,
+      max_timeout_seconds: 600,
+      max_concurrent: 10,
+      remember_by_default: false,
+    };
+    const { user, onSave } = setup({ folding });
+    await user.click(screen.getByRole("button", { name: "Session settings" }));
+    const budget = screen.getByRole("textbox", { name: "Fold budget" });
+    await user.clear(budget);
+    await user.type(budget, "40000");
+    await user.click(screen.getByRole("button", { name: "Save" }));
+    expect(screen.getByRole("alert").textContent).toBe(
+      "A fold's default budget cannot exceed its largest budget",
+    );
+    await user.clear(budget);
+    await user.type(budget, "4000");
+    const depth = screen.getByRole("textbox", { name: "Fold depth" });
+    await user.clear(depth);
+    await user.type(depth, "2");
+    await user.click(screen.getByRole("button", { name: "Save" }));
+    expect(onSave).toHaveBeenCalledWith({
+      folding: { ...folding, default_budget: 4000, max_depth: 2 },
+    });
+  }, 20_000);
+
+  it("shows the sandbox read-only, with how to change it", async () => {
+    const { user } = setup({}, { mode: "bubblewrap", network: false, refused: "none" });
+    await user.click(screen.getByRole("button", { name: "Session settings" }));
+    const section = screen.getByRole("region", { name: "Sandbox" });
+    expect(section.textContent).toContain("Commands run in a sandbox (bubblewrap, no network)");
+    expect(screen.getByTestId("sandbox-how-to").textContent).toContain("ARBOR_SANDBOX=auto");
+    expect(section.querySelector("input, select, textarea")).toBeNull();
   });
 });

@@ -23,7 +23,15 @@ import {
   optimizationDraftOf,
   optimizationFromDraft,
 } from "./optimization-settings.js";
-import { sandboxFixText, sandboxText } from "./sandbox-notice.js";
+import {
+  FoldingBudgetFields,
+  IterationTimeoutField,
+  type LimitsDraft,
+  limitsDraftOf,
+  limitsFromDraft,
+  ModelLimitsFields,
+  SandboxSection,
+} from "./session-settings-fields.js";
 import { unreachable } from "./state-label.js";
 import { buttonClass, inputClass } from "./styles.js";
 
@@ -37,6 +45,8 @@ export type SessionSettingsPatch = Pick<
   | "optimization"
   | "tool_execution"
   | "folding"
+  | "system_prompt"
+  | "auto_loop_iteration_timeout_ms"
 >;
 
 export interface SessionSettingsProps {
@@ -45,7 +55,13 @@ export interface SessionSettingsProps {
     Partial<
       Pick<
         SessionConfig,
-        "optimization" | "approvers" | "agent_role" | "tool_execution" | "folding"
+        | "optimization"
+        | "approvers"
+        | "agent_role"
+        | "tool_execution"
+        | "folding"
+        | "system_prompt"
+        | "auto_loop_iteration_timeout_ms"
       >
     >;
   models: readonly ModelOption[];
@@ -103,6 +119,8 @@ interface Draft {
   /** context folding offered to the model (`branch`); shown when the config carries folding */
   folding: boolean;
   optimization: OptimizationDraft | undefined;
+  /** the model's limits, the system prompt, the iteration timeout, the folding budgets */
+  limits: LimitsDraft;
 }
 
 function draftOf(config: SessionSettingsProps["config"]): Draft {
@@ -118,6 +136,7 @@ function draftOf(config: SessionSettingsProps["config"]): Draft {
     role: config.agent_role ?? "actor",
     folding: config.folding?.enabled ?? false,
     optimization: config.optimization ? optimizationDraftOf(config.optimization) : undefined,
+    limits: limitsDraftOf(config),
   };
 }
 
@@ -170,6 +189,14 @@ export function SessionSettings({
   const [error, setError] = useState<string | null>(null);
   const ids = { model: useId(), tools: useId(), depth: useId() };
   const set = (patch: Partial<Draft>) => setDraft((previous) => ({ ...previous, ...patch }));
+  const limitsProps = {
+    draft: draft.limits,
+    hasModel: draft.modelKey !== undefined,
+    hasFolding: config.folding !== undefined,
+    invalid: error !== null,
+    onChange: (change: Partial<LimitsDraft>) =>
+      setDraft((previous) => ({ ...previous, limits: { ...previous.limits, ...change } })),
+  };
 
   const save = () => {
     const result = policyFromDraft(draft.policy, draft.tools, draft.depth);
@@ -189,7 +216,15 @@ export function SessionSettings({
       }
     }
     const model = models.find((m) => modelKey(m.model) === draft.modelKey)?.model;
-    if (model && (!config.model || modelKey(config.model) !== draft.modelKey)) patch.model = model;
+    const modelChanged =
+      model !== undefined && (!config.model || modelKey(config.model) !== draft.modelKey);
+    if (model && modelChanged) patch.model = model;
+    const limits = limitsFromDraft(draft.limits, config, modelChanged ? model : config.model);
+    if (!limits.ok) {
+      setError(limits.error);
+      return;
+    }
+    Object.assign(patch, limits.patch);
     if (JSON.stringify(result.policy) !== JSON.stringify(config.approval_policy)) {
       patch.approval_policy = result.policy;
     }
@@ -203,7 +238,7 @@ export function SessionSettings({
     }
     if (config.folding !== undefined && draft.folding !== config.folding.enabled) {
       // PATCH replaces the whole folding config: the session's limits stay as they are
-      patch.folding = { ...config.folding, enabled: draft.folding };
+      patch.folding = { ...(patch.folding ?? config.folding), enabled: draft.folding };
     }
     if (Object.keys(patch).length > 0) onSave(patch);
     setOpen(false);
@@ -239,7 +274,26 @@ export function SessionSettings({
             </span>
             <Select.Root
               {...(draft.modelKey === undefined ? {} : { value: draft.modelKey })}
-              onValueChange={(value) => set({ modelKey: value })}
+              onValueChange={(value) => {
+                // another model: its own limits, the thinking level and the prompt kept
+                const chosen = models.find((m) => modelKey(m.model) === value)?.model;
+                setDraft((previous) => ({
+                  ...previous,
+                  modelKey: value,
+                  limits: chosen
+                    ? {
+                        ...previous.limits,
+                        ...limitsDraftOf({ model: chosen }),
+                        thinking: previous.limits.thinking,
+                        systemPrompt: previous.limits.systemPrompt,
+                        iterationTimeout: previous.limits.iterationTimeout,
+                        foldDefaultBudget: previous.limits.foldDefaultBudget,
+                        foldMaxBudget: previous.limits.foldMaxBudget,
+                        foldMaxDepth: previous.limits.foldMaxDepth,
+                      }
+                    : previous.limits,
+                }));
+              }}
             >
               <Select.Trigger
                 aria-labelledby={ids.model}
@@ -268,6 +322,7 @@ export function SessionSettings({
               </Select.Portal>
             </Select.Root>
           </div>
+          <ModelLimitsFields {...limitsProps} />
 
           <fieldset className="flex flex-col gap-1">
             <legend className="mb-1 text-sm font-medium">Approval policy</legend>
@@ -312,20 +367,6 @@ export function SessionSettings({
                 />
               </div>
             )}
-            {sandbox !== undefined && (
-              <p
-                data-testid="sandbox-mode"
-                className={
-                  sandbox.mode === "bubblewrap"
-                    ? "mt-1 text-xs text-zinc-600 dark:text-zinc-400"
-                    : "mt-1 text-xs text-amber-700 dark:text-amber-400"
-                }
-              >
-                {sandbox.mode !== "bubblewrap" && <span aria-hidden="true">⚠ </span>}
-                {sandboxText(sandbox)}
-                {sandboxFixText(sandbox) !== undefined && ` ${sandboxFixText(sandbox)}`}
-              </p>
-            )}
           </fieldset>
 
           <fieldset className="flex flex-col gap-1">
@@ -366,6 +407,8 @@ export function SessionSettings({
               Each call keeps its own approval; results reach the model in call order.
             </p>
           </fieldset>
+          <IterationTimeoutField {...limitsProps} />
+          {sandbox !== undefined && <SandboxSection sandbox={sandbox} />}
 
           {config.folding !== undefined && (
             <fieldset className="flex flex-col gap-1">
@@ -382,6 +425,7 @@ export function SessionSettings({
                 The model may open a fold (<code>branch</code>) for a side task with its own budget;
                 only the fold's result returns to the conversation.
               </p>
+              <FoldingBudgetFields {...limitsProps} />
             </fieldset>
           )}
 

@@ -283,6 +283,20 @@ describe("text and path limits (issue #9)", () => {
     );
   });
 
+  it("PATCH config → auto_loop_iteration_timeout_ms, a positive whole number of milliseconds", () => {
+    const patched = parseRequest(PatchConfigRequestSchema, {
+      auto_loop_iteration_timeout_ms: 90_000,
+    });
+    expect(patched.ok && patched.value.auto_loop_iteration_timeout_ms).toBe(90_000);
+    for (const bad of [0, -5, 1.5, "60000"]) {
+      expect(
+        errorsOf(PatchConfigRequestSchema, { auto_loop_iteration_timeout_ms: bad }).map(
+          (e) => e.field,
+        ),
+      ).toEqual(["auto_loop_iteration_timeout_ms"]);
+    }
+  });
+
   it("a file_reference path over 4096 characters → payload.path, quickly", () => {
     const send = (path: string) => ({
       session_id: "s",

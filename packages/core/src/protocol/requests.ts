@@ -325,6 +325,14 @@ const PatchConfigFieldsSchema = z.object({
   folding: FoldingSettingsSchema.optional().describe(
     "context folding (docs/folding.md): `enabled` offers `branch` to the session's model from its next request; replaces the whole folding config, omitted fields take their defaults",
   ),
+  auto_loop_iteration_timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      "one auto-loop iteration (a model call plus its tools) is cut off after this many milliseconds; takes effect at the next iteration",
+    ),
   tool_execution: ToolExecutionModeSchema.optional().describe(
     "how the tool calls of one answer run: sequential; parallel_read_only (default: read-only calls together, every other call alone); parallel (every call at once). Results reach the model in call order; each call keeps its own approval",
   ),
