@@ -85,4 +85,48 @@ describe("OptimizationDivider", () => {
     const how = screen.getByRole("list", { name: "How it was optimized" });
     expect(how.textContent).toContain("Summary by anthropic-messages/claude-haiku");
   });
+
+  it("shows the summary's text: what the model reads instead of the originals", () => {
+    const summary: ContextMessage = {
+      id: "sum",
+      session_id: "s1",
+      role: "system",
+      status: "complete",
+      created_at: "2025-06-10T12:00:00Z",
+      body: {
+        message_type: "system_control",
+        kind: "summary",
+        text: "The vault codes are garnet-1014 and garnet-1024.",
+        replaces: ["m1", "m2"],
+        data: { summarizer: "llm", model: "anthropic-messages/claude-e2e", replaced_messages: 2 },
+      },
+    };
+    render(<OptimizationDivider view={view} newMessages={[summary]} originalMessages={[]} />);
+    const shown = screen.getByRole("figure", { name: "Summary the model reads" });
+    expect(shown.textContent).toContain("The vault codes are garnet-1014 and garnet-1024.");
+  });
+
+  it("over the full history: marks the cut and the summary, without a second copy of the originals", () => {
+    const summary: ContextMessage = {
+      id: "sum",
+      session_id: "s1",
+      role: "system",
+      status: "complete",
+      created_at: "2025-06-10T12:00:00Z",
+      body: { message_type: "system_control", kind: "summary", text: "Short.", replaces: [] },
+    };
+    render(
+      <OptimizationDivider
+        view={view}
+        newMessages={[summary]}
+        originalMessages={[text("old answer")]}
+        originalsShown
+      />,
+    );
+    expect(screen.queryByRole("button")).toBeNull();
+    expect(screen.queryByText("old answer")).toBeNull();
+    expect(screen.getByRole("figure", { name: "Summary the model reads" }).textContent).toContain(
+      "instead of the messages above",
+    );
+  });
 });

@@ -56,6 +56,16 @@ export function summaryLines(messages: readonly ContextMessage[]): string[] {
   return lines;
 }
 
+/** The text of each summary this optimization made: what the model reads instead of the originals. */
+export function summaryTexts(messages: readonly ContextMessage[]): { id: string; text: string }[] {
+  return messages.flatMap((message) => {
+    const body = message.body;
+    if (body.message_type !== "system_control" || body.kind !== "summary") return [];
+    if (body.data?.files_dropped_from !== undefined) return [];
+    return body.text.trim() === "" ? [] : [{ id: message.id, text: body.text }];
+  });
+}
+
 export interface OptimizationDividerProps {
   view: OptimizationView;
   /** the summaries and masked tool outputs this optimization made, as the view shows them */
@@ -64,6 +74,11 @@ export interface OptimizationDividerProps {
   originalMessages: readonly ContextMessage[];
   /** how to draw an original message; read-only cards by default */
   renderMessage?: (message: ContextMessage) => ReactNode;
+  /**
+   * the originals are in the transcript already (the full history): the divider marks where the
+   * optimization cut and shows the summary, without a second copy of the originals
+   */
+  originalsShown?: boolean;
 }
 
 /** A rule across the transcript where history was optimized; expands to what the model no longer sees. */
@@ -72,10 +87,55 @@ export function OptimizationDivider({
   newMessages = [],
   originalMessages,
   renderMessage = (message) => <MessageCard message={message} />,
+  originalsShown = false,
 }: OptimizationDividerProps) {
   const [open, setOpen] = useState(false);
   const label = optimizationLabel(view);
   const lines = summaryLines(newMessages);
+  const texts = summaryTexts(newMessages);
+  const summaries = texts.length > 0 && (
+    <div className="mx-auto mt-2 flex max-w-2xl flex-col gap-2">
+      {texts.map((summary) => (
+        <figure
+          key={summary.id}
+          aria-label="Summary the model reads"
+          data-message-id={summary.id}
+          className="rounded-md border border-zinc-200 bg-zinc-50 px-3 py-2 text-sm text-zinc-800 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200"
+        >
+          <figcaption className="mb-1 text-xs font-medium text-zinc-500 dark:text-zinc-400">
+            {originalsShown
+              ? "The model reads this summary instead of the messages above"
+              : "The model reads this summary instead of the earlier messages"}
+          </figcaption>
+          <p className="max-h-60 overflow-y-auto whitespace-pre-wrap break-words">{summary.text}</p>
+        </figure>
+      ))}
+    </div>
+  );
+  if (originalsShown) {
+    return (
+      <section aria-label="History optimization" data-optimization-id={view.id} className="my-3">
+        <div className="flex items-center gap-2">
+          <span aria-hidden="true" className="h-px flex-1 bg-zinc-300 dark:bg-zinc-700" />
+          <span className="max-w-full rounded-full border border-zinc-300 px-3 py-1 text-center text-xs text-zinc-600 dark:border-zinc-700 dark:text-zinc-300">
+            {label}
+          </span>
+          <span aria-hidden="true" className="h-px flex-1 bg-zinc-300 dark:bg-zinc-700" />
+        </div>
+        {lines.length > 0 && (
+          <ul
+            aria-label="How it was optimized"
+            className="mt-1 text-center text-xs text-zinc-500 dark:text-zinc-400"
+          >
+            {lines.map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        )}
+        {summaries}
+      </section>
+    );
+  }
   return (
     <Collapsible.Root open={open} onOpenChange={setOpen} asChild>
       <section aria-label="History optimization" data-optimization-id={view.id} className="my-3">
@@ -99,6 +159,7 @@ export function OptimizationDivider({
             ))}
           </ul>
         )}
+        {summaries}
         <Collapsible.Content
           aria-label="Original messages"
           role="region"

@@ -110,7 +110,9 @@ function useOnline(): boolean {
 export function ChatView({ sessionId, highlight, models, defaultContextWindow }: ChatViewProps) {
   const router = useRouter();
   const queryClient = useQueryClient();
-  const [view, setView] = useState<TranscriptView>("optimized");
+  // the conversation as the person had it by default (issue #27): the optimized view can leave
+  // their own recent messages out; the model's view is one click away
+  const [view, setView] = useState<TranscriptView>("full");
   /** "Ask N ways" was clicked: the composer's text while its candidates are chosen */
   const [asking, setAsking] = useState<{ text: string; clear: () => void } | undefined>();
   const [branchesOpen, setBranchesOpen] = useState(false);
@@ -143,6 +145,13 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
   const fullQuery = useQuery({
     queryKey: ["messages", sessionId, branchId, "full"],
     queryFn: () => api.getMessages(sessionId, { branch: branchId, view: "full" }),
+    enabled: branchId !== undefined,
+    placeholderData: (previous) => previous,
+  });
+  // what the model sees: the full history's dividers show the summaries it reads
+  const modelQuery = useQuery({
+    queryKey: ["messages", sessionId, branchId, "optimized"],
+    queryFn: () => api.getMessages(sessionId, { branch: branchId, view: "optimized" }),
     enabled: branchId !== undefined,
     placeholderData: (previous) => previous,
   });
@@ -475,7 +484,9 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         {/* at phone width the bar alone; its numbers stay in the meter's aria-valuetext */}
         <div className="max-sm:[&_span]:hidden">
           <UsageMeter
-            used={contextTokens(shown) || (usage?.total ?? 0)}
+            // the server's count of the next request first: it follows an optimization at once,
+            // while the last answer's reported usage is from before it
+            used={usage?.total || contextTokens(shown)}
             limit={limit}
             {...(usage ? { fixed: { systemPrompt: usage.system_prompt, tools: usage.tools } } : {})}
             budget={myUsage.data}
@@ -606,6 +617,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               sessionId={sessionId}
               messages={shown}
               fullMessages={full}
+              modelMessages={modelQuery.data?.messages ?? NO_MESSAGES}
               optimizations={shownQuery.data?.optimizations ?? []}
               view={view}
               streams={live.snapshot.streams}

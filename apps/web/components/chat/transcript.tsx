@@ -30,6 +30,8 @@ export interface TranscriptProps {
   messages: readonly ContextMessage[];
   /** the full history of the branch, to expand an optimization into its originals */
   fullMessages: readonly ContextMessage[];
+  /** what the model sees (the optimized view): the summaries the full history's dividers show */
+  modelMessages?: readonly ContextMessage[];
   optimizations: readonly OptimizationView[];
   view: "optimized" | "full";
   streams: Readonly<Record<string, StreamBuffer>>;
@@ -133,6 +135,33 @@ function pairToolResults(messages: readonly ContextMessage[]): {
   return { byRequest, folded };
 }
 
+/**
+ * Over the full history: each optimization whose summaries the model still reads (and the latest)
+ * goes after the last message it replaced or dropped, where the model's view now starts.
+ */
+function fullHistoryPlacement(
+  messages: readonly ContextMessage[],
+  modelMessages: readonly ContextMessage[],
+  optimizations: readonly OptimizationView[],
+): Map<string, OptimizationView[]> {
+  const index = new Map(messages.map((m, i) => [m.id, i]));
+  const read = new Set(modelMessages.map((m) => m.id));
+  const after = new Map<string, OptimizationView[]>();
+  optimizations.forEach((optimization, position) => {
+    const current =
+      position === optimizations.length - 1 ||
+      optimization.summaries.some((s) => read.has(s.summary_message_id));
+    if (!current) return;
+    const cut = [...optimization.summaries.flatMap((s) => s.replaces), ...optimization.dropped]
+      .map((id) => index.get(id))
+      .filter((i) => i !== undefined)
+      .reduce((last, i) => Math.max(last, i), -1);
+    const anchor = messages[cut]?.id;
+    if (anchor !== undefined) after.set(anchor, [...(after.get(anchor) ?? []), optimization]);
+  });
+  return after;
+}
+
 /** Where each optimization's divider goes: before its first summary in the view, else on top. */
 function dividerPlacement(
   messages: readonly ContextMessage[],
@@ -209,6 +238,7 @@ export function Transcript({
   sessionId,
   messages,
   fullMessages,
+  modelMessages,
   optimizations,
   view,
   streams,
@@ -263,11 +293,29 @@ export function Transcript({
         : { before: new Map(), top: [] },
     [view, shown, optimizations],
   );
-  // the summaries and masked outputs an optimization made, as the view shows them
+  const afterFull = useMemo(
+    () =>
+      view === "full"
+        ? fullHistoryPlacement(shown, modelMessages ?? [], optimizations)
+        : new Map<string, OptimizationView[]>(),
+    [view, shown, modelMessages, optimizations],
+  );
+  // the summaries and masked outputs an optimization made, as the model's view shows them
   const madeBy = (optimization: OptimizationView): ContextMessage[] => {
     const ids = new Set(optimization.summaries.map((s) => s.summary_message_id));
-    return shown.filter((message) => ids.has(message.id));
+    const source = view === "full" ? (modelMessages ?? []) : shown;
+    return source.filter((message) => ids.has(message.id));
   };
+  // a summary's text is in its divider: not a second time as a notice card
+  const inDivider = useMemo(() => {
+    const ids = new Set<string>();
+    for (const list of placement.before.values()) {
+      for (const optimization of list) {
+        for (const summary of optimization.summaries) ids.add(summary.summary_message_id);
+      }
+    }
+    return ids;
+  }, [placement]);
   const originals = (optimization: OptimizationView): ContextMessage[] => {
     const ids = new Set([
       ...optimization.summaries.flatMap((s) => s.replaces),
@@ -384,7 +432,7 @@ export function Transcript({
               originalMessages={originals(optimization)}
             />
           ))}
-          {tools.folded.has(message.id) ? null : cardFor(message)}
+          {tools.folded.has(message.id) || inDivider.has(message.id) ? null : cardFor(message)}
           {foldsOf(message).map((fold) => (
             <FoldCard
               key={fold.fold_id}
@@ -392,6 +440,15 @@ export function Transcript({
               folds={folds}
               onOpenFile={callbacks.onOpenFile}
               onToolDecisions={callbacks.onNestedDecisions}
+            />
+          ))}
+          {afterFull.get(message.id)?.map((optimization: OptimizationView) => (
+            <OptimizationDivider
+              key={optimization.id}
+              view={optimization}
+              newMessages={madeBy(optimization)}
+              originalMessages={originals(optimization)}
+              originalsShown
             />
           ))}
         </Fragment>
