@@ -50,6 +50,10 @@ test("a 400 prompt is too long: the history is optimized, the request retried, t
   expect(retried).not.toContain("Question number 1");
   expect(retried).toContain("Question number 3");
 
+  await page
+    .getByRole("radiogroup", { name: "Transcript view" })
+    .getByRole("radio", { name: "What the model sees" })
+    .click();
   const divider = transcript(page).getByRole("region", { name: "History optimization" });
   await expect(divider.getByRole("button", { name: /^History optimized · / })).toBeVisible();
   await expect(userMessages(page)).toHaveText([/Question number 3$/]);

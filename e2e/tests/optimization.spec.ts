@@ -58,8 +58,18 @@ test("history past the trigger is optimized: the divider expands to the original
 
   await openSession(page, session_id);
   const views = page.getByRole("radiogroup", { name: "Transcript view" });
-  await expect(views.getByRole("radio", { name: "What the model sees" })).toBeChecked();
+  // the conversation as the person had it first (issue #27): their own messages, all of them,
+  // and where the model's view now starts
+  await expect(views.getByRole("radio", { name: "Full history" })).toBeChecked();
+  await expect(userMessages(page)).toHaveText([
+    /Question number 1$/,
+    /Question number 2$/,
+    /Question number 3$/,
+  ]);
   const divider = transcript(page).getByRole("region", { name: "History optimization" });
+  await expect(divider).toContainText(/^History optimized · /);
+  await expect(divider.getByRole("button")).toHaveCount(0);
+  await views.getByRole("radio", { name: "What the model sees" }).click();
   const toggle = divider.getByRole("button", { name: /^History optimized · / });
   await expect(toggle).toHaveText(
     /^History optimized · [\d.]+k? → [\d.]+k? tokens · 5 → 1 messages\s*· show 4 originals$/,
@@ -78,7 +88,8 @@ test("history past the trigger is optimized: the divider expands to the original
 
   await views.getByRole("radio", { name: "Full history" }).click();
   await expect(views.getByRole("radio", { name: "Full history" })).toBeChecked();
-  await expect(divider).toBeHidden();
+  // over the full history the divider marks the cut, without a second copy of the originals
+  await expect(divider.getByRole("button")).toHaveCount(0);
   await expect(userMessages(page)).toHaveText([
     /Question number 1$/,
     /Question number 2$/,
@@ -88,7 +99,7 @@ test("history past the trigger is optimized: the divider expands to the original
   await keepScreenshot(page, testInfo, "optimization-full-history");
 
   await views.getByRole("radio", { name: "What the model sees" }).click();
-  await expect(divider).toBeVisible();
+  await expect(divider.getByRole("button", { name: /^History optimized · / })).toBeVisible();
   await expect(userMessages(page)).toHaveText([/Question number 3$/]);
 });
 
@@ -133,14 +144,33 @@ test("Optimize now: the model summarizes, the divider names it, the meter shows 
     /fixed [\d.]+k \(prompt [\d.]+k? \+ tools [\d.]+k\)/,
   );
 
+  const before = Number(await meter.getAttribute("aria-valuenow"));
+  expect(before).toBeGreaterThan(3_600);
+
   await page.getByRole("button", { name: "Optimize now" }).click();
   await expect(page.getByText(/^History optimized: [\d.]+k → [\d.]+k tokens$/)).toBeVisible();
   const divider = transcript(page).getByRole("region", { name: "History optimization" });
   await expect(divider.getByRole("list", { name: "How it was optimized" })).toHaveText(
     /Summary by anthropic-messages\/claude-e2e · replaced 10 messages, [\d.]+k tokens/,
   );
-  await expect(userMessages(page)).toHaveText([/room R6 is garnet-1064/]);
+  // the summary itself, as the model reads it (issue #27 case 8)
+  const summary = divider.getByRole("figure", { name: "Summary the model reads" });
+  await expect(summary).toContainText("garnet-1014");
+  await expect(summary).toContainText("garnet-1054");
+  // the meter counts the optimized request at once
+  await expect
+    .poll(async () => Number(await meter.getAttribute("aria-valuenow")))
+    .toBeLessThan(before);
+  // the person's own messages stay in the default view, all six
+  await expect(userMessages(page)).toHaveCount(6);
+  await expect(userMessages(page).last()).toHaveText(/room R6 is garnet-1064/);
   await keepScreenshot(page, testInfo, "optimize-now");
+  await page
+    .getByRole("radiogroup", { name: "Transcript view" })
+    .getByRole("radio", { name: "What the model sees" })
+    .click();
+  await expect(userMessages(page)).toHaveText([/room R6 is garnet-1064/]);
+  await expect(summary).toContainText("garnet-1014");
 
   // the model was asked once, with the summarization prompt; its summary kept the codes
   const summaries = await fakeSummaryRequests(request);
