@@ -34,6 +34,8 @@ const ALLOWED_CORE_NAMES = new Set([
   "ResolveMergeRequestSchema",
   "TrustDefinitionRequestSchema",
   "RevokeTrustRequestSchema",
+  "AddMcpServerRequestSchema",
+  "UpdateMcpServerRequestSchema",
   "AuditQuerySchema",
   "PutBudgetRequestSchema",
   "ShareRequestSchema",

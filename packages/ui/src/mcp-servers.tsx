@@ -1,6 +1,7 @@
 "use client";
 
-import type { McpServerView } from "@arbor/core";
+import type { AddMcpServerRequest, McpServerView } from "@arbor/core";
+import { McpServerForm } from "./mcp-server-form.js";
 import { badgeClass, buttonClass } from "./styles.js";
 
 // The MCP servers of mcp_servers.json, as the settings show them: a status dot and word, the
@@ -26,13 +27,48 @@ export interface McpServerListProps {
   onReconnect: (name: string) => void;
   /** names whose reconnect is under way (their button is disabled) */
   reconnecting?: ReadonlySet<string>;
+  /** adds a server (admins); absent: no form. Resolves with an error to show, or undefined */
+  onAdd?: (server: AddMcpServerRequest) => Promise<string | undefined>;
+  /** turns a server added in the settings (`managed`) on or off */
+  onSetEnabled?: (name: string, enabled: boolean) => void;
+  /** removes a server added in the settings (`managed`) */
+  onRemove?: (name: string) => void;
 }
 
-export function McpServerList({ servers, onReconnect, reconnecting }: McpServerListProps) {
+export function McpServerList({
+  servers,
+  onReconnect,
+  reconnecting,
+  onAdd,
+  onSetEnabled,
+  onRemove,
+}: McpServerListProps) {
+  return (
+    <>
+      <ServerItems
+        servers={servers}
+        onReconnect={onReconnect}
+        {...(reconnecting !== undefined ? { reconnecting } : {})}
+        {...(onSetEnabled !== undefined ? { onSetEnabled } : {})}
+        {...(onRemove !== undefined ? { onRemove } : {})}
+      />
+      {onAdd !== undefined && <McpServerForm onAdd={onAdd} />}
+    </>
+  );
+}
+
+function ServerItems({
+  servers,
+  onReconnect,
+  reconnecting,
+  onSetEnabled,
+  onRemove,
+}: Omit<McpServerListProps, "onAdd">) {
   if (servers.length === 0) {
     return (
       <p className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="mcp-servers-empty">
-        No MCP servers. Add them to mcp_servers.json at the workspace root (see docs/mcp.md).
+        No MCP servers. Add one below, or in mcp_servers.json at the workspace root (see
+        docs/mcp.md).
       </p>
     );
   }
@@ -74,6 +110,34 @@ export function McpServerList({ servers, onReconnect, reconnecting }: McpServerL
                 </button>
               )}
             </div>
+            {server.managed === true && (onSetEnabled !== undefined || onRemove !== undefined) && (
+              <div className="mt-1 flex items-center gap-2">
+                {onSetEnabled !== undefined && (
+                  <label className="flex items-center gap-1 text-xs">
+                    <input
+                      type="checkbox"
+                      checked={server.status !== "disabled"}
+                      onChange={(event) => onSetEnabled(server.name, event.currentTarget.checked)}
+                    />
+                    Enabled
+                    <span className="sr-only"> {server.name}</span>
+                  </label>
+                )}
+                {onRemove !== undefined && (
+                  <button
+                    type="button"
+                    className={buttonClass.ghost}
+                    aria-label={`Remove ${server.name}`}
+                    onClick={() => onRemove(server.name)}
+                  >
+                    Remove
+                  </button>
+                )}
+                <span className="text-xs text-zinc-500 dark:text-zinc-400">
+                  added in the settings
+                </span>
+              </div>
+            )}
             {server.error !== undefined && (
               <p
                 data-testid="mcp-error"

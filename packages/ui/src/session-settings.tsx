@@ -491,30 +491,50 @@ export function SessionSettings({
           {workspaceTrust !== undefined && (
             <section className="flex flex-col gap-1" aria-label="Workspace trust">
               <h3 className="mb-1 text-sm font-medium">Workspace configuration</h3>
+              <p className="text-xs text-zinc-600 dark:text-zinc-400">
+                Servers, specs and hooks defined in the workspace's files start only once a person
+                trusts them as they are now.
+              </p>
               {workspaceTrust}
             </section>
           )}
           {mcpServers !== undefined && (
             <section className="flex flex-col gap-1" aria-label="MCP servers">
               <h3 className="mb-1 text-sm font-medium">MCP servers</h3>
+              <p className="text-xs text-zinc-600 dark:text-zinc-400">
+                MCP servers give the model more tools, and the composer their prompts (/) and
+                resources (@). Every session of the app uses them.
+              </p>
               {mcpServers}
             </section>
           )}
           {openApiSpecs !== undefined && (
             <section className="flex flex-col gap-1" aria-label="OpenAPI specs">
               <h3 className="mb-1 text-sm font-medium">OpenAPI tools</h3>
+              <p className="text-xs text-zinc-600 dark:text-zinc-400">
+                Each operation of an OpenAPI spec becomes a tool the model can call, with your
+                approval.
+              </p>
               {openApiSpecs}
             </section>
           )}
           {skills !== undefined && (
             <section className="flex flex-col gap-1" aria-label="Skills">
               <h3 className="mb-1 text-sm font-medium">Skills</h3>
+              <p className="text-xs text-zinc-600 dark:text-zinc-400">
+                Skills are instructions (SKILL.md) the model loads when a task needs them; add one
+                as a folder under .arbor/skills or .claude/skills.
+              </p>
               {skills}
             </section>
           )}
           {agents !== undefined && (
             <section className="flex flex-col gap-1" aria-label="Sub-agents">
               <h3 className="mb-1 text-sm font-medium">Sub-agents</h3>
+              <p className="text-xs text-zinc-600 dark:text-zinc-400">
+                Sub-agents are helpers the model can hand a task to, each with its own prompt and
+                tools; add one as a file under .arbor/agents or .claude/agents.
+              </p>
               {agents}
             </section>
           )}

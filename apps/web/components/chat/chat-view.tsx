@@ -1,6 +1,6 @@
 "use client";
 
-import type { ContextMessage, ContextState } from "@arbor/core";
+import type { AddMcpServerRequest, ContextMessage, ContextState } from "@arbor/core";
 import {
   AgentList,
   Composer,
@@ -225,6 +225,32 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         // the list below shows the server's state either way
       } finally {
         setReconnecting((names) => new Set([...names].filter((n) => n !== name)));
+        await queryClient.invalidateQueries({ queryKey: ["mcp-servers"] });
+      }
+    },
+    [queryClient],
+  );
+  // servers added in the settings (admins): the list is read again after each change
+  const addMcp = useCallback(
+    async (server: AddMcpServerRequest): Promise<string | undefined> => {
+      try {
+        await api.addMcpServer(server);
+        return undefined;
+      } catch (error) {
+        return errorText(error);
+      } finally {
+        await queryClient.invalidateQueries({ queryKey: ["mcp-servers"] });
+      }
+    },
+    [queryClient],
+  );
+  const changeMcp = useCallback(
+    async (change: () => Promise<unknown>, failure: string) => {
+      try {
+        await change();
+      } catch (error) {
+        toast.error(failure, { description: errorText(error) });
+      } finally {
         await queryClient.invalidateQueries({ queryKey: ["mcp-servers"] });
       }
     },
@@ -460,6 +486,16 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
                   servers={mcpServers.data?.servers ?? []}
                   onReconnect={(name) => void reconnectMcp(name)}
                   reconnecting={reconnecting}
+                  onAdd={addMcp}
+                  onSetEnabled={(name, enabled) =>
+                    void changeMcp(
+                      () => api.setMcpServerEnabled(name, enabled),
+                      `Could not turn ${name} ${enabled ? "on" : "off"}`,
+                    )
+                  }
+                  onRemove={(name) =>
+                    void changeMcp(() => api.removeMcpServer(name), `Could not remove ${name}`)
+                  }
                 />
               }
               openApiSpecs={<OpenApiSpecList specs={openApiSpecs.data?.specs ?? []} />}

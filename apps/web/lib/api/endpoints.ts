@@ -1,4 +1,5 @@
 import {
+  AddMcpServerRequestSchema,
   AgentsResponseSchema,
   ApprovalsRequestSchema,
   ApprovePlanRequestSchema,
@@ -63,6 +64,7 @@ import {
   TokenListResponseSchema,
   TrustDefinitionRequestSchema,
   UpdateBranchRequestSchema,
+  UpdateMcpServerRequestSchema,
   UpdatePersonRequestSchema,
   WorkspaceInstructionsResponseSchema,
   WorkspaceTrustResponseSchema,
@@ -145,6 +147,8 @@ const s = {
   mcpServers: { title: "McpServersResponse", schema: McpServersResponseSchema },
   mcpServer: { title: "McpServerView", schema: McpServerViewSchema },
   mcpPromptRequest: { title: "McpPromptRequest", schema: McpPromptRequestSchema },
+  addMcpServer: { title: "AddMcpServerRequest", schema: AddMcpServerRequestSchema },
+  updateMcpServer: { title: "UpdateMcpServerRequest", schema: UpdateMcpServerRequestSchema },
   mcpPrompt: { title: "McpPromptResponse", schema: McpPromptResponseSchema },
   openApiSpecs: { title: "OpenApiSpecsResponse", schema: OpenApiSpecsResponseSchema },
   workspaceTrust: { title: "WorkspaceTrustResponse", schema: WorkspaceTrustResponseSchema },
@@ -519,6 +523,32 @@ export const ENDPOINTS: readonly Endpoint[] = [
       "The MCP servers configured in `mcp_servers.json` at the workspace root (or the file named by ARBOR_MCP_CONFIG; the Claude Desktop format, see docs/mcp.md): each one's transport, status (`connecting`, `connected`, `failed` with `error`, `disabled`), and its tools (with the `model_name` the model sees), resources, resource templates and prompts. An invalid entry is listed as `failed` with the wrong field in `error`; the other servers still load. The app answers at once: servers connect in the background, and edits of the file take effect without a restart.",
     response: { status: 200, json: s.mcpServers },
     errors: [],
+  },
+  {
+    method: "POST",
+    path: "/api/mcp/servers",
+    summary:
+      "Adds an MCP server to the app's own config (`mcp_servers.json` in the data directory, out of the tools' reach), as an admin: the act trusts it and the audit log records it (`mcp_server_added`). A local server runs in the sandbox as a workspace's does; a variable reference cannot name one of Arbor's secrets. It starts at once and is listed `managed`. 400 naming the field (`command`, `url`, `args[0]`, …); 409 when a server of any config already has the name.",
+    body: s.addMcpServer,
+    response: { status: 201, json: s.mcpServer },
+    errors: [400, 409],
+  },
+  {
+    method: "PATCH",
+    path: "/api/mcp/servers/{name}",
+    summary:
+      "Turns a server added in the settings (`managed`) off (it stops and its tools go; it stays listed `disabled`) or on again (audit log `mcp_server_disabled` / `mcp_server_enabled`). 404 for an unknown name; 409 for a server of a file: a workspace file's server is turned on by trusting it (/api/workspace/trust), ARBOR_MCP_CONFIG is the operator's own file.",
+    body: s.updateMcpServer,
+    response: { status: 200, json: s.mcpServer },
+    errors: [400, 404, 409],
+  },
+  {
+    method: "DELETE",
+    path: "/api/mcp/servers/{name}",
+    summary:
+      "Removes a server added in the settings (`managed`): it stops and its tools go (audit log `mcp_server_removed`). 404 for an unknown name; 409 for a server of a file.",
+    response: { status: 204 },
+    errors: [404, 409],
   },
   {
     method: "POST",

@@ -1,4 +1,5 @@
 import type {
+  AddMcpServerRequest,
   AgentsResponse,
   ApiTokenResponse,
   ApprovalDecision,
@@ -207,6 +208,14 @@ export const api = {
     }),
   reconnectMcpServer: (name: string) =>
     json<McpServerView>("POST", `/api/mcp/servers/${enc(name)}/reconnect`),
+  /** admins: a server for the app's own config, trusted by this act */
+  addMcpServer: (server: AddMcpServerRequest) =>
+    json<McpServerView>("POST", "/api/mcp/servers", server),
+  setMcpServerEnabled: (name: string, enabled: boolean) =>
+    json<McpServerView>("PATCH", `/api/mcp/servers/${enc(name)}`, { enabled }),
+  removeMcpServer: async (name: string): Promise<void> => {
+    await request("DELETE", `/api/mcp/servers/${enc(name)}`, undefined);
+  },
   listSessions: (options?: RequestOptions) =>
     json<SessionSummary[]>("GET", "/api/sessions", undefined, options),
   getSession: (id: string, options?: RequestOptions) =>

@@ -4,7 +4,9 @@ import { join, resolve } from "node:path";
 import {
   AgentLibrary,
   type AgentsResponse,
+  AppMcpServers,
   agentsResponse,
+  appMcpConfigSource,
   CodebaseIndex,
   CommandHooks,
   type CreateSessionRequest,
@@ -143,6 +145,8 @@ export interface Runtime {
   readonly dataDir: string;
   /** the MCP servers of mcp_servers.json (GET /api/mcp/servers) */
   readonly mcp: McpManager;
+  /** the servers an admin added in the settings: the data dir's own mcp_servers.json */
+  readonly appMcp: AppMcpServers;
   /** the OpenAPI specs of .arbor/openapi.json (GET /api/openapi/specs) */
   readonly openapi: OpenApiManager;
   /** which definitions of the workspace's executable configuration a person trusted */
@@ -305,8 +309,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     isTrusted: (definition) => trust.isTrusted(definition),
     logger,
   });
+  // the servers an admin added in the settings come last: a file's server keeps its name
+  const appMcpSource = appMcpConfigSource(dataDir);
+  const appMcp = new AppMcpServers(appMcpSource, toolProcessEnv);
   const mcp = new McpManager({
-    sources: mcpConfigSources(workspace, env),
+    sources: [...mcpConfigSources(workspace, env), appMcpSource],
     trust,
     workspaceRoot: workspace,
     env: toolProcessEnv,
@@ -473,6 +480,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     model: described,
     dataDir,
     mcp,
+    appMcp,
     openapi,
     trust,
     workspaceTrust,

@@ -1,4 +1,11 @@
 export {
+  type AddAppServerResult,
+  APP_MCP_CONFIG_FILE,
+  AppMcpServers,
+  appMcpConfigSource,
+  type ChangeAppServerResult,
+} from "./app-servers.js";
+export {
   expand as expandMcpVariables,
   type HttpServerConfig,
   loadMcpConfig,

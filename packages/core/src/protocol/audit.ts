@@ -32,6 +32,14 @@ export const AUDIT_ACTION_MEANINGS = {
   session_opened_by_admin: "an admin opened another person's session (target `session:<id>`)",
   workspace_trusted:
     "a person trusted a workspace definition (target `definition:<file>#<name>`; detail `kind`, `hash`)",
+  mcp_server_added:
+    "a person added an MCP server in the settings, trusting it by that act (target `mcp_server:<name>`; detail `transport`, `hash`)",
+  mcp_server_enabled:
+    "a person turned on an MCP server they or another admin added in the settings (target `mcp_server:<name>`)",
+  mcp_server_disabled:
+    "a person turned off an MCP server added in the settings: it stays listed, its tools go (target `mcp_server:<name>`)",
+  mcp_server_removed:
+    "a person removed an MCP server added in the settings (target `mcp_server:<name>`)",
   workspace_trust_revoked:
     "a person took the trust of a workspace definition back (target `definition:<file>#<name>`)",
 } as const;

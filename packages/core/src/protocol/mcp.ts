@@ -27,6 +27,12 @@ export const McpServerViewSchema = z
       .describe(
         "why it failed (an invalid entry names its field), or why it is reconnecting after it died",
       ),
+    managed: z
+      .boolean()
+      .optional()
+      .describe(
+        "true: added in the settings (the app's own config in the data directory), so it can be turned on or off and removed there (PATCH / DELETE /api/mcp/servers/{name})",
+      ),
     tools: z
       .array(
         z.object({
@@ -114,3 +120,74 @@ export const McpPromptResponseSchema = z
   })
   .describe("Answer to POST /api/mcp/servers/{name}/prompts/{prompt}.");
 export type McpPromptResponse = z.infer<typeof McpPromptResponseSchema>;
+
+/** A server's name as the settings take it: it becomes part of its tools' names (mcp__name__tool). */
+const ServerNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, "1–64 letters, digits, `_` or `-`")
+  .describe("the server's name: 1–64 letters, digits, `_` or `-`");
+
+export const AddMcpServerRequestSchema = strictRequest(
+  z
+    .object({
+      name: ServerNameSchema,
+      command: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("a local (stdio) server: the program to run, in the sandbox as bash's commands"),
+      args: z.array(z.string()).optional().describe("the program's arguments"),
+      env: z
+        .record(z.string(), z.string())
+        .optional()
+        .describe(
+          "variables for the process; a variable reference takes the server's environment, never one of Arbor's secrets",
+        ),
+      url: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("a remote server: its Streamable HTTP (or HTTP+SSE) endpoint, http or https"),
+      headers: z.record(z.string(), z.string()).optional().describe("headers sent to `url`"),
+    })
+    .superRefine((body, ctx) => {
+      if ((body.command === undefined) === (body.url === undefined)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [body.command === undefined ? "command" : "url"],
+          message: "give either command (a local server) or url (a remote one)",
+        });
+      }
+      if (body.command === undefined && (body.args !== undefined || body.env !== undefined)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [body.args !== undefined ? "args" : "env"],
+          message: "args and env are for a local server (command)",
+        });
+      }
+      if (body.url === undefined && body.headers !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["headers"],
+          message: "headers are for a remote server (url)",
+        });
+      }
+    })
+    .describe(
+      "Body of POST /api/mcp/servers: a server for the app's own config, trusted by the admin who adds it (audit log `mcp_server_added`). It starts at once.",
+    ),
+);
+export type AddMcpServerRequest = z.infer<typeof AddMcpServerRequestSchema>;
+
+export const UpdateMcpServerRequestSchema = strictRequest(
+  z
+    .object({
+      enabled: z
+        .boolean()
+        .describe("false: the server stops and its tools go (it stays listed); true: it starts"),
+    })
+    .describe(
+      "Body of PATCH /api/mcp/servers/{name}, for a server added in the settings (`managed`).",
+    ),
+);
+export type UpdateMcpServerRequest = z.infer<typeof UpdateMcpServerRequestSchema>;

@@ -1,5 +1,7 @@
-import type { McpServersResponse } from "@arbor/core";
-import { handle, json } from "@/lib/server/http";
+import { AddMcpServerRequestSchema, type McpServersResponse } from "@arbor/core";
+import { audit } from "@/lib/server/audit";
+import { badRequest, conflict, HttpError, handle, json, readBody } from "@/lib/server/http";
+import { serverViews } from "@/lib/server/mcp-servers";
 import { getRuntime } from "@/lib/server/runtime";
 
 export const dynamic = "force-dynamic";
@@ -7,13 +9,44 @@ export const runtime = "nodejs";
 
 /** The MCP servers of mcp_servers.json: state, error, tools, resources, prompts. */
 export const GET = handle("GET /api/mcp/servers", async () => {
-  const { mcp } = await getRuntime();
-  const configErrors = mcp.configErrors();
+  const arbor = await getRuntime();
+  const configErrors = arbor.mcp.configErrors();
   const body: McpServersResponse = {
-    servers: mcp.servers(),
+    servers: serverViews(arbor),
     ...(configErrors.length > 0
       ? { config_errors: configErrors.map(({ field, message }) => ({ field, message })) }
       : {}),
   };
   return json(body);
+});
+
+/**
+ * Adds a server to the app's own config (the data directory, out of the tools' reach): an admin's
+ * act trusts it, and the audit log records it. It starts at once, as a file's server does.
+ */
+export const POST = handle("POST /api/mcp/servers", async (request, _context, actor) => {
+  const { name, ...entry } = await readBody(request, AddMcpServerRequestSchema);
+  const arbor = await getRuntime();
+  // a name any file already uses would be hidden behind it: refused, whoever defined it
+  if (arbor.mcp.servers().some((server) => server.name === name)) {
+    throw new HttpError(conflict(`an MCP server is already named ${name}`));
+  }
+  const added = await arbor.appMcp.add(name, entry);
+  switch (added.type) {
+    case "exists":
+      throw new HttpError(conflict(`an MCP server is already named ${name}`));
+    case "invalid":
+      throw new HttpError(badRequest([{ field: added.field, message: added.message }]));
+    case "added":
+      break;
+    default:
+      return added satisfies never;
+  }
+  await audit(arbor, actor, "mcp_server_added", `mcp_server:${name}`, {
+    transport: entry.command !== undefined ? "stdio" : "http",
+    hash: added.hash,
+  });
+  await arbor.mcp.reload();
+  const server = serverViews(arbor).find((s) => s.name === name);
+  return json(server, 201);
 });
