@@ -88,6 +88,7 @@ const ALLOWED_MODULES: Record<string, ReadonlySet<string> | undefined> = {
   "@/lib/server/results": undefined,
   "@/lib/server/audit": undefined,
   "@/lib/server/audit-approvals": undefined,
+  "@/lib/server/mcp-servers": undefined,
   "@/lib/server/people/sharing": undefined,
   // people: who may see a session, tokens, invitations, sign-in (docs/accounts.md)
   "@/lib/server/people/access": undefined,

@@ -25,6 +25,60 @@ const servers: McpServerView[] = [
 ];
 
 describe("McpServerList", () => {
+  it("turns a server added in the settings off and removes it; a file's server has no such controls", async () => {
+    const user = userEvent.setup();
+    const onSetEnabled = vi.fn();
+    const onRemove = vi.fn();
+    const managed: McpServerView[] = [
+      { ...(servers[0] as McpServerView), managed: true },
+      servers[1] as McpServerView,
+    ];
+    render(
+      <McpServerList
+        servers={managed}
+        onReconnect={vi.fn()}
+        onSetEnabled={onSetEnabled}
+        onRemove={onRemove}
+      />,
+    );
+    const toggle = screen.getByRole("checkbox", { name: "Enabled everything" });
+    expect((toggle as HTMLInputElement).checked).toBe(true);
+    await user.click(toggle);
+    expect(onSetEnabled).toHaveBeenCalledWith("everything", false);
+    await user.click(screen.getByRole("button", { name: "Remove everything" }));
+    expect(onRemove).toHaveBeenCalledWith("everything");
+    expect(screen.queryByRole("checkbox", { name: "Enabled ghost" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Remove ghost" })).toBeNull();
+  });
+
+  it("adds a local server with its arguments, one per line, and shows the server's refusal", async () => {
+    const user = userEvent.setup();
+    const onAdd = vi
+      .fn()
+      .mockResolvedValueOnce("command: not found")
+      .mockResolvedValueOnce(undefined);
+    render(<McpServerList servers={[]} onReconnect={vi.fn()} onAdd={onAdd} />);
+    await user.type(screen.getByRole("textbox", { name: "Server name" }), "everything");
+    await user.type(screen.getByRole("textbox", { name: "Command" }), "node");
+    await user.type(
+      screen.getByRole("textbox", { name: "Arguments (one per line)" }),
+      "srv.js{enter}stdio",
+    );
+    await user.click(screen.getByRole("button", { name: "Add server" }));
+    expect(onAdd).toHaveBeenCalledWith({
+      name: "everything",
+      command: "node",
+      args: ["srv.js", "stdio"],
+    });
+    expect((await screen.findByRole("alert")).textContent).toBe("command: not found");
+    await user.click(screen.getByRole("button", { name: "Add server" }));
+    expect(await screen.findByRole("textbox", { name: "Server name" })).toHaveProperty("value", "");
+    await user.click(screen.getByRole("radio", { name: "Remote (a URL)" }));
+    await user.type(screen.getByRole("textbox", { name: "Server name" }), "remote");
+    await user.type(screen.getByRole("textbox", { name: "URL" }), "https://example.com/mcp{enter}");
+    expect(onAdd).toHaveBeenLastCalledWith({ name: "remote", url: "https://example.com/mcp" });
+  }, 20_000);
+
   it("shows each server's status, error and tools, and a reconnect button", async () => {
     const user = userEvent.setup();
     const onReconnect = vi.fn();

@@ -116,11 +116,11 @@ function ServerItems({
                   <label className="flex items-center gap-1 text-xs">
                     <input
                       type="checkbox"
+                      aria-label={`Enabled ${server.name}`}
                       checked={server.status !== "disabled"}
                       onChange={(event) => onSetEnabled(server.name, event.currentTarget.checked)}
                     />
                     Enabled
-                    <span className="sr-only"> {server.name}</span>
                   </label>
                 )}
                 {onRemove !== undefined && (
