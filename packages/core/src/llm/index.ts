@@ -10,3 +10,4 @@ export * from "./pricing.js";
 export * from "./provider.js";
 export * from "./registry.js";
 export * from "./token-budget.js";
+export * from "./provider-keys.js";

@@ -21,3 +21,4 @@ export * from "./sharing.js";
 export * from "./strict.js";
 export * from "./trust.js";
 export * from "./validation.js";
+export * from "./provider-keys.js";
