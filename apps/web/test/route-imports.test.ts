@@ -42,6 +42,8 @@ const ALLOWED_CORE_NAMES = new Set([
   "UpdatePersonRequestSchema",
   "CreateInvitationRequestSchema",
   "SetPasswordRequestSchema",
+  "PutProviderKeyRequestSchema",
+  "KeyProviderSchema",
   "toMergeDecision",
   // protocol: response body types
   "CreateSessionResponse",
@@ -66,6 +68,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "OpenApiSpecsResponse",
   "WorkspaceTrustResponse",
   "BudgetResponse",
+  "ProviderKeysResponse",
   "CreatedTokenResponse",
   "CreatedInvitationResponse",
   "McpLookupError",

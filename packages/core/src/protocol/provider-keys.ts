@@ -48,6 +48,12 @@ export const ProviderKeyViewSchema = z
       .nullable()
       .describe("who kept the key; null when none is kept"),
     set_at: z.string().nullable().describe("when, ISO 8601 UTC; null when none is kept"),
+    problem: z
+      .string()
+      .optional()
+      .describe(
+        "present when a key is kept but does not open on this instance (another key file: instances must share it)",
+      ),
     needs: z
       .array(z.string())
       .describe("other variables the provider needs besides its key (set in the environment)"),
