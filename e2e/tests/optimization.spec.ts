@@ -130,7 +130,7 @@ test("Optimize now: the model summarizes, the divider names it, the meter shows 
   const meter = page.getByRole("meter", { name: "Context usage" });
   await expect(meter).toHaveAttribute(
     "aria-valuetext",
-    /fixed [\d.]+k \(prompt [\d.]+k? \+ tools [\d.]+k\)/,
+    /[\d.]+k in every request \(instructions [\d.]+k? \+ tool descriptions [\d.]+k\)/,
   );
 
   await page.getByRole("button", { name: "Optimize now" }).click();
