@@ -15,7 +15,9 @@ const KEY = secret("sk-ant-settings");
 
 test.beforeAll(async ({ browser }) => {
   // the harness's own provider key is taken away: the server starts on the offline model
-  servers = await Servers.start({ env: { ANTHROPIC_API_KEY: "" } });
+  servers = await Servers.start({
+    env: { ANTHROPIC_API_KEY: "", ARBOR_PROVIDER: "", ARBOR_MODEL: "" },
+  });
   owner = await browser.newContext({ baseURL: servers.url });
   const page = await owner.newPage();
   await page.goto(`/?token=${encodeURIComponent(servers.token)}`);
