@@ -141,7 +141,7 @@ test("Optimize now: the model summarizes, the divider names it, the meter shows 
   const meter = page.getByRole("meter", { name: "Context usage" });
   await expect(meter).toHaveAttribute(
     "aria-valuetext",
-    /fixed [\d.]+k \(prompt [\d.]+k? \+ tools [\d.]+k\)/,
+    /[\d.]+k in every request \(instructions [\d.]+k? \+ tool descriptions [\d.]+k\)/,
   );
 
   const before = Number(await meter.getAttribute("aria-valuenow"));

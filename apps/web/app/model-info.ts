@@ -9,8 +9,9 @@ import {
 } from "@arbor/core";
 
 // What the pages may know about the model chosen by the environment: its name and protocol, never
-// its key (describeModelConfig redacts). Read per request by server components, so a restart with
-// other variables shows the new model without a rebuild.
+// its key (describeModelConfig redacts). Read per request by server components from the runtime's
+// model environment (the server's variables with the keys kept in Settings over them), so a key
+// kept in Settings › Model providers shows at once.
 
 export interface ModelInfo {
   name: string;
@@ -71,10 +72,12 @@ function keyedOptions(
   }));
 }
 
-export function modelInfo(): ModelInfo {
+type Env = Record<string, string | undefined>;
+
+export function modelInfo(env: Env = process.env): ModelInfo {
   let config: ModelConfig;
   try {
-    config = modelConfigFromEnv();
+    config = modelConfigFromEnv(env);
   } catch (error) {
     return {
       name: "not configured",
@@ -107,10 +110,6 @@ export function modelInfo(): ModelInfo {
     // providers whose keys are set, then the offline model
     options: offline
       ? [offlineOption]
-      : [
-          configured,
-          ...keyedOptions(process.env, described.protocol, contextWindow),
-          offlineOption,
-        ],
+      : [configured, ...keyedOptions(env, described.protocol, contextWindow), offlineOption],
   };
 }

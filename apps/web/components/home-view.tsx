@@ -11,8 +11,9 @@ import { useHydrated } from "@/lib/client/use-hydrated";
 import { AppHeader } from "./app-header";
 import { ModelBadge, type ModelSummary } from "./model-badge";
 import { buttonClass } from "./styles";
+import { WorkspaceFolder } from "./workspace-folder";
 
-export function HomeView({ model }: { model: ModelSummary }) {
+export function HomeView({ model, workspace }: { model: ModelSummary; workspace: string }) {
   const router = useRouter();
   const hydrated = useHydrated();
   const queryClient = useQueryClient();
@@ -85,6 +86,7 @@ export function HomeView({ model }: { model: ModelSummary }) {
           </div>
         </div>
         <ModelBadge model={model} />
+        <WorkspaceFolder path={workspace} />
         {importFile.isError && (
           <p role="alert" className="text-sm text-red-700 dark:text-red-400">
             Could not import the session: {errorText(importFile.error)}

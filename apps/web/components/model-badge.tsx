@@ -26,9 +26,13 @@ export function ModelBadge({ model }: { model: ModelSummary }) {
       <span className="text-zinc-500">({model.protocol})</span>
       {model.offline && (
         <span className="mt-1 block text-xs text-zinc-500 dark:text-zinc-400">
-          No provider key is set, so Arbor answers with its built-in offline model. Set
-          ANTHROPIC_API_KEY, OPENAI_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY (and restart) to use a
-          real one.
+          No provider key is set, so Arbor answers with its built-in offline model. To use a real
+          one, an admin adds a key in{" "}
+          <a href="/settings/providers" className="text-sky-700 underline dark:text-sky-300">
+            Settings › Model providers
+          </a>{" "}
+          (no restart), or sets ANTHROPIC_API_KEY, OPENAI_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY
+          and restarts.
         </span>
       )}
     </p>

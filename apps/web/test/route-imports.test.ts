@@ -44,6 +44,8 @@ const ALLOWED_CORE_NAMES = new Set([
   "UpdatePersonRequestSchema",
   "CreateInvitationRequestSchema",
   "SetPasswordRequestSchema",
+  "PutProviderKeyRequestSchema",
+  "KeyProviderSchema",
   "toMergeDecision",
   // protocol: response body types
   "CreateSessionResponse",
@@ -68,6 +70,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "OpenApiSpecsResponse",
   "WorkspaceTrustResponse",
   "BudgetResponse",
+  "ProviderKeysResponse",
   "CreatedTokenResponse",
   "CreatedInvitationResponse",
   "McpLookupError",

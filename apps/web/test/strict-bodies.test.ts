@@ -118,6 +118,9 @@ const BODIES: Record<
   }),
   "PUT /api/people/{person_id}/budget": () => ({ body: { monthly_tokens: 1000 } }),
   "POST /api/me/password": () => ({ body: { password: "a-long-password-1" } }),
+  "PUT /api/settings/provider-keys/{provider}": () => ({
+    body: { key: "sk-ant-strict-0123456789" },
+  }),
   "POST /api/mcp/servers/{name}/prompts/{prompt}": () => ({
     body: { arguments: { topic: "x" } },
     records: ["arguments"],
@@ -209,6 +212,7 @@ function urlOf(path: string, f: Fixture): { url: string; values: Record<string, 
     token: "t".repeat(32),
     token_id: "token-1",
     invitation_id: "invitation-1",
+    provider: "anthropic",
   };
   const url = path.replace(/\{([a-z_]+)\}/g, (_, name: string) => values[name] ?? name);
   return { url, values };

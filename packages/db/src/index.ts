@@ -39,4 +39,16 @@ export {
   type PrismaSessionStoreOptions,
   type StoreLogger,
 } from "./prisma-session-store.js";
+export {
+  type KeptKeyRecord,
+  type OpenedKey,
+  ProviderKeyTable,
+} from "./provider-keys.js";
+export {
+  KEY_FILE_NAME,
+  KEY_VARIABLE,
+  SecretBox,
+  SecretBoxError,
+  secretBoxOf,
+} from "./secret-box.js";
 export { type BudgetView, monthOf, TokenBudgets } from "./token-budgets.js";

@@ -57,12 +57,12 @@ describe("UsageMeter", () => {
 
   it("shows the fixed part (system prompt and tool definitions) as the bar's first segment", () => {
     expect(fixedText({ systemPrompt: 242, tools: 1_468 })).toBe(
-      "fixed 1.7k (prompt 242 + tools 1.5k)",
+      "1.7k in every request (instructions 242 + tool descriptions 1.5k)",
     );
     render(<UsageMeter used={8_000} limit={20_000} fixed={{ systemPrompt: 242, tools: 1_468 }} />);
     const meter = screen.getByRole("meter", { name: "Context usage" });
     expect(meter.getAttribute("aria-valuetext")).toBe(
-      "8k / 20k tokens (40%), fixed 1.7k (prompt 242 + tools 1.5k)",
+      "8k / 20k tokens (40%), 1.7k in every request (instructions 242 + tool descriptions 1.5k)",
     );
     // 1,710 of the 8,000 used: about 21% of the filled bar
     const segment = screen.getByTestId("fixed-overhead");

@@ -53,10 +53,17 @@ export function budgetText(budget: { monthly_tokens: number; used_tokens: number
     : `monthly budget of ${formatTokens(budget.monthly_tokens)} tokens used up`;
 }
 
-/** "fixed 1.7k (prompt 242 + tools 1.5k)" */
+/**
+ * "1.7k in every request (instructions 242 + tool descriptions 1.5k)": what each request sends
+ * before the conversation, in words a newcomer reads (issue #27 found "fixed 2.2k" unexplained)
+ */
 export function fixedText(fixed: { systemPrompt: number; tools: number }): string {
-  return `fixed ${formatTokens(fixed.systemPrompt + fixed.tools)} (prompt ${formatTokens(fixed.systemPrompt)} + tools ${formatTokens(fixed.tools)})`;
+  return `${formatTokens(fixed.systemPrompt + fixed.tools)} in every request (instructions ${formatTokens(fixed.systemPrompt)} + tool descriptions ${formatTokens(fixed.tools)})`;
 }
+
+/** The meter's tooltip: what the numbers count. */
+export const USAGE_EXPLAINED =
+  "How much of the model's context window the next request fills, in tokens. Part of it goes in every request: the instructions (system prompt) and the descriptions of the tools the model may call. When the conversation nears the limit, older messages are summarized or shortened.";
 
 export function UsageMeter({ used, limit, fixed, budget, className = "" }: UsageMeterProps) {
   const level = usageLevel(used, limit);
@@ -65,7 +72,7 @@ export function UsageMeter({ used, limit, fixed, budget, className = "" }: Usage
   const fixedPercent = limit > 0 ? Math.min(percent, (fixedTokens / limit) * 100) : 0;
   const text = `${formatTokens(used)} / ${formatTokens(limit)} tokens (${percent}%)${fixed ? `, ${fixedText(fixed)}` : ""}`;
   return (
-    <div className={`flex min-w-0 items-center gap-2 text-xs ${className}`}>
+    <div className={`flex min-w-0 items-center gap-2 text-xs ${className}`} title={USAGE_EXPLAINED}>
       {/* biome-ignore lint/a11y/useSemanticElements: a native <meter> cannot be styled alike across browsers; the ARIA meter carries the same semantics */}
       <div
         role="meter"

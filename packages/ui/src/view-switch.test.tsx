@@ -16,3 +16,15 @@ describe("ViewSwitch", () => {
     expect(onChange).toHaveBeenCalledTimes(1);
   });
 });
+
+describe("ViewSwitch's words (issue #27)", () => {
+  it("explains each view in a sentence a newcomer reads", () => {
+    render(<ViewSwitch value="optimized" onChange={() => {}} />);
+    expect(
+      screen.getByRole("radio", { name: "What the model sees" }).getAttribute("title"),
+    ).toMatch(/summarized or shortened to fit/);
+    expect(screen.getByRole("radio", { name: "Full history" }).getAttribute("title")).toMatch(
+      /Every message as it was written/,
+    );
+  });
+});

@@ -12,6 +12,13 @@ export interface ViewSwitchProps {
 const itemClass =
   "px-3 py-1 text-xs font-medium text-zinc-600 focus-visible:outline-2 focus-visible:outline-sky-500 data-[state=on]:bg-white data-[state=on]:text-zinc-900 data-[state=on]:shadow-sm dark:text-zinc-300 dark:data-[state=on]:bg-zinc-700 dark:data-[state=on]:text-white rounded-md";
 
+/** What each view shows, in a sentence (the items' tooltips and accessible descriptions). */
+export const VIEW_EXPLAINED: Record<TranscriptView, string> = {
+  optimized:
+    "The conversation as the next request sends it to the model: older messages may be summarized or shortened to fit its context window.",
+  full: "Every message as it was written, including those the model now gets summarized or shortened.",
+};
+
 /** Switches the transcript between the optimized view the model gets and the full history. */
 export function ViewSwitch({ value, onChange }: ViewSwitchProps) {
   return (
@@ -25,10 +32,10 @@ export function ViewSwitch({ value, onChange }: ViewSwitchProps) {
       }}
       className="inline-flex rounded-lg bg-zinc-100 p-0.5 dark:bg-zinc-800"
     >
-      <ToggleGroup.Item value="optimized" className={itemClass}>
+      <ToggleGroup.Item value="optimized" className={itemClass} title={VIEW_EXPLAINED.optimized}>
         What the model sees
       </ToggleGroup.Item>
-      <ToggleGroup.Item value="full" className={itemClass}>
+      <ToggleGroup.Item value="full" className={itemClass} title={VIEW_EXPLAINED.full}>
         Full history
       </ToggleGroup.Item>
     </ToggleGroup.Root>

@@ -98,6 +98,14 @@ function Who({ person, sso }: AccountViewProps) {
         >
           Personal API tokens
         </Link>
+        {(person.role === "owner" || person.role === "admin") && (
+          <Link
+            href="/settings/providers"
+            className="text-sm text-sky-700 hover:underline dark:text-sky-300"
+          >
+            Model providers
+          </Link>
+        )}
       </div>
     </section>
   );

@@ -36,6 +36,12 @@ export function AdminSessionsView() {
             >
               Audit log
             </Link>
+            <Link
+              href="/settings/providers"
+              className="text-sm text-sky-700 hover:underline dark:text-sky-300"
+            >
+              Model providers
+            </Link>
           </div>
         </div>
         {forbidden ? (

@@ -40,6 +40,7 @@ import { throttle } from "@/lib/client/throttle";
 import { useLiveSession } from "@/lib/client/use-live-session";
 import { useWorkspaceTrust } from "@/lib/client/use-workspace-trust";
 import { buttonClass } from "../styles";
+import { WorkspaceFolder } from "../workspace-folder";
 import { AskWaysPanel } from "./ask-ways-panel";
 import { BranchPanel } from "./branch-panel";
 import { ChatHeader } from "./chat-header";
@@ -627,7 +628,9 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               Could not load the session: {errorText(detail.error ?? shownQuery.error)}
             </p>
           )}
-          <div className="flex justify-end">
+          <div className="flex items-center justify-between gap-2">
+            {/* what the agent works on: its file tools and commands stay in this folder */}
+            {config?.workspace ? <WorkspaceFolder path={config.workspace} compact /> : <span />}
             <ViewSwitch value={view} onChange={setView} />
           </div>
           {loading ? (

@@ -45,7 +45,9 @@ import {
   PatchSessionRequestSchema,
   PeopleResponseSchema,
   PersonSchema,
+  ProviderKeysResponseSchema,
   PutBudgetRequestSchema,
+  PutProviderKeyRequestSchema,
   ResolveMergeRequestSchema,
   RevokeTrustRequestSchema,
   type renderSchemaSection,
@@ -181,6 +183,8 @@ const s = {
   imported: { title: "ImportSessionResponse", schema: ImportSessionResponseSchema },
   budget: { title: "BudgetResponse", schema: BudgetResponseSchema },
   putBudget: { title: "PutBudgetRequest", schema: PutBudgetRequestSchema },
+  providerKeys: { title: "ProviderKeysResponse", schema: ProviderKeysResponseSchema },
+  putProviderKey: { title: "PutProviderKeyRequest", schema: PutProviderKeyRequestSchema },
   shares: { title: "SharesResponse", schema: SharesResponseSchema },
   share: { title: "ShareRequest", schema: ShareRequestSchema },
   sharedPerson: { title: "SharedPerson", schema: SharedPersonSchema },
@@ -506,6 +510,31 @@ export const ENDPOINTS: readonly Endpoint[] = [
       "How this server runs tools: the sandbox of bash and stdio MCP servers (ARBOR_SANDBOX=auto|bubblewrap|off: `bubblewrap` when `bwrap` works here, with the workspace writable, the rest read-only, its own /tmp and PID namespace, the data dir hidden, no network for bash unless ARBOR_SANDBOX_NETWORK=1; `none` or `unavailable` with the reason, what is refused for want of a sandbox (`refused`: beyond loopback or without a person's approval; docs/security.md) and how to fix it) and the names of the environment variables tool processes get (an allow-list, WORKSPACE_DIR and the names in ARBOR_TOOL_ENV; never Arbor's tokens, DATABASE_URL or a provider key). Tool output is redacted of secret values before it is stored or sent to a model.",
     response: { status: 200, json: s.settings },
     errors: [],
+  },
+  {
+    method: "GET",
+    path: "/api/settings/provider-keys",
+    summary:
+      "Settings › Model providers (docs/decisions/0054): for each provider (anthropic, openai, google, azure, vertex, bedrock) where the key in force comes from (`settings`: kept here, which wins over the variable; `environment`: the variable; `none`), whether the environment sets the variable, and for a kept key its hint (last four characters), who kept it and when; never a key. `model`: the model a session without its own uses now. The owner and admins only (`install.configure`), else 403.",
+    response: { status: 200, json: s.providerKeys },
+    errors: [403],
+  },
+  {
+    method: "PUT",
+    path: "/api/settings/provider-keys/{provider}",
+    summary:
+      "Keeps a provider's key (`key`, sent once and never answered, logged or shown again): sealed with AES-256-GCM under the data directory's `provider-keys.key` (made 0600 on first use) or ARBOR_ENCRYPTION_KEY, stored in the database, and used by the next model request of every instance without a restart, as the provider's variable would be (the default model is chosen again: with no ARBOR_PROVIDER, the first provider with a key). Never given to a tool process; tool output and logs are redacted of it. Audited as `provider_key_set` with the hint. 400 names `provider` or `key`; the owner and admins only, else 403. Answers as GET.",
+    body: s.putProviderKey,
+    response: { status: 200, json: s.providerKeys },
+    errors: [400, 403],
+  },
+  {
+    method: "DELETE",
+    path: "/api/settings/provider-keys/{provider}",
+    summary:
+      "Forgets a provider's kept key; the environment's variable, if set, is in force after. 404 when none is kept; 409 when ARBOR_PROVIDER names that provider and no variable holds its key (the server could not choose its model). Audited as `provider_key_removed`. The owner and admins only, else 403. Answers as GET.",
+    response: { status: 200, json: s.providerKeys },
+    errors: [400, 403, 404, 409],
   },
   {
     method: "POST",

@@ -23,6 +23,7 @@ import type {
   ImportSessionResponse,
   InterruptResponse,
   InvitationListResponse,
+  KeyProvider,
   LoopTreeResponse,
   McpPromptResponse,
   McpServersResponse,
@@ -40,6 +41,7 @@ import type {
   PatchConfigRequest,
   PeopleResponse,
   PersonResponse,
+  ProviderKeysResponse,
   ResolveMergeRequest,
   SearchResponse,
   SessionAccessResponse,
@@ -406,6 +408,13 @@ export const api = {
   /** checks the audit chain */
   auditVerify: (options?: RequestOptions) =>
     json<AuditVerifyResponse>("GET", "/api/audit/verify", undefined, options),
+  /** Settings › Model providers: where each key in force comes from, never a key */
+  providerKeys: (options?: RequestOptions) =>
+    json<ProviderKeysResponse>("GET", "/api/settings/provider-keys", undefined, options),
+  keepProviderKey: (provider: KeyProvider, key: string) =>
+    json<ProviderKeysResponse>("PUT", `/api/settings/provider-keys/${enc(provider)}`, { key }),
+  removeProviderKey: (provider: KeyProvider) =>
+    json<ProviderKeysResponse>("DELETE", `/api/settings/provider-keys/${enc(provider)}`),
 };
 
 /** GET /api/audit's parameters (times ISO 8601). */

@@ -52,11 +52,22 @@ const consoleSink: LogSink = {
 
 /** A Logger writing one line per entry (`[arbor] message {fields}`), with secrets scrubbed. */
 export function createRedactingLogger(
-  options: { env?: Env; sink?: LogSink; debug?: boolean; secrets?: Iterable<string> } = {},
+  options: {
+    env?: Env;
+    sink?: LogSink;
+    debug?: boolean;
+    secrets?: Iterable<string>;
+    /** secrets that come and go while the server runs (provider keys kept in Settings) */
+    liveSecrets?: () => readonly string[];
+  } = {},
 ): Logger {
-  const secrets = secretsFromEnv(options.env ?? process.env, options.secrets);
+  const fixed = secretsFromEnv(options.env ?? process.env, options.secrets);
+  const live = options.liveSecrets;
+  const secretsNow = (): readonly string[] =>
+    live === undefined ? fixed : secretsFromEnv({}, [...fixed, ...live()]);
   const sink = options.sink ?? consoleSink;
   const line = (message: string, fields?: Record<string, unknown>): string => {
+    const secrets = secretsNow();
     const rest =
       fields && Object.keys(fields).length > 0
         ? ` ${JSON.stringify(redactFields(fields, secrets))}`

@@ -34,7 +34,6 @@ import {
   McpManager,
   type ModelConfigDescription,
   mcpConfigSources,
-  modelConfigFromEnv,
   OpenApiManager,
   openApiConfigPath,
   readWorkspaceFile,
@@ -71,6 +70,7 @@ import { installToken } from "./install-token";
 import { createRedactingLogger } from "./logger";
 import { shareRuntimeGetter } from "./people/admission";
 import { People } from "./people/people";
+import { ProviderKeys } from "./provider-keys";
 import { maxBodyBytes } from "./request-gate";
 import { type OpenedStore, openStore } from "./store";
 
@@ -82,6 +82,8 @@ import { type OpenedStore, openStore } from "./store";
 // Environment (official variable names; see @arbor/core modelConfigFromEnv):
 //   ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, an OAuth token), OPENAI_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, Azure/Vertex/Bedrock's own,
 //   *_BASE_URL; ARBOR_PROVIDER and ARBOR_MODEL to choose; no key at all → the offline model.
+//   A key an admin keeps in Settings › Model providers stands for its variable and wins over it
+//   (provider-keys.ts); ARBOR_ENCRYPTION_KEY replaces the data dir's provider-keys.key that seals it.
 //   WORKSPACE_DIR   root of the file tools and file references (default: the start directory)
 //   DATABASE_URL / ARBOR_DATA_DIR   the store (see store.ts)
 //   ARBOR_TOOL_ENV   names of further variables tool processes get (never keys or Arbor's tokens)
@@ -139,8 +141,10 @@ export interface Runtime {
   readonly logger: Logger;
   /** absolute path the file tools are confined to */
   readonly workspace: string;
-  /** the default model, secrets redacted */
+  /** the default model as it is now (a key kept in Settings may change it), secrets redacted */
   readonly model: ModelConfigDescription;
+  /** provider keys kept in Settings › Model providers, and the model they choose */
+  readonly providerKeys: ProviderKeys;
   /** ARBOR_DATA_DIR or <cwd>/.data: the store's files, the install token, tool-process records */
   readonly dataDir: string;
   /** the MCP servers of mcp_servers.json (GET /api/mcp/servers) */
@@ -199,8 +203,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   refuseInWorkspaces(dataDir);
   // made at first start when neither ARBOR_TOKEN nor the token file is there
   const token = installToken(env);
-  const logger = options.logger ?? createRedactingLogger({ env, secrets: [token] });
-  const model = modelConfigFromEnv(env);
+  // the provider keys kept in Settings are known once the database is open
+  let keptKeys: () => readonly string[] = () => [];
+  const logger =
+    options.logger ??
+    createRedactingLogger({ env, secrets: [token], liveSecrets: () => keptKeys() });
   // turbopackIgnore: a path known only at run time; without it the build traces the whole repo
   const workspace = resolve(/* turbopackIgnore: true */ env.WORKSPACE_DIR?.trim() || process.cwd());
 
@@ -236,6 +243,17 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     await opened.close();
     throw err;
   }
+  // keys kept in Settings over the environment's: the model is chosen with them (docs/decisions/0054)
+  let providerKeys: ProviderKeys;
+  try {
+    providerKeys = await ProviderKeys.open({ database: opened.database, dataDir, env, logger });
+  } catch (err) {
+    stopEndingGroups();
+    await opened.close();
+    throw err;
+  }
+  keptKeys = () => providerKeys.secrets();
+  const stopKeysPoll = providerKeys.poll();
   // what the system does is audited with no actor (docs/audit.md)
   const auditing = { database: opened.database, logger };
   // trust in the workspace's executable configuration lives in the database: read it before
@@ -269,7 +287,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   await openapi.start();
   // the OpenAPI credentials whatever their variables' names (secretsFromEnv goes by the name)
   const toolSecrets = secretsFromEnv(env, [token, ...openapi.credentials()]);
-  const secrets = (): readonly string[] => toolSecrets;
+  // tool output is redacted of the keys kept in Settings too (tools never get them: they are in
+  // no environment a tool process starts with)
+  const secrets = (): readonly string[] => [...toolSecrets, ...providerKeys.secrets()];
   const toolProcessEnv = withoutVariables(env, openapi.credentialVariables());
   const sandbox = await detectSandbox({ env, hiddenPaths: [dataDir] });
   const beyondLoopback = servingBeyondLoopback(env);
@@ -365,9 +385,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     tokenBudget: budgets,
     foldMemories: (root) => (root === workspace ? foldMemories : undefined),
     provider: options.provider ?? createDefaultProviderRegistry(),
-    model,
+    // asked at each model request: a key kept in Settings applies to the next one
+    model: () => providerKeys.model(),
     // a session switched to another protocol takes that provider's own key from here
-    modelEnv: env,
+    modelEnv: () => providerKeys.modelEnv(),
     logger,
     // ARBOR_TITLES=first_message: no title request to the model after the first answer
     titles: env.ARBOR_TITLES?.trim() === "first_message" ? "first_message" : "model",
@@ -451,12 +472,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     await foldingMcp.close();
     await mcp.close();
     stopTrustPoll();
+    stopKeysPoll();
     stopEndingGroups();
     processes.shutdown();
     await codebase.close();
     await opened.close();
   };
-  const described = describeModelConfig(model);
+  const described = describeModelConfig(providerKeys.model());
   if (secured.changed > 0) {
     logger.info("data directory made private", { dir: dataDir, changed: secured.changed });
   }
@@ -477,7 +499,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     people,
     logger,
     workspace,
-    model: described,
+    get model() {
+      return describeModelConfig(providerKeys.model());
+    },
+    providerKeys,
     dataDir,
     mcp,
     appMcp,

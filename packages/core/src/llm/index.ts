@@ -8,5 +8,6 @@ export * from "./model-factory.js";
 export * from "./offline/index.js";
 export * from "./pricing.js";
 export * from "./provider.js";
+export * from "./provider-keys.js";
 export * from "./registry.js";
 export * from "./token-budget.js";

@@ -42,6 +42,10 @@ export const AUDIT_ACTION_MEANINGS = {
     "a person removed an MCP server added in the settings (target `mcp_server:<name>`)",
   workspace_trust_revoked:
     "a person took the trust of a workspace definition back (target `definition:<file>#<name>`)",
+  provider_key_set:
+    "an admin kept a model provider's key in Settings (target `provider_key:<provider>`; detail `hint`: its last four characters, never the key)",
+  provider_key_removed:
+    "an admin removed a model provider's kept key (target `provider_key:<provider>`)",
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTION_MEANINGS;

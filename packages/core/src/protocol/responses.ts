@@ -39,7 +39,9 @@ export const SessionSummarySchema = z
       .number()
       .int()
       .nonnegative()
-      .describe("messages in the pool, all branches; a fold's steps are not counted"),
+      .describe(
+        "messages stored in the session, on all its branches; a fold's steps are not counted",
+      ),
     usage: UsageSchema.describe(
       "tokens, summed over the session's assistant messages and the child loops of its sub-agent calls (their tool_result rows' meta.usage)",
     ),

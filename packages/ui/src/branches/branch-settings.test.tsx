@@ -46,10 +46,14 @@ describe("BranchSettings", { timeout: 20_000 }, () => {
     expect(screen.getByLabelText("Base prompt").textContent).toBe(
       "You are the session's assistant.",
     );
-    expect(screen.getByLabelText("Pipeline (processors, comma-separated)")).toHaveProperty(
+    expect(screen.getByLabelText("Message processing steps (comma-separated)")).toHaveProperty(
       "placeholder",
       `Default: ${DEFAULT.join(", ")}`,
     );
+    // the steps are explained in words (issue #27: "Pipeline processors" was jargon)
+    const steps = screen.getByLabelText("Message processing steps (comma-separated)");
+    const help = document.getElementById(steps.getAttribute("aria-describedby") ?? "");
+    expect(help?.textContent).toMatch(/What Arbor does to each message before the model gets it/);
     const name = screen.getByLabelText("Name");
     await user.clear(name);
     await user.click(name);
@@ -68,7 +72,7 @@ describe("BranchSettings", { timeout: 20_000 }, () => {
       },
     });
     await user.click(screen.getByRole("button", { name: "Settings of branch alt" }));
-    await user.click(screen.getByLabelText("Pipeline (processors, comma-separated)"));
+    await user.click(screen.getByLabelText("Message processing steps (comma-separated)"));
     await user.paste("telepathy");
     await user.click(screen.getByRole("button", { name: "Save" }));
     expect(screen.getByRole("alert").textContent).toContain("telepathy");

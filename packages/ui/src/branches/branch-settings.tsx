@@ -149,10 +149,17 @@ export function BranchSettings({
           </div>
           <div className="flex flex-col gap-1">
             <label htmlFor={ids.pipeline} className="text-sm font-medium">
-              Pipeline (processors, comma-separated)
+              Message processing steps (comma-separated)
             </label>
+            <p id={`${ids.pipeline}-help`} className="text-xs text-zinc-600 dark:text-zinc-400">
+              What Arbor does to each message before the model gets it, in order: file_reference
+              reads the files you mention, tool_enhancement describes the tools, system_prompt adds
+              the instructions, optimization shortens older history to fit. Leave empty for the
+              default.
+            </p>
             <input
               id={ids.pipeline}
+              aria-describedby={`${ids.pipeline}-help`}
               className={inputClass}
               value={draft.pipeline}
               placeholder={`Default: ${defaultPipeline.join(", ")}`}

@@ -15,9 +15,10 @@ export default async function SessionPage({ params, searchParams }: SessionPageP
   const { id } = await params;
   const { message } = await searchParams;
   // an unknown session is answered at once, before any script runs or any request is retried
-  const session = await (await getRuntime()).manager.get(id);
+  const runtime = await getRuntime();
+  const session = await runtime.manager.get(id);
   if (!session) return <SessionNotFound />;
-  const model = modelInfo();
+  const model = modelInfo(runtime.providerKeys.modelEnv());
   return (
     <ChatView
       // a new session id is a new page: no live state carries over

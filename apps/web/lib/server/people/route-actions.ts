@@ -48,6 +48,10 @@ export const ROUTE_ACTIONS = {
   "GET /api/links/{token}": "links.open",
   "POST /api/links/{token}/fork": "sessions.create",
   "GET /api/settings": "install.read",
+  // provider keys kept in Settings: the owner's and admins' (docs/decisions/0054)
+  "GET /api/settings/provider-keys": "install.configure",
+  "PUT /api/settings/provider-keys/{provider}": "install.configure",
+  "DELETE /api/settings/provider-keys/{provider}": "install.configure",
   "GET /api/skills": "install.read",
   "GET /api/agents": "install.read",
   "GET /api/mcp/servers": "install.read",

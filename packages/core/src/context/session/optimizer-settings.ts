@@ -36,7 +36,7 @@ export function summaryModel(core: OptimizingSession): ModelConfig | undefined {
   let model: ModelConfig;
   try {
     const chosen = config.optimization.summary_model ?? config.model;
-    model = chosen ? sessionModelConfig(deps.model, chosen, deps.modelEnv) : deps.model;
+    model = chosen ? sessionModelConfig(deps.model(), chosen, deps.modelEnv()) : deps.model();
   } catch {
     // a summary model without its key: the extractive summarizer, as without a model
     return undefined;
@@ -53,7 +53,7 @@ export function summarizerFor(core: OptimizingSession): Summarizer {
 
 /** The model's context window as the session's settings say (its model's, else the app's). */
 export function sessionContextWindow(core: OptimizingSession): number {
-  return core.config.model?.context_window ?? core.deps.model.contextWindow ?? 100_000;
+  return core.config.model?.context_window ?? core.deps.model().contextWindow ?? 100_000;
 }
 
 /**

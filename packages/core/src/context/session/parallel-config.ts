@@ -34,7 +34,7 @@ export function parallelRequestProblem(
   const check = (field: string, choice: ParallelCandidate["model"]) => {
     if (choice === undefined) return undefined;
     try {
-      sessionModelConfig(core.deps.model, choice, core.deps.modelEnv);
+      sessionModelConfig(core.deps.model(), choice, core.deps.modelEnv());
       return undefined;
     } catch (error) {
       return { field, message: error instanceof Error ? error.message : String(error) };
@@ -50,9 +50,9 @@ export function parallelRequestProblem(
 export function modelFor(core: StoredSession, choice: ParallelCandidate["model"]): ModelConfig {
   const session = core.config.model;
   const wanted = choice ?? session;
-  if (wanted === undefined) return core.deps.model;
+  if (wanted === undefined) return core.deps.model();
   try {
-    return sessionModelConfig(core.deps.model, wanted, core.deps.modelEnv);
+    return sessionModelConfig(core.deps.model(), wanted, core.deps.modelEnv());
   } catch (error) {
     throw new OperationRejected("invalid_request", (error as Error).message);
   }

@@ -206,8 +206,8 @@ export class RunDriver {
     try {
       // keys are scoped to their provider: another protocol gets its own (or fails, naming it)
       model = config.model
-        ? sessionModelConfig(deps.model, config.model, deps.modelEnv)
-        : deps.model;
+        ? sessionModelConfig(deps.model(), config.model, deps.modelEnv())
+        : deps.model();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       deps.logger.error("the session's model cannot be used", {

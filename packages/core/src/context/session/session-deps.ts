@@ -25,8 +25,11 @@ import { createProcessorRegistry, type ProcessorRegistry } from "../processor-re
 export interface SessionDeps {
   store: SessionStore;
   provider: StreamProvider;
-  /** the model when the session config names none */
-  model: ModelConfig;
+  /**
+   * the model when the session config names none; a function is asked at each use, so a key an
+   * admin adds in Settings reaches the next model request without a restart
+   */
+  model: ModelConfig | (() => ModelConfig);
   /**
    * the session's tools, or a registry of built-ins and MCP tools; default: the built-in tools in
    * config.workspace (none without one)
@@ -34,9 +37,10 @@ export interface SessionDeps {
   tools?: (config: SessionConfig) => readonly AnyAgentTool[] | ToolRegistry;
   /**
    * Where a session whose config names another protocol than `model`'s takes that provider's key
-   * and base URL from (llm/env-config.ts sessionModelConfig); default process.env.
+   * and base URL from (llm/env-config.ts sessionModelConfig); default process.env. A function is
+   * asked at each use, as `model` is.
    */
-  modelEnv?: Record<string, string | undefined>;
+  modelEnv?: ModelEnv | (() => ModelEnv);
   /**
    * the skills a session's model may load (SKILL.md folders: the system prompt lists them, the
    * `skill` tool loads them); default none. Return the same library for the same config: the
@@ -104,10 +108,14 @@ export interface SessionDeps {
   now?: () => Date;
 }
 
+type ModelEnv = Record<string, string | undefined>;
+
 export interface ResolvedDeps
   extends Required<
     Omit<
       SessionDeps,
+      | "model"
+      | "modelEnv"
       | "recorder"
       | "executionLimits"
       | "mcp"
@@ -120,6 +128,10 @@ export interface ResolvedDeps
       | "agents"
     >
   > {
+  /** the default model as it is now (see SessionDeps.model) */
+  model: () => ModelConfig;
+  /** the provider variables as they are now (see SessionDeps.modelEnv) */
+  modelEnv: () => ModelEnv;
   foldMemories: SessionDeps["foldMemories"];
   commandHooks: SessionDeps["commandHooks"];
   skills: (config: SessionConfig) => SkillLibrary | undefined;
@@ -142,15 +154,17 @@ const consoleLogger: Logger = {
 };
 
 export function resolveDeps(deps: SessionDeps): ResolvedDeps {
+  const { model, modelEnv = process.env } = deps;
+  const currentEnv = typeof modelEnv === "function" ? modelEnv : () => modelEnv;
   return {
     store: deps.store,
     provider: deps.provider,
-    model: deps.model,
+    model: typeof model === "function" ? model : () => model,
     tools:
       deps.tools ??
       ((config) =>
         config.workspace ? createDefaultTools({ workspaceRoot: config.workspace }) : []),
-    modelEnv: deps.modelEnv ?? process.env,
+    modelEnv: currentEnv,
     mcp: deps.mcp,
     skills: deps.skills ?? (() => undefined),
     agents: deps.agents ?? (() => undefined),
@@ -159,7 +173,7 @@ export function resolveDeps(deps: SessionDeps): ResolvedDeps {
     logger: deps.logger ?? consoleLogger,
     summaries: deps.summaries ?? "model",
     summarizer: deps.summarizer,
-    secrets: deps.secrets ?? (() => secretsFromEnv(deps.modelEnv ?? process.env)),
+    secrets: deps.secrets ?? (() => secretsFromEnv(currentEnv())),
     optimizeAhead: deps.optimizeAhead ?? true,
     retryConfig: deps.retryConfig ?? DEFAULT_RETRY_CONFIG,
     executionLimits:

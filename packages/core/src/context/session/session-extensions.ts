@@ -165,10 +165,10 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
     provider: deps.provider,
     model: () =>
       core.config.model
-        ? sessionModelConfig(deps.model, core.config.model, deps.modelEnv)
-        : deps.model,
+        ? sessionModelConfig(deps.model(), core.config.model, deps.modelEnv())
+        : deps.model(),
     thinkingLevel: () => core.config.model?.thinking_level,
-    modelEnv: deps.modelEnv,
+    modelEnv: deps.modelEnv(),
     parentTools: childTools,
     approveToolCalls: ((calls: readonly ToolCallContent[], info) => {
       const offered = new Set(childTools().map((t) => t.name));

@@ -148,3 +148,28 @@ describe("provider keys are scoped to their provider", () => {
     expect(anthropic.headers.slice(before)[0]?.["x-api-key"]).toBe(ANTHROPIC_KEY);
   });
 });
+
+describe("a model given as a function (issue #27: a key kept in Settings)", () => {
+  it("is asked at each request: a key changed between two messages of one session is the one sent", async () => {
+    let modelEnv: Record<string, string | undefined> = env();
+    const manager = new SessionManager({
+      store: new InMemorySessionStore(),
+      provider: createDefaultProviderRegistry(),
+      model: () => modelConfigFromEnv(modelEnv),
+      modelEnv: () => modelEnv,
+      tools: () => [],
+      logger: silent,
+      retryConfig: { maxRetries: 0, initialDelayMs: 1, backoffMultiplier: 2, maxDelayMs: 1 },
+    });
+    const session = await manager.create({
+      config: { approval_policy: { type: "auto_approve_all" } },
+    });
+    const before = anthropic.headers.length;
+    await collect(session.sendMessage({ type: "text", text: "first" }));
+    modelEnv = env({ ANTHROPIC_API_KEY: "sk-ant-kept-in-settings-42" });
+    await collect(session.sendMessage({ type: "text", text: "second" }));
+    const keys = anthropic.headers.slice(before).map((h) => h["x-api-key"]);
+    expect(keys[0]).toBe(ANTHROPIC_KEY);
+    expect(keys.at(-1)).toBe("sk-ant-kept-in-settings-42");
+  });
+});

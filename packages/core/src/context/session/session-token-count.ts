@@ -27,7 +27,9 @@ const COUNT_TIMEOUT_MS = 5_000;
 function modelOf(core: StoredSession): ModelConfig | undefined {
   const { deps, config } = core;
   try {
-    return config.model ? sessionModelConfig(deps.model, config.model, deps.modelEnv) : deps.model;
+    return config.model
+      ? sessionModelConfig(deps.model(), config.model, deps.modelEnv())
+      : deps.model();
   } catch {
     return undefined;
   }
@@ -73,7 +75,7 @@ export async function calibrateBeforeRequest(
   if (!canCount(model)) return;
   const tools = request.tools.map(toolDefinition);
   const estimate = countRequestTokens({ ...request, tools }).total;
-  const window = core.config.model?.context_window ?? core.deps.model.contextWindow ?? 100_000;
+  const window = core.config.model?.context_window ?? core.deps.model().contextWindow ?? 100_000;
   const trigger = core.config.optimization.trigger_ratio * window;
   if (core.tokens.scale(estimate) < EXACT_COUNT_FROM * trigger) return;
   const streamRequest: StreamRequest = {

@@ -275,7 +275,7 @@ export class Session {
       tools: setup.tools.map(toolDefinition),
       messages: currentView(core),
     });
-    const window = core.config.model?.context_window ?? core.deps.model.contextWindow ?? 100_000;
+    const window = core.config.model?.context_window ?? core.deps.model().contextWindow ?? 100_000;
     const { optimization } = core.config;
     // in the provider's tokens where it has told us (token-calibration.ts)
     const scale = (n: number) => core.tokens.scale(n);
@@ -1119,8 +1119,8 @@ export class Session {
     let model: ModelConfig;
     try {
       model = core.config.model
-        ? sessionModelConfig(core.deps.model, core.config.model, core.deps.modelEnv)
-        : core.deps.model;
+        ? sessionModelConfig(core.deps.model(), core.config.model, core.deps.modelEnv())
+        : core.deps.model();
     } catch {
       return;
     }
