@@ -230,7 +230,11 @@ export function Transcript({
   // one stable switch per message with versions, so the memoized cards keep their props
   const versions = useMemo(() => {
     const out = new Map<string, VersionSwitch>();
-    for (const [id, found] of messageVersions(branches, activeBranchId)) {
+    // a notice (ask N ways' verdict) is not a version: its switch goes on the answer after it
+    const notices = new Set(
+      fullMessages.filter((m) => m.body.message_type === "system_control").map((m) => m.id),
+    );
+    for (const [id, found] of messageVersions(branches, activeBranchId, (id) => notices.has(id))) {
       out.set(id, {
         index: found.index,
         count: found.branchIds.length,
@@ -241,7 +245,7 @@ export function Transcript({
       });
     }
     return out;
-  }, [branches, activeBranchId, onCheckout]);
+  }, [branches, activeBranchId, onCheckout, fullMessages]);
   const shown = useMemo(() => {
     const known = new Set(messages.map((m) => m.id));
     const extra = announced
