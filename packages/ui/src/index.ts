@@ -13,6 +13,7 @@ export * from "./branches/branch-settings.js";
 export * from "./branches/conflict-resolver.js";
 export * from "./branches/layout-branches.js";
 export * from "./branches/merge-dialog.js";
+export * from "./branches/branch-notices.js";
 export * from "./branches/message-versions.js";
 export * from "./composer.js";
 export * from "./connection-indicator.js";
