@@ -234,8 +234,9 @@ test("ask 3 ways: an unparsable judge reply reads as one sentence that does not 
   await openSession(page, session_id);
   const columns = await askThreeWays(page, "What is 2+2?");
   const verdict = columns.getByRole("region", { name: "Verdict" });
+  await expect(verdict).toContainText("Precise was taken as the first candidate.");
   await expect(verdict).toContainText(
-    "The judge named no candidate, so Precise, the first answer that finished, was taken.",
+    "The judge named no candidate (1 to 3), so the first candidate was taken.",
   );
   await expect(verdict).toContainText("They are all fine answers.");
   await expect(verdict).not.toContainText("the judge's verdict");

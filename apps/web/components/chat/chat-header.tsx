@@ -80,7 +80,9 @@ export function ChatHeader({
             ) : (
               <span>Branches</span>
             )}
-            <span className="hidden text-zinc-500 sm:inline dark:text-zinc-400">· {branchCount}</span>
+            <span className="hidden text-zinc-500 sm:inline dark:text-zinc-400">
+              · {branchCount}
+            </span>
           </button>
         ) : (
           activeBranchName && (

@@ -1,7 +1,11 @@
 "use client";
 
 import type { ApprovalDecision } from "@arbor/core";
-import { chosenCandidate, type LiveCandidate, type LiveParallel } from "@/lib/client/parallel-store";
+import {
+  chosenCandidate,
+  type LiveCandidate,
+  type LiveParallel,
+} from "@/lib/client/parallel-store";
 import { buttonClass } from "../styles";
 
 // "Ask N ways", step two: every candidate's answer streams into its own column; a call that

@@ -273,7 +273,8 @@ export function Transcript({
     const top: BranchNotice[] = [];
     for (const notice of all) {
       if (notice.after_message_id === undefined) top.push(notice);
-      else after.set(notice.after_message_id, [...(after.get(notice.after_message_id) ?? []), notice]);
+      else
+        after.set(notice.after_message_id, [...(after.get(notice.after_message_id) ?? []), notice]);
     }
     return { after, top };
   }, [branches, activeBranchId, fullMessages]);

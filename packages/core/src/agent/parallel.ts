@@ -1,10 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type AgentMessage, combineUsage, emptyUsage, type Usage } from "../model/llm-messages.js";
-import type {
-  EvaluationDecision,
-  EvaluationStrategy,
-  ParallelLoopOutcome,
-} from "./evaluation.js";
+import type { EvaluationDecision, EvaluationStrategy, ParallelLoopOutcome } from "./evaluation.js";
 import type { AgentEventSink } from "./event-sink.js";
 import { EventStream } from "./event-stream.js";
 import { errorText } from "./hook-calls.js";

@@ -162,11 +162,10 @@ function VersionsNode({ data }: NodeProps<VersionsFlowNode>) {
         position={Position.Top}
         className={hiddenHandle}
       />
-      <div
-        role="group"
+      <fieldset
         aria-label={label}
         style={{ width: VERSIONS_NODE.width, pointerEvents: "auto" }}
-        className="flex flex-col gap-0.5 rounded-lg border border-dashed border-zinc-400 bg-zinc-50 p-1 dark:border-zinc-600 dark:bg-zinc-900"
+        className="m-0 flex min-w-0 flex-col gap-0.5 rounded-lg border border-dashed border-zinc-400 bg-zinc-50 p-1 dark:border-zinc-600 dark:bg-zinc-900"
       >
         <span className="truncate px-1 text-xs text-zinc-600 dark:text-zinc-300" title={label}>
           {label}
@@ -193,7 +192,7 @@ function VersionsNode({ data }: NodeProps<VersionsFlowNode>) {
             </button>
           );
         })}
-      </div>
+      </fieldset>
       <Handle
         id={PARENT_OUT_HANDLE}
         type="source"

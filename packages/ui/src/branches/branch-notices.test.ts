@@ -40,9 +40,9 @@ describe("branchNotices", () => {
     ]);
     // once the fork went on, it is still a fork (the follow-up is a new message, not an edit)
     const went = { ...fork, message_ids: ["u1", "a1", "u2"] };
-    expect(branchNotices([main, went], "f", lookup).map((n) => [n.kind, n.before_message_id])).toEqual([
-      ["fork", "u2"],
-    ]);
+    expect(
+      branchNotices([main, went], "f", lookup).map((n) => [n.kind, n.before_message_id]),
+    ).toEqual([["fork", "u2"]]);
   });
 
   it("regenerated answers: only the latest, on the active branch, is announced", () => {

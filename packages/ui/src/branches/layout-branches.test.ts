@@ -159,8 +159,14 @@ describe("layoutBranches with versions grouped", () => {
     const answers = versionsNodeId("first", "a1");
     const questions = versionsNodeId("regen2", "u1");
     expect(nodes.map((n) => n.id).sort()).toEqual(
-      ["first", "fresh", answers, questions, forkNodeId("first", "u1"), forkNodeId("first", "a1")]
-        .sort(),
+      [
+        "first",
+        "fresh",
+        answers,
+        questions,
+        forkNodeId("first", "u1"),
+        forkNodeId("first", "a1"),
+      ].sort(),
     );
     const group = node(nodes, answers);
     expect(group.kind === "versions" && group.branches.map((b) => b.id)).toEqual([
@@ -182,9 +188,7 @@ describe("layoutBranches with versions grouped", () => {
   it("keeps a merge edge between groups and drops one inside a group", () => {
     const merged = {
       ...fresh,
-      merged_from: [
-        { branch_id: "regen2", merge_id: "mg1", strategy: "append" as const, at: "x" },
-      ],
+      merged_from: [{ branch_id: "regen2", merge_id: "mg1", strategy: "append" as const, at: "x" }],
     };
     const inside = {
       ...regen2,

@@ -100,7 +100,8 @@ export function versionPlaces(branches: readonly Branch[]): Map<string, VersionP
     const theirs = parent.message_ids[at];
     if (own === undefined || theirs === undefined || own === theirs) return undefined;
     // the parent must hold the same messages before that place (a fork copies them)
-    for (let i = 0; i < at; i++) if (parent.message_ids[i] !== branch.message_ids[i]) return undefined;
+    for (let i = 0; i < at; i++)
+      if (parent.message_ids[i] !== branch.message_ids[i]) return undefined;
     return { parent, at };
   };
   const out = new Map<string, VersionPlace>();
@@ -229,9 +230,7 @@ export function layoutBranches(
 
   const mergeEdges: BranchLayoutEdge[] = branches.flatMap((target) =>
     target.merged_from
-      .filter(
-        (merge) => byId.has(merge.branch_id) && nodeOf(merge.branch_id) !== nodeOf(target.id),
-      )
+      .filter((merge) => byId.has(merge.branch_id) && nodeOf(merge.branch_id) !== nodeOf(target.id))
       .map((merge) => ({
         kind: "merge" as const,
         id: `merge:${merge.merge_id}`,

@@ -61,9 +61,9 @@ import {
 import { asQueued, queuedMessages, storeQueued } from "./message-queue.js";
 import { type MessageMatch, searchMessages } from "./message-search.js";
 import type { NestedApprovals } from "./nested-approvals.js";
-import { chooseParallelAnswerOp, type ParallelChoice } from "./parallel-choice.js";
 import type { ParallelAskResult } from "./parallel-answers.js";
 import { askParallelOp } from "./parallel-ask.js";
+import { chooseParallelAnswerOp, type ParallelChoice } from "./parallel-choice.js";
 import { type ParallelRequestProblem, parallelRequestProblem } from "./parallel-config.js";
 import { recoverSession } from "./recovery.js";
 import type { RunResult } from "./run-driver.js";
