@@ -1,4 +1,4 @@
-import { ChooseParallelAnswerRequestSchema, type ParallelChoice } from "@arbor/core";
+import { ChooseParallelAnswerRequestSchema } from "@arbor/core";
 import { handle, json, loadSession, readBody, resultOf } from "@/lib/server/http";
 import { getRuntime } from "@/lib/server/runtime";
 
@@ -18,7 +18,7 @@ export const POST = handle(
     const arbor = await getRuntime();
     const session = await loadSession(arbor, id);
     const body = await readBody(request, ChooseParallelAnswerRequestSchema);
-    const choice: ParallelChoice = await resultOf(
+    const choice = await resultOf(
       arbor,
       session.chooseParallelAnswer(group_id, body.candidate),
       // a refusal names `group_id` (the path's) or `candidate`
