@@ -29,7 +29,7 @@ function branchNotices(page: Page) {
 }
 
 function currentBranch(page: Page) {
-  return page.getByRole("banner").getByTestId("current-branch");
+  return page.getByTestId("current-branch");
 }
 
 async function openExplorer(page: Page) {
