@@ -19,6 +19,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "ImportSessionRequestSchema",
   "SendMessageRequestSchema",
   "ParallelMessageRequestSchema",
+  "ChooseParallelAnswerRequestSchema",
   "PatchConfigRequestSchema",
   "ApprovalsRequestSchema",
   "ApprovePlanRequestSchema",

@@ -91,6 +91,7 @@ const BODIES: Record<
       judge: { strategy: "pick_first" },
     },
   }),
+  "POST /api/sessions/{id}/parallel/{group_id}/choose": () => ({ body: { candidate: 1 } }),
   "POST /api/sessions/{id}/messages/{message_id}/edit": () => ({ body: { text: "again" } }),
   "POST /api/sessions/{id}/approvals": () => ({
     body: { decisions: [{ tool_call_id: "call-1", decision: "approve", remember: true }] },

@@ -9,6 +9,7 @@ export * from "./admin/audit-log.js";
 export * from "./admin/build-loop-tree.js";
 export * from "./admin/loop-tree.js";
 export * from "./branches/branch-graph.js";
+export * from "./branches/branch-notices.js";
 export * from "./branches/branch-settings.js";
 export * from "./branches/conflict-resolver.js";
 export * from "./branches/layout-branches.js";

@@ -62,19 +62,40 @@ export function ChatHeader({
         <h1 className="min-w-0 flex-1 truncate text-sm font-medium sm:text-base" title={title}>
           {title}
         </h1>
-        {onToggleBranches !== undefined && (
+        {onToggleBranches !== undefined ? (
           <button
             type="button"
             className={buttonClass.ghost}
             aria-pressed={branchesOpen}
             onClick={onToggleBranches}
+            // the count and the current branch are in the name at every width
+            aria-label={`Branches · ${branchCount}${activeBranchName ? `, current branch ${activeBranchName}` : ""}`}
             title={activeBranchName ? `Current branch: ${activeBranchName}` : undefined}
           >
             <BranchIcon />
-            <span>
-              Branches<span className="hidden sm:inline"> · {branchCount}</span>
+            {activeBranchName ? (
+              <span data-testid="current-branch" className="max-w-[7rem] truncate sm:max-w-[12rem]">
+                {activeBranchName}
+              </span>
+            ) : (
+              <span>Branches</span>
+            )}
+            <span className="hidden text-zinc-500 sm:inline dark:text-zinc-400">
+              · {branchCount}
             </span>
           </button>
+        ) : (
+          activeBranchName && (
+            <span
+              className="inline-flex min-w-0 items-center gap-1 text-sm text-zinc-600 dark:text-zinc-300"
+              title={`Current branch: ${activeBranchName}`}
+            >
+              <BranchIcon />
+              <span data-testid="current-branch" className="max-w-[7rem] truncate sm:max-w-[12rem]">
+                {activeBranchName}
+              </span>
+            </span>
+          )
         )}
         {settings}
         {menu}

@@ -681,6 +681,13 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               group={live.snapshot.parallel}
               onDecide={canApprove ? actions.callbacks.onToolDecisions : undefined}
               onDismiss={() => live.store.dismissParallel()}
+              onChoose={
+                canSend
+                  ? (candidate) =>
+                      live.snapshot.parallel &&
+                      actions.chooseAnswer(live.snapshot.parallel.group_id, candidate)
+                  : undefined
+              }
             />
           )}
         </main>

@@ -1,7 +1,11 @@
 "use client";
 
 import type { ApprovalDecision } from "@arbor/core";
-import type { LiveCandidate, LiveParallel } from "@/lib/client/parallel-store";
+import {
+  chosenCandidate,
+  type LiveCandidate,
+  type LiveParallel,
+} from "@/lib/client/parallel-store";
 import { buttonClass } from "../styles";
 
 // "Ask N ways", step two: every candidate's answer streams into its own column; a call that
@@ -22,10 +26,16 @@ export interface ParallelColumnsProps {
   /** absent: the caller may not decide (a viewer); the buttons are not shown */
   onDecide?: ((decisions: ApprovalDecision[]) => void) | undefined;
   onDismiss: () => void;
+  /**
+   * "Use this answer" on a candidate's card after the verdict: the conversation goes on with it.
+   * Absent: not offered (a viewer).
+   */
+  onChoose?: ((candidate: number) => void) | undefined;
 }
 
-export function ParallelColumns({ group, onDecide, onDismiss }: ParallelColumnsProps) {
+export function ParallelColumns({ group, onDecide, onDismiss, onChoose }: ParallelColumnsProps) {
   const verdict = group.verdict;
+  const selected = chosenCandidate(group);
   return (
     <section
       aria-label="Parallel answers"
@@ -34,7 +44,9 @@ export function ParallelColumns({ group, onDecide, onDismiss }: ParallelColumnsP
       <div className="flex items-center justify-between">
         <h2 className="text-sm font-semibold">
           Asked {group.candidates.length} ways
-          {verdict === undefined ? "" : ` · ${candidateLabel(group, verdict.selected)} chosen`}
+          {selected === undefined
+            ? ""
+            : ` · ${candidateLabel(group, selected)} ${verdict?.fallback && group.choice === undefined ? "taken" : "chosen"}`}
         </h2>
         {verdict !== undefined && (
           <button type="button" className={buttonClass.ghost} onClick={onDismiss}>
@@ -47,7 +59,7 @@ export function ParallelColumns({ group, onDecide, onDismiss }: ParallelColumnsP
         style={{ gridTemplateColumns: `repeat(auto-fit, minmax(12rem, 1fr))` }}
       >
         {group.candidates.map((candidate) => {
-          const chosen = verdict?.selected === candidate.index;
+          const chosen = selected === candidate.index;
           return (
             <article
               key={candidate.index}
@@ -104,12 +116,27 @@ export function ParallelColumns({ group, onDecide, onDismiss }: ParallelColumnsP
                   )}
                 </div>
               ))}
-              <div className="max-h-64 overflow-y-auto whitespace-pre-wrap break-words">
+              <div
+                data-testid="candidate-text"
+                className="max-h-64 overflow-y-auto whitespace-pre-wrap break-words"
+              >
                 {candidate.text}
               </div>
               {candidate.error !== undefined && (
                 <p className="text-xs text-red-600 dark:text-red-400">{candidate.error}</p>
               )}
+              {verdict !== undefined &&
+                !chosen &&
+                candidate.status === "complete" &&
+                onChoose !== undefined && (
+                  <button
+                    type="button"
+                    className={`${buttonClass.secondary} mt-auto self-start`}
+                    onClick={() => onChoose(candidate.index)}
+                  >
+                    Use this answer
+                  </button>
+                )}
             </article>
           );
         })}
@@ -119,9 +146,7 @@ export function ParallelColumns({ group, onDecide, onDismiss }: ParallelColumnsP
           aria-label="Verdict"
           className="rounded-lg border border-sky-200 bg-sky-50 p-2 text-sm dark:border-sky-900 dark:bg-sky-950/40"
         >
-          <p className="font-medium">
-            {candidateLabel(group, verdict.selected)} was chosen ({strategyText(verdict.strategy)}).
-          </p>
+          <p className="font-medium">{verdictHeadline(group, verdict)}</p>
           <p className="whitespace-pre-wrap text-zinc-700 dark:text-zinc-300">{verdict.reason}</p>
           <p className="mt-1 text-xs text-zinc-500">
             {verdict.usage.totalTokens} tokens in all ({verdict.evaluation_usage.totalTokens} to
@@ -135,6 +160,22 @@ export function ParallelColumns({ group, onDecide, onDismiss }: ParallelColumnsP
 
 function candidateLabel(group: LiveParallel, index: number): string {
   return group.candidates.find((c) => c.index === index)?.label ?? `Candidate ${index + 1}`;
+}
+
+/**
+ * One sentence on how the answer was chosen that never contradicts the reason under it: a
+ * fallback (the judge named no candidate) was chosen by no one, and says only that it was taken.
+ */
+export function verdictHeadline(
+  group: LiveParallel,
+  verdict: NonNullable<LiveParallel["verdict"]>,
+): string {
+  const judged = candidateLabel(group, verdict.selected);
+  const first = verdict.fallback
+    ? `${judged} was taken as the first candidate.`
+    : `${judged} was chosen (${strategyText(verdict.strategy)}).`;
+  if (group.choice === undefined || group.choice === verdict.selected) return first;
+  return `You chose ${candidateLabel(group, group.choice)}. ${first}`;
 }
 
 function strategyText(strategy: LiveParallel["strategy"]): string {

@@ -9,6 +9,8 @@ import type {
   OptimizationView,
 } from "@arbor/core";
 import {
+  type BranchNotice,
+  branchNotices,
   FoldCard,
   isRunning,
   type MessageCallbacks,
@@ -23,6 +25,7 @@ import {
 } from "@arbor/ui";
 import { Fragment, memo, type ReactNode, useEffect, useMemo, useRef } from "react";
 import type { AnnouncedMessage, StreamBuffer } from "@/lib/client/session-store";
+import { BranchIcon } from "../icons";
 
 export interface TranscriptProps {
   sessionId: string;
@@ -199,6 +202,22 @@ interface TranscriptCardProps extends MessageCallbacks {
   versions: VersionSwitch | undefined;
 }
 
+/** Where the branch you are on left another: a fork, a regenerated answer, an edit. */
+function BranchNoticeLine({ notice }: { notice: BranchNotice }) {
+  return (
+    <div
+      role="note"
+      aria-label="Branch notice"
+      data-kind={notice.kind}
+      className="flex items-center gap-2 px-1 text-xs text-zinc-600 dark:text-zinc-400"
+    >
+      <BranchIcon className="size-3.5 shrink-0" />
+      <span className="h-px w-3 shrink-0 bg-zinc-300 dark:bg-zinc-700" aria-hidden="true" />
+      <span>{notice.text}</span>
+    </div>
+  );
+}
+
 /** One message of the transcript; memoized, so only cards whose props changed render again. */
 const TranscriptCard = memo(function TranscriptCard({
   message,
@@ -260,7 +279,11 @@ export function Transcript({
   // one stable switch per message with versions, so the memoized cards keep their props
   const versions = useMemo(() => {
     const out = new Map<string, VersionSwitch>();
-    for (const [id, found] of messageVersions(branches, activeBranchId)) {
+    // a notice (ask N ways' verdict) is not a version: its switch goes on the answer after it
+    const notices = new Set(
+      fullMessages.filter((m) => m.body.message_type === "system_control").map((m) => m.id),
+    );
+    for (const [id, found] of messageVersions(branches, activeBranchId, (id) => notices.has(id))) {
       out.set(id, {
         index: found.index,
         count: found.branchIds.length,
@@ -271,7 +294,20 @@ export function Transcript({
       });
     }
     return out;
-  }, [branches, activeBranchId, onCheckout]);
+  }, [branches, activeBranchId, onCheckout, fullMessages]);
+  // what happened where this branch left the one it came from (branchNotices)
+  const notices = useMemo(() => {
+    const pool = new Map(fullMessages.map((m) => [m.id, m]));
+    const all = branchNotices(branches, activeBranchId, (id) => pool.get(id));
+    const after = new Map<string, BranchNotice[]>();
+    const top: BranchNotice[] = [];
+    for (const notice of all) {
+      if (notice.after_message_id === undefined) top.push(notice);
+      else
+        after.set(notice.after_message_id, [...(after.get(notice.after_message_id) ?? []), notice]);
+    }
+    return { after, top };
+  }, [branches, activeBranchId, fullMessages]);
   const shown = useMemo(() => {
     const known = new Set(messages.map((m) => m.id));
     const extra = announced
@@ -414,6 +450,9 @@ export function Transcript({
 
   return (
     <section aria-label="Transcript" className="flex flex-col gap-3">
+      {notices.top.map((notice) => (
+        <BranchNoticeLine key={notice.branch_id} notice={notice} />
+      ))}
       {placement.top.map((optimization) => (
         <OptimizationDivider
           key={optimization.id}
@@ -450,6 +489,9 @@ export function Transcript({
               originalMessages={originals(optimization)}
               originalsShown
             />
+          ))}
+          {notices.after.get(message.id)?.map((notice) => (
+            <BranchNoticeLine key={notice.branch_id} notice={notice} />
           ))}
         </Fragment>
       ))}

@@ -63,6 +63,8 @@ export interface ChatActions {
     text: string,
     body: { candidates: ParallelCandidate[]; judge?: Partial<ParallelJudge> },
   ) => void;
+  /** ask N ways, after the verdict: the conversation goes on with another candidate's answer */
+  chooseAnswer: (groupId: string, candidate: number) => void;
   stop: () => void;
   resume: () => void;
   setMode: (mode: AgentMode) => void;
@@ -357,6 +359,15 @@ export function useChatActions({
     [run, pump, signal, sessionId],
   );
 
+  const chooseAnswer = useCallback(
+    (groupId: string, candidate: number) =>
+      run("Choosing the answer failed", async () => {
+        const choice = await api.chooseParallelAnswer(sessionId, groupId, candidate);
+        store.chooseParallel(choice.group_id, choice.selected);
+      }),
+    [run, store, sessionId],
+  );
+
   const callbacks = useMemo<Required<MessageCallbacks>>(
     () => ({
       onFork: (messageId: string) =>
@@ -400,6 +411,7 @@ export function useChatActions({
     send,
     sendPrompt,
     askWays,
+    chooseAnswer,
     stop,
     resume,
     setMode,

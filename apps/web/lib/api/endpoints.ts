@@ -9,6 +9,7 @@ import {
   BranchListResponseSchema,
   BranchSchema,
   BudgetResponseSchema,
+  ChooseParallelAnswerRequestSchema,
   ConfigResponseSchema,
   CreateBranchRequestSchema,
   CreatedInvitationResponseSchema,
@@ -40,6 +41,7 @@ import {
   MessagesResponseSchema,
   OpenApiSpecsResponseSchema,
   OptimizeResponseSchema,
+  ParallelChoiceResponseSchema,
   ParallelMessageRequestSchema,
   PatchConfigRequestSchema,
   PatchSessionRequestSchema,
@@ -118,6 +120,11 @@ const s = {
     collapsed: ["payload"],
   },
   parallelMessage: { title: "ParallelMessageRequest", schema: ParallelMessageRequestSchema },
+  chooseParallel: {
+    title: "ChooseParallelAnswerRequest",
+    schema: ChooseParallelAnswerRequestSchema,
+  },
+  parallelChoice: { title: "ParallelChoiceResponse", schema: ParallelChoiceResponseSchema },
   patchConfig: { title: "PatchConfigRequest", schema: PatchConfigRequestSchema },
   approvals: { title: "ApprovalsRequest", schema: ApprovalsRequestSchema },
   approvePlan: { title: "ApprovePlanRequest", schema: ApprovePlanRequestSchema },
@@ -279,6 +286,15 @@ export const ENDPOINTS: readonly Endpoint[] = [
       "Ask N ways (issue #14, docs/parallel.md): stores one text message on the active branch and answers it with 2–8 candidates at the same time (each the session's settings with its own model, system prompt, temperature or thinking level), then chooses one (`judge.strategy`, default an LLM judge). The stream: `parallel_started` (candidates, loop ids, the group id), then per candidate `candidate_delta`, `candidate_tool` and `candidate_finished`, tagged with its `candidate` index, interleaved; then `parallel_verdict` (the chosen index, the reason, the branch of every candidate, the usage summed over all candidates and the judge). The chosen answer's messages continue the active branch (their `created` / `completed` updates follow the verdict); every other candidate is kept as a branch forked after the user's message (listed by GET `/branches`, mergeable like any branch). Tools follow the session's approval policy: a call that needs approval is a `candidate_tool` with status `pending_approval`, and only that candidate waits until POST `/approvals` decides it (that request's stream holds the decision's `candidate_tool` event; this stream goes on; `remember` adds the tool to the white list at once). Plan-mode tools (`present_plan`, `ask_question`) are not offered to candidates. The admin loop tree shows the group (`parallel_group` on each candidate's loop). POST `/interrupt` stops every candidate; what they wrote is kept. Like a message, it waits for a running operation to end; it is refused (an `error` event, code `invalid_transition`) while tool calls wait for a decision. Several instances: a candidate's call is decided through the instance that runs the group (elsewhere POST `/approvals` answers 409). A candidate or judge `model` whose provider has no key is answered 400 naming the field.",
     body: s.parallelMessage,
     response: { status: 200, sse: true },
+    errors: [400, 404, 409],
+  },
+  {
+    method: "POST",
+    path: "/api/sessions/{id}/parallel/{group_id}/choose",
+    summary:
+      "Ask N ways, after the verdict: the conversation goes on with another candidate's answer (`group_id` is the verdict's `group_id`, `candidate` an index of its candidates). In one write, the active branch's messages after the user's question become a new verdict notice (`you chose …`, with the earlier choice and its reason) and that candidate's answer; the answer chosen before moves to that candidate's branch (renamed after it, unless it was renamed by hand); every other branch is unchanged and no message is changed. Answers the new choice and, per candidate, the branch that keeps its answer. Choosing the chosen candidate changes nothing. A group whose verdict notice is not on the active branch → 400 naming `group_id`; an index the group does not have, or a candidate whose branch was deleted → 400 naming `candidate`; while a run is under way → 409.",
+    body: s.chooseParallel,
+    response: { status: 200, json: s.parallelChoice },
     errors: [400, 404, 409],
   },
   {

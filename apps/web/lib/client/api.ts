@@ -37,6 +37,7 @@ import type {
   OpenApiSpecsResponse,
   OptimizeResponse,
   ParallelCandidate,
+  ParallelChoice,
   ParallelJudge,
   PatchConfigRequest,
   PeopleResponse,
@@ -304,6 +305,11 @@ export const api = {
       { session_id: id, payload: { type: "text", text }, ...body },
       options,
     ),
+  /** ask N ways, after the verdict: the conversation goes on with another candidate's answer */
+  chooseParallelAnswer: (id: string, groupId: string, candidate: number) =>
+    json<ParallelChoice>("POST", `${sessionPath(id)}/parallel/${enc(groupId)}/choose`, {
+      candidate,
+    }),
   decideToolCalls: (id: string, decisions: ApprovalDecision[], options?: RequestOptions) =>
     stream(`${sessionPath(id)}/approvals`, { decisions }, options),
   interrupt: (id: string) => json<InterruptResponse>("POST", `${sessionPath(id)}/interrupt`),

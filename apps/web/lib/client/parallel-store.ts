@@ -32,6 +32,8 @@ export interface LiveParallel {
   strategy: ParallelStrategyName;
   candidates: LiveCandidate[];
   verdict: ParallelVerdict | undefined;
+  /** the candidate the person took after the verdict ("Use this answer"), when they did */
+  choice: number | undefined;
 }
 
 type ParallelEvent = Extract<
@@ -69,6 +71,7 @@ export function applyParallel(
       message_id: p.message_id,
       strategy: p.strategy,
       verdict: undefined,
+      choice: undefined,
       candidates: p.candidates.map((c) => ({
         index: c.index,
         label: c.label,
@@ -128,4 +131,9 @@ export function applyParallel(
       return unknown;
     }
   }
+}
+
+/** The candidate whose answer the conversation goes on with: the person's choice, else the verdict's. */
+export function chosenCandidate(group: LiveParallel): number | undefined {
+  return group.choice ?? group.verdict?.selected;
 }

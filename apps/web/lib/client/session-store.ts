@@ -201,6 +201,14 @@ export class SessionLiveStore {
     this.#notify();
   }
 
+  /** The person took another candidate's answer (POST …/parallel/{group}/choose answered). */
+  chooseParallel(groupId: string, candidate: number): void {
+    const group = this.#snapshot.parallel;
+    if (group === undefined || group.group_id !== groupId) return;
+    this.#snapshot = { ...this.#snapshot, parallel: { ...group, choice: candidate } };
+    this.#notify();
+  }
+
   setError(error: ErrorEvent | undefined): void {
     this.#snapshot = { ...this.#snapshot, error };
     this.#notify();

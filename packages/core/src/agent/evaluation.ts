@@ -28,6 +28,11 @@ export interface ParallelLoopOutcome {
 export interface EvaluationDecision {
   index: number;
   reason: string;
+  /**
+   * The strategy could not choose (a judge reply that names no candidate, a failed evaluation)
+   * and the first candidate was taken instead: `reason` says why, and no one chose it.
+   */
+  fallback?: true;
 }
 
 /** REQ-199: chooses one branch. `usage` is what the evaluation itself spent (judge calls). */

@@ -6,6 +6,7 @@ import {
   userMessage,
 } from "../model/llm-messages.js";
 import {
+  type EvaluationDecision,
   type EvaluationStrategy,
   finalText,
   type ParallelLoopOutcome,
@@ -185,7 +186,7 @@ export class LlmJudgeEvaluation implements EvaluationStrategy {
     outcomes: readonly ParallelLoopOutcome[],
     sink: AgentEventSink,
     signal: AbortSignal,
-  ): Promise<{ decision: { index: number; reason: string }; usage: Usage }> {
+  ): Promise<{ decision: EvaluationDecision; usage: Usage }> {
     const candidates = viableIndices(outcomes);
     if (candidates.length === 1) {
       const index = candidates[0] ?? 0;
@@ -254,7 +255,8 @@ export class LlmJudgeEvaluation implements EvaluationStrategy {
       return {
         decision: {
           index: candidates[0] ?? 0,
-          reason: `the judge's reply named no candidate from 1 to ${candidates.length}; the first that finished was taken (reply: ${shown})`,
+          reason: `The judge named no candidate (1 to ${candidates.length}), so the first candidate was taken. The judge replied: ${shown}`,
+          fallback: true,
         },
         usage,
       };

@@ -207,6 +207,10 @@ describe("agentLoopParallel", () => {
       [branch("a", 1), branch("b", 1)],
     );
     expect(result.selectedIndex).toBe(0);
-    expect(result.reason).toContain("named no candidate");
+    expect(result.fallback).toBe(true);
+    // one sentence that says no one chose it, then the reply itself
+    expect(result.reason).toBe(
+      "The judge named no candidate (1 to 2), so the first candidate was taken. The judge replied: Both are fine.",
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type AgentMessage, combineUsage, emptyUsage, type Usage } from "../model/llm-messages.js";
-import type { EvaluationStrategy, ParallelLoopOutcome } from "./evaluation.js";
+import type { EvaluationDecision, EvaluationStrategy, ParallelLoopOutcome } from "./evaluation.js";
 import type { AgentEventSink } from "./event-sink.js";
 import { EventStream } from "./event-stream.js";
 import { errorText } from "./hook-calls.js";
@@ -33,6 +33,8 @@ export interface ParallelLoopResult {
   /** every branch, in config order */
   outcomes: ParallelLoopOutcome[];
   reason: string;
+  /** the strategy chose nothing and the first candidate was taken (EvaluationDecision.fallback) */
+  fallback?: true;
   evaluationUsage: Usage;
   /** REQ-197: every branch's usage and the evaluation's, summed */
   usage: Usage;
@@ -169,7 +171,7 @@ async function runBranches(
       };
     }),
   );
-  let decision = { index: 0, reason: "" };
+  let decision: EvaluationDecision = { index: 0, reason: "" };
   let evaluationUsage = emptyUsage();
   try {
     const evaluated = await strategy.evaluate(prompts, outcomes, sink, signal);
@@ -177,7 +179,11 @@ async function runBranches(
     evaluationUsage = evaluated.usage;
   } catch (error) {
     // a strategy is user code: its failure picks the first branch rather than losing the run
-    decision = { index: 0, reason: `the ${strategy.name} evaluation failed: ${errorText(error)}` };
+    decision = {
+      index: 0,
+      reason: `The ${strategy.name} evaluation failed (${errorText(error)}), so the first candidate was taken.`,
+      fallback: true,
+    };
   }
   const index = decision.index >= 0 && decision.index < outcomes.length ? decision.index : 0;
   const selected = outcomes[index] as ParallelLoopOutcome;
@@ -199,6 +205,7 @@ async function runBranches(
     selected,
     outcomes,
     reason: decision.reason,
+    ...(decision.fallback ? { fallback: true as const } : {}),
     evaluationUsage,
     usage,
   };

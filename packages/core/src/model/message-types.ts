@@ -289,6 +289,12 @@ export const ContextMessageSchema = z.object({
         .describe(
           "a user message: the processors that ran on it before it was stored, in order, with their time in ms; completed_by names one that returned complete (the rest were skipped): `optimization` always does, so a processor listed after it never runs",
         ),
+      edited_from: z
+        .string()
+        .optional()
+        .describe(
+          "a user message made by Edit & resend: the message it replaces (on the branch the edit forked from)",
+        ),
       delivery: MessageDeliverySchema.optional().describe(
         "a user message sent while the agent worked: how it was queued (steer: at the run's next turn boundary; follow_up: after the run)",
       ),

@@ -151,6 +151,12 @@ export const ParallelVerdictSchema = z.object({
   strategy: ParallelStrategyNameSchema,
   selected: z.number().int().nonnegative().describe("the chosen candidate's index"),
   reason: z.string().describe("why: the judge's reply (500 characters), or the strategy's rule"),
+  fallback: z
+    .literal(true)
+    .optional()
+    .describe(
+      "the strategy chose nothing (a judge reply naming no candidate, a failed evaluation), so the first candidate was taken; `reason` says why",
+    ),
   candidates: z
     .array(
       z.object({
@@ -200,3 +206,25 @@ export const PARALLEL_EVENT_SCHEMAS = {
       "The chosen candidate and why; the chosen answer now continues the active branch (its messages' `created` updates follow) and every other candidate is kept on a branch of its own.",
   },
 } as const satisfies Record<ParallelEventBody["name"], { schema: z.ZodType; about: string }>;
+
+export const ChooseParallelAnswerRequestSchema = strictRequest(
+  z
+    .object({
+      candidate: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe("the index of the candidate whose answer the conversation goes on with"),
+    })
+    .describe("Takes another candidate's answer after the verdict."),
+);
+export type ChooseParallelAnswerRequest = z.infer<typeof ChooseParallelAnswerRequestSchema>;
+
+export const ParallelChoiceResponseSchema = z.object({
+  group_id: z.string(),
+  selected: z.number().int().nonnegative().describe("the candidate now chosen"),
+  branch_ids: z
+    .array(z.string())
+    .describe("per candidate, in request order: the branch that keeps its answer"),
+  notice_id: z.string().describe("the verdict notice now on the active branch"),
+});

@@ -1,11 +1,13 @@
-import { render, screen } from "@testing-library/react";
+import { render, screen, within } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { branch } from "../test-support/branches.js";
+import { text } from "../test-support/messages.js";
 import { BranchGraph } from "./branch-graph.js";
 
+// main has nothing after the fork point: the fork is a branch of its own, not a version of a message
 const branches = [
-  branch("main", { name: "main", message_ids: ["m1", "m2"] }),
+  branch("main", { name: "main", message_ids: ["m1"] }),
   branch("b1", {
     name: "experiment",
     parent_branch_id: "main",
@@ -147,5 +149,53 @@ describe("BranchGraph", () => {
     );
     // no suggestions from core: all four resolutions are offered
     expect(screen.getAllByRole("radio")).toHaveLength(4);
+  });
+
+  it("groups the versions of one message in one node, each version a button", async () => {
+    const user = userEvent.setup();
+    const onSwitch = vi.fn();
+    const versions = [
+      branch("main", { name: "main", message_ids: ["u1", "a1"] }),
+      branch("r1", {
+        name: "branch-2",
+        parent_branch_id: "main",
+        fork_message_id: "u1",
+        message_ids: ["u1", "a2"],
+      }),
+      branch("r2", {
+        name: "branch-3",
+        parent_branch_id: "r1",
+        fork_message_id: "u1",
+        message_ids: ["u1", "a3"],
+      }),
+    ];
+    render(
+      <BranchGraph
+        branches={versions}
+        currentBranchId="r2"
+        onSwitch={onSwitch}
+        messages={[text("Forty-two.", { id: "a1" })]}
+        onMerge={vi.fn()}
+        onResolve={vi.fn()}
+      />,
+    );
+    const group = await screen.findByRole("group", {
+      name: "3 versions of the answer “Forty-two.”",
+    });
+    const buttons = within(group).getAllByRole("button");
+    expect(buttons.map((b) => b.getAttribute("aria-label"))).toEqual([
+      "Branch branch-2",
+      "Branch branch-3 (current)",
+    ]);
+    await user.click(within(group).getByRole("button", { name: "Branch branch-2" }));
+    expect(onSwitch).toHaveBeenCalledWith("r1");
+    // after the regenerates, the merge dialog offers the current version into the one before
+    await user.click(screen.getByRole("button", { name: "Merge…" }));
+    expect(
+      (screen.getByRole("combobox", { name: "Source branch" }) as HTMLSelectElement).value,
+    ).toBe("r2");
+    expect(
+      (screen.getByRole("combobox", { name: "Target branch" }) as HTMLSelectElement).value,
+    ).toBe("r1");
   });
 });

@@ -18,6 +18,7 @@ import {
 } from "@xyflow/react";
 import { useMemo, useState } from "react";
 import { plural } from "../format.js";
+import { messagePreview } from "../messages/preview.js";
 import { buttonClass } from "../styles.js";
 import {
   mergeHandleId,
@@ -30,8 +31,10 @@ import {
   type BranchLayoutNode,
   FORK_NODE_SIZE,
   layoutBranches,
+  VERSIONS_NODE,
+  versionsNodeSize,
 } from "./layout-branches.js";
-import { MergeDialog } from "./merge-dialog.js";
+import { MergeDialog, mergeDefaults } from "./merge-dialog.js";
 
 // The session's branches as a graph (React Flow, laid out by dagre). The app must load
 // "@xyflow/react/dist/style.css" once. Nodes are buttons: clicking a branch switches to it.
@@ -42,8 +45,17 @@ type BranchNodeData = {
   onSwitch: (branchId: string) => void;
 };
 type ForkNodeData = { fork_message_id: string };
+type VersionsNodeData = {
+  /** the versions on other branches, oldest first */
+  branches: Branch[];
+  /** "the answer “…”": what the versions are versions of */
+  of: string;
+  currentBranchId: string;
+  onSwitch: (branchId: string) => void;
+};
 type BranchFlowNode = Node<BranchNodeData, "branch">;
 type ForkFlowNode = Node<ForkNodeData, "fork">;
+type VersionsFlowNode = Node<VersionsNodeData, "versions">;
 
 const hiddenHandle = "!size-1 !min-h-0 !min-w-0 !border-0 !bg-transparent";
 
@@ -137,14 +149,79 @@ function ForkNode({ data }: NodeProps<ForkFlowNode>) {
   );
 }
 
+// The versions of one message (regenerated answers, edits) as one node: a group of small branch
+// buttons instead of a node each, so the graph keeps the shape of the conversation.
+function VersionsNode({ data }: NodeProps<VersionsFlowNode>) {
+  const { branches, of, currentBranchId, onSwitch } = data;
+  const label = `${branches.length + 1} versions of ${of}`;
+  return (
+    <>
+      <Handle
+        id={PARENT_IN_HANDLE}
+        type="target"
+        position={Position.Top}
+        className={hiddenHandle}
+      />
+      <fieldset
+        aria-label={label}
+        style={{ width: VERSIONS_NODE.width, pointerEvents: "auto" }}
+        className="m-0 flex min-w-0 flex-col gap-0.5 rounded-lg border border-dashed border-zinc-400 bg-zinc-50 p-1 dark:border-zinc-600 dark:bg-zinc-900"
+      >
+        <span className="truncate px-1 text-xs text-zinc-600 dark:text-zinc-300" title={label}>
+          {label}
+        </span>
+        {branches.map((branch) => {
+          const current = branch.id === currentBranchId;
+          return (
+            <button
+              key={branch.id}
+              type="button"
+              aria-label={`Branch ${branch.name}${current ? " (current)" : ""}`}
+              aria-current={current ? "true" : undefined}
+              onClick={() => {
+                if (!current) onSwitch(branch.id);
+              }}
+              className={`nopan nodrag flex h-8 w-full items-center rounded-md border px-2 text-left text-xs focus-visible:outline-2 focus-visible:outline-sky-500 ${current ? "border-sky-500 bg-sky-50 font-medium ring-2 ring-sky-400 dark:border-sky-400 dark:bg-sky-950 dark:ring-sky-600" : "border-zinc-300 bg-white hover:bg-zinc-100 dark:border-zinc-700 dark:bg-zinc-900 dark:hover:bg-zinc-800"}`}
+            >
+              <span className="min-w-0 flex-1 truncate text-zinc-900 dark:text-zinc-100">
+                {branch.name}
+              </span>
+              <span className="shrink-0 text-zinc-500 dark:text-zinc-400">
+                {current ? "current" : plural(branch.message_ids.length, "message")}
+              </span>
+            </button>
+          );
+        })}
+      </fieldset>
+      <Handle
+        id={PARENT_OUT_HANDLE}
+        type="source"
+        position={Position.Bottom}
+        className={hiddenHandle}
+      />
+      <MergeHandles />
+    </>
+  );
+}
+
 // Module-level so React Flow sees the same object on every render.
-const nodeTypes = { branch: BranchNode, fork: ForkNode };
+const nodeTypes = { branch: BranchNode, fork: ForkNode, versions: VersionsNode };
+
+/** What a versions group names: the message's role and the start of its text. */
+function versionsOf(messageId: string, messages: ReadonlyMap<string, ContextMessage>): string {
+  const message = messages.get(messageId);
+  if (message === undefined) return `message ${messageId}`;
+  const what = message.role === "user" ? "your message" : "the answer";
+  const preview = messagePreview(message, 40);
+  return preview === "" ? what : `${what} “${preview}”`;
+}
 
 function toFlowNode(
   node: BranchLayoutNode,
   currentBranchId: string,
   onSwitch: (id: string) => void,
-): BranchFlowNode | ForkFlowNode {
+  messages: ReadonlyMap<string, ContextMessage>,
+): BranchFlowNode | ForkFlowNode | VersionsFlowNode {
   const position = { x: node.x, y: node.y };
   switch (node.kind) {
     case "branch":
@@ -163,6 +240,19 @@ function toFlowNode(
         position,
         ...FORK_NODE_SIZE,
         data: { fork_message_id: node.fork_message_id },
+      };
+    case "versions":
+      return {
+        id: node.id,
+        type: "versions",
+        position,
+        ...versionsNodeSize(node.branches.length),
+        data: {
+          branches: node.branches,
+          of: versionsOf(node.message_id, messages),
+          currentBranchId,
+          onSwitch,
+        },
       };
     default: {
       const unhandled: never = node;
@@ -196,13 +286,18 @@ export function BranchGraph({
 }: BranchGraphProps) {
   const [mergeOpen, setMergeOpen] = useState(false);
   const [resuming, setResuming] = useState(false);
+  const defaults = useMemo(
+    () => mergeDefaults(branches, currentBranchId),
+    [branches, currentBranchId],
+  );
   const { nodes, edges } = useMemo(() => {
-    const layout = layoutBranches(branches);
+    const layout = layoutBranches(branches, { groupVersions: true });
+    const byId = new Map(messages.map((m) => [m.id, m]));
     return {
-      nodes: layout.nodes.map((n) => toFlowNode(n, currentBranchId, onSwitch)),
+      nodes: layout.nodes.map((n) => toFlowNode(n, currentBranchId, onSwitch, byId)),
       edges: layout.edges.map(toFlowEdge),
     };
-  }, [branches, currentBranchId, onSwitch]);
+  }, [branches, currentBranchId, onSwitch, messages]);
 
   return (
     <section aria-label="Branch graph" className="flex flex-col gap-2">
@@ -261,7 +356,8 @@ export function BranchGraph({
         onOpenChange={setMergeOpen}
         branches={branches}
         messages={messages}
-        defaultTargetId={currentBranchId}
+        defaultSourceId={defaults.sourceId}
+        defaultTargetId={defaults.targetId}
         resume={resuming ? pendingMerge : undefined}
         onMerge={onMerge}
         onResolve={onResolve}

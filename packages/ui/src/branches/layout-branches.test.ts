@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { branch } from "../test-support/branches.js";
-import { type BranchLayoutNode, forkNodeId, layoutBranches } from "./layout-branches.js";
+import {
+  type BranchLayoutNode,
+  forkNodeId,
+  layoutBranches,
+  versionPlaces,
+  versionsNodeId,
+} from "./layout-branches.js";
 
 const main = branch("main", { message_ids: ["m1", "m2", "m3"] });
 const a = branch("a", {
@@ -107,5 +113,90 @@ describe("layoutBranches", () => {
     const { nodes, edges } = layoutBranches([c]);
     expect(nodes.map((n) => n.id)).toEqual(["c"]);
     expect(edges).toEqual([]);
+  });
+});
+
+describe("layoutBranches with versions grouped", () => {
+  // a question u1 answered three times (two regenerates, the second from the first's branch),
+  // the question edited once, and a fork after the last answer that went nowhere yet
+  const first = branch("first", { message_ids: ["u1", "a1"] });
+  const regen1 = branch("regen1", {
+    parent_branch_id: "first",
+    fork_message_id: "u1",
+    message_ids: ["u1", "a2"],
+  });
+  const regen2 = branch("regen2", {
+    parent_branch_id: "regen1",
+    fork_message_id: "u1",
+    message_ids: ["u1", "a3"],
+  });
+  const edit = branch("edit", {
+    parent_branch_id: "regen2",
+    fork_message_id: null,
+    message_ids: ["u1b", "a4"],
+  });
+  const fresh = branch("fresh", {
+    parent_branch_id: "first",
+    fork_message_id: "a1",
+    message_ids: ["u1", "a1"],
+  });
+
+  it("finds each version's place: chained regenerates share the first one's", () => {
+    const places = versionPlaces([first, regen1, regen2, edit, fresh]);
+    expect(places.get("regen1")).toMatchObject({ base: { id: "first" }, message_id: "a1" });
+    expect(places.get("regen2")).toMatchObject({ base: { id: "first" }, message_id: "a1" });
+    // the edit is a version of the question on the branch it was made from
+    expect(places.get("edit")).toMatchObject({ base: { id: "regen2" }, message_id: "u1" });
+    // a fork with nothing of its own yet is no version
+    expect(places.has("fresh")).toBe(false);
+    expect(places.has("first")).toBe(false);
+  });
+
+  it("draws the versions of one message as one node under its fork point", () => {
+    const { nodes, edges } = layoutBranches([first, regen1, regen2, edit, fresh], {
+      groupVersions: true,
+    });
+    const answers = versionsNodeId("first", "a1");
+    const questions = versionsNodeId("regen2", "u1");
+    expect(nodes.map((n) => n.id).sort()).toEqual(
+      [
+        "first",
+        "fresh",
+        answers,
+        questions,
+        forkNodeId("first", "u1"),
+        forkNodeId("first", "a1"),
+      ].sort(),
+    );
+    const group = node(nodes, answers);
+    expect(group.kind === "versions" && group.branches.map((b) => b.id)).toEqual([
+      "regen1",
+      "regen2",
+    ]);
+    expect(edges.map((e) => [e.source, e.target])).toEqual([
+      ["first", forkNodeId("first", "u1")],
+      [forkNodeId("first", "u1"), answers],
+      // the edit came from regen2, inside the answers' group; it forked before the first message
+      [answers, questions],
+      ["first", forkNodeId("first", "a1")],
+      [forkNodeId("first", "a1"), "fresh"],
+    ]);
+    expect(node(nodes, answers).y).toBeGreaterThan(node(nodes, "first").y);
+    expect(node(nodes, questions).y).toBeGreaterThan(node(nodes, answers).y);
+  });
+
+  it("keeps a merge edge between groups and drops one inside a group", () => {
+    const merged = {
+      ...fresh,
+      merged_from: [{ branch_id: "regen2", merge_id: "mg1", strategy: "append" as const, at: "x" }],
+    };
+    const inside = {
+      ...regen2,
+      merged_from: [{ branch_id: "regen1", merge_id: "mg2", strategy: "append" as const, at: "x" }],
+    };
+    const { edges } = layoutBranches([first, regen1, inside, merged], { groupVersions: true });
+    expect(edges.filter((e) => e.kind === "merge").map((e) => [e.source, e.target])).toEqual([
+      [versionsNodeId("first", "a1"), "fresh"],
+    ]);
   });
 });

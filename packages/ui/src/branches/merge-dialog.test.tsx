@@ -5,7 +5,12 @@ import { describe, expect, it, vi } from "vitest";
 import { branch } from "../test-support/branches.js";
 import { text } from "../test-support/messages.js";
 import { resolutionsFrom } from "./conflict-resolver.js";
-import { cherryPickCandidates, MergeDialog, type MergeDialogProps } from "./merge-dialog.js";
+import {
+  cherryPickCandidates,
+  MergeDialog,
+  type MergeDialogProps,
+  mergeDefaults,
+} from "./merge-dialog.js";
 
 const pool = [
   text("shared", { id: "m1", role: "user" }),
@@ -200,5 +205,29 @@ describe("pure merge helpers", () => {
     expect(resolutionsFrom([conflict], { c1: { resolution: "keep_target", text: "" } })).toEqual([
       { conflict_id: "c1", resolution: "keep_target" },
     ]);
+  });
+});
+
+describe("mergeDefaults", () => {
+  it("after a fork, offers the current branch into the one it came from", () => {
+    expect(mergeDefaults([main, side], "side")).toEqual({ sourceId: "side", targetId: "main" });
+  });
+
+  it("on the first branch, offers the most recently changed other branch into it", () => {
+    const older = branch("older", {
+      parent_branch_id: "main",
+      fork_message_id: "m1",
+      updated_at: "2025-01-01T00:00:00Z",
+    });
+    const newer = { ...side, updated_at: "2030-01-01T00:00:00Z" };
+    expect(mergeDefaults([main, older, newer], "main")).toEqual({
+      sourceId: "side",
+      targetId: "main",
+    });
+  });
+
+  it("a branch whose parent was deleted is the target, like a first branch", () => {
+    const orphan = { ...side, parent_branch_id: "gone" };
+    expect(mergeDefaults([main, orphan], "side")).toEqual({ sourceId: "main", targetId: "side" });
   });
 });

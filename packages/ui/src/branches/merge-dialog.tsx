@@ -66,6 +66,29 @@ export function cherryPickCandidates(source: Branch, target: Branch): string[] {
   return source.message_ids.filter((id) => !onTarget.has(id));
 }
 
+/**
+ * Which merge the dialog offers first: the current branch into the one it was forked from (after
+ * a fork, bringing the fork's work back is what one wants; issue #27, case 6). The first branch
+ * (no parent) is the target instead, with the most recently changed other branch as the source.
+ */
+export function mergeDefaults(
+  branches: readonly Branch[],
+  currentBranchId: string,
+): { sourceId: string | undefined; targetId: string | undefined } {
+  const current = branches.find((b) => b.id === currentBranchId);
+  const parent = branches.find((b) => b.id === current?.parent_branch_id);
+  if (current !== undefined && parent !== undefined) {
+    return { sourceId: current.id, targetId: parent.id };
+  }
+  const latest = branches
+    .filter((b) => b.id !== currentBranchId)
+    .reduce<Branch | undefined>(
+      (best, b) => (best === undefined || b.updated_at > best.updated_at ? b : best),
+      undefined,
+    );
+  return { sourceId: latest?.id, targetId: current?.id };
+}
+
 function WarningList({ warnings }: { warnings: readonly MergeWarning[] }) {
   if (warnings.length === 0) return null;
   return (

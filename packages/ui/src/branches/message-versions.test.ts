@@ -43,4 +43,16 @@ describe("messageVersions", () => {
     expect(messageVersions([main, longer], "main").size).toBe(0);
     expect(messageVersions([main], "nope").size).toBe(0);
   });
+
+  it("puts the switch of a place held by a notice on the answer after it (ask N ways)", () => {
+    // the chosen answer follows the verdict notice; the other candidates' branches hold theirs
+    const chosen = branch("chosen", ["u1", "notice", "a1"], "2026-01-01T00:00:00Z");
+    const other = branch("other", ["u1", "b1"], "2026-01-02T00:00:00Z", "chosen");
+    const third = branch("third", ["u1", "c1"], "2026-01-03T00:00:00Z", "chosen");
+    const found = messageVersions([chosen, other, third], "chosen", (id) => id === "notice");
+    expect(found.has("notice")).toBe(false);
+    expect(found.get("a1")).toEqual({ index: 0, branchIds: ["chosen", "other", "third"] });
+    // without knowing the notice, the switch sits on it (what issue #27 found)
+    expect(messageVersions([chosen, other, third], "chosen").has("notice")).toBe(true);
+  });
 });

@@ -12,10 +12,16 @@ export interface MessageVersions {
   branchIds: string[];
 }
 
-/** The versions at each message of the active branch that has more than one, by message id. */
+/**
+ * The versions at each message of the active branch that has more than one, by message id.
+ * `isNotice` names system notices (ask N ways puts its verdict notice before the chosen answer,
+ * where the other candidates' branches hold their answers): a notice is not a version of anything,
+ * so the switch goes on the message after it, the answer (issue #27, case 9).
+ */
 export function messageVersions(
   branches: readonly Branch[],
   activeBranchId: string | undefined,
+  isNotice: (messageId: string) => boolean = () => false,
 ): Map<string, MessageVersions> {
   const out = new Map<string, MessageVersions>();
   const active = branches.find((b) => b.id === activeBranchId);
@@ -40,7 +46,9 @@ export function messageVersions(
         (a, b) =>
           a.branch.created_at.localeCompare(b.branch.created_at) || a.id.localeCompare(b.id),
       );
-      out.set(here, {
+      const next = active.message_ids[k + 1];
+      const on = isNotice(here) && next !== undefined ? next : here;
+      out.set(on, {
         index: versions.findIndex((v) => v.id === here),
         branchIds: versions.map((v) => v.branch.id),
       });

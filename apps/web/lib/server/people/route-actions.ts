@@ -19,6 +19,7 @@ export const ROUTE_ACTIONS = {
   "GET /api/sessions/{id}/messages": "session.read",
   "POST /api/sessions/{id}/messages": "session.send",
   "POST /api/sessions/{id}/messages/parallel": "session.send",
+  "POST /api/sessions/{id}/parallel/{group_id}/choose": "session.send",
   "POST /api/sessions/{id}/messages/{message_id}/edit": "session.send",
   "POST /api/sessions/{id}/messages/{message_id}/regenerate": "session.send",
   "POST /api/sessions/{id}/approvals": "session.approve",

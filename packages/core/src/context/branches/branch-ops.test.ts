@@ -96,6 +96,8 @@ describe("forkForEdit", () => {
     expect(branch.fork_message_id).toBe("a1");
     expect(message.role).toBe("user");
     expect(message.body).toEqual({ message_type: "text", text: "second question, rephrased" });
+    // the new message says what it replaces, so a client can say "edited" rather than "forked"
+    expect(message.meta).toEqual({ edited_from: "u2" });
     expect(c.pool.get("u2")?.body).toEqual({ message_type: "text", text: "u2" }); // original kept
     expect(c.pool.has(message.id)).toBe(false); // the caller adds it
     c.pool.set(message.id, message);

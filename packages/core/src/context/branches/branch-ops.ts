@@ -67,6 +67,8 @@ export function forkForEdit(options: ForkForEditOptions): {
     status: "complete",
     created_at: at,
     completed_at: at,
+    // so a client can say "edited" rather than "forked" (the branch's first message)
+    meta: { edited_from: messageId },
   };
   const kept = branch.message_ids.slice(0, index);
   const forkPoint = kept.at(-1) ?? null;

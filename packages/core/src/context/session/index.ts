@@ -12,6 +12,7 @@ export {
 export { PLAN_APPROVED_TEXT, type SessionConfigPatch } from "./config-operations.js";
 export * from "./message-search.js";
 export type { ParallelAskResult } from "./parallel-answers.js";
+export type { ParallelChoice } from "./parallel-choice.js";
 export type { ParallelRequestProblem } from "./parallel-config.js";
 export { INTERRUPTED_BY_RESTART, type RecoveryReport, recoverSession } from "./recovery.js";
 export type { RunStop } from "./run-context.js";

@@ -120,6 +120,7 @@ export async function storeAnswers(
     strategy: request.judge.strategy,
     selected,
     reason: result.reason,
+    ...(result.fallback ? { fallback: true as const } : {}),
     candidates: request.candidates.map((candidate, index) => ({
       index,
       label: labelOf(candidate, index),
@@ -133,7 +134,10 @@ export async function storeAnswers(
     body: {
       message_type: "system_control",
       kind: "notice",
-      text: `Asked ${request.candidates.length} ways; ${labelOf(request.candidates[selected] ?? {}, selected)} was chosen: ${result.reason}`,
+      // a fallback was chosen by no one: the reason says why it was taken, in one sentence
+      text: result.fallback
+        ? `Asked ${request.candidates.length} ways; ${labelOf(request.candidates[selected] ?? {}, selected)} was taken. ${result.reason}`
+        : `Asked ${request.candidates.length} ways; ${labelOf(request.candidates[selected] ?? {}, selected)} was chosen: ${result.reason}`,
       data: { parallel: verdict },
     },
     status: "complete",
@@ -181,6 +185,7 @@ export async function storeAnswers(
           strategy: request.judge.strategy,
           selected,
           reason: result.reason,
+          ...(result.fallback ? { fallback: true as const } : {}),
           candidates: rowsOf.map((rows, index) => ({
             index,
             branch_id: branchIds[index] ?? active.id,

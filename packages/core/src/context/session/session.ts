@@ -63,6 +63,7 @@ import { type MessageMatch, searchMessages } from "./message-search.js";
 import type { NestedApprovals } from "./nested-approvals.js";
 import type { ParallelAskResult } from "./parallel-answers.js";
 import { askParallelOp } from "./parallel-ask.js";
+import { chooseParallelAnswerOp, type ParallelChoice } from "./parallel-choice.js";
 import { type ParallelRequestProblem, parallelRequestProblem } from "./parallel-config.js";
 import { recoverSession } from "./recovery.js";
 import type { RunResult } from "./run-driver.js";
@@ -823,6 +824,14 @@ export class Session {
 
   deleteBranch(branchId: string): Operation<void> {
     return this.#operation(() => deleteBranchOp(this.#core, branchId));
+  }
+
+  /**
+   * Ask N ways, after the verdict: takes another candidate's answer (parallel-choice.ts). The
+   * active branch goes on with it; the answer chosen before moves to that candidate's branch.
+   */
+  chooseParallelAnswer(groupId: string, candidate: number): Operation<ParallelChoice> {
+    return this.#operation(() => chooseParallelAnswerOp(this.#core, groupId, candidate));
   }
 
   /**
