@@ -1,9 +1,11 @@
+import { refusedFileType } from "./file-types.js";
 import { ATTACHMENT_IMAGE_TYPES, type BodyOf } from "./message-types.js";
 
 // A file the user attaches to the conversation (upload, paste, drop), checked and turned into an
 // `attachment` message body. Images (png, jpeg, gif, webp) stay base64 and reach the model as image
 // blocks, and their bytes must be what their type says (an SVG sent as image/png is refused);
-// anything else must be UTF-8 text without NULs, which the model reads as text. The name is
+// anything else must be UTF-8 text without NULs, which the model reads as text; archives,
+// compressed files and PDFs are refused by type or signature (file-types.ts). The name is
 // cleaned (cleanAttachmentName). Pure: the payload schema (protocol/requests.ts) runs it, so a bad
 // file is a 400 naming the field and nothing is stored.
 
@@ -79,6 +81,9 @@ export function attachmentBody(file: {
     };
   }
   const mime = file.mime_type.trim().toLowerCase();
+  // an archive or a PDF is refused by name, before its bytes could pass as text
+  const refused = refusedFileType(mime, bytes);
+  if (refused !== undefined) return { ok: false, field: refused.field, message: refused.message };
   const base = { message_type: "attachment" as const, name, size: bytes.length };
   if ((ATTACHMENT_IMAGE_TYPES as readonly string[]).includes(mime)) {
     const actual = sniffImageType(bytes);

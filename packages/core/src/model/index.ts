@@ -5,6 +5,7 @@
 
 export * from "./approvers.js";
 export * from "./attachments.js";
+export * from "./file-types.js";
 export * from "./branch.js";
 export * from "./cancellation.js";
 export * from "./duplicate-ids.js";
