@@ -10,9 +10,9 @@ import {
   type McpResourceTemplateSelection,
 } from "./file-picker.js";
 import { formatTokens, plural } from "./format.js";
-import { PaperclipIcon } from "./paperclip-icon.js";
 import { fileSize as formatBytes } from "./messages/attachment-card.js";
 import { fileReferenceLabel } from "./messages/file-reference-card.js";
+import { PaperclipIcon } from "./paperclip-icon.js";
 import { type McpPromptOption, matchingPrompts, PromptMenu } from "./prompt-menu.js";
 import { isTypingTarget, matchesShortcut } from "./shortcuts.js";
 import { buttonClass } from "./styles.js";
@@ -603,4 +603,3 @@ export function Composer({
     </form>
   );
 }
-

@@ -196,7 +196,11 @@ export function useChatActions({
   );
 
   const sendText = useCallback(
-    (text: string, delivery?: MessageDelivery, attachments: readonly AttachmentSelection[] = []) => {
+    (
+      text: string,
+      delivery?: MessageDelivery,
+      attachments: readonly AttachmentSelection[] = [],
+    ) => {
       const key = `out-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
       setActionError(undefined);
       store.setError(undefined);

@@ -113,7 +113,11 @@ describe("archives and PDFs are refused, by type and by their first bytes (issue
 
   it("refuses a zip's bytes under any type, naming data", () => {
     for (const mime of ["", "text/plain", "application/zip"]) {
-      const checked = attachmentBody({ name: "notes.zip", mime_type: mime, data: b64(ZIP_AS_TEXT) });
+      const checked = attachmentBody({
+        name: "notes.zip",
+        mime_type: mime,
+        data: b64(ZIP_AS_TEXT),
+      });
       expect(checked).toMatchObject({ ok: false, field: "data" });
       if (!checked.ok) expect(checked.message).toMatch(/^a zip archive cannot be attached/);
     }
@@ -129,7 +133,10 @@ describe("archives and PDFs are refused, by type and by their first bytes (issue
   it("knows gzip, tar and PDF by their bytes; plain text still passes", () => {
     expect(refusedFileType("", Uint8Array.from([0x1f, 0x8b, 8, 0]))?.kind).toBe("a gzip file");
     const tar = new Uint8Array(300);
-    tar.set([..."ustar"].map((c) => c.charCodeAt(0)), 257);
+    tar.set(
+      [..."ustar"].map((c) => c.charCodeAt(0)),
+      257,
+    );
     expect(refusedFileType("", tar)?.kind).toBe("a tar archive");
     expect(refusedFileType("", Buffer.from("%PDF-1.7"))?.kind).toBe("a PDF");
     expect(refusedFileType("text/markdown", Buffer.from("# PK is fine in a text"))).toBeUndefined();

@@ -60,7 +60,6 @@ export const ToolCallRequestSchema = z.object({
 });
 export type ToolCallRequest = z.infer<typeof ToolCallRequestSchema>;
 
-
 export const FileReferenceBodySchema = z.object({
   message_type: z.literal("file_reference"),
   /** relative to the session's workspace */

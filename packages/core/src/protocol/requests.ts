@@ -65,7 +65,8 @@ function checkUploadedFile(
   ctx: z.RefinementCtx,
 ): void {
   const checked = attachmentBody(file);
-  if (!checked.ok) ctx.addIssue({ code: "custom", path: [checked.field], message: checked.message });
+  if (!checked.ok)
+    ctx.addIssue({ code: "custom", path: [checked.field], message: checked.message });
 }
 
 const ATTACHMENT_RULES = `Images (png, jpeg, gif, webp) reach the model as image blocks, and their bytes must be what \`mime_type\` says (checked by their magic number: an SVG sent as image/png is refused); any other file must be UTF-8 text without NUL characters and reaches it as text. Archives (zip, tar, gzip, 7z, rar, …) and PDFs are refused by their type or their first bytes. At most ${MAX_ATTACHMENT_BYTES} bytes; another type, bytes of another type or a binary file → 400 naming the field, nothing stored. The name is stored cleaned: its last path segment, without control or direction-changing characters and leading dots, at most ${MAX_ATTACHMENT_NAME_CHARS} characters (the extension kept); a name with nothing readable left → 400 naming \`name\`.`;
