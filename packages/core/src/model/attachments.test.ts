@@ -3,6 +3,7 @@ import {
   attachmentBody,
   cleanAttachmentName,
   MAX_ATTACHMENT_NAME_CHARS,
+  mismatchedImages,
   sniffImageType,
 } from "./attachments.js";
 import { refusedFileType } from "./file-types.js";
@@ -143,5 +144,29 @@ describe("archives and PDFs are refused, by type and by their first bytes (issue
     expect(attachmentBody({ name: "n.md", mime_type: "text/markdown", data: b64("# hi") }).ok).toBe(
       true,
     );
+  });
+});
+
+describe("an imported session's images are checked wherever they are", () => {
+  it("names an image a text carries whose bytes are not its type", () => {
+    const found = mismatchedImages([
+      { body: { message_type: "text", text: "hi" } },
+      {
+        body: {
+          message_type: "text",
+          text: "see",
+          attachments: [
+            { content: [{ type: "image", mimeType: "image/png", data: b64(PNG) }] },
+            { content: [{ type: "image", mimeType: "image/png", data: b64(SVG) }] },
+          ],
+        },
+      },
+    ] as unknown as Parameters<typeof mismatchedImages>[0]);
+    expect(found).toEqual([
+      {
+        path: [1, "body", "attachments", 1, "content", 0, "data"],
+        message: expect.stringMatching(/not image\/png/),
+      },
+    ]);
   });
 });
