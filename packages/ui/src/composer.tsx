@@ -1,6 +1,8 @@
 "use client";
 
-import { type AgentMode, type MessageDelivery, refusedFileType } from "@arbor/core";
+import type { AgentMode, MessageDelivery } from "@arbor/core";
+// the browser-safe module alone: the package's index brings Node-only code into the bundle
+import { refusedFileType } from "@arbor/core/file-types";
 import * as ToggleGroup from "@radix-ui/react-toggle-group";
 import { useId, useRef, useState } from "react";
 import {
