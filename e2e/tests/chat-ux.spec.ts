@@ -412,16 +412,12 @@ test("the answer's card is placed when its stream begins and stays the one card 
   await expect(assistantMessages(page).first()).toHaveAttribute("data-status", "complete");
 });
 
-test("files uploaded or dropped into the composer reach the model: an image as an image, text as text", async ({
+test("files uploaded or dropped into the composer reach the model with the text, in one request: an image as an image, text as text", async ({
   page,
   request,
 }) => {
   await resetFakeLlm(request);
-  await scriptFakeLlm(request, [
-    { blocks: [{ type: "text", text: "I see a pixel." }] },
-    { blocks: [{ type: "text", text: "The notes say to fix the parser." }] },
-    { blocks: [{ type: "text", text: "Done." }] },
-  ]);
+  await scriptFakeLlm(request, [{ blocks: [{ type: "text", text: "Done." }] }]);
   const { session_id } = await createSession(request, { title: "Files" });
   await openSession(page, session_id);
   const png = Buffer.from(
@@ -450,10 +446,13 @@ test("files uploaded or dropped into the composer reach the model: an image as a
   await expect(
     transcript(page).getByRole("button", { name: "Attached file notes.md" }),
   ).toBeVisible();
+  // one user message, one model request with the image, the notes and the question (issue #27)
+  await expect(userMessages(page)).toHaveCount(1);
   const bodies = (await fakeLlmRequests(request)).map((r) => JSON.stringify(r.body));
+  expect(bodies).toHaveLength(1);
   expect(bodies[0]).toContain('"media_type":"image/png"');
-  expect(bodies[1]).toContain("fix the parser");
-  expect(bodies[2]).toContain("what are these?");
+  expect(bodies[0]).toContain("fix the parser");
+  expect(bodies[0]).toContain("what are these?");
 });
 
 test("an unknown session says not found at once", async ({ page }) => {

@@ -1,10 +1,11 @@
 import type { AgentMode } from "@arbor/core";
-import { act, render, screen, within } from "@testing-library/react";
+import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import {
   Composer,
   type ComposerProps,
+  insertedText,
   MAX_ATTACHMENT_BYTES,
   PASTE_ATTACH_CHARS,
 } from "./composer.js";
@@ -328,7 +329,7 @@ describe("Composer", () => {
     expect(screen.queryByRole("alert")).toBeNull();
   });
 
-  it("uploads files as attachments, sends them first, and refuses one over the limit", async () => {
+  it("uploads files as attachments, sends them with the text, and refuses one over the limit", async () => {
     const { user, props, box } = setup();
     const note = new File(["hello notes"], "notes.md", { type: "text/markdown" });
     await user.upload(screen.getByLabelText("Files to upload"), note);
@@ -351,5 +352,47 @@ describe("Composer", () => {
       }),
     );
     expect(screen.queryByRole("list", { name: "Attachments" })).toBeNull();
+  });
+
+  it("refuses a zip before sending, saying why and what may be attached (issue #27)", async () => {
+    const { user, props, box } = setup();
+    const zip = new File(["PK\u0003\u0004notes.txt fix the parser"], "notes.zip", {
+      type: "application/zip",
+    });
+    await user.upload(screen.getByLabelText("Files to upload"), zip);
+    expect((await screen.findByRole("alert")).textContent).toBe(
+      "notes.zip: a zip archive cannot be attached: attach text files and png, jpeg, gif or webp images. Unpack it and attach the files inside.",
+    );
+    expect(screen.queryByRole("list", { name: "Attachments" })).toBeNull();
+    // a binary file of no known type is refused too; a text file still goes
+    await user.upload(
+      screen.getByLabelText("Files to upload"),
+      new File([new Uint8Array([1, 0, 2, 0])], "data.bin", { type: "" }),
+    );
+    expect((await screen.findByRole("alert")).textContent).toMatch(/^data\.bin looks binary/);
+    await user.type(box, "hi{Enter}");
+    expect(props.onSend).toHaveBeenCalledWith(expect.objectContaining({ attachments: [] }));
+  });
+
+  it("keeps a long text put in without a paste (dictation, autofill) aside as a chip, at once (issue #27)", () => {
+    const { props, box } = setup();
+    fireEvent.change(box, { target: { value: "ask: " } });
+    const long = "w".repeat(430_000);
+    const started = performance.now();
+    fireEvent.change(box, { target: { value: `ask: ${long}` } });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect((box as HTMLTextAreaElement).value).toBe("ask: ");
+    expect(screen.getByRole("list", { name: "Pasted texts" }).textContent).toContain(
+      "430,000 characters",
+    );
+    fireEvent.submit(box.closest("form") as HTMLFormElement);
+    expect(props.onSend).toHaveBeenCalledWith(expect.objectContaining({ text: `ask:\n\n${long}` }));
+  });
+
+  it("insertedText finds what an input inserted, and what it replaced", () => {
+    expect(insertedText("ab", "aXYb")).toEqual({ at: 1, inserted: "XY", removed: 0 });
+    expect(insertedText("abc", "aZc")).toEqual({ at: 1, inserted: "Z", removed: 1 });
+    expect(insertedText("", "new")).toEqual({ at: 0, inserted: "new", removed: 0 });
+    expect(insertedText("aa", "aaaa")).toEqual({ at: 2, inserted: "aa", removed: 0 });
   });
 });

@@ -1,6 +1,8 @@
 "use client";
 
 import type { AgentMode, MessageDelivery } from "@arbor/core";
+// the browser-safe module alone: the package's index brings Node-only code into the bundle
+import { refusedFileType } from "@arbor/core/file-types";
 import * as ToggleGroup from "@radix-ui/react-toggle-group";
 import { useId, useRef, useState } from "react";
 import {
@@ -12,6 +14,7 @@ import {
 import { formatTokens, plural } from "./format.js";
 import { fileSize as formatBytes } from "./messages/attachment-card.js";
 import { fileReferenceLabel } from "./messages/file-reference-card.js";
+import { PaperclipIcon } from "./paperclip-icon.js";
 import { type McpPromptOption, matchingPrompts, PromptMenu } from "./prompt-menu.js";
 import { isTypingTarget, matchesShortcut } from "./shortcuts.js";
 import { buttonClass } from "./styles.js";
@@ -28,6 +31,30 @@ export interface AttachmentSelection {
 
 /** The most bytes one attached file may have (the server's MAX_ATTACHMENT_BYTES). */
 export const MAX_ATTACHMENT_BYTES = 2 * 1024 * 1024;
+
+/** The most bytes the files of one message may have together (they go in one request). */
+export const MAX_MESSAGE_ATTACHMENT_BYTES = 2 * 1024 * 1024;
+
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+/**
+ * Why a read file cannot be attached, in words for its owner; undefined when it can. The server
+ * checks again (a 400 naming the field): this saves sending what it would refuse.
+ */
+export function refusedAttachment(file: AttachmentSelection): string | undefined {
+  // the first 525 bytes are enough for every signature and a look for NULs
+  const head = Uint8Array.from(atob(file.data.slice(0, 700)), (c) => c.charCodeAt(0));
+  const refused = refusedFileType(file.mime_type, head);
+  if (refused !== undefined) return `${file.name}: ${refused.message}`;
+  const mime = file.mime_type.toLowerCase();
+  if (mime.startsWith("image/") && !IMAGE_TYPES.has(mime)) {
+    return `${file.name}: ${mime} images cannot be attached: attach png, jpeg, gif or webp.`;
+  }
+  if (!IMAGE_TYPES.has(mime) && head.includes(0)) {
+    return `${file.name} looks binary: attach text files and png, jpeg, gif or webp images.`;
+  }
+  return undefined;
+}
 
 /** A file as an attachment: its bytes in base64 (FileReader, so large files do not block). */
 export function readAttachment(file: File): Promise<AttachmentSelection> {
@@ -49,7 +76,10 @@ export function readAttachment(file: File): Promise<AttachmentSelection> {
 
 export interface ComposerSubmission {
   text: string;
-  /** uploaded, pasted or dropped files, sent first, in the order they were added */
+  /**
+   * uploaded, pasted or dropped files, in the order they were added: with a text they go in the
+   * same message (one turn)
+   */
   attachments: AttachmentSelection[];
   /** file references to send before the text, in the order they were added */
   files: FileSelection[];
@@ -104,6 +134,30 @@ export interface ComposerProps {
 
 /** A paste longer than this becomes an attachment of the message instead of the box's text. */
 export const PASTE_ATTACH_CHARS = 2_000;
+
+/**
+ * What an input event inserted into `before` to make `after` (dictation, autofill, a dropped
+ * text): the part between their common start and end, and where it went. Linear in the length.
+ */
+export function insertedText(
+  before: string,
+  after: string,
+): { at: number; inserted: string; removed: number } {
+  let start = 0;
+  const shortest = Math.min(before.length, after.length);
+  while (start < shortest && before.charCodeAt(start) === after.charCodeAt(start)) start++;
+  let end = 0;
+  while (
+    end < shortest - start &&
+    before.charCodeAt(before.length - 1 - end) === after.charCodeAt(after.length - 1 - end)
+  )
+    end++;
+  return {
+    at: start,
+    inserted: after.slice(start, after.length - end),
+    removed: before.length - end - start,
+  };
+}
 
 /** About how many tokens a text is (4 characters a token): enough to tell it cannot fit. */
 export function estimateTokens(text: string): number {
@@ -160,7 +214,21 @@ export function Composer({
         continue;
       }
       readAttachment(file).then(
-        (read) => setAttachments((previous) => [...previous, read]),
+        (read) => {
+          const refused = refusedAttachment(read);
+          if (refused !== undefined) {
+            setAttachError(refused);
+            return;
+          }
+          setAttachments((previous) => {
+            const total = previous.reduce((sum, f) => sum + f.size, read.size);
+            if (total <= MAX_MESSAGE_ATTACHMENT_BYTES) return [...previous, read];
+            setAttachError(
+              `${read.name} would make the files ${formatBytes(total)}; one message's files may be at most ${formatBytes(MAX_MESSAGE_ATTACHMENT_BYTES)} together. Send it in the next message.`,
+            );
+            return previous;
+          });
+        },
         (error: unknown) => setAttachError(error instanceof Error ? error.message : String(error)),
       );
     }
@@ -306,7 +374,8 @@ export function Composer({
               key={`${file.name}-${index}`}
               className="inline-flex items-center gap-1 rounded-full bg-zinc-100 px-2 py-0.5 text-xs dark:bg-zinc-800"
             >
-              📎 {file.name} · {formatBytes(file.size)}
+              <PaperclipIcon />
+              {file.name} · {formatBytes(file.size)}
               <button
                 type="button"
                 aria-label={`Remove ${file.name}`}
@@ -385,6 +454,17 @@ export function Composer({
             setPickerOpen(true);
             return;
           }
+          // a long text put in without a paste event (dictation, autofill, a dropped text) is
+          // kept aside like a long paste: laid out in the box, it froze the tab
+          if (next.length - text.length > PASTE_ATTACH_CHARS) {
+            const { at, inserted, removed } = insertedText(text, next);
+            if (inserted.length > PASTE_ATTACH_CHARS) {
+              const id = ++pasteIds.current;
+              setPastes((previous) => [...previous, { id, text: inserted }]);
+              setText(text.slice(0, at) + text.slice(at + removed));
+              return;
+            }
+          }
           setText(next);
         }}
         onPaste={(event) => {
@@ -424,7 +504,7 @@ export function Composer({
           type="button"
           className={buttonClass.ghost}
           disabled={disabled}
-          title="Upload files (or paste, or drop them here): images and text files up to 2 MB"
+          title="Upload files (or paste, or drop them here): text files and png, jpeg, gif or webp images up to 2 MB (no archives or PDFs)"
           onClick={() => upload.current?.click()}
         >
           Upload

@@ -30,7 +30,7 @@ import {
 } from "@arbor/ui";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
 import { ApiError, api, errorText } from "@/lib/client/api";
 import { deleteWithUndo, downloadSession, useMessageSearch } from "@/lib/client/session-actions";
@@ -390,6 +390,8 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     [actions.callbacks, canApprove, canSend],
   );
 
+  const outgoingSeen = useRef(new Map<string, ReadonlySet<string>>());
+
   const title = detail.data?.title;
   useEffect(() => {
     document.title = title ? `${title} · Arbor` : "Arbor";
@@ -407,9 +409,30 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
 
   const state = live.snapshot.state ?? detail.data?.state ?? IDLE;
   const knownIds = new Set(shown.map((m) => m.id));
-  const outgoing = actions.outgoing.filter(
-    (m) => m.acceptedId === undefined || !knownIds.has(m.acceptedId),
-  );
+  // the stored messages when each outgoing text was first shown: a user's text stored since then
+  // with the same words is that text, even before the POST's own stream said so (a slow network
+  // brings the live stream's events first), so it is not shown twice
+  const outgoingKeys = new Set(actions.outgoing.map((m) => m.key));
+  for (const key of outgoingSeen.current.keys()) {
+    if (!outgoingKeys.has(key)) outgoingSeen.current.delete(key);
+  }
+  for (const m of actions.outgoing) {
+    if (!outgoingSeen.current.has(m.key)) outgoingSeen.current.set(m.key, knownIds);
+  }
+  const outgoing = actions.outgoing.filter((m) => {
+    if (m.acceptedId !== undefined) return !knownIds.has(m.acceptedId);
+    const before = outgoingSeen.current.get(m.key) ?? knownIds;
+    return !(
+      m.status === "sending" &&
+      shown.some(
+        (s) =>
+          s.role === "user" &&
+          !before.has(s.id) &&
+          s.body.message_type === "text" &&
+          s.body.text === m.text,
+      )
+    );
+  });
   // From the click until the first event, the session still rests; the line says what the cards
   // show (a message on its way), not "Ready".
   const sending = outgoing.some((m) => m.status === "sending");

@@ -308,18 +308,31 @@ export function Transcript({
     }
     return { after, top };
   }, [branches, activeBranchId, fullMessages]);
+  // An answer announced before the list was refetched gets a stand-in card. While a text of the
+  // user's is still on its way (a slow network: the stream told of the answer before the POST's
+  // answer named the stored text), a stand-in without any text yet is not shown: it would be an
+  // empty card above the "Sending…" one.
+  // (a string, so the list is not rebuilt on every delta)
+  const silent = outgoing.some((m) => m.status === "sending")
+    ? announced
+        .filter((a) => (streams[a.message_id]?.text ?? "") === "")
+        .map((a) => a.message_id)
+        .join(" ")
+    : "";
   const shown = useMemo(() => {
     const known = new Set(messages.map((m) => m.id));
+    const hidden = new Set(silent.split(" "));
     const extra = announced
       .filter(
         (a) =>
           !known.has(a.message_id) &&
           a.role === "assistant" &&
-          (a.branch_id === "" || activeBranchId === undefined || a.branch_id === activeBranchId),
+          (a.branch_id === "" || activeBranchId === undefined || a.branch_id === activeBranchId) &&
+          !hidden.has(a.message_id),
       )
       .map((a) => placeholder(sessionId, a));
     return [...messages, ...extra];
-  }, [messages, announced, activeBranchId, sessionId]);
+  }, [messages, announced, activeBranchId, sessionId, silent]);
 
   const tools = useMemo(() => pairToolResults(shown), [shown]);
   const placement = useMemo(
@@ -365,7 +378,13 @@ export function Transcript({
   // restores an old scroll position, which must not switch following off).
   const lastMessage = shown.at(-1);
   const outgoingCount = outgoing.length;
-  const lastText = lastMessage ? (streams[lastMessage.id]?.text.length ?? 0) : 0;
+  // the streamed text, then the stored one: both may grow the page
+  const lastText = lastMessage
+    ? Math.max(
+        streams[lastMessage.id]?.text.length ?? 0,
+        lastMessage.body.message_type === "text" ? lastMessage.body.text.length : 0,
+      )
+    : 0;
   const followRef = useRef(true);
   const placedRef = useRef(false);
   useEffect(() => {

@@ -13,6 +13,7 @@ import type {
   UpdateBranchRequest,
 } from "@arbor/core";
 import {
+  type AttachmentSelection,
   type ComposerSubmission,
   fileReferenceLabel,
   type MessageCallbacks,
@@ -35,6 +36,8 @@ export interface Outgoing extends OutgoingMessage {
   acceptedId?: string | undefined;
   /** how a held text is delivered when it goes (steer or follow-up) */
   delivery?: MessageDelivery | undefined;
+  /** the files sent with the text, in the same message */
+  attachments?: readonly AttachmentSelection[] | undefined;
 }
 
 export interface ChatActionsDeps {
@@ -124,6 +127,7 @@ export function useChatActions({
       key: string,
       text: string,
       delivery?: MessageDelivery,
+      attachments: readonly AttachmentSelection[] = [],
     ): Promise<void> {
       patchOutgoing(key, { status: "sending", error: undefined });
       let accepted = false;
@@ -131,7 +135,19 @@ export function useChatActions({
         let refusal: string | undefined;
         const events = await api.sendMessage(
           sessionId,
-          { type: "text", text },
+          {
+            type: "text",
+            text,
+            ...(attachments.length > 0
+              ? {
+                  attachments: attachments.map(({ name, mime_type, data }) => ({
+                    name,
+                    mime_type,
+                    data,
+                  })),
+                }
+              : {}),
+          },
           { signal: signal(), ...(delivery ? { delivery } : {}) },
         );
         for await (const event of events) {
@@ -168,7 +184,10 @@ export function useChatActions({
         toast.error("Your message was not sent", {
           id: key,
           description: why,
-          action: { label: "Retry", onClick: () => void deliverText(key, text, delivery) },
+          action: {
+            label: "Retry",
+            onClick: () => void deliverText(key, text, delivery, attachments),
+          },
         });
       } finally {
         void refreshSession();
@@ -179,16 +198,20 @@ export function useChatActions({
   );
 
   const sendText = useCallback(
-    (text: string, delivery?: MessageDelivery) => {
+    (
+      text: string,
+      delivery?: MessageDelivery,
+      attachments: readonly AttachmentSelection[] = [],
+    ) => {
       const key = `out-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
       setActionError(undefined);
       store.setError(undefined);
       if (!connected) {
-        setOutgoing((list) => [...list, { key, text, status: "held", delivery }]);
+        setOutgoing((list) => [...list, { key, text, status: "held", delivery, attachments }]);
         return Promise.resolve();
       }
-      setOutgoing((list) => [...list, { key, text, status: "sending" }]);
-      return deliver(key, text, delivery);
+      setOutgoing((list) => [...list, { key, text, status: "sending", attachments }]);
+      return deliver(key, text, delivery, attachments);
     },
     [connected, deliver, store],
   );
@@ -201,7 +224,8 @@ export function useChatActions({
     if (held.length === 0) return;
     setReleasing(true);
     void (async () => {
-      for (const message of held) await deliver(message.key, message.text, message.delivery);
+      for (const message of held)
+        await deliver(message.key, message.text, message.delivery, message.attachments);
     })()
       // a text held again (the server still away) waits a moment before the next try
       .finally(() => setTimeout(() => setReleasing(false), 1_000));
@@ -211,7 +235,7 @@ export function useChatActions({
     (key: string) => {
       const message = outgoing.find((m) => m.key === key);
       toast.dismiss(key);
-      if (message) void deliver(key, message.text);
+      if (message) void deliver(key, message.text, message.delivery, message.attachments);
     },
     [outgoing, deliver],
   );
@@ -223,9 +247,11 @@ export function useChatActions({
   const send = useCallback(
     ({ text, attachments, files, resources, delivery }: ComposerSubmission) =>
       run("Sending failed", async () => {
-        // Each attachment and reference is its own message and the model answers it; the text
-        // goes last.
-        for (const file of attachments) {
+        // Files attached with a text go in the text's message: one turn, one model request that
+        // sees the files and the question together. Alone (no text), each file is its own
+        // message. Each workspace reference and resource is its own message; the text goes last.
+        const alone = text === "" ? attachments : [];
+        for (const file of alone) {
           await pump(
             api.sendMessage(
               sessionId,
@@ -259,7 +285,7 @@ export function useChatActions({
         }
         // sent while the agent works, the text is queued (steer or follow-up) and its stream
         // ends at once; file references and resources wait for the running operation
-        if (text !== "") await sendText(text, delivery);
+        if (text !== "") await sendText(text, delivery, attachments);
       }),
     [run, pump, signal, sendText, sessionId],
   );

@@ -66,6 +66,25 @@ describe("SessionLiveStore", () => {
     expect(effects.onSessionChanged).toHaveBeenCalledTimes(1);
   });
 
+  it("refetches the session when its title changed (the model's automatic title), and only then", () => {
+    const { store: s, effects } = store();
+    s.ingest(update(1, { type: "Idle" }), "subscription");
+    const rested = effects.onSessionChanged.mock.calls.length;
+    s.ingest(update(2, { type: "Idle" }), "subscription");
+    expect(effects.onSessionChanged).toHaveBeenCalledTimes(rested);
+    const titled: StreamedEvent = {
+      name: "context_update",
+      sequence: 3,
+      payload: {
+        ...base,
+        current_state: { type: "Idle" },
+        metadata: { title_changed: "Comparing sorting algorithms" },
+      },
+    };
+    s.ingest(titled, "subscription");
+    expect(effects.onSessionChanged).toHaveBeenCalledTimes(rested + 1);
+  });
+
   it("keeps the auto-loop round through the next request until the operation rests", () => {
     const { store: s } = store();
     s.ingest(update(1, { type: "ProcessingUserMessage" }), "subscription");

@@ -281,6 +281,8 @@ function apply(snapshot: LiveSnapshot, event: StreamedEvent, effects: StoreEffec
         // list's message count: the header and the session list refetch at once, not at the end
         if (update.kind === "created" && update.role === "user") effects.onSessionChanged();
       }
+      // a new title (the model's automatic one, a rename elsewhere): the header reads it again
+      if (typeof event.payload.metadata?.title_changed === "string") effects.onSessionChanged();
       if (RESTING.has(state.type) && snapshot.state?.type !== state.type) {
         effects.onSessionChanged();
         effects.onMessagesChanged();

@@ -3,8 +3,10 @@ import {
   attachmentBody,
   cleanAttachmentName,
   MAX_ATTACHMENT_NAME_CHARS,
+  mismatchedImages,
   sniffImageType,
 } from "./attachments.js";
+import { refusedFileType } from "./file-types.js";
 
 // An attachment's bytes must be what its type says, and its name is cleaned (issue #24).
 
@@ -103,5 +105,68 @@ describe("attachment names are cleaned", () => {
       field: "name",
       message: "the name has no readable characters",
     });
+  });
+});
+
+describe("archives and PDFs are refused, by type and by their first bytes (issue #27)", () => {
+  // a zip whose bytes happen to be UTF-8 without NULs: before, it reached the model as text
+  const ZIP_AS_TEXT = "PK\u0003\u0004notes.txt fix the parser";
+
+  it("refuses a zip's bytes under any type, naming data", () => {
+    for (const mime of ["", "text/plain", "application/zip"]) {
+      const checked = attachmentBody({
+        name: "notes.zip",
+        mime_type: mime,
+        data: b64(ZIP_AS_TEXT),
+      });
+      expect(checked).toMatchObject({ ok: false, field: "data" });
+      if (!checked.ok) expect(checked.message).toMatch(/^a zip archive cannot be attached/);
+    }
+  });
+
+  it("refuses archive types by name, naming mime_type", () => {
+    for (const mime of ["application/zip", "application/x-7z-compressed", "application/pdf"]) {
+      const checked = attachmentBody({ name: "a.bin", mime_type: mime, data: b64("plain words") });
+      expect(checked).toMatchObject({ ok: false, field: "mime_type" });
+    }
+  });
+
+  it("knows gzip, tar and PDF by their bytes; plain text still passes", () => {
+    expect(refusedFileType("", Uint8Array.from([0x1f, 0x8b, 8, 0]))?.kind).toBe("a gzip file");
+    const tar = new Uint8Array(300);
+    tar.set(
+      [..."ustar"].map((c) => c.charCodeAt(0)),
+      257,
+    );
+    expect(refusedFileType("", tar)?.kind).toBe("a tar archive");
+    expect(refusedFileType("", Buffer.from("%PDF-1.7"))?.kind).toBe("a PDF");
+    expect(refusedFileType("text/markdown", Buffer.from("# PK is fine in a text"))).toBeUndefined();
+    expect(attachmentBody({ name: "n.md", mime_type: "text/markdown", data: b64("# hi") }).ok).toBe(
+      true,
+    );
+  });
+});
+
+describe("an imported session's images are checked wherever they are", () => {
+  it("names an image a text carries whose bytes are not its type", () => {
+    const found = mismatchedImages([
+      { body: { message_type: "text", text: "hi" } },
+      {
+        body: {
+          message_type: "text",
+          text: "see",
+          attachments: [
+            { content: [{ type: "image", mimeType: "image/png", data: b64(PNG) }] },
+            { content: [{ type: "image", mimeType: "image/png", data: b64(SVG) }] },
+          ],
+        },
+      },
+    ] as unknown as Parameters<typeof mismatchedImages>[0]);
+    expect(found).toEqual([
+      {
+        path: [1, "body", "attachments", 1, "content", 0, "data"],
+        message: expect.stringMatching(/not image\/png/),
+      },
+    ]);
   });
 });

@@ -1,9 +1,11 @@
+import { refusedFileType } from "./file-types.js";
 import { ATTACHMENT_IMAGE_TYPES, type BodyOf } from "./message-types.js";
 
 // A file the user attaches to the conversation (upload, paste, drop), checked and turned into an
 // `attachment` message body. Images (png, jpeg, gif, webp) stay base64 and reach the model as image
 // blocks, and their bytes must be what their type says (an SVG sent as image/png is refused);
-// anything else must be UTF-8 text without NULs, which the model reads as text. The name is
+// anything else must be UTF-8 text without NULs, which the model reads as text; archives,
+// compressed files and PDFs are refused by type or signature (file-types.ts). The name is
 // cleaned (cleanAttachmentName). Pure: the payload schema (protocol/requests.ts) runs it, so a bad
 // file is a 400 naming the field and nothing is stored.
 
@@ -79,6 +81,9 @@ export function attachmentBody(file: {
     };
   }
   const mime = file.mime_type.trim().toLowerCase();
+  // an archive or a PDF is refused by name, before its bytes could pass as text
+  const refused = refusedFileType(mime, bytes);
+  if (refused !== undefined) return { ok: false, field: refused.field, message: refused.message };
   const base = { message_type: "attachment" as const, name, size: bytes.length };
   if ((ATTACHMENT_IMAGE_TYPES as readonly string[]).includes(mime)) {
     const actual = sniffImageType(bytes);
@@ -126,17 +131,33 @@ export function attachmentBody(file: {
 
 /**
  * The image blocks of messages (an imported session file) whose bytes are not what their type
- * says, or of a type no provider takes: path relative to the list, and why. Attachments and tool
- * results carry image blocks; each is checked as an uploaded image is.
+ * says, or of a type no provider takes: path relative to the list, and why. Attachments, tool
+ * results and the files a text carries hold image blocks; each is checked as an uploaded image is.
  */
 export function mismatchedImages(
   messages: readonly { body: { message_type: string; content?: unknown } }[],
 ): Array<{ path: (string | number)[]; message: string }> {
   const out: Array<{ path: (string | number)[]; message: string }> = [];
+  // the blocks to check, each with where it is: an attachment's or a tool result's content, and
+  // the content of each file a text carries
+  const contents: Array<{ at: (string | number)[]; content: unknown }> = [];
   for (const [i, { body }] of messages.entries()) {
-    if (body.message_type !== "attachment" && body.message_type !== "tool_result") continue;
-    if (!Array.isArray(body.content)) continue;
-    for (const [j, block] of (body.content as Array<Record<string, unknown>>).entries()) {
+    if (body.message_type === "attachment" || body.message_type === "tool_result") {
+      contents.push({ at: [i, "body", "content"], content: body.content });
+    } else if (body.message_type === "text") {
+      const files = (body as { attachments?: unknown }).attachments;
+      if (!Array.isArray(files)) continue;
+      for (const [k, file] of files.entries()) {
+        contents.push({
+          at: [i, "body", "attachments", k, "content"],
+          content: (file as { content?: unknown } | null)?.content,
+        });
+      }
+    }
+  }
+  for (const { at, content } of contents) {
+    if (!Array.isArray(content)) continue;
+    for (const [j, block] of (content as Array<Record<string, unknown>>).entries()) {
       if (block.type !== "image") continue;
       const mime = String(block.mimeType ?? "");
       const data = typeof block.data === "string" ? block.data : "";
@@ -144,7 +165,7 @@ export function mismatchedImages(
       const actual = sniffImageType(bytes);
       if (actual === mime) continue;
       out.push({
-        path: [i, "body", "content", j, "data"],
+        path: [...at, j, "data"],
         message: `the bytes are not ${mime || "an image"} (${actual === undefined ? "they have no png, jpeg, gif or webp signature" : `they are ${actual}`})`,
       });
     }

@@ -8,6 +8,7 @@ export * from "./attachments.js";
 export * from "./branch.js";
 export * from "./cancellation.js";
 export * from "./duplicate-ids.js";
+export * from "./file-types.js";
 export * from "./limits.js";
 export * from "./llm-config.js";
 export * from "./llm-messages.js";

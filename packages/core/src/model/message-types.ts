@@ -60,8 +60,6 @@ export const ToolCallRequestSchema = z.object({
 });
 export type ToolCallRequest = z.infer<typeof ToolCallRequestSchema>;
 
-export const TextBodySchema = z.object({ message_type: z.literal("text"), text: z.string() });
-
 export const FileReferenceBodySchema = z.object({
   message_type: z.literal("file_reference"),
   /** relative to the session's workspace */
@@ -140,6 +138,20 @@ export const AttachmentBodySchema = z.object({
   /** bytes of the uploaded file */
   size: z.number().int().nonnegative(),
   content: z.array(z.discriminatedUnion("type", [TextContentSchema, ImageContentSchema])).min(1),
+});
+
+/** A file sent with a user's text, in the same message: an attachment without its own turn. */
+export const AttachedFileSchema = AttachmentBodySchema.omit({ message_type: true });
+export type AttachedFile = z.infer<typeof AttachedFileSchema>;
+
+export const TextBodySchema = z.object({
+  message_type: z.literal("text"),
+  text: z.string(),
+  /**
+   * files the user attached to this text (a user's message only): the model sees each before
+   * the text, in one turn, so it reads the question with its files
+   */
+  attachments: z.array(AttachedFileSchema).optional(),
 });
 
 export const SystemControlKindSchema = z.enum([

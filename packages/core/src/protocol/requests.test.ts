@@ -81,6 +81,40 @@ describe("SendMessageRequest", () => {
     );
   });
 
+  it("a text carries its attached files; a zip among them is refused naming its data (issue #27)", () => {
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=",
+      "base64",
+    ).toString("base64");
+    const ok = SendMessageRequestSchema.safeParse({
+      session_id: "s1",
+      payload: {
+        type: "text",
+        text: "what is this?",
+        attachments: [{ name: "pixel.png", mime_type: "image/png", data: png }],
+      },
+    });
+    expect(ok.success).toBe(true);
+    const errors = errorsOf(SendMessageRequestSchema, {
+      session_id: "s1",
+      payload: {
+        type: "text",
+        text: "and this?",
+        attachments: [
+          { name: "pixel.png", mime_type: "image/png", data: png },
+          {
+            name: "notes.zip",
+            mime_type: "application/zip",
+            data: Buffer.from("PK\u0003\u0004notes").toString("base64"),
+          },
+        ],
+      },
+    });
+    expect(errors).toEqual([
+      { field: "payload.attachments.1.data", message: expect.stringMatching(/zip archive/) },
+    ]);
+  });
+
   it("a payload without a type is rejected naming payload.type", () => {
     const errors = errorsOf(SendMessageRequestSchema, { session_id: "s1", payload: { text: "x" } });
     expect(errors).toEqual([

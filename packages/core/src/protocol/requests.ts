@@ -50,14 +50,50 @@ function limitedText() {
   return z.string().max(MAX_TEXT_CHARS, `at most ${MAX_TEXT_CHARS} characters`);
 }
 
+/** A file's fields as uploaded: an `attachment` payload's, and each of a text's `attachments`. */
+const uploadedFileFields = {
+  name: z.string().trim().min(1).max(255, "at most 255 characters").describe("the file's name"),
+  mime_type: z
+    .string()
+    .max(255)
+    .describe("the file's type, e.g. image/png or text/markdown; empty for unknown text"),
+  data: z.string().describe(`the file's bytes, base64; at most ${MAX_ATTACHMENT_BYTES} bytes`),
+};
+
+function checkUploadedFile(
+  file: { name: string; mime_type: string; data: string },
+  ctx: z.RefinementCtx,
+): void {
+  const checked = attachmentBody(file);
+  if (!checked.ok)
+    ctx.addIssue({ code: "custom", path: [checked.field], message: checked.message });
+}
+
+const ATTACHMENT_RULES = `Images (png, jpeg, gif, webp) reach the model as image blocks, and their bytes must be what \`mime_type\` says (checked by their magic number: an SVG sent as image/png is refused); any other file must be UTF-8 text without NUL characters and reaches it as text. Archives (zip, tar, gzip, 7z, rar, …) and PDFs are refused by their type or their first bytes. At most ${MAX_ATTACHMENT_BYTES} bytes; another type, bytes of another type or a binary file → 400 naming the field, nothing stored. The name is stored cleaned: its last path segment, without control or direction-changing characters and leading dots, at most ${MAX_ATTACHMENT_NAME_CHARS} characters (the extension kept); a name with nothing readable left → 400 naming \`name\`.`;
+
+/** The most files one text message may carry. */
+export const MAX_TEXT_ATTACHMENTS = 10;
+
+export const AttachedFilePayloadSchema = z
+  .object(uploadedFileFields)
+  .superRefine(checkUploadedFile)
+  .describe(`A file sent with the text. ${ATTACHMENT_RULES}`);
+
 // ---- SendMessageRequest ---------------------------------------------------------------------
 
 export const TextPayloadSchema = z
   .object({
     type: z.literal("text"),
     text: limitedText().describe(`what the user typed; at most ${MAX_TEXT_CHARS} characters`),
+    attachments: z
+      .array(z.lazy(() => AttachedFilePayloadSchema))
+      .max(MAX_TEXT_ATTACHMENTS, `at most ${MAX_TEXT_ATTACHMENTS} files`)
+      .optional()
+      .describe(
+        `files the user attached to this text (upload, paste, drop), at most ${MAX_TEXT_ATTACHMENTS}; together they must fit the request body limit. They are stored in the same Text message (\`attachments\`) and the model sees them before the text, in one turn: one model request answers the question with its files`,
+      ),
   })
-  .describe("A plain text message. Becomes a Text message.");
+  .describe("A plain text message, with the files attached to it. Becomes a Text message.");
 
 export const FileReferencePayloadSchema = z
   .object({
@@ -126,22 +162,10 @@ export const WorkflowPayloadSchema = z
   );
 
 export const AttachmentPayloadSchema = z
-  .object({
-    type: z.literal("attachment"),
-    name: z.string().trim().min(1).max(255, "at most 255 characters").describe("the file's name"),
-    mime_type: z
-      .string()
-      .max(255)
-      .describe("the file's type, e.g. image/png or text/markdown; empty for unknown text"),
-    data: z.string().describe(`the file's bytes, base64; at most ${MAX_ATTACHMENT_BYTES} bytes`),
-  })
-  .superRefine((file, ctx) => {
-    const checked = attachmentBody(file);
-    if (!checked.ok)
-      ctx.addIssue({ code: "custom", path: [checked.field], message: checked.message });
-  })
+  .object({ type: z.literal("attachment"), ...uploadedFileFields })
+  .superRefine(checkUploadedFile)
   .describe(
-    `A file the user attaches (upload, paste, drop), stored in the session as an Attachment message. Images (png, jpeg, gif, webp) reach the model as image blocks, and their bytes must be what \`mime_type\` says (checked by their magic number: an SVG sent as image/png is refused); any other file must be UTF-8 text without NUL characters and reaches it as text. At most ${MAX_ATTACHMENT_BYTES} bytes; another type, bytes of another type or a binary file → 400 naming the field, nothing stored. The name is stored cleaned: its last path segment, without control or direction-changing characters and leading dots, at most ${MAX_ATTACHMENT_NAME_CHARS} characters (the extension kept); a name with nothing readable left → 400 naming \`name\`.`,
+    `A file the user attaches (upload, paste, drop) on its own, stored in the session as an Attachment message. ${ATTACHMENT_RULES}`,
   );
 
 export type AttachmentPayload = z.infer<typeof AttachmentPayloadSchema>;

@@ -1,6 +1,7 @@
 "use client";
 
 import type { BodyOf } from "@arbor/core";
+import { PaperclipIcon } from "../paperclip-icon.js";
 import { Disclosure, preClass } from "./disclosure.js";
 
 /** "12.3 KB" */
@@ -22,7 +23,10 @@ export function AttachmentCard({ body }: { body: BodyOf<"attachment"> }) {
           className="max-h-80 max-w-full self-start rounded border border-zinc-200 dark:border-zinc-700"
         />
         <figcaption className="text-xs text-zinc-500 dark:text-zinc-400">
-          📎 {body.name} · {fileSize(body.size)}
+          <span className="inline-flex items-center gap-1">
+            <PaperclipIcon />
+            {body.name} · {fileSize(body.size)}
+          </span>
         </figcaption>
       </figure>
     );
@@ -35,7 +39,7 @@ export function AttachmentCard({ body }: { body: BodyOf<"attachment"> }) {
       label={`Attached file ${body.name}`}
       summary={
         <span className="flex min-w-0 flex-wrap items-baseline gap-2">
-          <span aria-hidden="true">📎</span>
+          <PaperclipIcon />
           <code className="truncate font-mono">{body.name}</code>
           <span className="text-xs text-zinc-500 dark:text-zinc-400">
             {body.mime_type} · {fileSize(body.size)}

@@ -77,6 +77,47 @@ describe("Text cards", () => {
     expect(screen.getByRole("table")).toBeDefined();
   });
 
+  it("keeps the streamed text when the answer is marked done before its stored text arrives (issue #27)", () => {
+    // the session rests (the card is "complete") while the row fetched mid-stream is still empty
+    const done = text("", { status: "complete" });
+    const { rerender } = render(<MessageCard message={done} streamingText="The whole answer." />);
+    const card = screen.getByRole("article", { name: "Assistant message" });
+    expect(card.textContent).toContain("The whole answer.");
+    // the stored text wins once it is there
+    rerender(
+      <MessageCard message={text("The stored answer.")} streamingText="The whole answer." />,
+    );
+    expect(card.textContent).toContain("The stored answer.");
+    expect(card.textContent).not.toContain("The whole answer.");
+  });
+
+  it("shows the files sent with a user's text in the same card, before the text", () => {
+    render(
+      <MessageCard
+        message={msg(
+          {
+            message_type: "text",
+            text: "what is this?",
+            attachments: [
+              {
+                name: "notes.md",
+                mime_type: "text/markdown",
+                size: 5,
+                content: [{ type: "text", text: "notes" }],
+              },
+            ],
+          },
+          { role: "user" },
+        )}
+      />,
+    );
+    const card = screen.getByRole("article", { name: "You message" });
+    expect(within(card).getByRole("button", { name: "Attached file notes.md" })).toBeDefined();
+    expect(card.textContent?.indexOf("notes.md")).toBeLessThan(
+      card.textContent?.indexOf("what is this?") ?? 0,
+    );
+  });
+
   it("shows the streamed text while streaming and marks incomplete messages", () => {
     const streaming = text("", { status: "streaming" });
     const { rerender } = render(<MessageCard message={streaming} streamingText="Hello **wor" />);

@@ -62,7 +62,7 @@ function previewText({ body }: ContextMessage): string {
     case "mcp_resource":
       return `${body.server_name}: ${body.resource_uri}`;
     case "attachment":
-      return `📎 ${body.name}`;
+      return `Attached: ${body.name}`;
     case "system_control":
       return body.text;
     case "plan":

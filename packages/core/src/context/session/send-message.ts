@@ -3,7 +3,7 @@ import { type McpResourceReader, mcpResourceBody } from "../../mcp/resource-mess
 import { attachmentBody } from "../../model/attachments.js";
 import type { AgentMessage } from "../../model/llm-messages.js";
 import type { ContinuationKind } from "../../model/loop-records.js";
-import type { ContextMessage } from "../../model/message-types.js";
+import type { AttachedFile, ContextMessage } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import {
@@ -78,7 +78,16 @@ export function messageFromPayload(core: StoredSession, payload: MessagePayload)
           `the message is longer than ${MAX_TEXT_CHARS} characters`,
         );
       }
-      return { ...base, body: { message_type: "text", text: payload.text } };
+      return {
+        ...base,
+        body: {
+          message_type: "text",
+          text: payload.text,
+          ...(payload.attachments !== undefined && payload.attachments.length > 0
+            ? { attachments: payload.attachments.map((file) => attachedFile(file)) }
+            : {}),
+        },
+      };
     case "file_reference":
       return {
         ...base,
@@ -102,6 +111,14 @@ export function messageFromPayload(core: StoredSession, payload: MessagePayload)
     default:
       return payload satisfies never;
   }
+}
+
+/** A file sent with a text, checked (again, for callers that skip the payload schema). */
+function attachedFile(file: { name: string; mime_type: string; data: string }): AttachedFile {
+  const checked = attachmentBody(file);
+  if (!checked.ok) throw new OperationRejected("invalid_request", checked.message);
+  const { message_type: _type, ...rest } = checked.body;
+  return rest;
 }
 
 /**

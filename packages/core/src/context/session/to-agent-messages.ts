@@ -9,7 +9,8 @@ import type { ContextMessage } from "../../model/message-types.js";
 import { mcpResourceHeader, toModelText } from "../optimization/model-view.js";
 
 // ContextMessage[] (a branch, or its optimized view) → the runtime's AgentMessage[]. Rules:
-// - text: user text → user message; assistant text → assistant message (stopReason "stop");
+// - text: user text → user message (the files attached to it first, each named); assistant text →
+//   assistant message (stopReason "stop");
 // - file_reference → a user message "File: <path> (lines a-b)\n<content>" (unresolved: a note);
 // - mcp_resource → a user message with its origin header and content (an image resource: the
 //   header, then its image block);
@@ -75,7 +76,21 @@ export function toAgentMessage(message: ContextMessage): AgentMessage | undefine
           stopReason: "stop",
         };
       }
-      return { role: "user", content: [{ type: "text", text: body.text }], timestamp };
+      // files sent with the text come first, each as an attachment would, then the question
+      return {
+        role: "user",
+        content: [
+          ...(body.attachments ?? []).flatMap((file) => [
+            {
+              type: "text" as const,
+              text: `Attached file ${file.name} (${file.mime_type}, ${file.size} bytes):`,
+            },
+            ...file.content,
+          ]),
+          { type: "text", text: body.text },
+        ],
+        timestamp,
+      };
     case "file_reference":
       return { role: "user", content: [{ type: "text", text: toModelText(message) }], timestamp };
     case "mcp_resource": {
