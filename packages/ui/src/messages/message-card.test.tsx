@@ -407,6 +407,18 @@ describe("other cards", () => {
     expect(screen.getByRole("button", { name: "Resource docs://intro" })).toBeDefined();
     expect(screen.getByRole("note").textContent).toBe("Interrupted: Stopped by you");
   });
+
+  it("a notice that names its kind says it once (issue #27)", () => {
+    render(
+      <MessageCard
+        message={msg(
+          { message_type: "system_control", kind: "interrupted", text: "Interrupted by the user." },
+          { role: "system" },
+        )}
+      />,
+    );
+    expect(screen.getByRole("note").textContent).toBe("Interrupted by the user.");
+  });
 });
 
 describe("messagePreview", () => {
