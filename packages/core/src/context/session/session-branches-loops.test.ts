@@ -318,4 +318,25 @@ describe("Loop records", () => {
     // and the plan; the act run's prompt, echo call, result and answer
     expect(loops.map((l) => l.messages.length)).toEqual([3, 3, 4]);
   });
+
+  it("a fold that returned (its loop stopped between turns) is not left running", async () => {
+    const h = harness([
+      call("branch", { description: "look", prompt: "Look around and return." }, "b1"),
+      call("return", { message: "Nothing there." }, "r1"),
+      say("The fold found nothing."),
+    ]);
+    const session = await h.manager.create({
+      config: {
+        approval_policy: { type: "auto_approve_all" },
+        folding: { enabled: true, default_budget: 1_000_000, max_budget: 1_000_000 },
+      },
+    });
+    await collect(session.sendMessage({ type: "text", text: "fold it" }));
+    expect(session.state.type).toBe("Idle");
+    const loops = await h.store.listLoops(session.id);
+    expect(loops.map((l) => [l.loopId.includes(".fold.") ? "fold" : "run", l.status])).toEqual([
+      ["run", "completed"],
+      ["fold", "completed"],
+    ]);
+  });
 });
