@@ -89,3 +89,63 @@ test("the admin viewer lists the session and shows its loop tree with status and
   await expect(page).toHaveURL(new RegExp(`/sessions/${session_id}\\?message=`));
   await expect(page.getByText("The notes hold three lines.")).toBeVisible();
 });
+
+test("Plan mode → question → answer → plan → approve: the idle session's loop tree shows no loop running (issue #27)", async ({
+  page,
+  request,
+}) => {
+  const title = `Plan loops ${Date.now()}`;
+  const { session_id } = await createSession(request, {
+    title,
+    config: { agent_mode: "plan", approval_policy: { type: "auto_approve_all" } },
+  });
+  await scriptFakeLlm(request, [
+    {
+      blocks: [
+        {
+          type: "toolCall",
+          id: "toolu_q_1",
+          name: "ask_question",
+          arguments: { question: "Which file?", choices: ["a.ts", "b.ts"] },
+        },
+      ],
+      stopReason: "toolUse",
+    },
+    {
+      blocks: [
+        {
+          type: "toolCall",
+          id: "toolu_p_1",
+          name: "present_plan",
+          arguments: { summary: "Edit a.ts", steps: [{ title: "Edit a.ts" }] },
+        },
+      ],
+      stopReason: "toolUse",
+    },
+    { blocks: [{ type: "text", text: "Plan carried out." }] },
+  ]);
+  await sendViaApi(request, session_id, "Plan a change.");
+  await sendViaApi(request, session_id, "a.ts");
+  const messages = (await (await request.get(`/api/sessions/${session_id}/messages`)).json()) as {
+    messages: Array<{ id: string; body: { message_type: string } }>;
+  };
+  const plan = messages.messages.find((m) => m.body.message_type === "plan");
+  if (!plan) throw new Error(`expected a plan: ${JSON.stringify(messages)}`);
+  const approved = await request.post(`/api/sessions/${session_id}/plan/approve`, {
+    data: { message_id: plan.id },
+  });
+  expect(parseSse(await approved.text()).filter((e) => e.event === "error")).toEqual([]);
+
+  const tree = (await (await request.get(`/api/admin/sessions/${session_id}/loops`)).json()) as {
+    loops: LoopSummary[];
+  };
+  expect(tree.loops).toHaveLength(3);
+  expect(tree.loops.map((l) => l.status)).toEqual(["completed", "completed", "completed"]);
+
+  await page.goto(`/admin/sessions/${session_id}`);
+  await expect(page.getByRole("heading", { name: `Loop tree · ${title}` })).toBeVisible();
+  const loops = page.getByRole("list", { name: "Loop tree" });
+  await expect(loops.locator('[data-status="completed"]')).toHaveCount(3);
+  await expect(loops.locator('[data-status="running"]')).toHaveCount(0);
+  await expect(loops).not.toContainText("running");
+});

@@ -35,10 +35,16 @@ const looks: Record<ConnectionState, { label: string; dot: string; text: string;
 
 export interface ConnectionIndicatorProps {
   state: ConnectionState;
+  /** the dot alone: the word is said next to it already (the state line); it stays the name */
+  quiet?: boolean;
   className?: string;
 }
 
-export function ConnectionIndicator({ state, className = "" }: ConnectionIndicatorProps) {
+export function ConnectionIndicator({
+  state,
+  quiet = false,
+  className = "",
+}: ConnectionIndicatorProps) {
   const look = looks[state];
   return (
     <span
@@ -49,7 +55,7 @@ export function ConnectionIndicator({ state, className = "" }: ConnectionIndicat
       className={`inline-flex items-center gap-1.5 text-xs ${look.text} ${className}`}
     >
       <span aria-hidden="true" className={`inline-block size-2 rounded-full ${look.dot}`} />
-      <span className="max-sm:sr-only">{look.label}</span>
+      <span className={quiet ? "sr-only" : "max-sm:sr-only"}>{look.label}</span>
     </span>
   );
 }

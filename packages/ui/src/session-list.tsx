@@ -3,7 +3,7 @@
 import type { MessageSearchHit, SessionSummary } from "@arbor/core";
 import { useId, useState } from "react";
 import { formatRelativeTime, formatTokens, plural } from "./format.js";
-import { stateLabel, stateTone } from "./state-label.js";
+import { shortStateLabel, stateTone } from "./state-label.js";
 import { inputClass } from "./styles.js";
 
 export interface SessionListProps {
@@ -87,7 +87,7 @@ export function SessionList({
                           : ""
                     }
                   >
-                    {stateLabel(session.state)}
+                    {shortStateLabel(session.state)}
                   </span>
                   <span>·</span>
                   <time dateTime={session.updated_at}>

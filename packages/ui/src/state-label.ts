@@ -72,6 +72,14 @@ export function stateLabel(state: ContextState): string {
   }
 }
 
+/**
+ * The state in a word or a few, for places beside which the page says more: a failure is
+ * "Failed" (its error has one place of its own, the chat's bar above the composer: issue #27).
+ */
+export function shortStateLabel(state: ContextState): string {
+  return state.type === "Failed" ? "Failed" : stateLabel(state);
+}
+
 /** How the state line looks: working (spinner), waiting on the user, stopped, failed, or idle. */
 export type StateTone = "idle" | "working" | "waiting" | "paused" | "failed";
 

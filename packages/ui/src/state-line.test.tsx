@@ -120,7 +120,21 @@ describe("StateLine", () => {
     expect(status).toHaveProperty("textContent", "Connecting…");
     expect(status.dataset.tone).toBe("working");
     rerender(<StateLine state={samples.Failed[0]} />);
-    expect(status).toHaveProperty("textContent", "Failed: provider down");
+    // the error itself has its own place on the page (issue #27): here only its tooltip
+    expect(status).toHaveProperty("textContent", "Failed");
+    expect(status.getAttribute("title")).toBe("provider down");
     expect(status.dataset.tone).toBe("failed");
+  });
+
+  it("says the connection is down instead of a state that may be stale (issue #27)", () => {
+    const { rerender } = render(<StateLine state={{ type: "Idle" }} connection="offline" />);
+    const status = screen.getByRole("status", { name: "Session state" });
+    expect(status).toHaveProperty("textContent", "Offline · trying to reconnect");
+    expect(status.dataset.tone).toBe("waiting");
+    rerender(<StateLine state={{ type: "Idle" }} connection="reconnecting" />);
+    expect(status).toHaveProperty("textContent", "Reconnecting…");
+    rerender(<StateLine state={{ type: "Idle" }} />);
+    expect(status).toHaveProperty("textContent", "Ready");
+    expect(status.dataset.tone).toBe("idle");
   });
 });

@@ -1,7 +1,7 @@
 "use client";
 
 import type { ContextState } from "@arbor/core";
-import { type StateTone, stateLabel, stateTone } from "./state-label.js";
+import { type StateTone, shortStateLabel, stateTone } from "./state-label.js";
 
 const toneClasses: Record<StateTone, string> = {
   idle: "text-zinc-500 dark:text-zinc-400",
@@ -18,12 +18,23 @@ export interface StateLineProps {
    * while the next model request streams): states such as ToolAutoLoop last only an instant.
    */
   context?: string;
+  /**
+   * The live stream is down: what the line would say is no longer known, so it says that instead
+   * of a state that may be stale ("Ready" while the server is away, issue #27).
+   */
+  connection?: "offline" | "reconnecting";
   className?: string;
 }
 
+const connectionWords: Record<NonNullable<StateLineProps["connection"]>, string> = {
+  offline: "Offline · trying to reconnect",
+  reconnecting: "Reconnecting…",
+};
+
 /** One human line for the session's fine-grained state; a live region so screen readers hear it. */
-export function StateLine({ state, context, className = "" }: StateLineProps) {
-  const tone = stateTone(state);
+export function StateLine({ state, context, connection, className = "" }: StateLineProps) {
+  const tone = connection === undefined ? stateTone(state) : "waiting";
+  const label = connection === undefined ? shortStateLabel(state) : connectionWords[connection];
   return (
     <div
       role="status"
@@ -31,6 +42,7 @@ export function StateLine({ state, context, className = "" }: StateLineProps) {
       aria-label="Session state"
       data-state={state.type}
       data-tone={tone}
+      {...(state.type === "Failed" && connection === undefined ? { title: state.error } : {})}
       className={`flex min-h-6 items-center gap-2 text-sm ${toneClasses[tone]} ${className}`}
     >
       {tone === "working" && (
@@ -39,10 +51,10 @@ export function StateLine({ state, context, className = "" }: StateLineProps) {
           className="inline-block size-2 animate-pulse rounded-full bg-sky-500 dark:bg-sky-400"
         />
       )}
-      {context && context !== stateLabel(state) && (
+      {connection === undefined && context && context !== label && (
         <span className="shrink-0 font-medium">{context} ·</span>
       )}
-      <span className="truncate">{stateLabel(state)}</span>
+      <span className="truncate">{label}</span>
     </div>
   );
 }

@@ -327,11 +327,6 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
     setSessionsOpen(false);
     router.push(`/sessions/${encodeURIComponent(id)}?message=${encodeURIComponent(messageId)}`);
   };
-  // an error the session reports (a failed run, a refused request) is a toast as well as the banner
-  const liveError = live.snapshot.error;
-  useEffect(() => {
-    if (liveError) toast.error(liveError.message, { id: `session-error-${sessionId}` });
-  }, [liveError, sessionId]);
 
   const shown = shownQuery.data?.messages ?? NO_MESSAGES;
   const full = fullQuery.data?.messages ?? NO_MESSAGES;
@@ -444,7 +439,16 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
   const limit = config?.model?.context_window ?? defaultContextWindow;
   // what the next request would use, as the server counts it (active branch only)
   const usage = shownQuery.data?.context_usage;
-  const error = actions.actionError ?? live.snapshot.error?.message;
+  // One place per error (issue #27): a run that failed is said in the bar above the composer,
+  // with Retry; the banner holds the rest (a refused request, an action that failed).
+  const failure = state.type === "Failed" ? state : undefined;
+  const liveError = live.snapshot.error?.message;
+  const error =
+    actions.actionError ??
+    (failure !== undefined && liveError === failure.error ? undefined : liveError);
+  const connection = connectionState(live.connection, online);
+  const connectionDown =
+    connection === "offline" || connection === "reconnecting" ? connection : undefined;
   // what a branch without its own prompt uses
   const basePrompt = config?.system_prompt?.trim() || settings.data?.default_system_prompt || "";
   const loading = detail.isPending || (branchId !== undefined && shownQuery.isPending);
@@ -538,9 +542,10 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         <StateLine
           state={shownState}
           {...(autoLoop ? { context: stateLabel({ type: "ToolAutoLoop", ...autoLoop }) } : {})}
+          {...(connectionDown !== undefined ? { connection: connectionDown } : {})}
           className="min-w-0 flex-1"
         />
-        <ConnectionIndicator state={connectionState(live.connection, online)} />
+        <ConnectionIndicator state={connection} quiet={connectionDown !== undefined} />
         {/* at phone width the bar alone; its numbers stay in the meter's aria-valuetext */}
         <div className="max-sm:[&_span]:hidden">
           <UsageMeter
@@ -646,11 +651,15 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               </button>
             </div>
           )}
-          {(detail.isError || shownQuery.isError) && !error && (
-            <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-              Could not load the session: {errorText(detail.error ?? shownQuery.error)}
-            </p>
-          )}
+          {/* only when there is nothing to show: a refetch that fails while offline keeps what
+              was loaded, and the header says the connection is down */}
+          {((detail.isError && detail.data === undefined) ||
+            (shownQuery.isError && shownQuery.data === undefined)) &&
+            !error && (
+              <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+                Could not load the session: {errorText(detail.error ?? shownQuery.error)}
+              </p>
+            )}
           <div className="flex items-center justify-between gap-2">
             {/* what the agent works on: its file tools and commands stay in this folder */}
             {config?.workspace ? <WorkspaceFolder path={config.workspace} compact /> : <span />}
@@ -747,12 +756,18 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
               </button>
             </div>
           )}
-          {canSend && state.type === "Failed" && state.recoverable && (
-            <div className="flex flex-wrap items-center gap-2 text-sm text-zinc-700 dark:text-zinc-300">
-              <span>The run stopped: {state.error}</span>
-              <button type="button" className={buttonClass.primary} onClick={actions.resume}>
-                Resume
-              </button>
+          {failure !== undefined && (
+            <div
+              role="alert"
+              className="flex flex-wrap items-center gap-2 text-sm text-red-800 dark:text-red-300"
+            >
+              <span className="min-w-0 flex-1 break-words">The run stopped: {failure.error}</span>
+              {canSend && failure.recoverable && (
+                // sends the failed request again (the run resumes where it stopped)
+                <button type="button" className={buttonClass.primary} onClick={actions.resume}>
+                  Retry
+                </button>
+              )}
             </div>
           )}
           {asking !== undefined && (

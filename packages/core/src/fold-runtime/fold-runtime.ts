@@ -108,6 +108,12 @@ export interface FoldHost {
   memories?: FoldMemoryStore;
   /** the fold loop's events (storage, the recorder's loop tree) */
   onLoopEvent?: (event: AgentEvent) => void | PromiseLike<void>;
+  /**
+   * The fold loop's run returned `messages`. A fold stops its loop between turns once it has
+   * returned (beforeTurn), and such a loop emits no agentEnd (REQ-091): the recorder closes it
+   * from here (LoopRecorder.returned).
+   */
+  onLoopReturned?: (loopId: string, messages: readonly AgentMessage[]) => void;
   onFoldEvent?: (event: FoldEvent) => void;
   countTokens?: (text: string) => number;
   settings?: Partial<FoldingSettings>;
@@ -326,8 +332,10 @@ export class FoldRuntime {
         ...(this.#host.newLoopId ? { loopId: this.#host.newLoopId(record) } : {}),
       };
       const config = this.#foldConfig(open, controller.signal, context);
+      let loopId: string | undefined;
       const sink = {
         push: (event: AgentEvent): void | PromiseLike<void> => {
+          if (event.type === "agentStart") loopId = event.loopId;
           if (event.type === "agentStart" && record.loopId === undefined) {
             record.loopId = event.loopId;
             this.#emit({
@@ -351,6 +359,7 @@ export class FoldRuntime {
         },
       };
       const messages = await runAgentLoop([first], context, config, sink, controller.signal);
+      if (loopId !== undefined) this.#host.onLoopReturned?.(loopId, messages);
       record.steps = messages;
       return await this.#finish(open, signal);
     } finally {

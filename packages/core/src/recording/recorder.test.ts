@@ -331,6 +331,28 @@ describe("LoopRecorder", () => {
     expect(recorder.getLoop(L1)?.error).toBeUndefined();
   });
 
+  it("returned closes a loop stopped by beforeTurn (no agentEnd) from its last answer; a closed loop stays as it ended", () => {
+    const recorder = new LoopRecorder({ now: () => 4_000 });
+    const asked = assistant("", "toolUse", { usage: usage(7, 3) });
+    record(recorder, [start(L1, S, { timestamp: 1_000 }), ...turn(L1, 0, asked)]);
+    expect(recorder.returned("nope", [])).toBe(false);
+    expect(recorder.returned(L1, [userMessage("plan it"), asked])).toBe(true);
+    expect(recorder.getLoop(L1)).toMatchObject({
+      status: "completed",
+      endedAt: 4_000,
+      durationMs: 3_000,
+      turns: 1,
+      usage: usage(7, 3),
+    });
+    expect(recorder.getLoop(L1)?.messages).toHaveLength(2);
+    expect(recorder.getLoop(L1)?.error).toBeUndefined();
+
+    // a loop that ended with agentEnd keeps that outcome
+    record(recorder, [start(L2, S), ...turn(L2, 0, asked), end(L2, assistant("x", "error"))]);
+    expect(recorder.returned(L2, [])).toBe(false);
+    expect(recorder.getLoop(L2)?.status).toBe("error");
+  });
+
   it("ignores events of unrecorded loops and duplicate starts without throwing", () => {
     const logger = capturingLogger();
     const recorder = new LoopRecorder({ logger });

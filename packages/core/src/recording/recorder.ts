@@ -98,6 +98,26 @@ export class LoopRecorder {
     return true;
   }
 
+  /**
+   * The loop's run returned `messages`. A loop that ended with agentEnd is closed already and
+   * stays as it is (returns false). A loop stopped by its beforeTurn hook emits no agentEnd
+   * (REQ-091): a session stops its run that way when the model asked a question or presented a
+   * plan, or at the auto-loop limit. Its record is closed here as its agentEnd would have
+   * closed it: the outcome of its last answer, the messages it added, its turns' usage.
+   */
+  returned(loopId: string, messages: readonly AgentMessage[]): boolean {
+    const record = this.#loops.get(loopId);
+    if (!record || isTerminalStatus(record.status)) return false;
+    this.#onAgentEnd({
+      type: "agentEnd",
+      loopId,
+      messages: [...messages],
+      usage: emptyUsage(),
+      timestamp: Math.max(this.#now(), record.startedAt),
+    });
+    return true;
+  }
+
   /** Resolves once every sink write scheduled so far has settled (succeeded or been logged). */
   async flush(): Promise<void> {
     await this.#writer?.flush();

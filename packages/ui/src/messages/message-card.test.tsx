@@ -314,29 +314,38 @@ describe("ToolRequest cards", () => {
 });
 
 describe("ToolResult cards", () => {
-  it("is collapsed until expanded and marks errors", async () => {
-    const user = userEvent.setup();
-    render(
-      <MessageCard
-        message={msg(
-          {
-            message_type: "tool_result",
-            request_id: "m0",
-            tool_call_id: "call-a",
-            tool_name: "read_file",
-            content: [{ type: "text", text: "ENOENT: no such file" }],
-            status: "error",
-          },
-          { role: "tool" },
-        )}
-      />,
+  const result = (status: "success" | "error", text: string) =>
+    msg(
+      {
+        message_type: "tool_result",
+        request_id: "m0",
+        tool_call_id: "call-a",
+        tool_name: "read_file",
+        content: [{ type: "text", text }],
+        status,
+      },
+      { role: "tool" },
     );
-    const toggle = screen.getByRole("button", { name: "read_file result (error)" });
+
+  it("a result that worked is collapsed until expanded", async () => {
+    const user = userEvent.setup();
+    render(<MessageCard message={result("success", "alpha")} />);
+    const toggle = screen.getByRole("button", { name: "read_file result" });
     expect(toggle.getAttribute("aria-expanded")).toBe("false");
-    expect(screen.queryByText("ENOENT: no such file")).toBeNull();
+    expect(screen.queryByText("alpha")).toBeNull();
+    await user.click(toggle);
+    expect(screen.getByText("alpha")).toBeDefined();
+  });
+
+  it("a failed call shows its error at once, marked, and can still be folded (issue #27)", async () => {
+    const user = userEvent.setup();
+    render(<MessageCard message={result("error", "ENOENT: no such file")} />);
+    const toggle = screen.getByRole("button", { name: "read_file result (error)" });
+    expect(toggle.getAttribute("aria-expanded")).toBe("true");
+    expect(screen.getByText("ENOENT: no such file")).toBeDefined();
     expect(screen.getByText("Error")).toBeDefined();
     await user.click(toggle);
-    expect(screen.getByText("ENOENT: no such file")).toBeDefined();
+    expect(screen.queryByText("ENOENT: no such file")).toBeNull();
   });
 });
 
@@ -438,6 +447,18 @@ describe("other cards", () => {
     );
     expect(screen.getByRole("button", { name: "Resource docs://intro" })).toBeDefined();
     expect(screen.getByRole("note").textContent).toBe("Interrupted: Stopped by you");
+  });
+
+  it("a notice that names its kind says it once (issue #27)", () => {
+    render(
+      <MessageCard
+        message={msg(
+          { message_type: "system_control", kind: "interrupted", text: "Interrupted by the user." },
+          { role: "system" },
+        )}
+      />,
+    );
+    expect(screen.getByRole("note").textContent).toBe("Interrupted by the user.");
   });
 });
 

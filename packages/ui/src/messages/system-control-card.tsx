@@ -38,9 +38,13 @@ const kindTone: Record<Kind, string> = {
 
 /** A notice in the transcript. Summaries appear here only in the optimized view; the divider shows the rest. */
 export function SystemControlCard({ body }: { body: BodyOf<"system_control"> }) {
+  const label = systemKindLabel(body.kind);
+  // a notice that names its kind itself ("Interrupted by the user.") is not prefixed with it
+  // again ("Interrupted: Interrupted by …", issue #27)
+  const named = body.text.startsWith(label);
   return (
     <div role="note" data-kind={body.kind} className={`text-sm ${kindTone[body.kind]}`}>
-      <span className="font-medium">{systemKindLabel(body.kind)}: </span>
+      {!named && <span className="font-medium">{label}: </span>}
       <span className="whitespace-pre-wrap">{body.text}</span>
     </div>
   );

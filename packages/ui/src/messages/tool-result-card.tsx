@@ -52,7 +52,11 @@ function ResultBadge({ status }: { status: ToolResultStatus }) {
   }
 }
 
-/** A tool's output, collapsed to one line until expanded; failures are marked in the header. */
+/**
+ * A tool's output, collapsed to one line until expanded. A failed call is open from the start,
+ * marked in its header: its error is what the person needs to read (issue #27: errors were
+ * folded away while the model's answer said "Done").
+ */
 export function ToolResultCard({
   body,
   onOpenFile,
@@ -71,6 +75,7 @@ export function ToolResultCard({
     >
       <Disclosure
         label={`${body.tool_name} result${failed ? " (error)" : ""}`}
+        defaultOpen={failed}
         summary={
           <span className="flex items-center gap-2">
             <code className="font-mono">{body.tool_name}</code>

@@ -153,10 +153,14 @@ export class RunDriver {
         // no model to call (a missing key): the run fails as a model call would (model_failed)
       } else if (run.failed) {
         // the loop could not be numbered (a storage failure): nothing runs
-      } else if (input.prompts !== undefined) {
-        await runAgentLoop(input.prompts, context, config, sink, run.controller.signal);
       } else {
-        await runAgentLoopContinue(context, config, sink, run.controller.signal);
+        const added =
+          input.prompts !== undefined
+            ? await runAgentLoop(input.prompts, context, config, sink, run.controller.signal)
+            : await runAgentLoopContinue(context, config, sink, run.controller.signal);
+        // a run this driver stopped between turns (a question, a plan, the auto-loop limit:
+        // beforeTurn below) ends without agentEnd; its loop record closes here, not "running"
+        if (run.loopId !== "") recorder?.returned(run.loopId, added);
       }
       // a cancelled run's loop ends without waiting for its calls: its folds end (forced) now
       folds?.runtime.cancelAll("cancelled");

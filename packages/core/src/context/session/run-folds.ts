@@ -268,6 +268,7 @@ export function foldRuntimeFor(
     newFoldId: () => `fold-${core.newId()}`,
     newLoopId: () => `${run.loopId}.fold.${++loops}`,
     onLoopEvent,
+    onLoopReturned: (loopId, messages) => core.deps.recorder?.returned(loopId, messages),
     onFoldEvent: (event: FoldEvent) => {
       if (event.name === "fold_started" && event.payload.loop_id !== null) {
         foldOfLoop.set(event.payload.loop_id, event.payload.fold_id);

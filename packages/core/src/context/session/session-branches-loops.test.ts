@@ -289,4 +289,54 @@ describe("Loop records", () => {
     });
     expect(parent?.childLoopIds).toEqual([child?.loopId]);
   });
+
+  it("Plan mode → question → answer → plan → approve: once the session is Idle no loop is running", async () => {
+    const h = harness([
+      call("ask_question", { question: "Which file?", choices: ["a.ts", "b.ts"] }, "q1"),
+      call("present_plan", { summary: "Echo it", steps: [{ title: "Echo" }] }, "p1"),
+      call("echo", { text: "done" }, "e1"),
+      say("Carried out."),
+    ]);
+    const session = await h.manager.create({
+      config: { agent_mode: "plan", approval_policy: { type: "auto_approve_all" } },
+    });
+    await collect(session.sendMessage({ type: "text", text: "plan a change" }));
+    expect(session.state.type).toBe("AwaitingUserAnswer");
+    // the question stops the run between turns (the session's beforeTurn): its loop still ended
+    const [asked] = await h.store.listLoops(session.id);
+    expect(asked).toMatchObject({ status: "completed", turns: 1 });
+    expect(asked?.endedAt).toBeGreaterThanOrEqual(asked?.startedAt ?? Number.POSITIVE_INFINITY);
+    await collect(session.sendMessage({ type: "text", text: "a.ts" }));
+    const plan = session.messages().messages.at(-1)!;
+    expect(plan.body.message_type).toBe("plan");
+    await collect(session.approvePlan(plan.id));
+    expect(session.state.type).toBe("Idle");
+    const loops = await h.store.listLoops(session.id);
+    expect(loops).toHaveLength(3);
+    expect(loops.map((l) => l.status)).toEqual(["completed", "completed", "completed"]);
+    // each closed record keeps what its run added: prompt, call and its result for the question
+    // and the plan; the act run's prompt, echo call, result and answer
+    expect(loops.map((l) => l.messages.length)).toEqual([3, 3, 4]);
+  });
+
+  it("a fold that returned (its loop stopped between turns) is not left running", async () => {
+    const h = harness([
+      call("branch", { description: "look", prompt: "Look around and return." }, "b1"),
+      call("return", { message: "Nothing there." }, "r1"),
+      say("The fold found nothing."),
+    ]);
+    const session = await h.manager.create({
+      config: {
+        approval_policy: { type: "auto_approve_all" },
+        folding: { enabled: true, default_budget: 1_000_000, max_budget: 1_000_000 },
+      },
+    });
+    await collect(session.sendMessage({ type: "text", text: "fold it" }));
+    expect(session.state.type).toBe("Idle");
+    const loops = await h.store.listLoops(session.id);
+    expect(loops.map((l) => [l.loopId.includes(".fold.") ? "fold" : "run", l.status])).toEqual([
+      ["run", "completed"],
+      ["fold", "completed"],
+    ]);
+  });
 });
