@@ -14,6 +14,7 @@ import type {
 import * as Dialog from "@radix-ui/react-dialog";
 import * as Select from "@radix-ui/react-select";
 import { type ReactNode, useId, useState } from "react";
+import { type ApprovalRulesDraft, ApprovalRulesFields } from "./approval-rules-settings.js";
 import { DialogPanel } from "./dialog.js";
 import { InstructionsInUse } from "./instructions-in-use.js";
 import { type ModelOption, modelKey } from "./model-picker.js";
@@ -37,6 +38,8 @@ export type SessionSettingsPatch = Pick<
   | "optimization"
   | "tool_execution"
   | "folding"
+  | "approve_read_only"
+  | "allow_rules"
 >;
 
 export interface SessionSettingsProps {
@@ -45,7 +48,13 @@ export interface SessionSettingsProps {
     Partial<
       Pick<
         SessionConfig,
-        "optimization" | "approvers" | "agent_role" | "tool_execution" | "folding"
+        | "optimization"
+        | "approvers"
+        | "agent_role"
+        | "tool_execution"
+        | "folding"
+        | "approve_read_only"
+        | "allow_rules"
       >
     >;
   models: readonly ModelOption[];
@@ -103,6 +112,8 @@ interface Draft {
   /** context folding offered to the model (`branch`); shown when the config carries folding */
   folding: boolean;
   optimization: OptimizationDraft | undefined;
+  /** approve_read_only and allow_rules (approval-rules-settings.tsx) */
+  rules: ApprovalRulesDraft;
 }
 
 function draftOf(config: SessionSettingsProps["config"]): Draft {
@@ -118,6 +129,10 @@ function draftOf(config: SessionSettingsProps["config"]): Draft {
     role: config.agent_role ?? "actor",
     folding: config.folding?.enabled ?? false,
     optimization: config.optimization ? optimizationDraftOf(config.optimization) : undefined,
+    rules: {
+      approveReadOnly: config.approve_read_only ?? true,
+      allowRules: config.allow_rules ?? [],
+    },
   };
 }
 
@@ -200,6 +215,12 @@ export function SessionSettings({
     }
     if (draft.toolExecution !== (config.tool_execution ?? "parallel_read_only")) {
       patch.tool_execution = draft.toolExecution;
+    }
+    if (draft.rules.approveReadOnly !== (config.approve_read_only ?? true)) {
+      patch.approve_read_only = draft.rules.approveReadOnly;
+    }
+    if (JSON.stringify(draft.rules.allowRules) !== JSON.stringify(config.allow_rules ?? [])) {
+      patch.allow_rules = [...draft.rules.allowRules];
     }
     if (config.folding !== undefined && draft.folding !== config.folding.enabled) {
       // PATCH replaces the whole folding config: the session's limits stay as they are
@@ -327,6 +348,8 @@ export function SessionSettings({
               </p>
             )}
           </fieldset>
+
+          <ApprovalRulesFields draft={draft.rules} onChange={(rules) => set({ rules })} />
 
           <fieldset className="flex flex-col gap-1">
             <legend className="mb-1 text-sm font-medium">Who may approve tool calls</legend>

@@ -25,6 +25,7 @@ import {
   type ImportSessionRequest,
   importFoldMemoryFile,
   initialApproval,
+  matchingRule,
   type Logger,
   type LoopTreeResponse,
   loopTreeResponse,
@@ -382,6 +383,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         exposure: {
           servingBeyondLoopback: beyondLoopback,
           personApproves: initialApproval(config.approval_policy, "bash") === "pending",
+          // a command a scoped allow rule lets through runs without a person, too
+          unattended: (command) =>
+            matchingRule(config.allow_rules, "bash", { command }) !== undefined,
         },
         processes,
       });
