@@ -133,7 +133,8 @@ export function createBashTool(
       const verdict = sandboxGate({
         sandbox,
         servingBeyondLoopback: exposure.servingBeyondLoopback,
-        personApproves: exposure.personApproves && !(exposure.unattended?.(params.command) ?? false),
+        personApproves:
+          exposure.personApproves && !(exposure.unattended?.(params.command) ?? false),
       });
       if (verdict.type === "refused") {
         throw ToolError.failed(`Command refused: ${verdict.reason}.`);
