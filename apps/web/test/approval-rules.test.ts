@@ -71,18 +71,30 @@ describe("read-only tools", () => {
     const id = await createSessionId({ config: { approval_policy: { type: "manual" } } });
     expect((await detail(id)).config.approve_read_only).toBe(true);
     server.llm.setScript([
-      { blocks: [{ type: "toolCall", id: "r1", name: "read_file", arguments: { path: "notes.txt" } }] },
+      {
+        blocks: [
+          { type: "toolCall", id: "r1", name: "read_file", arguments: { path: "notes.txt" } },
+        ],
+      },
       { blocks: [{ type: "text", text: "read" }] },
     ]);
     expect(finalState(await sendText(id, "read notes"))).toBe("Idle");
     expect(await calls(id)).toEqual([
-      expect.objectContaining({ id: "r1", approval: "auto_approved", approval_note: "rule approve_read_only" }),
+      expect.objectContaining({
+        id: "r1",
+        approval: "auto_approved",
+        approval_note: "rule approve_read_only",
+      }),
     ]);
     expect(JSON.stringify(server.llm.requests.at(-1)?.body)).toContain("gamma");
 
     expect((await patch(id, { approve_read_only: false })).status).toBe(200);
     server.llm.setScript([
-      { blocks: [{ type: "toolCall", id: "r2", name: "read_file", arguments: { path: "notes.txt" } }] },
+      {
+        blocks: [
+          { type: "toolCall", id: "r2", name: "read_file", arguments: { path: "notes.txt" } },
+        ],
+      },
     ]);
     expect(finalState(await sendText(id, "again"))).toBe("AwaitingToolApproval");
     expect((await calls(id)).find((c) => c.id === "r2")?.approval).toBe("pending");
@@ -97,7 +109,9 @@ describe("scoped bash rules", () => {
     const waiting = (await calls(id)).find((c) => c.id === "b1");
     expect(waiting?.suggested_rules).toEqual({ exact: "Bash(echo one)", prefix: "Bash(echo:*)" });
 
-    const approved = await decide(id, [{ tool_call_id: "b1", decision: "approve", rule: "Bash(echo:*)" }]);
+    const approved = await decide(id, [
+      { tool_call_id: "b1", decision: "approve", rule: "Bash(echo:*)" },
+    ]);
     expect(approved.status).toBe(200);
     expect(finalState(await readSse(approved))).toBe("Idle");
     expect((await detail(id)).config.allow_rules).toEqual(["Bash(echo:*)"]);
@@ -107,7 +121,10 @@ describe("scoped bash rules", () => {
       decided_by: expect.objectContaining({ name: expect.any(String) }),
     });
 
-    server.llm.setScript([bashTurn("b2", "echo two --flag"), { blocks: [{ type: "text", text: "ok" }] }]);
+    server.llm.setScript([
+      bashTurn("b2", "echo two --flag"),
+      { blocks: [{ type: "text", text: "ok" }] },
+    ]);
     expect(finalState(await sendText(id, "echo again"))).toBe("Idle");
     expect((await calls(id)).find((c) => c.id === "b2")).toMatchObject({
       approval: "auto_approved",
@@ -125,12 +142,16 @@ describe("scoped bash rules", () => {
     const id = await createSessionId({});
     server.llm.setScript([bashTurn("b1", "echo one"), { blocks: [{ type: "text", text: "ok" }] }]);
     expect(finalState(await sendText(id, "echo"))).toBe("AwaitingToolApproval");
-    const wrong = await decide(id, [{ tool_call_id: "b1", decision: "approve", rule: "Bash(rm:*)" }]);
+    const wrong = await decide(id, [
+      { tool_call_id: "b1", decision: "approve", rule: "Bash(rm:*)" },
+    ]);
     expect(wrong.status).toBe(400);
     expect(await wrong.text()).toContain("does not allow this call");
     expect((await detail(id)).config.allow_rules).toEqual([]);
 
-    const remembered = await decide(id, [{ tool_call_id: "b1", decision: "approve", remember: true }]);
+    const remembered = await decide(id, [
+      { tool_call_id: "b1", decision: "approve", remember: true },
+    ]);
     expect(finalState(await readSse(remembered))).toBe("Idle");
     const after = await detail(id);
     expect(after.config.allow_rules).toEqual(["Bash(echo one)"]);
@@ -152,7 +173,10 @@ describe("scoped bash rules", () => {
 describe("deny with a reason", () => {
   it("the model's next request carries the person's reason", async () => {
     const id = await createSessionId({});
-    server.llm.setScript([bashTurn("b1", "echo one"), { blocks: [{ type: "text", text: "fine" }] }]);
+    server.llm.setScript([
+      bashTurn("b1", "echo one"),
+      { blocks: [{ type: "text", text: "fine" }] },
+    ]);
     expect(finalState(await sendText(id, "echo"))).toBe("AwaitingToolApproval");
     const denied = await decide(id, [
       { tool_call_id: "b1", decision: "deny", reason: "print with printf instead" },

@@ -388,9 +388,7 @@ describe("Plan mode", () => {
     expect(errors(asked)).toEqual([]);
     expect(states(asked).at(-1)).toBe("Idle");
     expect(states(asked)).not.toContain("AwaitingToolApproval");
-    const request = session
-      .messages()
-      .messages.find((m) => m.body.message_type === "tool_request");
+    const request = session.messages().messages.find((m) => m.body.message_type === "tool_request");
     expect(request?.body).toMatchObject({
       calls: [{ id: "r1", approval: "auto_approved", approval_note: "rule approve_read_only" }],
     });
