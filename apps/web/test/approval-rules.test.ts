@@ -145,8 +145,11 @@ describe("scoped bash rules", () => {
     const wrong = await decide(id, [
       { tool_call_id: "b1", decision: "approve", rule: "Bash(rm:*)" },
     ]);
-    expect(wrong.status).toBe(400);
-    expect(await wrong.text()).toContain("does not allow this call");
+    // refused as the decision is taken (in the stream, like a call that is not waiting): nothing
+    // is stored, the call still waits
+    const refused = (await readSse(wrong)).filter((e) => e.event === "error");
+    expect(JSON.stringify(refused)).toContain("the rule Bash(rm:*) does not allow this call");
+    expect((await detail(id)).state.type).toBe("AwaitingToolApproval");
     expect((await detail(id)).config.allow_rules).toEqual([]);
 
     const remembered = await decide(id, [
