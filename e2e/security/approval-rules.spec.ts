@@ -31,6 +31,10 @@ test.beforeAll(async () => {
     ],
   });
 });
+// a test that stops at an approval leaves its later turns scripted: each test starts afresh
+test.beforeEach(async () => {
+  await servers.resetFake();
+});
 test.afterAll(async () => {
   await browser?.close();
   await servers?.close();
