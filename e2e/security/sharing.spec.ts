@@ -126,7 +126,10 @@ test("a viewer sees no approve buttons and is refused 403; a collaborator gets t
   await servers.script([
     { blocks: [{ type: "toolCall", id: "call_notes", name: "list_files", arguments: {} }] },
   ]);
-  const id = await servers.api.createSession({ approval_policy: { type: "manual" } }, "approve me");
+  const id = await servers.api.createSession(
+    { approval_policy: { type: "manual" }, approve_read_only: false },
+    "approve me",
+  );
   await servers.api.send(id, { type: "text", text: "list the files" });
   expect((await servers.api.state(id)).type).toBe("AwaitingToolApproval");
   const shared = await servers.api.post(`/api/sessions/${id}/shares`, {

@@ -27,6 +27,8 @@ export interface SessionConfigPatch {
   optimization?: Record<string, unknown>;
   folding?: Record<string, unknown>;
   tool_execution?: "sequential" | "parallel_read_only" | "parallel";
+  approve_read_only?: boolean;
+  allow_rules?: string[];
   model?: { protocol: string; model: string; context_window?: number; max_tokens?: number };
 }
 

@@ -486,7 +486,8 @@ test.describe("phone", () => {
   }) => {
     const { session_id } = await createSession(request, {
       title: "Phone flow",
-      config: { model: OFFLINE_MODEL },
+      // a person approves the listing (read-only tools otherwise run by their rule, issue #27)
+      config: { model: OFFLINE_MODEL, approve_read_only: false },
     });
     await openSession(page, session_id);
     await expect(page.getByRole("banner").getByLabel("Model")).toBeVisible();

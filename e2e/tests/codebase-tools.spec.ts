@@ -23,7 +23,10 @@ test("find_definition's result lists file:line links that open the file at the l
   request,
 }, testInfo) => {
   const { session_id } = await createSession(request);
-  await patchConfig(request, session_id, { approval_policy: { type: "manual" } });
+  await patchConfig(request, session_id, {
+    approval_policy: { type: "manual" },
+    approve_read_only: false,
+  });
   await scriptFakeLlm(request, [
     {
       blocks: [

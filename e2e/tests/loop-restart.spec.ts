@@ -45,6 +45,8 @@ test("run, restart, resume a pending approval, restart, run again: every loop re
   // 1. A run that stops for an approval.
   const id = await createSession(app.url, "loops across restarts", {
     approval_policy: { type: "manual" },
+    // a person approves the read (issue #27: read-only tools otherwise run by their rule)
+    approve_read_only: false,
   });
   await scriptFake(fake.url, [
     {

@@ -64,7 +64,10 @@ test("a session calls an MCP tool after the user approves it; the card names the
   request,
 }, testInfo) => {
   const { session_id } = await createSession(request);
-  await patchConfig(request, session_id, { approval_policy: { type: "manual" } });
+  await patchConfig(request, session_id, {
+    approval_policy: { type: "manual" },
+    approve_read_only: false,
+  });
   await scriptFakeLlm(request, [
     {
       blocks: [

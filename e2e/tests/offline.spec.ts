@@ -24,11 +24,10 @@ test("the offline model lists the workspace files with its tool and answers", as
 
   await sendFromComposer(page, "list the files");
 
-  // A new session asks before running tools; the offline model's call waits like any other.
+  // A new session runs read-only tools without asking (issue #27): the listing is approved by
+  // its rule, and the card says so.
   const call = transcript(page).getByRole("listitem", { name: "Tool call list_files" });
-  await expect(call).toContainText("Waiting for approval");
-  await expect(stateLine(page)).toHaveText("Waiting for your approval");
-  await call.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(call).toContainText("Auto-approved · rule approve_read_only");
 
   await expect(stateLine(page)).toHaveText("Ready");
   const answer = assistantMessages(page).last();

@@ -88,7 +88,10 @@ test("a candidate that needs approval waits in its own column until approved the
   request,
 }) => {
   const { session_id } = await createSession(request);
-  await patchConfig(request, session_id, { approval_policy: { type: "manual" } });
+  await patchConfig(request, session_id, {
+    approval_policy: { type: "manual" },
+    approve_read_only: false,
+  });
   await scriptFakeLlm(request, [
     {
       blocks: [

@@ -42,7 +42,10 @@ test("a tool call approved by the user runs and its result card shows", async ({
   request,
 }, testInfo) => {
   const { session_id } = await createSession(request);
-  await patchConfig(request, session_id, { approval_policy: { type: "manual" } });
+  await patchConfig(request, session_id, {
+    approval_policy: { type: "manual" },
+    approve_read_only: false,
+  });
   await scriptFakeLlm(request, [
     {
       blocks: [
@@ -94,7 +97,10 @@ test("a tool call denied by the user does not run and the model is told so", asy
   request,
 }, testInfo) => {
   const { session_id } = await createSession(request);
-  await patchConfig(request, session_id, { approval_policy: { type: "manual" } });
+  await patchConfig(request, session_id, {
+    approval_policy: { type: "manual" },
+    approve_read_only: false,
+  });
   await scriptFakeLlm(request, [
     {
       blocks: [

@@ -128,7 +128,7 @@ describe("branches and merges", () => {
     server.llm.enqueue({
       blocks: [{ type: "toolCall", name: "read_file", arguments: { path: "notes.txt" } }],
     });
-    const { id } = await createSession();
+    const { id } = await createSession({ config: { approve_read_only: false } });
     const stream = await readSse(await postText(id, "read it"));
     expect(finalState(stream)).toBe("AwaitingToolApproval");
     const [first] = await messageIds(id);

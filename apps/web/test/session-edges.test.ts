@@ -200,7 +200,7 @@ describe("client_metadata", () => {
 describe("workflows over HTTP", () => {
   it("plan mode + manual: a bash workflow is refused with an error event and nothing runs", async () => {
     const id = await createSession({
-      config: { agent_mode: "plan", approval_policy: { type: "manual" } },
+      config: { agent_mode: "plan", approval_policy: { type: "manual" }, approve_read_only: false },
     });
     const response = await post(id, {
       type: "workflow",

@@ -47,6 +47,8 @@ const BODIES: Record<
         },
         model: { protocol: "anthropic-messages", model: "claude-sonnet-4-5" },
         folding: { enabled: true },
+        approve_read_only: false,
+        allow_rules: ["Bash(npm test:*)"],
       },
     },
   }),
@@ -94,7 +96,13 @@ const BODIES: Record<
   "POST /api/sessions/{id}/parallel/{group_id}/choose": () => ({ body: { candidate: 1 } }),
   "POST /api/sessions/{id}/messages/{message_id}/edit": () => ({ body: { text: "again" } }),
   "POST /api/sessions/{id}/approvals": () => ({
-    body: { decisions: [{ tool_call_id: "call-1", decision: "approve", remember: true }] },
+    body: {
+      decisions: [
+        { tool_call_id: "call-1", decision: "approve", remember: true },
+        { tool_call_id: "call-2", decision: "approve", rule: "Bash(npm test:*)" },
+        { tool_call_id: "call-3", decision: "deny", reason: "use pnpm" },
+      ],
+    },
   }),
   "POST /api/sessions/{id}/plan/approve": (f) => ({ body: { message_id: f.messageId } }),
   "PATCH /api/sessions/{id}/config": () => ({
@@ -103,6 +111,8 @@ const BODIES: Record<
       optimization: { strategy: { type: "intelligent", keep_recent: 4 } },
       model: { protocol: "offline", model: "arbor-offline" },
       folding: { enabled: true, max_depth: 2 },
+      approve_read_only: true,
+      allow_rules: ["Bash(npm test)", "Bash(git status:*)"],
     },
   }),
   "POST /api/sessions/{id}/branches": (f) => ({

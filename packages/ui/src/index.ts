@@ -8,6 +8,7 @@ export * from "./admin/admin-sessions-table.js";
 export * from "./admin/audit-log.js";
 export * from "./admin/build-loop-tree.js";
 export * from "./admin/loop-tree.js";
+export * from "./approval-rules-settings.js";
 export * from "./branches/branch-graph.js";
 export * from "./branches/branch-notices.js";
 export * from "./branches/branch-settings.js";

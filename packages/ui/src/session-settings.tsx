@@ -14,6 +14,7 @@ import type {
 import * as Dialog from "@radix-ui/react-dialog";
 import * as Select from "@radix-ui/react-select";
 import { type ReactNode, useId, useState } from "react";
+import { type ApprovalRulesDraft, ApprovalRulesFields } from "./approval-rules-settings.js";
 import { DialogPanel } from "./dialog.js";
 import { InstructionsInUse } from "./instructions-in-use.js";
 import { type ModelOption, modelKey } from "./model-picker.js";
@@ -47,6 +48,8 @@ export type SessionSettingsPatch = Pick<
   | "folding"
   | "system_prompt"
   | "auto_loop_iteration_timeout_ms"
+  | "approve_read_only"
+  | "allow_rules"
 >;
 
 export interface SessionSettingsProps {
@@ -62,6 +65,8 @@ export interface SessionSettingsProps {
         | "folding"
         | "system_prompt"
         | "auto_loop_iteration_timeout_ms"
+        | "approve_read_only"
+        | "allow_rules"
       >
     >;
   models: readonly ModelOption[];
@@ -121,6 +126,8 @@ interface Draft {
   optimization: OptimizationDraft | undefined;
   /** the model's limits, the system prompt, the iteration timeout, the folding budgets */
   limits: LimitsDraft;
+  /** approve_read_only and allow_rules (approval-rules-settings.tsx) */
+  rules: ApprovalRulesDraft;
 }
 
 function draftOf(config: SessionSettingsProps["config"]): Draft {
@@ -137,6 +144,10 @@ function draftOf(config: SessionSettingsProps["config"]): Draft {
     folding: config.folding?.enabled ?? false,
     optimization: config.optimization ? optimizationDraftOf(config.optimization) : undefined,
     limits: limitsDraftOf(config),
+    rules: {
+      approveReadOnly: config.approve_read_only ?? true,
+      allowRules: config.allow_rules ?? [],
+    },
   };
 }
 
@@ -235,6 +246,12 @@ export function SessionSettings({
     }
     if (draft.toolExecution !== (config.tool_execution ?? "parallel_read_only")) {
       patch.tool_execution = draft.toolExecution;
+    }
+    if (draft.rules.approveReadOnly !== (config.approve_read_only ?? true)) {
+      patch.approve_read_only = draft.rules.approveReadOnly;
+    }
+    if (JSON.stringify(draft.rules.allowRules) !== JSON.stringify(config.allow_rules ?? [])) {
+      patch.allow_rules = [...draft.rules.allowRules];
     }
     if (config.folding !== undefined && draft.folding !== config.folding.enabled) {
       // PATCH replaces the whole folding config: the session's limits stay as they are
@@ -368,6 +385,8 @@ export function SessionSettings({
               </div>
             )}
           </fieldset>
+
+          <ApprovalRulesFields draft={draft.rules} onChange={(rules) => set({ rules })} />
 
           <fieldset className="flex flex-col gap-1">
             <legend className="mb-1 text-sm font-medium">Who may approve tool calls</legend>

@@ -33,6 +33,7 @@ import {
   loopTreesFromRecords,
   McpManager,
   type ModelConfigDescription,
+  matchingRule,
   mcpConfigSources,
   OpenApiManager,
   openApiConfigPath,
@@ -410,6 +411,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         exposure: {
           servingBeyondLoopback: beyondLoopback,
           personApproves: initialApproval(config.approval_policy, "bash") === "pending",
+          // a command a scoped allow rule lets through runs without a person, too
+          unattended: (command) =>
+            matchingRule(config.allow_rules, "bash", { command }) !== undefined,
         },
         processes,
       });

@@ -57,6 +57,11 @@ export const ToolCallRequestSchema = z.object({
   decided_by: PersonRefSchema.nullable().optional(),
   /** what the call will do, when its tool can say (OpenAPI tools): shown on the approval card */
   preview: ToolCallPreviewSchema.optional(),
+  /**
+   * a waiting bash call: the scoped "Always allow" rules its approval card offers, this exact
+   * command and, for a simple command, its program's prefix (permission-rules.ts suggestedRules)
+   */
+  suggested_rules: z.object({ exact: z.string(), prefix: z.string().optional() }).optional(),
 });
 export type ToolCallRequest = z.infer<typeof ToolCallRequestSchema>;
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ApproversSchema } from "./approvers.js";
 import { ApiProtocolSchema, ThinkingLevelSchema } from "./llm-config.js";
+import { parsePermissionRule } from "./permission-rules.js";
 
 // A session's configuration (the spec's ChatConfig). Every field has a default so that a stored
 // config written before a field existed still loads (plan-act: a config without agent_mode is Act).
@@ -110,6 +111,12 @@ export type FoldingSettings = z.infer<typeof FoldingSettingsSchema>;
 export const ToolExecutionModeSchema = z.enum(["sequential", "parallel_read_only", "parallel"]);
 export type ToolExecutionMode = z.infer<typeof ToolExecutionModeSchema>;
 
+/** A scoped "Always allow" rule: `Bash(npm test)` or `Bash(npm test:*)` (permission-rules.ts). */
+export const AllowRuleSchema = z.string().superRefine((text, ctx) => {
+  const parsed = parsePermissionRule(text);
+  if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.error });
+});
+
 export const SessionConfigSchema = z.object({
   agent_mode: AgentModeSchema.default("act"),
   /**
@@ -120,6 +127,17 @@ export const SessionConfigSchema = z.object({
   approval_policy: ApprovalPolicySchema.default({ type: "manual" }),
   /** who may approve or deny tool calls (approvers.ts mayApprove); viewers never */
   approvers: ApproversSchema.default("collaborators"),
+  /**
+   * read-only tools (the same classification as tool_execution: reads, searches, codebase tools,
+   * MCP tools annotated readOnlyHint) run without asking, in Act and Plan mode; each such call
+   * is recorded as auto_approved by the rule `approve_read_only`. false → they ask like the rest.
+   */
+  approve_read_only: z.boolean().default(true),
+  /**
+   * scoped "Always allow" rules for bash, as Claude Code writes them: `Bash(npm test)` (this exact
+   * command) or `Bash(npm test:*)` (commands starting with these words; never a compound command)
+   */
+  allow_rules: z.array(AllowRuleSchema).max(200).default([]),
   optimization: OptimizationConfigSchema.default(OptimizationConfigSchema.parse({})),
   /** the workspace the file tools and file references are confined to */
   workspace: z.string().optional(),

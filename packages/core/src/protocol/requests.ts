@@ -19,6 +19,7 @@ import {
 import {
   AgentModeSchema,
   AgentRoleSchema,
+  AllowRuleSchema,
   ApprovalPolicySchema,
   FoldingSettingsSchema,
   OptimizationConfigSchema,
@@ -360,6 +361,19 @@ const PatchConfigFieldsSchema = z.object({
   tool_execution: ToolExecutionModeSchema.optional().describe(
     "how the tool calls of one answer run: sequential; parallel_read_only (default: read-only calls together, every other call alone); parallel (every call at once). Results reach the model in call order; each call keeps its own approval",
   ),
+  approve_read_only: z
+    .boolean()
+    .optional()
+    .describe(
+      "true (default): read-only tools (reads, searches, codebase tools, MCP tools marked readOnlyHint) run without asking, in Act and Plan mode, recorded as approved by the rule approve_read_only; false: they ask like every other tool",
+    ),
+  allow_rules: z
+    .array(AllowRuleSchema)
+    .max(200)
+    .optional()
+    .describe(
+      "replaces the scoped bash rules: `Bash(npm test)` allows that exact command, `Bash(npm test:*)` commands starting with those words (never a compound command: ; && || | $( ) ` > < or a line break ask again)",
+    ),
 });
 
 export const PatchConfigRequestSchema = strictRequest(
@@ -380,7 +394,19 @@ export const ApprovalDecisionSchema = z.object({
   remember: z
     .boolean()
     .optional()
-    .describe("approve: always allow this tool in this session (adds it to the white list)"),
+    .describe(
+      "approve: always allow this tool in this session (adds it to the white list); for bash, this exact command only (adds the rule Bash(command))",
+    ),
+  rule: AllowRuleSchema.optional().describe(
+    "approve: add this scoped rule to the session's allow_rules, `Bash(command)` or `Bash(prefix:*)`; it must allow the call approved",
+  ),
+  reason: z
+    .string()
+    .trim()
+    .min(1, "a reason needs words; omit it to give none")
+    .max(2000, "at most 2000 characters")
+    .optional()
+    .describe("deny: why, in the person's words; the model receives it with the denial"),
 });
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
 
@@ -395,6 +421,20 @@ export const ApprovalsRequestSchema = strictRequest(
     .superRefine((body, ctx) => {
       const seen = new Set<string>();
       body.decisions.forEach((d, i) => {
+        if (d.decision === "approve" && d.reason !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["decisions", i, "reason"],
+            message: "a reason goes with a denial",
+          });
+        }
+        if (d.decision === "deny" && (d.rule !== undefined || d.remember === true)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["decisions", i, d.rule !== undefined ? "rule" : "remember"],
+            message: "only an approval is remembered",
+          });
+        }
         if (seen.has(d.tool_call_id)) {
           ctx.addIssue({
             code: "custom",

@@ -269,6 +269,23 @@ describe("detectSandbox", () => {
       /^Command refused: there is no working sandbox \(.*no-such-bwrap is not installed\) and no person approves this run .*apt-get install bubblewrap.*ARBOR_SANDBOX=off/,
     );
     expect(existsSync(path.join(workspace, "ran"))).toBe(false);
+    // a command a scoped allow rule lets through (issue #27) is unattended; the others are not
+    const ruled = createBashTool({
+      workspaceRoot: workspace,
+      sandbox,
+      exposure: {
+        servingBeyondLoopback: false,
+        personApproves: true,
+        unattended: (command) => command.startsWith("touch"),
+      },
+    });
+    await expect(
+      ruled.execute({ command: "touch ruled" }, createRecordingContext()),
+    ).rejects.toThrow(/^Command refused: .* no person approves this run/);
+    expect(existsSync(path.join(workspace, "ruled"))).toBe(false);
+    expect(
+      (await ruled.execute({ command: "echo asked" }, createRecordingContext())).content,
+    ).toEqual([{ type: "text", text: "Exit code: 0\nasked\n" }]);
   });
 });
 

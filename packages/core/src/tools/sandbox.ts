@@ -52,6 +52,11 @@ export interface SandboxExposure {
    * the session's white list ("always allow") or a config file starts it
    */
   personApproves: boolean;
+  /**
+   * a command that runs without a person although the policy asks: one of the session's scoped
+   * allow rules (`Bash(npm test:*)`) lets it through, so it counts as unattended
+   */
+  unattended?: (command: string) => boolean;
 }
 
 /** A process on a loopback-only server that a person approves: the least exposed case. */

@@ -4,6 +4,7 @@ import type { ApprovalDecision, ApprovalStatus, BodyOf, ToolCallRequest } from "
 import { useState } from "react";
 import { unreachable } from "../state-label.js";
 import { badgeClass, buttonClass } from "../styles.js";
+import { ApprovalActions } from "./approval-actions.js";
 import { CallPreview } from "./call-preview.js";
 import { preClass } from "./disclosure.js";
 import { Markdown } from "./markdown.js";
@@ -12,7 +13,7 @@ import { SubAgentCard, type SubAgentView, subAgentFromResult } from "./sub-agent
 import { ToolResultCard } from "./tool-result-card.js";
 
 // The assistant's tool calls with inline approval. Several calls may wait at once; each has its own
-// Approve / Deny / "Always allow this tool". A decision is sent once: its buttons disable until the
+// Approve / Deny / "Always allow" (approval-actions.tsx). A decision is sent once: its buttons disable until the
 // server's update turns the call's status from pending to approved or denied. Each call is one
 // card from request to result: its arguments, its approval, "Running…" while it runs, and its
 // result (given by the transcript, which then shows no separate result card).
@@ -146,34 +147,7 @@ function ToolCallRow({
       ) : (
         args
       )}
-      {pending && onDecide && (
-        <fieldset aria-label={`Approval for ${call.name}`} className="mt-2 flex flex-wrap gap-2">
-          <button
-            type="button"
-            className={buttonClass.primary}
-            disabled={decided}
-            onClick={() => onDecide({ tool_call_id: call.id, decision: "approve" })}
-          >
-            Approve
-          </button>
-          <button
-            type="button"
-            className={buttonClass.danger}
-            disabled={decided}
-            onClick={() => onDecide({ tool_call_id: call.id, decision: "deny" })}
-          >
-            Deny
-          </button>
-          <button
-            type="button"
-            className={buttonClass.secondary}
-            disabled={decided}
-            onClick={() => onDecide({ tool_call_id: call.id, decision: "approve", remember: true })}
-          >
-            Always allow this tool
-          </button>
-        </fieldset>
-      )}
+      {pending && onDecide && <ApprovalActions call={call} decided={decided} onDecide={onDecide} />}
       {child && (
         <SubAgentCard
           name={call.name}

@@ -54,7 +54,7 @@ export function assistantRow(
   message: AssistantMessage,
   ctx: RowContext,
   status: "complete" | "incomplete" | "failed",
-  approvalOf: (toolName: string) => ApprovalStatus,
+  approvalOf: (toolName: string, args: Record<string, unknown>) => ApprovalStatus,
 ): ContextMessage {
   const base = {
     id: ctx.id,
@@ -87,7 +87,7 @@ export function assistantRow(
         id: call.id,
         name: call.name,
         arguments: call.arguments,
-        approval: approvalOf(call.name),
+        approval: approvalOf(call.name, call.arguments),
       })),
     },
   };

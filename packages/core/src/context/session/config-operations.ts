@@ -7,7 +7,7 @@ import {
 import type { ApprovalUpdate } from "../../model/session-records.js";
 import type { ContextState } from "../../model/states.js";
 import type { ApprovalDecision } from "../../protocol/requests.js";
-import { rememberTool } from "./approval-policy.js";
+import { type RememberedSettings, rememberApproval, userNote } from "./approval-policy.js";
 import { decideHeldChildCalls, heldChildCalls } from "./held-child-calls.js";
 import type { RunResult } from "./run-driver.js";
 import { messageFromPayload, processMessage, respond, turnSetup } from "./send-message.js";
@@ -115,8 +115,10 @@ export async function approvePlanOp(
 
 /**
  * Records the user's decisions on pending tool calls (durable: they are stored on the
- * tool_request) and, once none is pending, continues the loop. `remember` on an approval adds
- * the tool to the white list (see approval-policy.ts `rememberTool`), stored with the decisions.
+ * tool_request) and, once none is pending, continues the loop. `remember` or `rule` on an
+ * approval adds the tool to the white list or a scoped bash rule to `allow_rules`
+ * (approval-policy.ts `rememberApproval`), stored with the decisions; a denial's `reason` is
+ * stored in its note and reaches the model with the denial.
  */
 export async function decideToolCallsOp(
   core: StoredSession,
@@ -142,7 +144,10 @@ export async function decideToolCallsOp(
     return respond(core, turnSetup(core), { signal });
   }
   const pending = new Set(state.pending_requests);
-  let policy = core.config.approval_policy;
+  let remembered: RememberedSettings = {
+    approval_policy: core.config.approval_policy,
+    allow_rules: core.config.allow_rules,
+  };
   const approvals: Record<string, ApprovalUpdate> = {};
   for (const decision of decisions) {
     if (!pending.has(decision.tool_call_id)) {
@@ -153,18 +158,29 @@ export async function decideToolCallsOp(
     }
     approvals[decision.tool_call_id] = {
       approval: decision.decision === "approve" ? "approved" : "denied",
-      approval_note: "user",
+      // a denial's reason is kept in its note; the model receives it (deniedResultText)
+      approval_note: userNote(decision.decision === "deny" ? decision.reason : undefined),
       decided_by: core.operator,
     };
     const call = request.calls.find((c) => c.id === decision.tool_call_id);
-    if (decision.remember && decision.decision === "approve" && call)
-      policy = rememberTool(policy, call.name);
+    if (decision.decision === "approve" && call) {
+      const outcome = rememberApproval(remembered, call, decision);
+      if (!outcome.ok) {
+        throw new OperationRejected(
+          "invalid_request",
+          `tool call ${decision.tool_call_id}: ${outcome.error}`,
+        );
+      }
+      remembered = outcome.settings;
+    }
   }
   const remaining = request.calls.filter((c) => pending.has(c.id) && approvals[c.id] === undefined);
-  const configChanged = policy !== core.config.approval_policy;
+  const configChanged =
+    remembered.approval_policy !== core.config.approval_policy ||
+    remembered.allow_rules !== core.config.allow_rules;
   const write = {
     message_updates: [{ id: request.id, approvals }],
-    ...(configChanged ? { session: { config: { ...core.config, approval_policy: policy } } } : {}),
+    ...(configChanged ? { session: { config: { ...core.config, ...remembered } } } : {}),
   };
   if (remaining.length > 0) {
     const next: ContextState = {

@@ -9,7 +9,12 @@ import type { ApprovalDecision } from "../../protocol/requests.js";
 import type { StoredEvent } from "../../store/types.js";
 import { isPlanTool, toolsForMode } from "../plan-act.js";
 import { sessionToolResultRow, toolResultRow } from "./agent-rows.js";
-import { DENIED_RESULT_TEXT, rememberTool } from "./approval-policy.js";
+import {
+  DENIED_RESULT_TEXT,
+  type RememberedSettings,
+  rememberApproval,
+  userNote,
+} from "./approval-policy.js";
 import { forcedFolds } from "./forced-folds.js";
 import { parseStoredEvent } from "./stored-events.js";
 import { OperationRejected, type StoredSession } from "./stored-session.js";
@@ -256,7 +261,10 @@ export async function decideHeldChildCalls(
   }
   const waiting = new Map(held.map((h) => [h.callId, h]));
   const by = core.operator;
-  let policy = core.config.approval_policy;
+  let remembered: RememberedSettings = {
+    approval_policy: core.config.approval_policy,
+    allow_rules: core.config.allow_rules,
+  };
   const events: SessionEventBody[] = [];
   const updates: MessageLifecycleUpdate[] = [];
   const decided = new Map<string, "approved" | "denied">();
@@ -270,20 +278,37 @@ export async function decideHeldChildCalls(
     }
     const status = d.decision === "approve" ? "approved" : "denied";
     decided.set(call.callId, status);
-    if (d.decision === "approve" && d.remember) policy = rememberTool(policy, call.toolName);
+    if (d.decision === "approve") {
+      // a held call's arguments are not at hand: bash remembers nothing, a rule is refused
+      const outcome = rememberApproval(
+        remembered,
+        { name: call.toolName, arguments: undefined },
+        d,
+      );
+      if (!outcome.ok) {
+        throw new OperationRejected(
+          "invalid_request",
+          `tool call ${d.tool_call_id}: ${outcome.error}`,
+        );
+      }
+      remembered = outcome.settings;
+    }
     events.push(decisionEvent(core, call, status, by));
     if (call.kind === "fold") {
-      const approval: ApprovalUpdate = { approval: status, approval_note: "user", decided_by: by };
+      const note = userNote(d.decision === "deny" ? d.reason : undefined);
+      const approval: ApprovalUpdate = { approval: status, approval_note: note, decided_by: by };
       updates.push({ id: call.requestId, approvals: { [call.callId]: approval } });
     }
   }
   const remaining = held.filter(
     (h) => state.pending_requests.includes(h.callId) && !decided.has(h.callId),
   );
-  const configChanged = policy !== core.config.approval_policy;
+  const configChanged =
+    remembered.approval_policy !== core.config.approval_policy ||
+    remembered.allow_rules !== core.config.allow_rules;
   const write = {
     ...(updates.length > 0 ? { message_updates: updates } : {}),
-    ...(configChanged ? { session: { config: { ...core.config, approval_policy: policy } } } : {}),
+    ...(configChanged ? { session: { config: { ...core.config, ...remembered } } } : {}),
   };
   const hasWrite = updates.length > 0 || configChanged;
   const approved = held.filter((h) => decided.get(h.callId) === "approved");

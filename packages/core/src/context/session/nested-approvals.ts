@@ -46,6 +46,11 @@ export class NestedApprovals {
     return this.#decided.get(toolCallId);
   }
 
+  /** the tool of a call that waits here; undefined when none waits under that id */
+  toolNameOf(toolCallId: string): string | undefined {
+    return this.#waiting.get(toolCallId)?.call.toolName;
+  }
+
   get size(): number {
     return this.#waiting.size;
   }

@@ -10,7 +10,7 @@ import type { ContextState } from "../../model/states.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import type { ParallelMessageRequest } from "../../protocol/parallel.js";
 import { isPlanTool } from "../plan-act.js";
-import { DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
+import { approvalFor, DENIED_RESULT_TEXT, readOnlyNames } from "./approval-policy.js";
 import { childContext } from "./loop-context.js";
 import { type ParallelAskResult, storeAnswers } from "./parallel-answers.js";
 import {
@@ -102,6 +102,7 @@ export async function askParallelOp(
   const history = toAgentMessages(view);
   const tools = setup.tools.filter((t) => !isPlanTool(t.name));
   const offered = new Set(tools.map((t) => t.name));
+  const readOnly = readOnlyNames(tools);
   const session = core.config.model;
   const base: Omit<AgentLoopConfig, "model"> = {
     provider: deps.provider,
@@ -162,7 +163,7 @@ export async function askParallelOp(
         verdicts.push({ toolCallId: call.id, verdict: "deny", reason: notFoundText(call.name) });
         continue;
       }
-      let approval = initialApproval(core.config.approval_policy, call.name);
+      let approval = approvalFor(core.config, call, (n) => readOnly.has(n)).approval;
       if (approval === "pending") {
         await writer.add([toolEvent(candidate, call, "pending_approval")]);
         const decision = await core.nestedApprovals.wait(

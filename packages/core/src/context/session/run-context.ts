@@ -74,6 +74,8 @@ export class RunContext {
   readonly controller = new AbortController();
   /** the tool names the model is offered in this run; a call of any other is never run */
   readonly offered: ReadonlySet<string>;
+  /** the offered tools that only read (category "read"): approve_read_only lets them run */
+  readOnly: ReadonlySet<string> = new Set();
   /** what an offered tool says a call will do (its approval card's `preview`; tools' describeCall) */
   describeCall: (name: string, args: Record<string, unknown>) => ToolCallPreview | undefined = () =>
     undefined;

@@ -16,7 +16,12 @@ import type { ContextMessage } from "../../model/message-types.js";
 import type { ContextState, StateOf } from "../../model/states.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { ASK_QUESTION, isPlanTool, PRESENT_PLAN } from "../plan-act.js";
-import { DENIED_RESULT_TEXT, maxAutoLoopDepth, verdictFromApproval } from "./approval-policy.js";
+import {
+  deniedResultText,
+  maxAutoLoopDepth,
+  readOnlyNames,
+  verdictFromApproval,
+} from "./approval-policy.js";
 import { hookSessionInfo, toolHookCalls } from "./command-hook-calls.js";
 import { loopContext } from "./loop-context.js";
 import { RunContext, type RunStop } from "./run-context.js";
@@ -109,6 +114,7 @@ export class RunDriver {
     );
     this.#run = run;
     const byName = new Map(input.tools.map((t) => [t.name, t]));
+    run.readOnly = readOnlyNames(input.tools);
     run.describeCall = (name, args) => {
       try {
         return byName.get(name)?.describeCall?.(args);
@@ -401,8 +407,11 @@ async function approvalGate(
     // switch to plan mode took its tool away
     if (!run.offered.has(c.name))
       return { toolCallId: c.id, verdict: "deny", reason: notFoundText(c.name) };
-    const verdict = verdictFromApproval(approvals.get(c.id)?.approval ?? "pending");
-    if (verdict === "deny") return { toolCallId: c.id, verdict, reason: DENIED_RESULT_TEXT };
+    const stored = approvals.get(c.id);
+    const verdict = verdictFromApproval(stored?.approval ?? "pending");
+    if (verdict === "deny") {
+      return { toolCallId: c.id, verdict, reason: deniedResultText(stored?.approval_note) };
+    }
     return { toolCallId: c.id, verdict };
   });
   const pending = calls.filter((_, i) => verdicts[i]?.verdict === "defer");

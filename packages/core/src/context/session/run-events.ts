@@ -6,11 +6,12 @@ import type {
   ToolResultMessage,
 } from "../../model/llm-messages.js";
 import { emptyUsage } from "../../model/llm-messages.js";
+import { bashCommandOf, suggestedRules } from "../../model/permission-rules.js";
 import type { ContextState } from "../../model/states.js";
 import type { SubAgentUpdate } from "../../protocol/events.js";
 import { isPlanTool } from "../plan-act.js";
 import { assistantRow, hasToolCalls, toolResultRow } from "./agent-rows.js";
-import { initialApproval } from "./approval-policy.js";
+import { approvalFor } from "./approval-policy.js";
 import { deliveryWrite } from "./message-queue.js";
 import type { RunContext, Streaming } from "./run-context.js";
 import { calibratesFromUsage } from "./session-token-count.js";
@@ -294,16 +295,29 @@ async function onMessageEnd(run: RunContext, message: AgentMessage): Promise<voi
     text: "",
   };
   run.streaming = undefined;
-  const policy = core.config.approval_policy;
+  const isReadOnly = (name: string): boolean => run.readOnly.has(name);
   // a call of a tool this run did not offer never waits for a person: it is refused (the gate
   // answers "not found"), so plan mode never holds or runs a write tool
-  const row = assistantRow(message, run.rowContext(streaming.messageId), "complete", (name) =>
-    run.offered.has(name) ? initialApproval(policy, name) : "denied",
+  const row = assistantRow(
+    message,
+    run.rowContext(streaming.messageId),
+    "complete",
+    (name, args) =>
+      run.offered.has(name)
+        ? approvalFor(core.config, { name, arguments: args }, isReadOnly).approval
+        : "denied",
   );
   if (row.body.message_type === "tool_request") {
     for (const call of row.body.calls) {
       if (!run.offered.has(call.name)) call.approval_note = NOT_OFFERED_NOTE;
       else {
+        // the policy or rule that let the call through is named on it (approval-policy.ts)
+        const note = approvalFor(core.config, call, isReadOnly).note;
+        if (note !== undefined) call.approval_note = note;
+        // the scoped "Always allow" rules the approval card offers for a bash call
+        const command =
+          call.approval === "pending" ? bashCommandOf(call.name, call.arguments) : undefined;
+        if (command !== undefined) call.suggested_rules = suggestedRules(command);
         // what the call will do (an OpenAPI call's method, URL, credential), for the approval card
         const preview = run.describeCall(call.name, call.arguments);
         if (preview !== undefined) call.preview = preview;

@@ -14,7 +14,7 @@ import type { MessageLifecycleUpdate } from "../../model/session-records.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { assistantRow, toolResultRow } from "./agent-rows.js";
-import { DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
+import { approvalFor, DENIED_RESULT_TEXT, readOnlyNames } from "./approval-policy.js";
 import { childContext } from "./loop-context.js";
 import type { NestedStatus } from "./nested-approvals.js";
 import { summarizerFor } from "./optimizer-settings.js";
@@ -97,10 +97,15 @@ export function foldRuntimeFor(
           }),
       );
   };
-  const verdictOf = (name: string): "run" | "not_offered" | "held" => {
+  const readOnly = readOnlyNames(input.tools);
+  const verdictOf = (
+    name: string,
+    args: Record<string, unknown>,
+  ): "run" | "not_offered" | "held" => {
     if (!offered.has(name)) return "not_offered";
     if (name === "return") return "run";
-    return initialApproval(core.config.approval_policy, name) === "auto_approved" ? "run" : "held";
+    const first = approvalFor(core.config, { name, arguments: args }, (n) => readOnly.has(n));
+    return first.approval === "auto_approved" ? "run" : "held";
   };
   const loopConfig: AgentLoopConfig = {
     provider: parentLoop.provider,
@@ -155,7 +160,7 @@ export function foldRuntimeFor(
     signal: AbortSignal,
   ): Promise<ToolCallVerdict[]> => {
     const waits = calls.map(async (c): Promise<ToolCallVerdict> => {
-      const verdict = verdictOf(c.name);
+      const verdict = verdictOf(c.name, c.arguments);
       if (verdict === "run") return { toolCallId: c.id, verdict: "run" };
       if (verdict === "not_offered") {
         return { toolCallId: c.id, verdict: "deny", reason: `Tool ${c.name} not found` };
@@ -221,7 +226,7 @@ export function foldRuntimeFor(
         message,
         rowContext(core.newId()),
         cut ? "incomplete" : "complete",
-        (name) => approvalOf(verdictOf(name)),
+        (name, args) => approvalOf(verdictOf(name, args)),
       );
       if (row.body.message_type === "tool_request") {
         for (const call of row.body.calls) rounds.set(call.id, { requestId: row.id, call });

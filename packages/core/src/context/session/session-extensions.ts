@@ -13,7 +13,7 @@ import { agentTool } from "../../subagents/agent-tools.js";
 import type { ToolRegistry, ToolSource } from "../../tools/registry.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { ASK_QUESTION, isPlanTool, PRESENT_PLAN, toolsForMode } from "../plan-act.js";
-import { DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
+import { approvalFor, DENIED_RESULT_TEXT, readOnlyNames } from "./approval-policy.js";
 import { subAgentHookCalls } from "./command-hook-calls.js";
 import { childContext } from "./loop-context.js";
 import type { NestedApprovals } from "./nested-approvals.js";
@@ -172,12 +172,14 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
     parentTools: childTools,
     approveToolCalls: ((calls: readonly ToolCallContent[], info) => {
       const offered = new Set(childTools().map((t) => t.name));
+      const readOnly = readOnlyNames(childTools());
       return Promise.all(
         calls.map(async (call): Promise<ToolCallVerdict> => {
           if (!offered.has(call.name)) {
             return { toolCallId: call.id, verdict: "deny", reason: `Tool ${call.name} not found` };
           }
-          if (initialApproval(core.config.approval_policy, call.name) === "auto_approved") {
+          const first = approvalFor(core.config, call, (n) => readOnly.has(n));
+          if (first.approval === "auto_approved") {
             return { toolCallId: call.id, verdict: "run" };
           }
           const parent = info.parent;

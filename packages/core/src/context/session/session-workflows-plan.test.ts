@@ -378,12 +378,30 @@ describe("Plan mode", () => {
     ]);
   });
 
-  it("a read-only call held for a person while planning waits in AwaitingToolApproval, then researches", async () => {
+  it("by default a read-only call while planning runs without asking, noted with its rule (issue #27)", async () => {
     const workspace = tempWorkspace({ "a.txt": "alpha\n" });
     const h = harness([call("read_file", { path: "a.txt" }, "r1"), answer("Read it.")], {
       tools: defaultTools(workspace),
     });
     const session = await h.manager.create({ config: { agent_mode: "plan", workspace } });
+    const asked = await collect(session.sendMessage({ type: "text", text: "plan it" }));
+    expect(errors(asked)).toEqual([]);
+    expect(states(asked).at(-1)).toBe("Idle");
+    expect(states(asked)).not.toContain("AwaitingToolApproval");
+    const request = session.messages().messages.find((m) => m.body.message_type === "tool_request");
+    expect(request?.body).toMatchObject({
+      calls: [{ id: "r1", approval: "auto_approved", approval_note: "rule approve_read_only" }],
+    });
+  });
+
+  it("a read-only call held for a person while planning (approve_read_only off) waits in AwaitingToolApproval, then researches", async () => {
+    const workspace = tempWorkspace({ "a.txt": "alpha\n" });
+    const h = harness([call("read_file", { path: "a.txt" }, "r1"), answer("Read it.")], {
+      tools: defaultTools(workspace),
+    });
+    const session = await h.manager.create({
+      config: { agent_mode: "plan", workspace, approve_read_only: false },
+    });
     const asked = await collect(session.sendMessage({ type: "text", text: "plan it" }));
     expect(states(asked)).toEqual([...PIPELINE, ...TO_PLAN_CALL, "AwaitingToolApproval"]);
     const decided = await collect(

@@ -29,7 +29,7 @@ import { countRequestTokens, optimizationTarget } from "../optimization/token-bu
 import { modelTitle, shortTitle } from "../session-title.js";
 import type { TransitionRecord } from "../state-machine.js";
 import { MAX_INSTRUCTION_CHARS, type WorkspaceInstructions } from "../workspace-instructions.js";
-import { rememberTool } from "./approval-policy.js";
+import { type RememberedSettings, rememberApproval } from "./approval-policy.js";
 import {
   type BranchPatch,
   createBranchOp,
@@ -646,11 +646,27 @@ export class Session {
       const refused: string[] = [];
       const claimed: ApprovalDecision[] = [];
       const stored: Promise<void>[] = [];
-      let policy = core.config.approval_policy;
+      let remembered: RememberedSettings = {
+        approval_policy: core.config.approval_policy,
+        allow_rules: core.config.allow_rules,
+      };
       for (const d of decisions) {
         const before = nested.decidedAs(d.tool_call_id);
         if (before !== undefined) {
           refused.push(`tool call ${d.tool_call_id} was already ${before}`);
+          continue;
+        }
+        // a nested call's arguments are not at hand: bash remembers nothing, a rule is refused
+        const outcome =
+          d.decision === "approve"
+            ? rememberApproval(
+                remembered,
+                { name: nested.toolNameOf(d.tool_call_id) ?? "", arguments: undefined },
+                d,
+              )
+            : ({ ok: true, settings: remembered } as const);
+        if (!outcome.ok) {
+          refused.push(`tool call ${d.tool_call_id}: ${outcome.error}`);
           continue;
         }
         const call = nested.claim(d.tool_call_id, d.decision);
@@ -660,7 +676,7 @@ export class Session {
         }
         claimed.push(d);
         const status = d.decision === "approve" ? "approved" : "denied";
-        if (d.decision === "approve" && d.remember) policy = rememberTool(policy, call.toolName);
+        remembered = outcome.settings;
         events.push(call.decisionEvent(status, by));
         const update = call.rowUpdate?.(status, by);
         if (update !== undefined) updates.push(update);
@@ -673,10 +689,12 @@ export class Session {
       try {
         // the calls' own rows and events first; the decisions are stored before the calls go on
         await Promise.all(stored);
-        const changed = policy !== core.config.approval_policy;
+        const changed =
+          remembered.approval_policy !== core.config.approval_policy ||
+          remembered.allow_rules !== core.config.allow_rules;
         const write = {
           ...(updates.length > 0 ? { message_updates: updates } : {}),
-          ...(changed ? { session: { config: { ...core.config, approval_policy: policy } } } : {}),
+          ...(changed ? { session: { config: { ...core.config, ...remembered } } } : {}),
         };
         const hasWrite = updates.length > 0 || changed;
         for (const event of await core.commit({ events, ...(hasWrite ? { write } : {}) })) {

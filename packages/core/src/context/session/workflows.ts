@@ -4,7 +4,7 @@ import type { ContextState } from "../../model/states.js";
 import type { MessagePayload } from "../../protocol/requests.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { sessionToolResultRow } from "./agent-rows.js";
-import { approvalNote, DENIED_RESULT_TEXT, initialApproval } from "./approval-policy.js";
+import { approvalFor, DENIED_RESULT_TEXT } from "./approval-policy.js";
 import type { Change, StoredSession } from "./stored-session.js";
 import { OperationRejected } from "./stored-session.js";
 
@@ -50,8 +50,10 @@ export async function storeWorkflowCall(
       `invalid parameters for workflow "${name}": ${z.prettifyError(parsed.error)}`,
     );
   }
-  const policy = core.config.approval_policy;
-  const approval = initialApproval(policy, name);
+  const first = approvalFor(core.config, { name, arguments: params }, (n) =>
+    offered.some((t) => t.name === n && t.category === "read"),
+  );
+  const approval = first.approval;
   const now = core.nowIso();
   const requestId = core.newId();
   const request: ContextMessage = {
@@ -72,7 +74,7 @@ export async function storeWorkflowCall(
           name,
           arguments: params,
           approval,
-          ...(approval === "auto_approved" ? { approval_note: approvalNote(policy) } : {}),
+          ...(first.note !== undefined ? { approval_note: first.note } : {}),
         },
       ],
     },

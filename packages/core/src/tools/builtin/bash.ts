@@ -130,7 +130,12 @@ export function createBashTool(
         throw ToolError.failed(`Command blocked: matches deny pattern '${blocked}'`);
       }
       // fail closed: no command runs unconfined where that is not allowed (sandbox.ts)
-      const verdict = sandboxGate({ sandbox, ...exposure });
+      const verdict = sandboxGate({
+        sandbox,
+        servingBeyondLoopback: exposure.servingBeyondLoopback,
+        personApproves:
+          exposure.personApproves && !(exposure.unattended?.(params.command) ?? false),
+      });
       if (verdict.type === "refused") {
         throw ToolError.failed(`Command refused: ${verdict.reason}.`);
       }
