@@ -75,8 +75,10 @@ export class RunContext {
   /** the tool names the model is offered in this run; a call of any other is never run */
   readonly offered: ReadonlySet<string>;
   /** what an offered tool says a call will do (its approval card's `preview`; tools' describeCall) */
-  describeCall: (name: string, args: Record<string, unknown>) => ToolCallPreview | undefined = () =>
-    undefined;
+  describeCall: (
+    name: string,
+    args: Record<string, unknown>,
+  ) => Promise<ToolCallPreview | undefined> = async () => undefined;
   /** the prompts this run was started with (the loop echoes them; they are stored already) */
   readonly prompts = new Set<AgentMessage>();
   /** the moves held for the run's next write (see HeldMoves) */

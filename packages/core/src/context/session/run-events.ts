@@ -304,8 +304,9 @@ async function onMessageEnd(run: RunContext, message: AgentMessage): Promise<voi
     for (const call of row.body.calls) {
       if (!run.offered.has(call.name)) call.approval_note = NOT_OFFERED_NOTE;
       else {
-        // what the call will do (an OpenAPI call's method, URL, credential), for the approval card
-        const preview = run.describeCall(call.name, call.arguments);
+        // what the call will do (an OpenAPI call's method, URL, credential; an edit's diff
+        // against the file on disk), for the approval card: computed before anything runs
+        const preview = await run.describeCall(call.name, call.arguments);
         if (preview !== undefined) call.preview = preview;
       }
       run.round.set(call.id, { requestId: row.id, call });
