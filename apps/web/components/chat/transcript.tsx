@@ -20,6 +20,7 @@ import {
   type SubAgentViews,
   type ToolResults,
   type VersionSwitch,
+  withoutCardCalls,
 } from "@arbor/ui";
 import { Fragment, memo, type ReactNode, useEffect, useMemo, useRef } from "react";
 import type { AnnouncedMessage, StreamBuffer } from "@/lib/client/session-store";
@@ -256,6 +257,8 @@ export function Transcript({
   }, [messages, announced, activeBranchId, sessionId]);
 
   const tools = useMemo(() => pairToolResults(shown), [shown]);
+  // present_plan / ask_question calls are shown as their Plan / Question cards only (issue #27)
+  const cards = useMemo(() => withoutCardCalls(shown), [shown]);
   const placement = useMemo(
     () =>
       view === "optimized"
@@ -374,7 +377,7 @@ export function Transcript({
           originalMessages={originals(optimization)}
         />
       ))}
-      {shown.map((message) => (
+      {cards.map((message) => (
         <Fragment key={message.id}>
           {placement.before.get(message.id)?.map((optimization: OptimizationView) => (
             <OptimizationDivider

@@ -263,9 +263,11 @@ describe("edit_file's approval preview (issue #27)", () => {
       path: "math.js",
       problem: "old_text matches 2 locations in math.js. Include more context to make it unique.",
     });
-    expect(
-      await tool().describeCall?.({ path: "gone.js", old_text: "a", new_text: "b" }),
-    ).toEqual({ kind: "file_change", path: "gone.js", problem: "File not found: gone.js" });
+    expect(await tool().describeCall?.({ path: "gone.js", old_text: "a", new_text: "b" })).toEqual({
+      kind: "file_change",
+      path: "gone.js",
+      problem: "File not found: gone.js",
+    });
     // arguments the tool would refuse describe nothing
     expect(await tool().describeCall?.({ path: "math.js" })).toBeUndefined();
   });
