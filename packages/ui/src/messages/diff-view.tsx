@@ -143,6 +143,13 @@ function SplitTable({ hunks, rows }: { hunks: readonly DiffHunk[]; rows: Row[][]
     );
   return (
     <table className="w-full table-fixed border-collapse font-mono text-xs">
+      {/* fixed layout: the number columns keep their width, the two code columns share the rest */}
+      <colgroup>
+        <col className="w-10" />
+        <col />
+        <col className="w-10" />
+        <col />
+      </colgroup>
       <tbody>
         {hunks.map((hunk, h) => [
           <HunkHeader key={`h${hunk.old_start}:${hunk.new_start}`} hunk={hunk} colSpan={4} />,
