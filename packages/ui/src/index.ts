@@ -27,6 +27,7 @@ export * from "./instructions-in-use.js";
 export * from "./line-range.js";
 export * from "./mcp-servers.js";
 export * from "./messages/attachment-card.js";
+export * from "./messages/card-calls.js";
 export * from "./messages/card-shell.js";
 export * from "./messages/file-reference-card.js";
 export * from "./messages/fold-card.js";

@@ -22,6 +22,7 @@ import {
   type SubAgentViews,
   type ToolResults,
   type VersionSwitch,
+  withoutCardCalls,
 } from "@arbor/ui";
 import { Fragment, memo, type ReactNode, useEffect, useMemo, useRef } from "react";
 import type { AnnouncedMessage, StreamBuffer } from "@/lib/client/session-store";
@@ -335,6 +336,8 @@ export function Transcript({
   }, [messages, announced, activeBranchId, sessionId, silent]);
 
   const tools = useMemo(() => pairToolResults(shown), [shown]);
+  // present_plan / ask_question calls are shown as their Plan / Question cards only (issue #27)
+  const cards = useMemo(() => withoutCardCalls(shown), [shown]);
   const placement = useMemo(
     () =>
       view === "optimized"
@@ -480,7 +483,7 @@ export function Transcript({
           originalMessages={originals(optimization)}
         />
       ))}
-      {shown.map((message) => (
+      {cards.map((message) => (
         <Fragment key={message.id}>
           {placement.before.get(message.id)?.map((optimization: OptimizationView) => (
             <OptimizationDivider

@@ -33,6 +33,8 @@ export function withIndexUpdates<T extends AnyAgentTool>(tool: T, index: Codebas
     description: tool.description,
     parameters: tool.parameters,
     ...(tool.category !== undefined ? { category: tool.category } : {}),
+    // the approval card's diff (issue #27) is the wrapped tool's
+    ...(tool.describeCall !== undefined ? { describeCall: tool.describeCall } : {}),
     async execute(params: unknown, ctx: ToolContext): Promise<ToolResult> {
       try {
         return await tool.execute(params, ctx);

@@ -21,10 +21,10 @@ export const ApprovalStatusSchema = z.enum(["pending", "approved", "denied", "au
 export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
 
 /**
- * What a call will do, computed by its tool when the call is stored (before any approval): an
- * OpenAPI call's method, full URL, and which credential goes where (never its value).
+ * An OpenAPI call's request, computed by its tool when the call is stored (before any approval):
+ * its method, full URL, and which credential goes where (never its value).
  */
-export const ToolCallPreviewSchema = z.object({
+export const HttpCallPreviewSchema = z.object({
   kind: z.literal("http"),
   method: z.string(),
   /** path parameters filled in, the query string (a query credential shown as [redacted]) */
@@ -40,7 +40,59 @@ export const ToolCallPreviewSchema = z.object({
     })
     .optional(),
 });
+
+/**
+ * One hunk of a unified diff: the number of its first line on each side (1-based; a side with
+ * no lines names the line it comes before, 0 for a new file's old side) and its lines, each led
+ * by " " (context), "-" (removed) or "+" (added).
+ */
+export const DiffHunkSchema = z.object({
+  old_start: z.number().int().min(0),
+  old_lines: z.number().int().min(0),
+  new_start: z.number().int().min(0),
+  new_lines: z.number().int().min(0),
+  lines: z.array(z.string()),
+});
+export type DiffHunk = z.infer<typeof DiffHunkSchema>;
+
+/**
+ * A change to one workspace file as a unified diff (issue #27): what an edit_file / write_file
+ * call will do to the file on disk (its approval card's preview) or what it did (its result's
+ * `details.diff`). Hunks carry 3 lines of context; a new file is one hunk of added lines.
+ */
+export const FileDiffSchema = z.object({
+  /** relative to the workspace root, "/" separators */
+  path: z.string(),
+  /** create: the file did not exist; edit: an existing file changes */
+  change: z.enum(["create", "edit"]),
+  added: z.number().int().min(0),
+  removed: z.number().int().min(0),
+  hunks: z.array(DiffHunkSchema),
+  /** lines were left out of `hunks` to keep the diff small: the change is larger than shown */
+  truncated: z.boolean().optional(),
+});
+export type FileDiff = z.infer<typeof FileDiffSchema>;
+
+/**
+ * What an edit_file / write_file call will change, computed from the file on disk when the call
+ * is stored (before any approval). `problem` instead of `diff`: the call would fail as it is (the
+ * file is missing, old_text is not found), or the change cannot be shown (a binary file).
+ */
+export const FileChangePreviewSchema = z.object({
+  kind: z.literal("file_change"),
+  path: z.string(),
+  diff: FileDiffSchema.optional(),
+  problem: z.string().optional(),
+});
+
+/** What a call will do, computed by its tool when the call is stored (before any approval). */
+export const ToolCallPreviewSchema = z.discriminatedUnion("kind", [
+  HttpCallPreviewSchema,
+  FileChangePreviewSchema,
+]);
 export type ToolCallPreview = z.infer<typeof ToolCallPreviewSchema>;
+export type HttpCallPreview = z.infer<typeof HttpCallPreviewSchema>;
+export type FileChangePreview = z.infer<typeof FileChangePreviewSchema>;
 
 export const ToolCallRequestSchema = z.object({
   /** unique per session; the provider's tool call id */
@@ -55,7 +107,10 @@ export const ToolCallRequestSchema = z.object({
    * existed) while pending and when a policy decided (auto_approved, white list, recovery)
    */
   decided_by: PersonRefSchema.nullable().optional(),
-  /** what the call will do, when its tool can say (OpenAPI tools): shown on the approval card */
+  /**
+   * what the call will do, when its tool can say (an OpenAPI call's request, an edit's diff
+   * against the file on disk): shown on the approval card
+   */
   preview: ToolCallPreviewSchema.optional(),
   /**
    * a waiting bash call: the scoped "Always allow" rules its approval card offers, this exact

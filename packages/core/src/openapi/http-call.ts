@@ -1,4 +1,4 @@
-import type { ToolCallPreview } from "../model/message-types.js";
+import type { HttpCallPreview } from "../model/message-types.js";
 import { ToolError, type ToolResult } from "../tools/tool.js";
 import type { OpenApiAuthConfig } from "./config.js";
 import { CrossOriginRedirectError, guardedFetch } from "./guarded-fetch.js";
@@ -37,7 +37,7 @@ export type ResolvedAuth = (
 };
 
 /** What the approval card shows of a call: method, full URL, the credential's variable and host. */
-export type HttpCallPreview = ToolCallPreview;
+export type { HttpCallPreview };
 
 export interface HttpCallOptions {
   env: Env;

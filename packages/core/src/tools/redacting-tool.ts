@@ -25,8 +25,8 @@ export function withRedactedOutput<T extends AnyAgentTool>(tool: T, secrets: Sec
     ...(tool.origin !== undefined ? { origin: tool.origin } : {}),
     ...(tool.describeCall !== undefined
       ? {
-          describeCall: (params: Record<string, unknown>) => {
-            const preview = tool.describeCall?.(params);
+          describeCall: async (params: Record<string, unknown>) => {
+            const preview = await tool.describeCall?.(params);
             return preview === undefined ? undefined : redactValue(preview, secretsOf(secrets));
           },
         }

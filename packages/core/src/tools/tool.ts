@@ -109,9 +109,13 @@ export interface AgentTool<TParams extends z.ZodType = z.ZodType, TDetails = unk
   readonly origin?: ToolOrigin;
   /**
    * What a call with these arguments will do, for its approval card (stored with the call as
-   * `preview`). Must not throw, must never include a secret's value; undefined: nothing to add.
+   * `preview`): an OpenAPI call's request, an edit's diff against the file on disk (read only
+   * inside the workspace). Asked once, when the call is stored, before any approval. Must not
+   * throw, must never include a secret's value; undefined: nothing to add.
    */
-  readonly describeCall?: (params: Record<string, unknown>) => ToolCallPreview | undefined;
+  readonly describeCall?: (
+    params: Record<string, unknown>,
+  ) => ToolCallPreview | undefined | Promise<ToolCallPreview | undefined>;
   execute(params: z.output<TParams>, ctx: ToolContext): Promise<ToolResult<TDetails>>;
 }
 

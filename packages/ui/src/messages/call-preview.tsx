@@ -1,4 +1,4 @@
-import type { ToolCallPreview } from "@arbor/core";
+import type { HttpCallPreview } from "@arbor/core";
 import { unreachable } from "../state-label.js";
 
 // What a tool call will do, as its tool described it when the call was stored: for an OpenAPI
@@ -6,7 +6,7 @@ import { unreachable } from "../state-label.js";
 // person approves the request itself, not a tool name (issue #24): the host a credential is sent
 // to is on the card, its value never is (the server never puts it in the preview).
 
-function placementText(credential: NonNullable<ToolCallPreview["credential"]>): string {
+function placementText(credential: NonNullable<HttpCallPreview["credential"]>): string {
   switch (credential.placement) {
     case "bearer":
       return "as a bearer token (Authorization header)";
@@ -21,7 +21,7 @@ function placementText(credential: NonNullable<ToolCallPreview["credential"]>): 
   }
 }
 
-export function CallPreview({ name, preview }: { name: string; preview: ToolCallPreview }) {
+export function CallPreview({ name, preview }: { name: string; preview: HttpCallPreview }) {
   const { credential } = preview;
   return (
     <dl

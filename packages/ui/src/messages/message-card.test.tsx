@@ -234,7 +234,7 @@ describe("ToolRequest cards", () => {
     const write = screen.getByRole("listitem", { name: "Tool call write_file" });
     expect(
       within(read).getByRole("figure", { name: "Arguments of read_file" }).textContent,
-    ).toContain('"a.ts"');
+    ).toContain("a.ts");
     await user.click(within(write).getByRole("button", { name: "Deny" }));
     expect(onToolDecisions).toHaveBeenLastCalledWith([
       { tool_call_id: "call-b", decision: "deny" },

@@ -5,8 +5,7 @@ import { useState } from "react";
 import { unreachable } from "../state-label.js";
 import { badgeClass, buttonClass } from "../styles.js";
 import { ApprovalActions } from "./approval-actions.js";
-import { CallPreview } from "./call-preview.js";
-import { preClass } from "./disclosure.js";
+import { CallBody } from "./call-body.js";
 import { Markdown } from "./markdown.js";
 import { McpServerTag } from "./mcp-origin.js";
 import { SubAgentCard, type SubAgentView, subAgentFromResult } from "./sub-agent-card.js";
@@ -101,11 +100,6 @@ function ToolCallRow({
   const child = subAgent ?? subAgentFromResult(result);
   const pending = call.approval === "pending";
   const approved = call.approval === "approved" || call.approval === "auto_approved";
-  const args = (
-    <figure className="mt-2" aria-label={`Arguments of ${call.name}`}>
-      <pre className={preClass}>{JSON.stringify(call.arguments, null, 2)}</pre>
-    </figure>
-  );
   return (
     <li
       aria-label={`Tool call ${call.name}`}
@@ -137,16 +131,8 @@ function ToolCallRow({
           {progress}
         </p>
       )}
-      {call.preview !== undefined && <CallPreview name={call.name} preview={call.preview} />}
-      {result ? (
-        // once answered, the arguments fold away: the result is what the reader wants
-        <details className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">
-          <summary className="cursor-pointer">Arguments</summary>
-          {args}
-        </details>
-      ) : (
-        args
-      )}
+      {/* what the call does (a diff, a command, a request), the raw arguments one click away */}
+      <CallBody call={call} result={result} />
       {pending && onDecide && <ApprovalActions call={call} decided={decided} onDecide={onDecide} />}
       {child && (
         <SubAgentCard
@@ -212,22 +198,24 @@ export function ToolRequestCard({
         </details>
       )}
       {body.text !== "" && <Markdown text={body.text} />}
-      <ul aria-label="Tool calls" className="flex flex-col gap-2">
-        {body.calls.map((call) => (
-          <ToolCallRow
-            key={call.id}
-            call={call}
-            decided={decided.has(call.id)}
-            onDecide={onToolDecisions ? (decision) => send([decision]) : undefined}
-            result={results?.get(call.id)}
-            running={running}
-            progress={progress?.[call.id]}
-            onOpenFile={onOpenFile}
-            subAgent={subAgents?.[call.id]}
-            onNestedDecisions={onNestedDecisions}
-          />
-        ))}
-      </ul>
+      {body.calls.length > 0 && (
+        <ul aria-label="Tool calls" className="flex flex-col gap-2">
+          {body.calls.map((call) => (
+            <ToolCallRow
+              key={call.id}
+              call={call}
+              decided={decided.has(call.id)}
+              onDecide={onToolDecisions ? (decision) => send([decision]) : undefined}
+              result={results?.get(call.id)}
+              running={running}
+              progress={progress?.[call.id]}
+              onOpenFile={onOpenFile}
+              subAgent={subAgents?.[call.id]}
+              onNestedDecisions={onNestedDecisions}
+            />
+          ))}
+        </ul>
+      )}
       {onToolDecisions && waiting.length > 1 && (
         <div className="flex flex-wrap gap-2">
           <button

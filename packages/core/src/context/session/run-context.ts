@@ -77,8 +77,10 @@ export class RunContext {
   /** the offered tools that only read (category "read"): approve_read_only lets them run */
   readOnly: ReadonlySet<string> = new Set();
   /** what an offered tool says a call will do (its approval card's `preview`; tools' describeCall) */
-  describeCall: (name: string, args: Record<string, unknown>) => ToolCallPreview | undefined = () =>
-    undefined;
+  describeCall: (
+    name: string,
+    args: Record<string, unknown>,
+  ) => Promise<ToolCallPreview | undefined> = async () => undefined;
   /** the prompts this run was started with (the loop echoes them; they are stored already) */
   readonly prompts = new Set<AgentMessage>();
   /** the moves held for the run's next write (see HeldMoves) */

@@ -115,9 +115,9 @@ export class RunDriver {
     this.#run = run;
     const byName = new Map(input.tools.map((t) => [t.name, t]));
     run.readOnly = readOnlyNames(input.tools);
-    run.describeCall = (name, args) => {
+    run.describeCall = async (name, args) => {
       try {
-        return byName.get(name)?.describeCall?.(args);
+        return await byName.get(name)?.describeCall?.(args);
       } catch {
         // a tool's description of a call is an aid for the approval card, never a reason to fail
         return undefined;

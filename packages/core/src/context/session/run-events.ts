@@ -318,8 +318,9 @@ async function onMessageEnd(run: RunContext, message: AgentMessage): Promise<voi
         const command =
           call.approval === "pending" ? bashCommandOf(call.name, call.arguments) : undefined;
         if (command !== undefined) call.suggested_rules = suggestedRules(command);
-        // what the call will do (an OpenAPI call's method, URL, credential), for the approval card
-        const preview = run.describeCall(call.name, call.arguments);
+        // what the call will do (an OpenAPI call's method, URL, credential; an edit's diff
+        // against the file on disk), for the approval card: computed before anything runs
+        const preview = await run.describeCall(call.name, call.arguments);
         if (preview !== undefined) call.preview = preview;
       }
       run.round.set(call.id, { requestId: row.id, call });

@@ -55,7 +55,31 @@ describe("edit_file", () => {
       type: "text",
       text: "Edited math.js: replaced 1 line with 2 lines at line 6.",
     });
-    expect(result.details).toEqual({ path: "math.js", old_lines: 1, new_lines: 2 });
+    expect(result.details).toMatchObject({ path: "math.js", old_lines: 1, new_lines: 2 });
+    // the applied diff: what the call changed, with its line numbers
+    expect(result.details?.diff).toEqual({
+      path: "math.js",
+      change: "edit",
+      added: 2,
+      removed: 1,
+      hunks: [
+        {
+          old_start: 3,
+          old_lines: 5,
+          new_start: 3,
+          new_lines: 6,
+          lines: [
+            " }",
+            " ",
+            " function sub(a, b) {",
+            "-  return a - b;",
+            "+  const d = a - b;",
+            "+  return d;",
+            " }",
+          ],
+        },
+      ],
+    });
   });
 
   it("inserts replacement text literally, $ patterns included", async () => {
@@ -124,7 +148,7 @@ describe("edit_file", () => {
       createRecordingContext(),
     );
     expect(await readFile(file("win.txt"), "utf8")).toBe("uno\r\ndos\r\nextra\r\nthree\r\n");
-    expect(result.details).toEqual({ path: "win.txt", old_lines: 2, new_lines: 3 });
+    expect(result.details).toMatchObject({ path: "win.txt", old_lines: 2, new_lines: 3 });
   });
 
   it("keeps LF files LF when old_text arrives with CRLF", () => {
@@ -190,5 +214,77 @@ describe("edit_file", () => {
     expect(countLines("a")).toBe(1);
     expect(countLines("a\n")).toBe(1);
     expect(countLines("a\r\nb")).toBe(2);
+  });
+});
+
+describe("edit_file's approval preview (issue #27)", () => {
+  it("is the diff against the file on disk, with line numbers, and changes nothing", async () => {
+    await writeFile(file("math.js"), SOURCE);
+    const preview = await tool().describeCall?.({
+      path: "math.js",
+      old_text: "  return a - b;",
+      new_text: "  return b - a;",
+    });
+    expect(preview).toEqual({
+      kind: "file_change",
+      path: "math.js",
+      diff: {
+        path: "math.js",
+        change: "edit",
+        added: 1,
+        removed: 1,
+        hunks: [
+          {
+            old_start: 3,
+            old_lines: 5,
+            new_start: 3,
+            new_lines: 5,
+            lines: [
+              " }",
+              " ",
+              " function sub(a, b) {",
+              "-  return a - b;",
+              "+  return b - a;",
+              " }",
+            ],
+          },
+        ],
+      },
+    });
+    expect(await readFile(file("math.js"), "utf8")).toBe(SOURCE);
+  });
+
+  it("says why the edit would fail, in the words the model would get", async () => {
+    await writeFile(file("math.js"), SOURCE);
+    expect(
+      await tool().describeCall?.({ path: "math.js", old_text: "(a, b) {", new_text: "(x) {" }),
+    ).toEqual({
+      kind: "file_change",
+      path: "math.js",
+      problem: "old_text matches 2 locations in math.js. Include more context to make it unique.",
+    });
+    expect(await tool().describeCall?.({ path: "gone.js", old_text: "a", new_text: "b" })).toEqual({
+      kind: "file_change",
+      path: "gone.js",
+      problem: "File not found: gone.js",
+    });
+    // arguments the tool would refuse describe nothing
+    expect(await tool().describeCall?.({ path: "math.js" })).toBeUndefined();
+  });
+
+  it("never reads outside the workspace, through a symlink or a .. path", async () => {
+    await writeFile(path.join(base, "outside.txt"), "hello outside\n");
+    await symlink(path.join(base, "outside.txt"), file("link.txt"));
+    for (const target of ["link.txt", "../outside.txt", path.join(base, "outside.txt")]) {
+      const preview = await tool().describeCall?.({
+        path: target,
+        old_text: "hello",
+        new_text: "bye",
+      });
+      expect(preview?.kind === "file_change" && preview.problem).toContain(
+        "outside the workspace root",
+      );
+      expect(JSON.stringify(preview)).not.toContain("hello outside");
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { z } from "zod";
+import type { FileChangePreview, FileDiff } from "../../model/message-types.js";
 import {
   type AgentTool,
   defineTool,
@@ -14,6 +15,7 @@ import {
   Workspace,
   type WorkspacePath,
 } from "../workspace.js";
+import { fileDiff } from "./file-diff.js";
 import { findSimilarText } from "./similar-text.js";
 
 // REQ-050, 101–103, 137: the edit_file tool. One exact, unique replacement per call: an
@@ -30,6 +32,8 @@ export interface EditFileDetails {
   path: string;
   old_lines: number;
   new_lines: number;
+  /** what changed in the file, as a bounded unified diff (the approval card's applied diff) */
+  diff: FileDiff;
 }
 
 const editFileParameters = z.object({
@@ -63,6 +67,8 @@ export function createEditFileTool(
       "(the most similar text when not found, the number of matches when ambiguous). The file's line endings (LF or CRLF) are kept. " +
       "Read the file first; use write_file to create files.",
     parameters: editFileParameters,
+    // issue #27: the approval card shows the change against the file on disk before it runs
+    describeCall: (params) => previewEdit(workspace, params, maxBytes),
     async execute(params: EditFileParams, ctx: ToolContext): Promise<ToolResult<EditFileDetails>> {
       try {
         return await editFile(workspace, params, maxBytes, ctx.signal);
@@ -83,33 +89,7 @@ async function editFile(
   const target = await workspace.resolve(params.path);
   throwIfCancelled(signal, "edit_file");
   const content = await readEditable(target, maxBytes);
-  if (params.old_text === params.new_text) {
-    throw ToolError.failed("old_text and new_text are identical; nothing to change.");
-  }
-
-  const match = locate(content, params.old_text, params.new_text);
-  switch (match.type) {
-    case "none": {
-      const similar = findSimilarText(content, params.old_text);
-      const hint = similar
-        ? ` Did you mean:\n${similar.text}\n(lines ${similar.startLine}-${similar.endLine} of the file)`
-        : " Check whitespace and indentation, or read the file again.";
-      throw ToolError.failed(`old_text not found in ${target.relative}.${hint}`);
-    }
-    case "many":
-      throw ToolError.failed(
-        `old_text matches ${match.count} locations in ${target.relative}. Include more context to make it unique.`,
-      );
-    case "one":
-      break;
-    default:
-      match satisfies never;
-  }
-
-  const updated =
-    content.slice(0, match.index) +
-    match.newText +
-    content.slice(match.index + match.oldText.length);
+  const { match, updated } = applyEdit(content, params, target.relative);
   // REQ-103: the last check before the file changes
   throwIfCancelled(signal, "edit_file");
   await writeFile(target.absolute, updated, "utf8").catch((err: unknown) => {
@@ -125,8 +105,78 @@ async function editFile(
         text: `Edited ${target.relative}: replaced ${plural(oldLines, "line")} with ${plural(newLines, "line")} at line ${atLine}.`,
       },
     ],
-    details: { path: target.relative, old_lines: oldLines, new_lines: newLines },
+    details: {
+      path: target.relative,
+      old_lines: oldLines,
+      new_lines: newLines,
+      diff: fileDiff(target.relative, content, updated),
+    },
   };
+}
+
+/**
+ * The file's text after the edit, with the match it replaced; a ToolError the model can act on
+ * when the edit cannot be made (identical texts, old_text missing or ambiguous).
+ */
+function applyEdit(
+  content: string,
+  params: EditFileParams,
+  relative: string,
+): { match: Extract<Match, { type: "one" }>; updated: string } {
+  if (params.old_text === params.new_text) {
+    throw ToolError.failed("old_text and new_text are identical; nothing to change.");
+  }
+  const match = locate(content, params.old_text, params.new_text);
+  switch (match.type) {
+    case "none": {
+      const similar = findSimilarText(content, params.old_text);
+      const hint = similar
+        ? ` Did you mean:\n${similar.text}\n(lines ${similar.startLine}-${similar.endLine} of the file)`
+        : " Check whitespace and indentation, or read the file again.";
+      throw ToolError.failed(`old_text not found in ${relative}.${hint}`);
+    }
+    case "many":
+      throw ToolError.failed(
+        `old_text matches ${match.count} locations in ${relative}. Include more context to make it unique.`,
+      );
+    case "one":
+      break;
+    default:
+      match satisfies never;
+  }
+  const updated =
+    content.slice(0, match.index) +
+    match.newText +
+    content.slice(match.index + match.oldText.length);
+  return { match, updated };
+}
+
+/**
+ * What the call would change, read from the file on disk now: the diff, or why the edit would
+ * fail as it stands (the same words the model would get). Reads only through Workspace.resolve,
+ * so a path outside the workspace (or through a symlink out of it, or into Arbor's data
+ * directory) is a problem, never read. Undefined for arguments the tool would refuse anyway.
+ */
+async function previewEdit(
+  workspace: Workspace,
+  raw: Record<string, unknown>,
+  maxBytes: number,
+): Promise<FileChangePreview | undefined> {
+  const parsed = editFileParameters.safeParse(raw);
+  if (!parsed.success) return undefined;
+  const params = parsed.data;
+  try {
+    const target = await workspace.resolve(params.path);
+    const content = await readEditable(target, maxBytes);
+    const { updated } = applyEdit(content, params, target.relative);
+    return {
+      kind: "file_change",
+      path: target.relative,
+      diff: fileDiff(target.relative, content, updated),
+    };
+  } catch (err) {
+    return { kind: "file_change", path: params.path, problem: fsError(err, params.path).message };
+  }
 }
 
 async function readEditable(target: WorkspacePath, maxBytes: number): Promise<string> {

@@ -33,7 +33,17 @@ describe("write_file", () => {
       createRecordingContext(),
     );
     expect(await readFile(path.join(root, "deep/er/new.txt"), "utf8")).toBe("héllo\n");
-    expect(result.details).toEqual({ path: "deep/er/new.txt", bytes: 7 });
+    expect(result.details).toEqual({
+      path: "deep/er/new.txt",
+      bytes: 7,
+      diff: {
+        path: "deep/er/new.txt",
+        change: "create",
+        added: 1,
+        removed: 0,
+        hunks: [{ old_start: 0, old_lines: 0, new_start: 1, new_lines: 1, lines: ["+héllo"] }],
+      },
+    });
     expect(result.content).toEqual([{ type: "text", text: "Created deep/er/new.txt (7 bytes)" }]);
   });
 
@@ -79,5 +89,62 @@ describe("write_file", () => {
       tool().execute({ path: "file.txt/child.txt", content: "x" }, createRecordingContext()),
     );
     expect(through.message).toMatch(/^(Not a directory|I\/O error).*file\.txt/);
+  });
+});
+
+describe("write_file's approval preview (issue #27)", () => {
+  it("shows a new file as its content, and an existing one as the diff from the disk", async () => {
+    expect(await tool().describeCall?.({ path: "src/new.ts", content: "a\nb\n" })).toEqual({
+      kind: "file_change",
+      path: "src/new.ts",
+      diff: {
+        path: "src/new.ts",
+        change: "create",
+        added: 2,
+        removed: 0,
+        hunks: [{ old_start: 0, old_lines: 0, new_start: 1, new_lines: 2, lines: ["+a", "+b"] }],
+      },
+    });
+    await writeFile(path.join(root, "old.txt"), "one\ntwo\n");
+    const preview = await tool().describeCall?.({ path: "old.txt", content: "one\n2\n" });
+    expect(preview).toMatchObject({
+      kind: "file_change",
+      path: "old.txt",
+      diff: { change: "edit", added: 1, removed: 1 },
+    });
+    expect(preview?.kind === "file_change" && preview.diff?.hunks[0]?.lines).toEqual([
+      " one",
+      "-two",
+      "+2",
+    ]);
+    // nothing was written by the preview
+    expect(existsSync(path.join(root, "src/new.ts"))).toBe(false);
+    expect(await readFile(path.join(root, "old.txt"), "utf8")).toBe("one\ntwo\n");
+  });
+
+  it("never reads outside the workspace: a symlink out of it is a problem, not a diff", async () => {
+    await writeFile(path.join(base, "outside.txt"), "secret outside\n");
+    await symlink(path.join(base, "outside.txt"), path.join(root, "link.txt"));
+    const preview = await tool().describeCall?.({ path: "link.txt", content: "x\n" });
+    expect(preview).toMatchObject({ kind: "file_change", path: "link.txt" });
+    expect(preview?.kind === "file_change" && preview.problem).toContain(
+      "outside the workspace root",
+    );
+    expect(JSON.stringify(preview)).not.toContain("secret outside");
+    const absolute = await tool().describeCall?.({
+      path: path.join(base, "outside.txt"),
+      content: "x",
+    });
+    expect(JSON.stringify(absolute)).not.toContain("secret outside");
+    expect(await tool().describeCall?.({ path: 3 })).toBeUndefined();
+  });
+
+  it("the applied diff is what the call wrote over the file", async () => {
+    await writeFile(path.join(root, "a.txt"), "keep\nold\n");
+    const result = await tool().execute(
+      { path: "a.txt", content: "keep\nnew\n" },
+      createRecordingContext(),
+    );
+    expect(result.details?.diff?.hunks[0]?.lines).toEqual([" keep", "-old", "+new"]);
   });
 });
