@@ -51,9 +51,10 @@ function diffRows(page: Page, name: string): Promise<string[]> {
     .locator("table:visible tr[data-change]")
     .evaluateAll((rows) =>
       rows.map((row) =>
-        Array.from(row.querySelectorAll("td"))
-          .map((cell) => cell.textContent ?? "")
-          .join("|"),
+        Array.from(
+          row.querySelectorAll("td"),
+          (cell: { textContent: string | null }) => cell.textContent ?? "",
+        ).join("|"),
       ),
     );
 }

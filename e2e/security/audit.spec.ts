@@ -33,7 +33,10 @@ test("an approval is audited; a row edited in the database breaks the chain at t
     { blocks: [{ type: "toolCall", name: "list_files", arguments: {} }] },
     { blocks: [{ type: "text", text: "Listed." }] },
   ]);
-  const id = await api.createSession({ approval_policy: { type: "manual" }, approve_read_only: false });
+  const id = await api.createSession({
+    approval_policy: { type: "manual" },
+    approve_read_only: false,
+  });
   const asked = await api.send(id, { type: "text", text: "what is here?" });
   expect(statesOf(asked).at(-1), summary(asked)).toBe("AwaitingToolApproval");
   const [call] = toolCalls(await api.messages(id));

@@ -114,7 +114,10 @@ test("a session imported while its call waited for approval is at rest: the call
       ],
     },
   ]);
-  const id = await api.createSession({ approval_policy: { type: "manual" }, approve_read_only: false });
+  const id = await api.createSession({
+    approval_policy: { type: "manual" },
+    approve_read_only: false,
+  });
   const waiting = await api.send(id, { type: "text", text: "read the readme" });
   expect(statesOf(waiting).at(-1), summary(waiting)).toBe("AwaitingToolApproval");
 

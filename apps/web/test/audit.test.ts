@@ -58,7 +58,9 @@ async function approveAndDeny(server: TestServer): Promise<string> {
     },
     { blocks: [{ type: "text", text: "Done." }] },
   );
-  const id = await createSessionId({ config: { approval_policy: { type: "manual" }, approve_read_only: false } });
+  const id = await createSessionId({
+    config: { approval_policy: { type: "manual" }, approve_read_only: false },
+  });
   expect(finalState(await sendText(id, "read the notes"))).toBe("AwaitingToolApproval");
   const response = await approvals.POST(
     jsonRequest("POST", `/api/sessions/${id}/approvals`, {
@@ -104,7 +106,9 @@ function describeAuditRoutes(provider: "sqlite" | "postgresql", databaseUrl: () 
       { blocks: [{ type: "toolCall", id: "call_c", name: "list_files", arguments: {} }] },
       { blocks: [{ type: "text", text: "Done." }] },
     );
-    const id = await createSessionId({ config: { approval_policy: { type: "manual" }, approve_read_only: false } });
+    const id = await createSessionId({
+      config: { approval_policy: { type: "manual" }, approve_read_only: false },
+    });
     expect(finalState(await sendText(id, "list"))).toBe("AwaitingToolApproval");
     const response = await approvals.POST(
       jsonRequest("POST", `/api/sessions/${id}/approvals`, {

@@ -120,7 +120,9 @@ describe("context quality over HTTP", () => {
   it("answers 404 for an unknown session and 409 while the session is not Idle", async () => {
     const missing = await optimizeNow("no-such-session");
     expect(missing.status).toBe(404);
-    const id = await createSessionId({ config: { approval_policy: { type: "manual" }, approve_read_only: false } });
+    const id = await createSessionId({
+      config: { approval_policy: { type: "manual" }, approve_read_only: false },
+    });
     server.llm.enqueue({
       blocks: [{ type: "toolCall", name: "read_file", arguments: { path: "notes.txt" } }],
     });

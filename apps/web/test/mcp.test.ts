@@ -166,7 +166,9 @@ describe("MCP tools in a session", () => {
       },
       { blocks: [{ type: "text", text: "It is 42." }] },
     );
-    const id = await createSessionId({ config: { approval_policy: { type: "manual" }, approve_read_only: false } });
+    const id = await createSessionId({
+      config: { approval_policy: { type: "manual" }, approve_read_only: false },
+    });
     const first = await readSse(await send(id, { type: "text", text: "add 17 and 25" }));
     expect(finalState(first)).toBe("AwaitingToolApproval");
     const waiting = first.filter((e) => e.event === "context_update").at(-1)?.data

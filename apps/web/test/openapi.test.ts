@@ -134,7 +134,9 @@ describe("a Petstore tool in a session", () => {
       },
       { blocks: [{ type: "text", text: "Pet 2 is kitty." }] },
     );
-    const id = await createSessionId({ config: { approval_policy: { type: "manual" }, approve_read_only: false } });
+    const id = await createSessionId({
+      config: { approval_policy: { type: "manual" }, approve_read_only: false },
+    });
     const before = server.llm.requests.length;
     const first = await readSse(
       await messages.POST(

@@ -282,7 +282,9 @@ describe("POST /api/sessions/{id}/messages/parallel", () => {
   });
 
   it("a candidate that needs approval waits in its own column; the others go on", async () => {
-    const id = await createSessionId({ config: { approval_policy: { type: "manual" }, approve_read_only: false } });
+    const id = await createSessionId({
+      config: { approval_policy: { type: "manual" }, approve_read_only: false },
+    });
     script(1, (request) => {
       if (request.model !== "model-a") return undefined;
       const sent = JSON.stringify(request.body);
@@ -363,7 +365,9 @@ describe("POST /api/sessions/{id}/messages/parallel", () => {
   });
 
   it("a denied call is refused to that candidate only", async () => {
-    const id = await createSessionId({ config: { approval_policy: { type: "manual" }, approve_read_only: false } });
+    const id = await createSessionId({
+      config: { approval_policy: { type: "manual" }, approve_read_only: false },
+    });
     script(2, (request) => {
       if (request.model !== "model-a") return undefined;
       const sent = JSON.stringify(request.body);

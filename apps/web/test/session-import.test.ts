@@ -180,7 +180,9 @@ describe("POST /api/sessions/import", () => {
 
   it("imports a session that waited for an approval at rest: the call is cancelled, the next request answers every tool_use", async () => {
     const created = await sessions.POST(
-      jsonRequest("POST", "/api/sessions", { config: { approval_policy: { type: "manual" }, approve_read_only: false } }),
+      jsonRequest("POST", "/api/sessions", {
+        config: { approval_policy: { type: "manual" }, approve_read_only: false },
+      }),
       params({}),
     );
     const { session_id: original } = (await created.json()) as { session_id: string };

@@ -205,7 +205,9 @@ describe("tool approvals", () => {
       },
       { blocks: [{ type: "text", text: "The file lists alpha, beta and gamma." }] },
     );
-    const id = await createSession({ config: { approval_policy: { type: "manual" }, approve_read_only: false } });
+    const id = await createSession({
+      config: { approval_policy: { type: "manual" }, approve_read_only: false },
+    });
 
     const first = await readSse(await postText(id, "what is in notes.txt?"));
     expect(finalState(first)).toBe("AwaitingToolApproval");

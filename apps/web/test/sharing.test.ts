@@ -184,7 +184,9 @@ describe("sharing a session with people", () => {
         { type: "toolCall", id: "call_read", name: "read_file", arguments: { path: "notes.txt" } },
       ],
     });
-    const id = await sessionOf(a, { config: { approval_policy: { type: "manual" }, approve_read_only: false } });
+    const id = await sessionOf(a, {
+      config: { approval_policy: { type: "manual" }, approve_read_only: false },
+    });
     const first = await readSse(await send(a, id, "read notes.txt"));
     expect(finalState(first)).toBe("AwaitingToolApproval");
     expect((await shareWith(a, id, { user_id: b.id, role: "viewer" })).status).toBe(201);

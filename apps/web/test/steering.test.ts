@@ -96,7 +96,9 @@ async function runWaitingForApproval(): Promise<{ id: string; callId: string; la
       { type: "toolCall", id: "call_read", name: "read_file", arguments: { path: "notes.txt" } },
     ],
   });
-  const id = await createSessionId({ config: { approval_policy: { type: "manual" }, approve_read_only: false } });
+  const id = await createSessionId({
+    config: { approval_policy: { type: "manual" }, approve_read_only: false },
+  });
   const first = await readSse(await send(id, "what is in notes.txt?"));
   expect(finalState(first)).toBe("AwaitingToolApproval");
   const state = first.filter((e) => e.event === "context_update").at(-1)?.data.current_state as {
