@@ -66,7 +66,9 @@ for (const scheme of ["light", "dark"] as const) {
       const page = await context.newPage();
       await page.goto(`${servers.url}/?token=${servers.token}`);
       await page.goto(`${servers.url}${target.path()}`);
-      await expect(page.locator("html")).toHaveClass(scheme === "dark" ? /\bdark\b/ : /^(?!.*\bdark\b)/);
+      await expect(page.locator("html")).toHaveClass(
+        scheme === "dark" ? /\bdark\b/ : /^(?!.*\bdark\b)/,
+      );
       if (target.ready !== "") {
         await expect(page.getByRole("heading", { name: target.ready }).first()).toBeVisible();
       }
