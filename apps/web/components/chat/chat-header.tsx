@@ -62,7 +62,8 @@ export function ChatHeader({
       <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-1 gap-y-1 px-3 py-2 sm:gap-x-2 sm:px-4">
         <Link
           href="/"
-          aria-label="All sessions"
+          // the visible word is part of the name (WCAG 2.5.3, label in name)
+          aria-label="Arbor: all sessions"
           className="inline-flex items-center gap-1.5 rounded-md px-1.5 py-1 text-sm font-semibold text-zinc-900 hover:bg-zinc-100 dark:text-zinc-50 dark:hover:bg-zinc-800"
         >
           <ArborLogo />
