@@ -297,7 +297,7 @@ test("the first Tab stop skips to the conversation", async () => {
   await expect(page.getByRole("main")).toBeFocused();
   // the next Tab goes on from the conversation, not back through the session list
   await page.keyboard.press("Tab");
-  const inSidebar = await page.evaluate(() => document.activeElement?.closest("aside") !== null);
+  const inSidebar = await page.evaluate(`document.activeElement?.closest("aside") !== null`);
   expect(inSidebar).toBe(false);
   await context.close();
 });
