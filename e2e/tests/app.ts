@@ -155,6 +155,10 @@ export function userMessages(page: Page): Locator {
 export async function openSession(page: Page, sessionId: string): Promise<void> {
   await page.goto(`/sessions/${sessionId}`);
   await expect(messageBox(page)).toBeEnabled();
+  // below 640 px the status row (state, meter, model) opens from the header's status button
+  if ((page.viewportSize()?.width ?? 1280) < 640) {
+    await page.getByRole("button", { name: /: status and tools$/ }).click();
+  }
   await expect(stateLine(page)).toBeVisible();
 }
 

@@ -226,7 +226,7 @@ test("sessions: rename, export as Markdown and JSON, find by message text, delet
   await page.getByRole("button", { name: "Undo" }).click();
   await expect(page.getByText("Kept “Renamed session”")).toBeVisible();
   // past the undo window, the session is still there
-  await page.waitForTimeout(7_000);
+  await page.waitForTimeout(11_000);
   expect((await request.get(`/api/sessions/${session_id}`)).status()).toBe(200);
   // delete for good
   await page.goto(`/sessions/${session_id}`);

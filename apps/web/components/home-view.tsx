@@ -6,7 +6,11 @@ import { useRouter } from "next/navigation";
 import { useRef } from "react";
 import { toast } from "sonner";
 import { api, errorText } from "@/lib/client/api";
-import { useMessageSearch } from "@/lib/client/session-actions";
+import {
+  useCreateSession,
+  useMessageSearch,
+  useSessionRowActions,
+} from "@/lib/client/session-actions";
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { AppHeader } from "./app-header";
 import { ModelBadge, type ModelSummary } from "./model-badge";
@@ -18,13 +22,8 @@ export function HomeView({ model, workspace }: { model: ModelSummary; workspace:
   const hydrated = useHydrated();
   const queryClient = useQueryClient();
   const sessions = useQuery({ queryKey: ["sessions"], queryFn: () => api.listSessions() });
-  const create = useMutation({
-    mutationFn: () => api.createSession(),
-    onSuccess: async ({ session_id }) => {
-      await queryClient.invalidateQueries({ queryKey: ["sessions"] });
-      router.push(`/sessions/${encodeURIComponent(session_id)}`);
-    },
-  });
+  const create = useCreateSession();
+  const rowActions = useSessionRowActions();
   const importInput = useRef<HTMLInputElement>(null);
   const importFile = useMutation({
     mutationFn: async (file: File) => {
@@ -92,11 +91,6 @@ export function HomeView({ model, workspace }: { model: ModelSummary; workspace:
             Could not import the session: {errorText(importFile.error)}
           </p>
         )}
-        {create.isError && (
-          <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-            Could not create a session: {errorText(create.error)}
-          </p>
-        )}
         {sessions.isError && (
           <p role="alert" className="text-sm text-red-700 dark:text-red-400">
             Could not load the sessions: {errorText(sessions.error)}
@@ -143,6 +137,7 @@ export function HomeView({ model, workspace }: { model: ModelSummary; workspace:
                 `/sessions/${encodeURIComponent(id)}?message=${encodeURIComponent(messageId)}`,
               )
             }
+            rowActions={rowActions}
           />
         )}
       </main>

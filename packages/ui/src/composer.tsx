@@ -18,6 +18,7 @@ import { PaperclipIcon } from "./paperclip-icon.js";
 import { type McpPromptOption, matchingPrompts, PromptMenu } from "./prompt-menu.js";
 import { isTypingTarget, matchesShortcut } from "./shortcuts.js";
 import { buttonClass } from "./styles.js";
+import { useHasKeyboard } from "./use-has-keyboard.js";
 import { useWindowKeydown } from "./use-window-keydown.js";
 
 /** A file the user uploaded, pasted or dropped, read in the browser (an `attachment` payload). */
@@ -257,11 +258,17 @@ export function Composer({
     setFiles([]);
     setResources([]);
   };
+  // the keys are named only where there is a keyboard to press them (not on a touch screen)
+  const hasKeyboard = useHasKeyboard();
   const hint =
     placeholder ??
     (running
-      ? "Steer the agent…  (Enter: at its next step, Alt+Enter: after the run)"
-      : "Message Arbor…  (Enter to send, Shift+Enter for a new line)");
+      ? hasKeyboard
+        ? "Steer the agent…  (Enter: at its next step, Alt+Enter: after the run)"
+        : "Steer the agent…"
+      : hasKeyboard
+        ? "Message Arbor…  (Enter to send, Shift+Enter for a new line)"
+        : "Message Arbor…");
 
   // Window-level shortcuts. Radix dialogs handle Esc first and mark it defaultPrevented, so Esc
   // closes an open dialog instead of also stopping the response.
@@ -282,7 +289,8 @@ export function Composer({
   return (
     <form
       aria-label="Message composer"
-      className="flex flex-col gap-2 rounded-xl border border-zinc-300 bg-white p-2 dark:border-zinc-700 dark:bg-zinc-900"
+      // at phone width, tighter (issue #27: the composer at rest took a fifth of a 390×844 screen)
+      className="flex flex-col gap-2 rounded-xl border border-zinc-300 bg-white p-2 max-sm:gap-1 max-sm:p-1.5 dark:border-zinc-700 dark:bg-zinc-900"
       onSubmit={(event) => {
         event.preventDefault();
         send("steer");
@@ -492,14 +500,14 @@ export function Composer({
             send("follow_up");
           }
         }}
-        className="max-h-60 min-h-12 w-full resize-y bg-transparent [field-sizing:content] px-1 text-sm text-zinc-900 placeholder:text-zinc-400 focus:outline-none dark:text-zinc-100"
+        className="max-h-60 min-h-12 w-full resize-y max-sm:min-h-9 bg-transparent [field-sizing:content] px-1 text-sm text-zinc-900 placeholder:text-zinc-400 focus:outline-none dark:text-zinc-100"
       />
       {tooLarge !== undefined && (
         <p role="alert" className="px-1 text-xs text-red-700 dark:text-red-400">
           {tooLarge}
         </p>
       )}
-      <div className="flex flex-wrap items-center gap-2">
+      <div className="flex flex-wrap items-center gap-2 max-sm:gap-1 max-sm:[&_button]:px-2">
         <button
           type="button"
           className={buttonClass.ghost}
@@ -557,7 +565,7 @@ export function Composer({
             Act
           </ToggleGroup.Item>
         </ToggleGroup.Root>
-        <div className="ml-auto flex gap-2">
+        <div className="ml-auto flex gap-2 max-sm:gap-1">
           {running && (
             <button type="button" className={buttonClass.danger} onClick={onStop} title="Esc">
               Stop

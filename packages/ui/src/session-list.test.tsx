@@ -89,3 +89,77 @@ describe("SessionList message search", () => {
     expect(onOpenMessage).toHaveBeenCalledWith("s2", "m9");
   });
 });
+
+describe("SessionList groups and row actions", () => {
+  it("groups the sessions under date headings, in order", () => {
+    const local = new Date(2025, 5, 10, 12);
+    const dated = (id: string, title: string, at: Date) =>
+      summary(id, title, { updated_at: at.toISOString() });
+    render(
+      <SessionList
+        sessions={[
+          dated("a", "Today's", new Date(2025, 5, 10, 9)),
+          dated("b", "Yesterday's", new Date(2025, 5, 9, 9)),
+          dated("c", "This week's", new Date(2025, 5, 5, 9)),
+          dated("d", "This month's", new Date(2025, 4, 20, 9)),
+          dated("e", "March's", new Date(2025, 2, 3, 9)),
+        ]}
+        onSelect={vi.fn()}
+        now={local}
+      />,
+    );
+    const groups = screen.getAllByRole("region");
+    expect(
+      groups.map((g) => [
+        g.getAttribute("aria-labelledby") && within(g).getByRole("heading").textContent,
+        within(g)
+          .getAllByRole("button")
+          .map((b) => b.querySelector("span")?.textContent),
+      ]),
+    ).toEqual([
+      ["Today", ["Today's"]],
+      ["Yesterday", ["Yesterday's"]],
+      ["Previous 7 days", ["This week's"]],
+      ["Previous 30 days", ["This month's"]],
+      ["March 2025", ["March's"]],
+    ]);
+  });
+
+  it("offers New session and each row's rename, export and delete", async () => {
+    const user = userEvent.setup();
+    const onNew = vi.fn();
+    const actions = { onRename: vi.fn(), onExport: vi.fn(), onDelete: vi.fn() };
+    render(
+      <SessionList
+        sessions={sessions}
+        onSelect={vi.fn()}
+        now={now}
+        onNew={onNew}
+        rowActions={actions}
+      />,
+    );
+    await user.click(screen.getByRole("button", { name: "New session" }));
+    expect(onNew).toHaveBeenCalledOnce();
+
+    await user.click(screen.getByRole("button", { name: "Actions for “Write the README”" }));
+    await user.click(screen.getByRole("menuitem", { name: "Export as JSON" }));
+    expect(actions.onExport).toHaveBeenCalledWith("s2", "Write the README", "json");
+
+    await user.click(screen.getByRole("button", { name: "Actions for “Fix the parser”" }));
+    await user.click(screen.getByRole("menuitem", { name: "Delete session" }));
+    expect(actions.onDelete).toHaveBeenCalledWith("s1", "Fix the parser");
+
+    await user.click(screen.getByRole("button", { name: "Actions for “Fix the parser”" }));
+    await user.click(screen.getByRole("menuitem", { name: "Rename…" }));
+    const input = screen.getByRole("textbox", { name: "Title" });
+    await user.clear(input);
+    await user.type(input, "Fix the lexer{Enter}");
+    expect(actions.onRename).toHaveBeenCalledWith("s1", "Fix the lexer");
+  });
+
+  it("has no row menu or New session button unless given", () => {
+    render(<SessionList sessions={sessions} onSelect={vi.fn()} now={now} />);
+    expect(screen.queryByRole("button", { name: /^Actions for/ })).toBeNull();
+    expect(screen.queryByRole("button", { name: "New session" })).toBeNull();
+  });
+});

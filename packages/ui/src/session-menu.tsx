@@ -7,7 +7,7 @@ import { DialogPanel } from "./dialog.js";
 import type { ExportFormat } from "./session-export.js";
 import { buttonClass, inputClass } from "./styles.js";
 
-// The session's own actions in the header: rename, share, export (Markdown, JSON), delete. Props in,
+// A session's actions, in the header and on each row of the session list: rename, share, export (Markdown, JSON), delete. Props in,
 // callbacks out: the app renames through the API, downloads the export and offers Undo on delete.
 
 export interface SessionMenuProps {
@@ -17,12 +17,24 @@ export interface SessionMenuProps {
   onDelete: () => void;
   /** "Share…" (docs/sharing.md): given only to the session's owner, who alone may share it */
   onShare?: (() => void) | undefined;
+  /** the trigger's accessible name (default "Session actions"; a list row names its session) */
+  label?: string | undefined;
+  /** the trigger's classes (default: the header's ghost button) */
+  triggerClassName?: string | undefined;
 }
 
 const itemClass =
   "flex cursor-pointer select-none items-center rounded px-2 py-1.5 text-sm outline-none data-[highlighted]:bg-zinc-100 dark:data-[highlighted]:bg-zinc-800";
 
-export function SessionMenu({ title, onRename, onExport, onDelete, onShare }: SessionMenuProps) {
+export function SessionMenu({
+  title,
+  onRename,
+  onExport,
+  onDelete,
+  onShare,
+  label = "Session actions",
+  triggerClassName = buttonClass.ghost,
+}: SessionMenuProps) {
   const [renaming, setRenaming] = useState(false);
   const [draft, setDraft] = useState(title);
   const inputId = useId();
@@ -30,7 +42,7 @@ export function SessionMenu({ title, onRename, onExport, onDelete, onShare }: Se
   return (
     <>
       <Menu.Root>
-        <Menu.Trigger className={buttonClass.ghost} aria-label="Session actions">
+        <Menu.Trigger className={triggerClassName} aria-label={label}>
           <span aria-hidden="true">⋯</span>
         </Menu.Trigger>
         <Menu.Portal>

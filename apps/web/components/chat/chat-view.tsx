@@ -33,7 +33,13 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
 import { ApiError, api, errorText } from "@/lib/client/api";
-import { deleteWithUndo, downloadSession, useMessageSearch } from "@/lib/client/session-actions";
+import {
+  deleteWithUndo,
+  downloadSession,
+  useCreateSession,
+  useMessageSearch,
+  useSessionRowActions,
+} from "@/lib/client/session-actions";
 import { mergeFolds } from "@/lib/client/session-store";
 import type { SubscriptionStatus } from "@/lib/client/sse";
 import { throttle } from "@/lib/client/throttle";
@@ -323,6 +329,14 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
   );
   const online = useOnline();
   const search = useMessageSearch();
+  const create = useCreateSession();
+  const leaveIfDeleted = useCallback(
+    (id: string) => {
+      if (id === sessionId) router.push("/");
+    },
+    [router, sessionId],
+  );
+  const rowActions = useSessionRowActions({ onDeleted: leaveIfDeleted });
   const openMessage = (id: string, messageId: string) => {
     setSessionsOpen(false);
     router.push(`/sessions/${encodeURIComponent(id)}?message=${encodeURIComponent(messageId)}`);
@@ -463,6 +477,8 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
         branchCount={detail.data?.branches.length ?? 1}
         onOpenSessions={() => setSessionsOpen(true)}
         activeBranchName={detail.data?.branches.find((b) => b.id === branchId)?.name}
+        statusSummary={stateLabel(shownState)}
+        conversationId="conversation"
         menu={
           detail.data ? (
             <SessionMenu
@@ -579,6 +595,12 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
           onQueryChange={search.onQueryChange}
           messageHits={search.hits}
           onOpenMessage={openMessage}
+          onNew={() => {
+            setSessionsOpen(false);
+            create.mutate();
+          }}
+          creating={create.isPending}
+          rowActions={rowActions}
         />
       </Drawer>
 
@@ -594,10 +616,18 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
             onQueryChange={search.onQueryChange}
             messageHits={search.hits}
             onOpenMessage={openMessage}
+            onNew={() => create.mutate()}
+            creating={create.isPending}
+            rowActions={rowActions}
           />
         </aside>
 
-        <main className="mx-auto flex w-full min-w-0 max-w-3xl flex-1 flex-col gap-3 py-4">
+        {/* the skip link's target (ChatHeader): focusable, with no outline of its own */}
+        <main
+          id="conversation"
+          tabIndex={-1}
+          className="mx-auto flex w-full min-w-0 max-w-3xl flex-1 scroll-mt-24 flex-col gap-3 py-4 outline-none"
+        >
           {workspaceTrust.data && !workspaceTrust.dismissed && (
             <WorkspaceTrustPrompt
               definitions={workspaceTrust.data.definitions}
@@ -743,7 +773,7 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
       </div>
 
       <footer className="sticky bottom-0 z-10 border-t border-zinc-200 bg-zinc-50/95 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/95">
-        <div className="mx-auto flex w-full max-w-3xl flex-col gap-2 px-3 py-2 sm:px-4">
+        <div className="mx-auto flex w-full max-w-3xl flex-col gap-2 px-3 py-2 max-sm:py-1.5 sm:px-4">
           {canSend && state.type === "Paused" && (
             <div className="flex flex-wrap items-center gap-2 text-sm text-zinc-700 dark:text-zinc-300">
               <span>
