@@ -81,7 +81,11 @@ describe("sub-agents over HTTP", () => {
       return { blocks: [{ type: "text", text: "done" }] };
     });
     const id = await createSessionId({
-      config: { approval_policy: { type: "white_list", tools: ["researcher"] } },
+      // a read a person decides (approve_read_only is on by default)
+      config: {
+        approval_policy: { type: "white_list", tools: ["researcher"] },
+        approve_read_only: false,
+      },
     });
     const { seen, rest } = await readUntil(await postText(id, "go"), (events) =>
       events.some((e) => e.event === "subagent_update" && e.data.kind === "approval"),
