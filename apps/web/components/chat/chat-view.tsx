@@ -62,6 +62,8 @@ export interface ChatViewProps {
   models: readonly ModelOption[];
   /** the context window of the server's default model, for sessions without a model of their own */
   defaultContextWindow: number;
+  /** whether this person may change the install's MCP servers (install.configure) */
+  canConfigure?: boolean | undefined;
 }
 
 const IDLE: ContextState = { type: "Idle" };
@@ -114,7 +116,13 @@ function useOnline(): boolean {
   return online;
 }
 
-export function ChatView({ sessionId, highlight, models, defaultContextWindow }: ChatViewProps) {
+export function ChatView({
+  sessionId,
+  highlight,
+  models,
+  defaultContextWindow,
+  canConfigure = false,
+}: ChatViewProps) {
   const router = useRouter();
   const queryClient = useQueryClient();
   // the conversation as the person had it by default (issue #27): the optimized view can leave
@@ -530,15 +538,24 @@ export function ChatView({ sessionId, highlight, models, defaultContextWindow }:
                   servers={mcpServers.data?.servers ?? []}
                   onReconnect={(name) => void reconnectMcp(name)}
                   reconnecting={reconnecting}
-                  onAdd={addMcp}
-                  onSetEnabled={(name, enabled) =>
-                    void changeMcp(
-                      () => api.setMcpServerEnabled(name, enabled),
-                      `Could not turn ${name} ${enabled ? "on" : "off"}`,
-                    )
+                  onAdd={canConfigure ? addMcp : undefined}
+                  onSetEnabled={
+                    canConfigure
+                      ? (name, enabled) =>
+                          void changeMcp(
+                            () => api.setMcpServerEnabled(name, enabled),
+                            `Could not turn ${name} ${enabled ? "on" : "off"}`,
+                          )
+                      : undefined
                   }
-                  onRemove={(name) =>
-                    void changeMcp(() => api.removeMcpServer(name), `Could not remove ${name}`)
+                  onRemove={
+                    canConfigure
+                      ? (name) =>
+                          void changeMcp(
+                            () => api.removeMcpServer(name),
+                            `Could not remove ${name}`,
+                          )
+                      : undefined
                   }
                 />
               }

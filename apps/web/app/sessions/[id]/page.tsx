@@ -1,5 +1,8 @@
+import { headers } from "next/headers";
 import { ChatView } from "@/components/chat/chat-view";
 import { SessionNotFound } from "@/components/chat/session-not-found";
+import { clientAddress } from "@/lib/server/people/admission";
+import { authorize } from "@/lib/server/people/authorize";
 import { getRuntime } from "@/lib/server/runtime";
 import { modelInfo } from "../../model-info";
 
@@ -19,6 +22,11 @@ export default async function SessionPage({ params, searchParams }: SessionPageP
   const session = await runtime.manager.get(id);
   if (!session) return <SessionNotFound />;
   const model = modelInfo(runtime.providerKeys.modelEnv());
+  // the MCP form and switches are offered to those who may use them (the routes ask again)
+  const requestHeaders = await headers();
+  const who = await runtime.people.authenticate(requestHeaders, clientAddress(requestHeaders));
+  const canConfigure =
+    typeof who !== "string" && authorize(who, "install.configure", { kind: "install" }).allowed;
   return (
     <ChatView
       // a new session id is a new page: no live state carries over
@@ -27,6 +35,7 @@ export default async function SessionPage({ params, searchParams }: SessionPageP
       highlight={typeof message === "string" ? message : undefined}
       models={model.options}
       defaultContextWindow={model.contextWindow}
+      canConfigure={canConfigure}
     />
   );
 }
