@@ -21,7 +21,8 @@ test("the admin viewer lists the session and shows its loop tree with status and
   const title = `Loop tree probe ${Date.now()}`;
   const { session_id } = await createSession(request, {
     title,
-    config: { approval_policy: { type: "manual" } },
+    // a read a person approves (approve_read_only is on by default)
+    config: { approval_policy: { type: "manual" }, approve_read_only: false },
   });
   // One run that stops for approval, and its continuation once approved: a loop with a child.
   await scriptFakeLlm(request, [

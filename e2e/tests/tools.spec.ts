@@ -119,8 +119,8 @@ test("a tool call denied by the user does not run and the model is told so", asy
   await sendFromComposer(page, "Read notes.txt, if I allow it.");
 
   const call = transcript(page).getByRole("listitem", { name: "Tool call read_file" });
-  await expect(call.getByRole("button", { name: "Deny" })).toBeVisible();
-  await call.getByRole("button", { name: "Deny" }).click();
+  await expect(call.getByRole("button", { name: "Deny", exact: true })).toBeVisible();
+  await call.getByRole("button", { name: "Deny", exact: true }).click();
 
   await expect(call).toContainText("Denied");
   await expect(assistantMessages(page).last()).toContainText("Understood, I will not read it.");
