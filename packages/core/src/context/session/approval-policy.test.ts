@@ -4,6 +4,7 @@ import {
   approvalFor,
   deniedResultText,
   READ_ONLY_RULE_NOTE,
+  readOnlyNames,
   rememberApproval,
   userNote,
 } from "./approval-policy.js";
@@ -48,6 +49,18 @@ describe("approvalFor", () => {
       approval: "auto_approved",
       note: "policy white_list",
     });
+  });
+});
+
+describe("readOnlyNames", () => {
+  it("takes the read tools, never an OpenAPI operation (its GET carries a credential to another host)", () => {
+    const names = readOnlyNames([
+      { name: "read_file", category: "read" },
+      { name: "mcp__docs__search", category: "read", origin: { kind: "mcp" } },
+      { name: "petstore_getPet", category: "read", origin: { kind: "openapi" } },
+      { name: "bash", category: "execute" },
+    ]);
+    expect([...names]).toEqual(["read_file", "mcp__docs__search"]);
   });
 });
 

@@ -79,9 +79,18 @@ export function approvalFor(
   return { approval: "pending" };
 }
 
-/** The names of the read-only tools among `tools` (category "read", as tool-execution.ts). */
-export function readOnlyNames(tools: readonly { name: string; category?: string }[]): Set<string> {
-  return new Set(tools.filter((t) => t.category === "read").map((t) => t.name));
+/**
+ * The names of the tools `approve_read_only` lets run without asking: the read-only tools among
+ * `tools` (category "read", as tool-execution.ts), except OpenAPI operations. A `GET` of an
+ * OpenAPI spec reads, but it carries the spec's credential to another host, and the card that
+ * says where the key goes is there for a person to read: those calls always ask.
+ */
+export function readOnlyNames(
+  tools: readonly { name: string; category?: string; origin?: { kind: string } | undefined }[],
+): Set<string> {
+  return new Set(
+    tools.filter((t) => t.category === "read" && t.origin?.kind !== "openapi").map((t) => t.name),
+  );
 }
 
 /** The approval note recorded with an automatic decision. */
