@@ -67,7 +67,11 @@ test("every route answers an unknown field with 400 naming it", async () => {
   const api = servers.api;
   const id = await api.createSession({});
   const detail = (await api.get(`/api/sessions/${id}`)).json as Detail;
-  const ids: Record<string, string> = { id, branch_id: detail.active_branch_id };
+  const ids: Record<string, string> = {
+    id,
+    branch_id: detail.active_branch_id,
+    provider: "anthropic",
+  };
   const routes = apiCatalog().filter(
     (e) => e.method !== "GET" && !e.path.startsWith("/api/auth/") && e.path !== "/api/mcp",
   );

@@ -102,24 +102,36 @@ export function ChatHeader({
               className={buttonClass.ghost}
               aria-pressed={branchesOpen}
               onClick={onToggleBranches}
-              // the count and the current branch are in the name at every width
-              aria-label={`Branches · ${branchCount}${activeBranchName ? `, current branch ${activeBranchName}` : ""}`}
+              // the count and the current branch are in the name at every width; the name ends
+              // with the visible words ("2 · main", or "main" on a phone), as speech tools expect
+              aria-label={
+                activeBranchName
+                  ? `Branches · ${branchCount} · ${activeBranchName}`
+                  : `Branches · ${branchCount}`
+              }
               title={activeBranchName ? `Current branch: ${activeBranchName}` : undefined}
             >
               <BranchIcon />
               {activeBranchName ? (
-                <span
-                  data-testid="current-branch"
-                  className="max-w-[7rem] truncate sm:max-w-[12rem]"
-                >
-                  {activeBranchName}
-                </span>
+                <>
+                  <span className="hidden text-zinc-500 sm:inline dark:text-zinc-400">
+                    {branchCount} ·{" "}
+                  </span>
+                  <span
+                    data-testid="current-branch"
+                    className="max-w-[7rem] truncate sm:max-w-[12rem]"
+                  >
+                    {activeBranchName}
+                  </span>
+                </>
               ) : (
-                <span>Branches</span>
+                <>
+                  <span>Branches</span>
+                  <span className="hidden text-zinc-500 sm:inline dark:text-zinc-400">
+                    · {branchCount}
+                  </span>
+                </>
               )}
-              <span className="hidden text-zinc-500 sm:inline dark:text-zinc-400">
-                · {branchCount}
-              </span>
             </button>
           ) : (
             activeBranchName && (

@@ -5,13 +5,14 @@ import {
 } from "@arbor/core";
 import { audit } from "@/lib/server/audit";
 import {
+  badRequest,
   conflict,
+  HttpError,
   handle,
   json,
   notFound,
   readBody,
   readNoBody,
-  validate,
 } from "@/lib/server/http";
 import { getRuntime } from "@/lib/server/runtime";
 
@@ -24,9 +25,15 @@ export const runtime = "nodejs";
 
 type Context = { params: Promise<{ provider: string }> };
 
+/** The provider named in the URL; an unknown one is a 400 naming `provider`. */
 async function providerOf(context: Context) {
   const { provider } = await context.params;
-  return validate(KeyProviderSchema, provider);
+  const parsed = KeyProviderSchema.safeParse(provider);
+  if (!parsed.success) {
+    const message = parsed.error.issues[0]?.message ?? "unknown provider";
+    throw new HttpError(badRequest([{ field: "provider", message }]));
+  }
+  return parsed.data;
 }
 
 /** Keeps (or replaces) the provider's key. */
