@@ -293,9 +293,8 @@ test("a zip is refused in the page before sending, and by the server with a 400 
   expect((listed.json as { messages: unknown[] }).messages).toHaveLength(0);
 });
 
-// FIXME(issue #27): fails on this branch — the header kept the first message's title for 15 s.
-// The client now refetches the session on `title_changed` (session-store.test.ts); whether the
-// model's title request was made and answered here was not found out before the deadline.
+// The client refetches the session on `title_changed` (session-store.test.ts); this app takes its
+// titles from the model (ARBOR_TITLES=model in beforeAll), so the second scripted turn is the title.
 test("the header takes the model's automatic title when it arrives, as the session list does", async () => {
   await servers.resetFake();
   await servers.script([
