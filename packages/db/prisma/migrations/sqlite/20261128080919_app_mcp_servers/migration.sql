@@ -1,0 +1,11 @@
+-- CreateTable
+CREATE TABLE "app_mcp_servers" (
+    "name" TEXT NOT NULL PRIMARY KEY,
+    "definition" TEXT NOT NULL,
+    "enabled" BOOLEAN NOT NULL,
+    "added_by_id" TEXT,
+    "added_by_name" TEXT,
+    "added_at" BIGINT NOT NULL,
+    "updated_at" BIGINT NOT NULL,
+    "version" INTEGER NOT NULL
+);
