@@ -30,6 +30,11 @@ export interface McpConfigSource {
   file: string;
   /** a file inside the workspace: its servers wait for a person's trust */
   needsTrust: boolean;
+  /**
+   * Not a file: the config's text comes from here (the servers added in the settings, kept in the
+   * database; app-servers.ts), and `path` only names the source. Nothing watches it.
+   */
+  read?: () => Promise<string>;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -134,7 +139,10 @@ export async function loadMcpConfigs(
   const problems: Array<McpConfigProblem & { file: string }> = [];
   const seen = new Set<string>();
   for (const source of sources) {
-    const config = await loadMcpConfig(source.path, env, source);
+    const config =
+      source.read !== undefined
+        ? await readMcpConfig(source, env)
+        : await loadMcpConfig(source.path, env, source);
     for (const problem of config.problems) problems.push({ ...problem, file: source.file });
     for (const server of config.servers) {
       if (seen.has(server.name)) continue;
@@ -145,6 +153,26 @@ export async function loadMcpConfigs(
       if (problem.server !== undefined) seen.add(problem.server);
   }
   return { servers, problems };
+}
+
+/** A source that is not a file: a failed read is a problem of the source, as a file's would be. */
+async function readMcpConfig(
+  source: McpConfigSource & { read: () => Promise<string> },
+  env: Env,
+): Promise<McpConfig> {
+  let text: string;
+  try {
+    text = await source.read();
+  } catch (error) {
+    return {
+      path: source.path,
+      servers: [],
+      problems: [
+        { field: "(file)", message: `cannot read ${source.file}: ${(error as Error).message}` },
+      ],
+    };
+  }
+  return { path: source.path, ...parseMcpConfig(text, env, source) };
 }
 
 /** Parses the text of mcp_servers.json. */

@@ -1,9 +1,14 @@
 export {
   type AddAppServerResult,
   APP_MCP_CONFIG_FILE,
+  APP_MCP_SOURCE,
+  type AppMcpImport,
+  type AppMcpServerRecord,
+  type AppMcpServerRecords,
   AppMcpServers,
-  appMcpConfigSource,
+  type AppMcpServersOptions,
   type ChangeAppServerResult,
+  importAppMcpFile,
 } from "./app-servers.js";
 export {
   expand as expandMcpVariables,

@@ -271,7 +271,8 @@ export class McpManager implements ToolSource {
    */
   async watch(): Promise<void> {
     if (this.#unwatch !== undefined || this.#closed) return;
-    const paths = this.sources.map((s) => s.path);
+    // a source that is not a file (the database's) is polled by its owner instead
+    const paths = this.sources.filter((s) => s.read === undefined).map((s) => s.path);
     const dirs = [...new Set(paths.map((p) => dirname(p)))];
     let timer: NodeJS.Timeout | undefined;
     const watchers: FSWatcher[] = [];

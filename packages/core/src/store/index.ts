@@ -4,4 +4,5 @@
 export * from "./coordination.js";
 export * from "./loop-numbers.js";
 export * from "./memory-store.js";
+export * from "./poll.js";
 export * from "./types.js";

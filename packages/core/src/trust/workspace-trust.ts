@@ -1,3 +1,4 @@
+import { pollStore } from "../store/poll.js";
 import type { SessionStore, WorkspaceTrustRecord } from "../store/types.js";
 import type { ConfigDefinition, DefinitionKey } from "./definitions.js";
 
@@ -105,20 +106,7 @@ export class WorkspaceTrust {
 
   /** Rereads the records every `intervalMs` (another instance may trust); returns the stop. */
   poll(intervalMs: number, onError: (error: Error) => void): () => void {
-    let running = false;
-    const timer = setInterval(() => {
-      if (running) return;
-      running = true;
-      this.refresh()
-        .catch((error: unknown) =>
-          onError(error instanceof Error ? error : new Error(String(error))),
-        )
-        .finally(() => {
-          running = false;
-        });
-    }, intervalMs);
-    timer.unref();
-    return () => clearInterval(timer);
+    return pollStore(() => this.refresh(), onError, intervalMs);
   }
 }
 
