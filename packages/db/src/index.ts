@@ -1,5 +1,6 @@
 // @arbor/db: the Prisma store for Arbor's sessions, branches, messages, events and loop records.
 // An SQLite file by default, PostgreSQL when DATABASE_URL says so. See README.md.
+export { AppMcpServerTable } from "./app-mcp-servers.js";
 export {
   type AuditAppend,
   type AuditListQuery,
