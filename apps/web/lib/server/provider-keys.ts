@@ -9,7 +9,9 @@ import {
   modelConfigFromEnv,
   PROVIDER_KEY_VARIABLES,
   type ProviderKeysResponse,
+  pollStore,
   providerKeySource,
+  STORE_POLL_MS,
   withProviderKeys,
 } from "@arbor/core";
 import type { Database, KeptKeyRecord, SecretBox } from "@arbor/db";
@@ -32,7 +34,7 @@ import type { Database, KeptKeyRecord, SecretBox } from "@arbor/db";
 type Env = Record<string, string | undefined>;
 
 /** How often the other instances reread the kept keys. */
-export const POLL_MS = 2000;
+export const POLL_MS = STORE_POLL_MS;
 
 interface Options {
   database: Database;
@@ -171,15 +173,11 @@ export class ProviderKeys {
 
   /** Rereads every `ms` until the returned function is called. */
   poll(ms = POLL_MS): () => void {
-    const timer = setInterval(() => {
-      this.refresh().catch((error: unknown) =>
-        this.#logger.warn("provider keys not reread", {
-          error: error instanceof Error ? error.message : String(error),
-        }),
-      );
-    }, ms);
-    timer.unref();
-    return () => clearInterval(timer);
+    return pollStore(
+      () => this.refresh(),
+      (error) => this.#logger.warn("provider keys not reread", { error: error.message }),
+      ms,
+    );
   }
 
   #apply(read: ReadKept, modelEnv: Env, model: ModelConfig): void {

@@ -4,9 +4,8 @@ import { join, resolve } from "node:path";
 import {
   AgentLibrary,
   type AgentsResponse,
-  AppMcpServers,
+  type AppMcpServers,
   agentsResponse,
-  appMcpConfigSource,
   CodebaseIndex,
   CommandHooks,
   type CreateSessionRequest,
@@ -69,6 +68,7 @@ import { dataDirOf } from "./data-dir";
 import { servingBeyondLoopback } from "./exposure";
 import { installToken } from "./install-token";
 import { createRedactingLogger } from "./logger";
+import { appMcpServers, followAppMcp } from "./mcp-servers";
 import { shareRuntimeGetter } from "./people/admission";
 import { People } from "./people/people";
 import { ProviderKeys } from "./provider-keys";
@@ -150,7 +150,7 @@ export interface Runtime {
   readonly dataDir: string;
   /** the MCP servers of mcp_servers.json (GET /api/mcp/servers) */
   readonly mcp: McpManager;
-  /** the servers an admin added in the settings: the data dir's own mcp_servers.json */
+  /** the servers an admin added in the settings: rows of the database, polled (decision 0056) */
   readonly appMcp: AppMcpServers;
   /** the OpenAPI specs of .arbor/openapi.json (GET /api/openapi/specs) */
   readonly openapi: OpenApiManager;
@@ -330,11 +330,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     isTrusted: (definition) => trust.isTrusted(definition),
     logger,
   });
-  // the servers an admin added in the settings come last: a file's server keeps its name
-  const appMcpSource = appMcpConfigSource(dataDir);
-  const appMcp = new AppMcpServers(appMcpSource, toolProcessEnv);
+  // the servers an admin added in the settings: rows of the database every instance reads (an
+  // older version's <data dir>/mcp_servers.json is brought over once); they come last: a file's
+  // server keeps its name (docs/decisions/0056)
+  const appMcp = await appMcpServers(opened.database, dataDir, toolProcessEnv, logger);
   const mcp = new McpManager({
-    sources: [...mcpConfigSources(workspace, env), appMcpSource],
+    sources: [...mcpConfigSources(workspace, env), appMcp.source()],
     trust,
     workspaceRoot: workspace,
     env: toolProcessEnv,
@@ -348,6 +349,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   });
   // reads the config only: the servers connect in the background, nothing waits for them
   await mcp.start();
+  // another instance added, switched or removed a server: seen within a poll
+  const stopAppMcpPoll = followAppMcp(appMcp, mcp, logger);
   mcp.watch().catch((error: unknown) =>
     logger.warn("mcp config not watched", {
       error: error instanceof Error ? error.message : String(error),
@@ -474,6 +477,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   };
   const close = async (): Promise<void> => {
     await foldingMcp.close();
+    stopAppMcpPoll();
     await mcp.close();
     stopTrustPoll();
     stopKeysPoll();

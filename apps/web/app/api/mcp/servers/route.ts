@@ -21,8 +21,9 @@ export const GET = handle("GET /api/mcp/servers", async () => {
 });
 
 /**
- * Adds a server to the app's own config (the data directory, out of the tools' reach): an admin's
- * act trusts it, and the audit log records it. It starts at once, as a file's server does.
+ * Adds a server to the app's own (the database's, out of the tools' reach; every instance reads
+ * it): an admin's act trusts it, and the audit log records it. It starts at once here, and on the
+ * other instances within their poll.
  */
 export const POST = handle("POST /api/mcp/servers", async (request, _context, actor) => {
   const { name, ...entry } = await readBody(request, AddMcpServerRequestSchema);
@@ -31,7 +32,7 @@ export const POST = handle("POST /api/mcp/servers", async (request, _context, ac
   if (arbor.mcp.servers().some((server) => server.name === name)) {
     throw new HttpError(conflict(`an MCP server is already named ${name}`));
   }
-  const added = await arbor.appMcp.add(name, entry);
+  const added = await arbor.appMcp.add(name, entry, { id: actor.id, name: actor.name });
   switch (added.type) {
     case "exists":
       throw new HttpError(conflict(`an MCP server is already named ${name}`));
