@@ -19,7 +19,7 @@ export const McpServerViewSchema = z
       .string()
       .optional()
       .describe(
-        "the file it is defined in: relative to the workspace, or the absolute path of ARBOR_MCP_CONFIG",
+        "the file it is defined in: relative to the workspace, or the absolute path of ARBOR_MCP_CONFIG; `settings (database)` for a server added in the settings",
       ),
     error: z
       .string()
@@ -31,7 +31,7 @@ export const McpServerViewSchema = z
       .boolean()
       .optional()
       .describe(
-        "true: added in the settings (the app's own config in the data directory), so it can be turned on or off and removed there (PATCH / DELETE /api/mcp/servers/{name})",
+        "true: added in the settings (kept in the database, so every instance offers it), so it can be turned on or off and removed there (PATCH / DELETE /api/mcp/servers/{name})",
       ),
     tools: z
       .array(
@@ -174,7 +174,7 @@ export const AddMcpServerRequestSchema = strictRequest(
       }
     })
     .describe(
-      "Body of POST /api/mcp/servers: a server for the app's own config, trusted by the admin who adds it (audit log `mcp_server_added`). It starts at once.",
+      "Body of POST /api/mcp/servers: a server for the app's own config (kept in the database), trusted by the admin who adds it (audit log `mcp_server_added`). It starts at once here, and on the other instances of the database within seconds.",
     ),
 );
 export type AddMcpServerRequest = z.infer<typeof AddMcpServerRequestSchema>;
