@@ -141,7 +141,7 @@ export async function loadMcpConfigs(
   for (const source of sources) {
     const config =
       source.read !== undefined
-        ? await readMcpConfig(source, env)
+        ? await readMcpConfig(source, source.read, env)
         : await loadMcpConfig(source.path, env, source);
     for (const problem of config.problems) problems.push({ ...problem, file: source.file });
     for (const server of config.servers) {
@@ -157,12 +157,13 @@ export async function loadMcpConfigs(
 
 /** A source that is not a file: a failed read is a problem of the source, as a file's would be. */
 async function readMcpConfig(
-  source: McpConfigSource & { read: () => Promise<string> },
+  source: McpConfigSource,
+  read: () => Promise<string>,
   env: Env,
 ): Promise<McpConfig> {
   let text: string;
   try {
-    text = await source.read();
+    text = await read();
   } catch (error) {
     return {
       path: source.path,
