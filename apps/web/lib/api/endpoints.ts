@@ -573,7 +573,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "POST",
     path: "/api/mcp/servers",
     summary:
-      "Adds an MCP server to the app's own config (`mcp_servers.json` in the data directory, out of the tools' reach), as an admin: the act trusts it and the audit log records it (`mcp_server_added`). A local server runs in the sandbox as a workspace's does; a variable reference cannot name one of Arbor's secrets. It starts at once and is listed `managed`. 400 naming the field (`command`, `url`, `args[0]`, …); 409 when a server of any config already has the name.",
+      "Adds an MCP server to the app's own config (kept in the database, out of the tools' reach), as an admin: the act trusts it and the audit log records it (`mcp_server_added`). A local server runs in the sandbox as a workspace's does; a variable reference cannot name one of Arbor's secrets. It starts at once and is listed `managed` (`file`: `settings (database)`); the other instances of the database list and start it within seconds (they poll every 2 s). 400 naming the field (`command`, `url`, `args[0]`, …); 409 when a server of any config already has the name.",
     body: s.addMcpServer,
     response: { status: 201, json: s.mcpServer },
     errors: [400, 409],
@@ -582,7 +582,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "PATCH",
     path: "/api/mcp/servers/{name}",
     summary:
-      "Turns a server added in the settings (`managed`) off (it stops and its tools go; it stays listed `disabled`) or on again (audit log `mcp_server_disabled` / `mcp_server_enabled`). 404 for an unknown name; 409 for a server of a file: a workspace file's server is turned on by trusting it (/api/workspace/trust), ARBOR_MCP_CONFIG is the operator's own file.",
+      "Turns a server added in the settings (`managed`) off (it stops and its tools go; it stays listed `disabled`) or on again (audit log `mcp_server_disabled` / `mcp_server_enabled`), here at once and on the database's other instances within seconds. 404 for an unknown name; 409 for a server of a file: a workspace file's server is turned on by trusting it (/api/workspace/trust), ARBOR_MCP_CONFIG is the operator's own file.",
     body: s.updateMcpServer,
     response: { status: 200, json: s.mcpServer },
     errors: [400, 404, 409],
@@ -591,7 +591,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "DELETE",
     path: "/api/mcp/servers/{name}",
     summary:
-      "Removes a server added in the settings (`managed`): it stops and its tools go (audit log `mcp_server_removed`). 404 for an unknown name; 409 for a server of a file.",
+      "Removes a server added in the settings (`managed`): it stops and its tools go, here at once and on the database's other instances within seconds (audit log `mcp_server_removed`). 404 for an unknown name; 409 for a server of a file.",
     response: { status: 204 },
     errors: [404, 409],
   },
