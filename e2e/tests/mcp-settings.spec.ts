@@ -5,7 +5,7 @@ import { createSession, keepScreenshot, openSession } from "./app.js";
 // Issue #27, case 7: an MCP server added in Session settings by the signed-in admin (the e2e
 // app's owner), with the MCP project's `everything` reference server: it starts, its tools are
 // listed; turned off, they are gone (from the list and from what the model gets); removed, the
-// server is gone. The app keeps it in its data directory's own mcp_servers.json.
+// server is gone. The app keeps it in the database (docs/decisions/0056).
 
 const NAME = "ui-everything";
 
