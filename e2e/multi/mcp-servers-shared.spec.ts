@@ -25,7 +25,8 @@ import { toolResults } from "../security/harness.js";
 // offering it.
 
 const unavailable = pgClusterUnavailableReason();
-if (unavailable !== undefined) console.log(`multi-instance MCP settings suite skipped: ${unavailable}`);
+if (unavailable !== undefined)
+  console.log(`multi-instance MCP settings suite skipped: ${unavailable}`);
 test.skip(unavailable !== undefined, unavailable ?? "");
 test.describe.configure({ timeout: 180_000 });
 
