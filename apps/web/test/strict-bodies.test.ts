@@ -138,6 +138,8 @@ const BODIES: Record<
   }),
   "POST /api/mcp/servers": () => ({ body: { name: "srv", command: "node", args: ["srv.js"] } }),
   "PATCH /api/mcp/servers/{name}": () => ({ body: { enabled: false } }),
+  "PATCH /api/skills/{name}": () => ({ body: { enabled: false } }),
+  "PATCH /api/agents/{name}": () => ({ body: { enabled: false } }),
   "POST /api/workspace/trust": () => ({
     body: { file: "mcp_servers.json", name: "srv", hash: "0".repeat(64) },
   }),

@@ -361,6 +361,9 @@ describe("skills over HTTP", () => {
         description: "How to greet (workspace)",
         source: "claude",
         path: join(server.workspace, ".claude/skills/greeting/SKILL.md"),
+        enabled: true,
+        disabled_by: null,
+        disabled_at: null,
       },
     ]);
     expect(listed.problems).toEqual([

@@ -21,6 +21,7 @@ export {
   parseDatabaseUrl,
   resolveDatabase,
 } from "./database-url.js";
+export { ExtensionSwitchTable } from "./extension-switches.js";
 export { FoldMemoryTable } from "./fold-memories.js";
 export { PrismaMcpSessionStore } from "./mcp-sessions.js";
 export { type ApplyResult, applyMigrations } from "./migrate.js";

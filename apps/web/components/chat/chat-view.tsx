@@ -271,6 +271,19 @@ export function ChatView({
     },
     [queryClient],
   );
+  // a skill or sub-agent switched for every session (admins; decision 0057)
+  const switchExtension = useCallback(
+    async (change: () => Promise<unknown>, queryKey: string[], failure: string) => {
+      try {
+        await change();
+      } catch (error) {
+        toast.error(failure, { description: errorText(error) });
+      } finally {
+        await queryClient.invalidateQueries({ queryKey });
+      }
+    },
+    [queryClient],
+  );
   // read afresh each time the settings open: the server re-reads the files (mtime cache)
   const instructions = useQuery({
     queryKey: ["instructions", sessionId],
@@ -560,8 +573,36 @@ export function ChatView({
                 />
               }
               openApiSpecs={<OpenApiSpecList specs={openApiSpecs.data?.specs ?? []} />}
-              skills={<SkillList skills={skills.data} />}
-              agents={<AgentList agents={agents.data} />}
+              skills={
+                <SkillList
+                  skills={skills.data}
+                  onSetEnabled={
+                    canConfigure
+                      ? (name, enabled) =>
+                          void switchExtension(
+                            () => api.setSkillEnabled(name, enabled),
+                            ["skills"],
+                            `Could not switch the skill ${name} ${enabled ? "on" : "off"}`,
+                          )
+                      : undefined
+                  }
+                />
+              }
+              agents={
+                <AgentList
+                  agents={agents.data}
+                  onSetEnabled={
+                    canConfigure
+                      ? (name, enabled) =>
+                          void switchExtension(
+                            () => api.setAgentEnabled(name, enabled),
+                            ["agents"],
+                            `Could not switch the sub-agent ${name} ${enabled ? "on" : "off"}`,
+                          )
+                      : undefined
+                  }
+                />
+              }
               instructions={instructions.data}
               onOpen={() => {
                 void instructions.refetch();

@@ -21,6 +21,7 @@ import {
   CreateSessionResponseSchema,
   CreateTokenRequestSchema,
   EditMessageRequestSchema,
+  ExtensionSwitchRequestSchema,
   FileContentResponseSchema,
   FileListResponseSchema,
   FoldListResponseSchema,
@@ -158,6 +159,7 @@ const s = {
   mcpPromptRequest: { title: "McpPromptRequest", schema: McpPromptRequestSchema },
   addMcpServer: { title: "AddMcpServerRequest", schema: AddMcpServerRequestSchema },
   updateMcpServer: { title: "UpdateMcpServerRequest", schema: UpdateMcpServerRequestSchema },
+  extensionSwitch: { title: "ExtensionSwitchRequest", schema: ExtensionSwitchRequestSchema },
   mcpPrompt: { title: "McpPromptResponse", schema: McpPromptResponseSchema },
   openApiSpecs: { title: "OpenApiSpecsResponse", schema: OpenApiSpecsResponseSchema },
   workspaceTrust: { title: "WorkspaceTrustResponse", schema: WorkspaceTrustResponseSchema },
@@ -683,6 +685,24 @@ export const ENDPOINTS: readonly Endpoint[] = [
       "The sub-agents of the workspace's agent files, read now: Markdown with YAML front matter (`name`, `description`, `tools`, `model`; the body is the system prompt) in `<workspace>/.claude/agents/` and `<workspace>/.arbor/agents/` (which wins a name clash). Each is a tool named `name` with one parameter, `task`: its call runs a child loop (its own prompt, tools and model; at most 10 turns) whose final text is the result, streamed as `subagent_update` events, recorded under the calling loop in the admin loop tree, its usage counted in the session's. `tools` omitted: the parent's tools (sub-agents excluded); Claude Code's names (`Read`, `Write`, `Edit`, `Bash`, `Grep`, `Glob`) map to Arbor's. `model` omitted or `inherit`: the session's model; `<protocol>/<model>`: another provider. The child's tool calls pass the session's approval policy: a call it would hold for a person is denied in the child (decision 0032). A malformed file is listed in `problems` with the reason, and so is an agent whose `name` another tool of the sessions has (a built-in or codebase tool, `skill`, `present_plan`, `ask_question`, an MCP or OpenAPI tool): that tool keeps the name and the agent is not offered (the server log says so too).",
     response: { status: 200, json: s.agents },
     errors: [],
+  },
+  {
+    method: "PATCH",
+    path: "/api/skills/{name}",
+    summary:
+      "Switches a skill off (`enabled: false`) or back on, as an admin (`install.configure`; audit log `skill_disabled` / `skill_enabled`). The switch is kept in the database, per install: from its next turn no session on any instance lists a switched-off skill in `<available_skills>` or loads it through the `skill` tool; GET /api/skills still lists it, `enabled: false`, with who switched it off. Answers the list as GET does. 404 when no skill has that name.",
+    body: s.extensionSwitch,
+    response: { status: 200, json: s.skills },
+    errors: [400, 404],
+  },
+  {
+    method: "PATCH",
+    path: "/api/agents/{name}",
+    summary:
+      "Switches a sub-agent off (`enabled: false`) or back on, as an admin (`install.configure`; audit log `agent_disabled` / `agent_enabled`). The switch is kept in the database, per install: from its next turn no session on any instance offers a switched-off sub-agent as a tool, so none can start it; GET /api/agents still lists it, `enabled: false`. Answers the list as GET does. 404 when no sub-agent has that name.",
+    body: s.extensionSwitch,
+    response: { status: 200, json: s.agents },
+    errors: [400, 404],
   },
   {
     method: "GET",

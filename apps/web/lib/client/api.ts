@@ -192,6 +192,12 @@ export const api = {
   /** the agent files' sub-agents, with malformed files and why */
   listAgents: (options?: RequestOptions) =>
     json<AgentsResponse>("GET", "/api/agents", undefined, options),
+  /** switches a skill on or off for every session (admins) */
+  setSkillEnabled: (name: string, enabled: boolean) =>
+    json<SkillsResponse>("PATCH", `/api/skills/${enc(name)}`, { enabled }),
+  /** switches a sub-agent on or off for every session (admins) */
+  setAgentEnabled: (name: string, enabled: boolean) =>
+    json<AgentsResponse>("PATCH", `/api/agents/${enc(name)}`, { enabled }),
   /** the OpenAPI specs of .arbor/openapi.json, their states and tools */
   listOpenApiSpecs: (options?: RequestOptions) =>
     json<OpenApiSpecsResponse>("GET", "/api/openapi/specs", undefined, options),

@@ -18,6 +18,9 @@ import {
   defaultSkillDirs,
   describeModelConfig,
   detectSandbox,
+  EnabledAgents,
+  EnabledSkills,
+  ExtensionSwitches,
   endGroupsOnShutdown,
   type FileViewResult,
   FoldingMcpHttp,
@@ -71,7 +74,7 @@ import { createRedactingLogger } from "./logger";
 import { appMcpServers, followAppMcp } from "./mcp-servers";
 import { shareRuntimeGetter } from "./people/admission";
 import { People } from "./people/people";
-import { ProviderKeys } from "./provider-keys";
+import { POLL_MS, ProviderKeys } from "./provider-keys";
 import { maxBodyBytes } from "./request-gate";
 import { type OpenedStore, openStore } from "./store";
 
@@ -176,6 +179,8 @@ export interface Runtime {
   listSkills(): SkillsResponse;
   /** the agent files' sub-agents, read now (GET /api/agents) */
   listAgents(): AgentsResponse;
+  /** the skills and sub-agents an admin switched off (PATCH /api/skills/{name}, /api/agents/{name}) */
+  readonly switches: ExtensionSwitches;
   /** how tools run (GET /api/settings) */
   readonly settings: SettingsResponse;
   /** Arbor as an MCP server for other agents (/api/mcp): folding and the read-only tools */
@@ -367,7 +372,18 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     TokenBudgets: Budgets,
     FoldMemoryTable,
     PrismaMcpSessionStore,
+    ExtensionSwitchTable,
   } = await import(/* turbopackIgnore: true */ "@arbor/db");
+  // skills and sub-agents an admin switched off in Settings (decision 0057): in the database, read
+  // now and every POLL_MS after (another instance may switch), left out of every session's tools
+  // and prompt; the listings still show them
+  const switches = new ExtensionSwitches({ records: new ExtensionSwitchTable(opened.database) });
+  await switches.refresh();
+  const stopSwitchesPoll = switches.poll(POLL_MS, (error) =>
+    logger.warn("skill and sub-agent switches not reread", { error: error.message }),
+  );
+  const offeredSkills = new EnabledSkills(skills, switches);
+  const offeredAgents = new EnabledAgents(agents, switches);
   const budgets: TokenBudgets = new Budgets(opened.database);
   // other agents fold through Arbor over MCP (/api/mcp) and sessions fold (config.folding): both
   // keep and recall the workspace's fold memories, in the database so every instance has them
@@ -430,8 +446,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     commandHooks: (config) =>
       (config.workspace ?? workspace) === workspace ? commandHooks : undefined,
     // an older session with a workspace of its own has none of these
-    skills: (config) => ((config.workspace ?? workspace) === workspace ? skills : undefined),
-    agents: (config) => ((config.workspace ?? workspace) === workspace ? agents : undefined),
+    skills: (config) => ((config.workspace ?? workspace) === workspace ? offeredSkills : undefined),
+    agents: (config) => ((config.workspace ?? workspace) === workspace ? offeredAgents : undefined),
     ...(opened.coordinator ? { coordinator: opened.coordinator } : {}),
   });
   // other agents fold through Arbor over MCP (/api/mcp): the workspace's read-only tools, built
@@ -481,6 +497,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     await mcp.close();
     stopTrustPoll();
     stopKeysPoll();
+    stopSwitchesPoll();
     stopEndingGroups();
     processes.shutdown();
     await codebase.close();
@@ -542,7 +559,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       logger.info("workspace definition trust revoked", { file: key.file, name: key.name });
       return workspaceTrust();
     },
-    listSkills: () => skillsResponse(skills.load()),
+    listSkills: () => skillsResponse(skills.load(), switches),
     // an agent named like a tool of the sessions (built-in, codebase, MCP, OpenAPI) is listed as
     // a problem, not as offered: the tool keeps the name (session-extensions.ts toolNameOwner)
     listAgents: () => {
@@ -550,8 +567,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         withCodebaseTools(createDefaultTools({ workspaceRoot: workspace }), { index: codebase }),
         [mcp, openapi],
       );
-      return agentsResponse(withoutShadowedAgents(agents.load(), toolNameOwner(tools)));
+      return agentsResponse(withoutShadowedAgents(agents.load(), toolNameOwner(tools)), switches);
     },
+    switches,
     settings,
     foldingMcp,
     createSession: (request) =>

@@ -40,6 +40,14 @@ export const AUDIT_ACTION_MEANINGS = {
     "a person turned off an MCP server added in the settings: it stays listed, its tools go (target `mcp_server:<name>`)",
   mcp_server_removed:
     "a person removed an MCP server added in the settings (target `mcp_server:<name>`)",
+  skill_enabled:
+    "a person switched a skill back on in the settings: sessions offer it again (target `skill:<name>`)",
+  skill_disabled:
+    "a person switched a skill off in the settings: no session offers it (target `skill:<name>`)",
+  agent_enabled:
+    "a person switched a sub-agent back on in the settings: sessions offer it again (target `agent:<name>`)",
+  agent_disabled:
+    "a person switched a sub-agent off in the settings: no session can start it (target `agent:<name>`)",
   workspace_trust_revoked:
     "a person took the trust of a workspace definition back (target `definition:<file>#<name>`)",
   provider_key_set:

@@ -3,3 +3,4 @@
 export * from "./front-matter.js";
 export * from "./skill-set.js";
 export * from "./skill-tool.js";
+export * from "./switches.js";

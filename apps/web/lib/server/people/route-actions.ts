@@ -55,6 +55,9 @@ export const ROUTE_ACTIONS = {
   "DELETE /api/settings/provider-keys/{provider}": "install.configure",
   "GET /api/skills": "install.read",
   "GET /api/agents": "install.read",
+  // switching a skill or sub-agent off for every session is the install's (decision 0057)
+  "PATCH /api/skills/{name}": "install.configure",
+  "PATCH /api/agents/{name}": "install.configure",
   "GET /api/mcp/servers": "install.read",
   "POST /api/mcp/servers/{name}/prompts/{prompt}": "install.read",
   "POST /api/mcp/servers/{name}/reconnect": "install.configure",

@@ -11,6 +11,7 @@ import { isPlanTool, toolsForMode } from "../plan-act.js";
 import { sessionToolResultRow, toolResultRow } from "./agent-rows.js";
 import {
   DENIED_RESULT_TEXT,
+  deniedResultText,
   type RememberedSettings,
   rememberApproval,
   userNote,
@@ -268,6 +269,8 @@ export async function decideHeldChildCalls(
   const events: SessionEventBody[] = [];
   const updates: MessageLifecycleUpdate[] = [];
   const decided = new Map<string, "approved" | "denied">();
+  // what each denied call's model would have received: the person's reason with the denial
+  const deniedTexts = new Map<string, string>();
   for (const d of decisions) {
     const call = waiting.get(d.tool_call_id);
     if (call === undefined || !state.pending_requests.includes(d.tool_call_id)) {
@@ -278,6 +281,7 @@ export async function decideHeldChildCalls(
     }
     const status = d.decision === "approve" ? "approved" : "denied";
     decided.set(call.callId, status);
+    if (d.decision === "deny") deniedTexts.set(call.callId, deniedResultText(userNote(d.reason)));
     if (d.decision === "approve") {
       // a held call's arguments are not at hand: bash remembers nothing, a rule is refused
       const outcome = rememberApproval(
@@ -333,17 +337,19 @@ export async function decideHeldChildCalls(
   const all = held.filter((h) => state.pending_requests.includes(h.callId));
   const results = new Map<string, ToolResultMessage>();
   for (const call of all) {
-    results.set(call.callId, await runOnce(core, call, decided.get(call.callId), signal));
+    const denied = deniedTexts.get(call.callId) ?? DENIED_RESULT_TEXT;
+    results.set(call.callId, await runOnce(core, call, decided.get(call.callId), denied, signal));
   }
   await deliverToParent(core, all, results, decided);
   return "decided";
 }
 
-/** Runs an approved call once (a denied one becomes its denial's result). Never throws. */
+/** Runs an approved call once (a denied one becomes `deniedText`, its result). Never throws. */
 async function runOnce(
   core: StoredSession,
   held: HeldChildCall,
   status: "approved" | "denied" | undefined,
+  deniedText: string,
   signal: AbortSignal,
 ): Promise<ToolResultMessage> {
   const call: ToolCallContent = {
@@ -352,7 +358,7 @@ async function runOnce(
     name: held.toolName,
     arguments: held.arguments,
   };
-  const denied = status === "approved" ? undefined : new Map([[held.callId, DENIED_RESULT_TEXT]]);
+  const denied = status === "approved" ? undefined : new Map([[held.callId, deniedText]]);
   const tools = toolsForMode(core.tools, core.config.agent_mode, core.deps.role);
   return executeSingleTool(call, {
     // the child was offered these (plan tools never reach a child)

@@ -28,12 +28,20 @@ describe("NestedApprovals", () => {
     expect(approvals.decidedAs("c1")).toBeUndefined();
     expect(approvals.decide("other", "approve")).toBe(false);
     expect(approvals.decide("c1", "approve")).toBe(true);
-    await expect(waiting).resolves.toBe("approve");
+    await expect(waiting).resolves.toEqual({ decision: "approve" });
     expect(approvals.holds("c1")).toBe(false);
     expect(approvals.decidedAs("c1")).toBe("approved");
     // a second decision finds nothing waiting
     expect(approvals.decide("c1", "deny")).toBe(false);
     expect(approvals.claim("c1", "deny")).toBeUndefined();
+  });
+
+  it("a denial hands the waiting call the person's reason (issue #27)", async () => {
+    const approvals = new NestedApprovals();
+    const waiting = approvals.wait("c1", call("bash"), new AbortController().signal);
+    approvals.claim("c1", "deny");
+    approvals.decide("c1", "deny", "use pnpm");
+    await expect(waiting).resolves.toEqual({ decision: "deny", reason: "use pnpm" });
   });
 
   it("a claim refuses a second decision until it is released", async () => {
@@ -47,7 +55,7 @@ describe("NestedApprovals", () => {
     expect(approvals.holds("c1")).toBe(true);
     approvals.claim("c1", "approve");
     approvals.decide("c1", "approve");
-    await expect(waiting).resolves.toBe("approve");
+    await expect(waiting).resolves.toEqual({ decision: "approve" });
   });
 
   it("an abort denies what waits, and a call after the abort at once", async () => {
@@ -55,10 +63,12 @@ describe("NestedApprovals", () => {
     const controller = new AbortController();
     const waiting = approvals.wait("c1", call("bash"), controller.signal);
     controller.abort();
-    await expect(waiting).resolves.toBe("deny");
+    await expect(waiting).resolves.toEqual({ decision: "deny" });
     expect(approvals.size).toBe(0);
     expect(approvals.decidedAs("c1")).toBe("denied");
-    await expect(approvals.wait("c2", call("bash"), controller.signal)).resolves.toBe("deny");
+    await expect(approvals.wait("c2", call("bash"), controller.signal)).resolves.toEqual({
+      decision: "deny",
+    });
     expect(approvals.holds("c2")).toBe(false);
   });
 });

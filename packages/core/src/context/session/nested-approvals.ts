@@ -12,14 +12,25 @@ import type { MessageLifecycleUpdate } from "../../store/types.js";
 
 export type NestedDecision = "approve" | "deny";
 export type NestedStatus = "approved" | "denied";
+/**
+ * What a waiting call is handed: the decision, and a denial's reason when the person gave one
+ * (the child's model receives it as a top-level call's model does: deniedResultText).
+ */
+export type NestedVerdict = { decision: "approve" } | { decision: "deny"; reason?: string };
+
+const DENIED: NestedVerdict = { decision: "deny" };
 
 /** A call that waits here: whose it is and what its decision stores. */
 export interface NestedCall {
   toolName: string;
   /** the decision's event (its stream and the session's log show it) */
   decisionEvent: (status: NestedStatus, by: PersonRef | null) => SessionEventBody;
-  /** the update of the stored row that holds the call's approval, if any */
-  rowUpdate?: (status: NestedStatus, by: PersonRef | null) => MessageLifecycleUpdate | undefined;
+  /** the update of the stored row that holds the call's approval (with a denial's reason), if any */
+  rowUpdate?: (
+    status: NestedStatus,
+    by: PersonRef | null,
+    reason: string | undefined,
+  ) => MessageLifecycleUpdate | undefined;
   /** resolves once the call's own row and event are stored: its decision is stored after them */
   stored?: () => Promise<void>;
   /** an abort denied the call (no person decided): the waiter stores what that means */
@@ -32,7 +43,7 @@ const REMEMBERED = 1000;
 export class NestedApprovals {
   readonly #waiting = new Map<
     string,
-    { call: NestedCall; resolve: (decision: NestedDecision) => void }
+    { call: NestedCall; resolve: (verdict: NestedVerdict) => void }
   >();
   readonly #decided = new Map<string, NestedStatus>();
 
@@ -56,11 +67,11 @@ export class NestedApprovals {
   }
 
   /** Waits for the call's decision; an abort (interrupt, a fold forced back) denies it. */
-  wait(toolCallId: string, call: NestedCall, signal: AbortSignal): Promise<NestedDecision> {
+  wait(toolCallId: string, call: NestedCall, signal: AbortSignal): Promise<NestedVerdict> {
     if (signal.aborted) {
       this.#remember(toolCallId, "denied");
       call.cancelled?.();
-      return Promise.resolve("deny");
+      return Promise.resolve(DENIED);
     }
     return new Promise((resolve) => {
       const onAbort = (): void => {
@@ -70,15 +81,15 @@ export class NestedApprovals {
           this.#remember(toolCallId, "denied");
           call.cancelled?.();
         }
-        resolve("deny");
+        resolve(DENIED);
       };
       signal.addEventListener("abort", onAbort, { once: true });
       this.#waiting.set(toolCallId, {
         call,
-        resolve: (decision) => {
+        resolve: (verdict) => {
           signal.removeEventListener("abort", onAbort);
           this.#waiting.delete(toolCallId);
-          resolve(decision);
+          resolve(verdict);
         },
       });
     });
@@ -106,12 +117,19 @@ export class NestedApprovals {
     if (this.#waiting.has(toolCallId)) this.#decided.delete(toolCallId);
   }
 
-  /** Hands a claimed (or waiting) call its decision; false when none waits under that id. */
-  decide(toolCallId: string, decision: NestedDecision): boolean {
+  /**
+   * Hands a claimed (or waiting) call its decision, a denial with the person's reason if any;
+   * false when none waits under that id.
+   */
+  decide(toolCallId: string, decision: NestedDecision, reason?: string): boolean {
     const waiting = this.#waiting.get(toolCallId);
     if (waiting === undefined) return false;
     this.#remember(toolCallId, decision === "approve" ? "approved" : "denied");
-    waiting.resolve(decision);
+    waiting.resolve(
+      decision === "approve"
+        ? { decision }
+        : { decision, ...(reason !== undefined ? { reason } : {}) },
+    );
     return true;
   }
 

@@ -10,7 +10,13 @@ import type { ContextState } from "../../model/states.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import type { ParallelMessageRequest } from "../../protocol/parallel.js";
 import { isPlanTool } from "../plan-act.js";
-import { approvalFor, DENIED_RESULT_TEXT, readOnlyNames } from "./approval-policy.js";
+import {
+  approvalFor,
+  DENIED_RESULT_TEXT,
+  deniedResultText,
+  readOnlyNames,
+  userNote,
+} from "./approval-policy.js";
 import { childContext } from "./loop-context.js";
 import { type ParallelAskResult, storeAnswers } from "./parallel-answers.js";
 import {
@@ -164,9 +170,10 @@ export async function askParallelOp(
         continue;
       }
       let approval = approvalFor(core.config, call, (n) => readOnly.has(n)).approval;
+      let reason = DENIED_RESULT_TEXT;
       if (approval === "pending") {
         await writer.add([toolEvent(candidate, call, "pending_approval")]);
-        const decision = await core.nestedApprovals.wait(
+        const verdict = await core.nestedApprovals.wait(
           call.id,
           {
             toolName: call.name,
@@ -176,7 +183,8 @@ export async function askParallelOp(
           },
           signal,
         );
-        approval = decision === "approve" ? "approved" : "denied";
+        approval = verdict.decision === "approve" ? "approved" : "denied";
+        if (verdict.decision === "deny") reason = deniedResultText(userNote(verdict.reason));
         // the decision's own event is stored by Session.decideToolCalls (its stream shows it)
       } else {
         await writer.add([
@@ -186,7 +194,7 @@ export async function askParallelOp(
       decided.set(call.id, approval);
       verdicts.push(
         approval === "denied"
-          ? { toolCallId: call.id, verdict: "deny", reason: DENIED_RESULT_TEXT }
+          ? { toolCallId: call.id, verdict: "deny", reason }
           : { toolCallId: call.id, verdict: "run" },
       );
     }

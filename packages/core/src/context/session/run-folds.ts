@@ -14,7 +14,7 @@ import type { MessageLifecycleUpdate } from "../../model/session-records.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { assistantRow, toolResultRow } from "./agent-rows.js";
-import { approvalFor, DENIED_RESULT_TEXT, readOnlyNames } from "./approval-policy.js";
+import { approvalFor, deniedResultText, readOnlyNames, userNote } from "./approval-policy.js";
 import { childContext } from "./loop-context.js";
 import type { NestedStatus } from "./nested-approvals.js";
 import { summarizerFor } from "./optimizer-settings.js";
@@ -173,7 +173,8 @@ export function foldRuntimeFor(
         {
           toolName: c.name,
           decisionEvent: (status, by) => foldTool(fold.id, c, status, false, by),
-          rowUpdate: (status, by) => approvalUpdate(c.id, status, "user", by),
+          // a denial's reason is kept in the row's note, as a top-level call's is
+          rowUpdate: (status, by, reason) => approvalUpdate(c.id, status, userNote(reason), by),
           // the call's row and pending event are in the fold's writes: the decision comes after
           stored: () => writes,
           cancelled: () => {
@@ -187,11 +188,11 @@ export function foldRuntimeFor(
         signal,
       );
       flush();
-      const status = (await decision) === "approve" ? "approved" : "denied";
-      decided.set(c.id, status);
-      return status === "approved"
+      const given = await decision;
+      decided.set(c.id, given.decision === "approve" ? "approved" : "denied");
+      return given.decision === "approve"
         ? { toolCallId: c.id, verdict: "run" }
-        : { toolCallId: c.id, verdict: "deny", reason: DENIED_RESULT_TEXT };
+        : { toolCallId: c.id, verdict: "deny", reason: deniedResultText(userNote(given.reason)) };
     });
     return Promise.all(waits);
   };

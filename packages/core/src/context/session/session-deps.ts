@@ -9,10 +9,10 @@ import type { McpResourceReader } from "../../mcp/resource-message.js";
 import type { ModelConfig } from "../../model/llm-config.js";
 import type { AgentRole, SessionConfig } from "../../model/session-config.js";
 import type { LoopRecorder } from "../../recording/recorder.js";
-import type { SkillLibrary } from "../../skills/skill-set.js";
+import type { SkillCatalog } from "../../skills/switches.js";
 import type { SessionCoordinator } from "../../store/coordination.js";
 import type { SessionStore } from "../../store/types.js";
-import type { AgentLibrary } from "../../subagents/agent-files.js";
+import type { AgentCatalog } from "../../subagents/enabled-agents.js";
 import { createDefaultTools } from "../../tools/builtin/default-tools.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { secretsFromEnv } from "../../tools/secrets.js";
@@ -46,9 +46,9 @@ export interface SessionDeps {
    * `skill` tool loads them); default none. Return the same library for the same config: the
    * session re-reads it before each turn and its tools follow its version
    */
-  skills?: (config: SessionConfig) => SkillLibrary | undefined;
+  skills?: (config: SessionConfig) => SkillCatalog | undefined;
   /** the agent files whose sub-agents become the session's tools; default none */
-  agents?: (config: SessionConfig) => AgentLibrary | undefined;
+  agents?: (config: SessionConfig) => AgentCatalog | undefined;
   /** reads MCP resources for `mcp_resource` payloads (the McpManager); absent: they are refused */
   mcp?: McpResourceReader;
   /** the role whose tools the model gets in act mode (default actor: every tool) */
@@ -134,8 +134,8 @@ export interface ResolvedDeps
   modelEnv: () => ModelEnv;
   foldMemories: SessionDeps["foldMemories"];
   commandHooks: SessionDeps["commandHooks"];
-  skills: (config: SessionConfig) => SkillLibrary | undefined;
-  agents: (config: SessionConfig) => AgentLibrary | undefined;
+  skills: (config: SessionConfig) => SkillCatalog | undefined;
+  agents: (config: SessionConfig) => AgentCatalog | undefined;
   coordinator: SessionCoordinator | undefined;
   tokenBudget: TokenBudget | undefined;
   summarizer: Summarizer | undefined;

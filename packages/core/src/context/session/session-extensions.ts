@@ -13,7 +13,7 @@ import { agentTool } from "../../subagents/agent-tools.js";
 import type { ToolRegistry, ToolSource } from "../../tools/registry.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { ASK_QUESTION, isPlanTool, PRESENT_PLAN, toolsForMode } from "../plan-act.js";
-import { approvalFor, DENIED_RESULT_TEXT, readOnlyNames } from "./approval-policy.js";
+import { approvalFor, deniedResultText, readOnlyNames, userNote } from "./approval-policy.js";
 import { subAgentHookCalls } from "./command-hook-calls.js";
 import { childContext } from "./loop-context.js";
 import type { NestedApprovals } from "./nested-approvals.js";
@@ -46,7 +46,7 @@ export interface ExtendedSession extends OptimizingSession {
 //   policy holds for a person waits for one (decision 0035), as a fold's does: a
 //   `subagent_update` of kind `approval` (pending_approval) is stored, the call waits in the
 //   session's nested approvals, and POST /approvals decides it at once (its decision is another
-//   such event; denied → the child gets DENIED_RESULT_TEXT). Cancelling the call denies it.
+//   such event; denied → the child gets DENIED_RESULT_TEXT with the person's reason). Cancelling the call denies it.
 //   Outside a session's call (no `parent`), a held call is denied (SUB_AGENT_HELD_TEXT);
 // - loop: numbered from the store like the session's own loops, recorded as a child of the loop
 //   that called it (the admin loop tree), its events shown live as `subagent_update`.
@@ -233,9 +233,15 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
               error: error instanceof Error ? error.message : String(error),
             });
           }
-          return (await decision) === "approve"
+          const verdict = await decision;
+          return verdict.decision === "approve"
             ? { toolCallId: call.id, verdict: "run" }
-            : { toolCallId: call.id, verdict: "deny", reason: DENIED_RESULT_TEXT };
+            : {
+                toolCallId: call.id,
+                verdict: "deny",
+                // the person's reason, as a top-level call's model receives it
+                reason: deniedResultText(userNote(verdict.reason)),
+              };
         }),
       );
     }) satisfies SubAgentGate,

@@ -7,7 +7,13 @@ import type { StreamRequest } from "../../llm/provider.js";
 import type { SessionEvent } from "../../protocol/events.js";
 import { loopTreesFromRecords } from "../../recording/session-tree.js";
 import { SkillLibrary } from "../../skills/skill-set.js";
+import {
+  EnabledSkills,
+  ExtensionSwitches,
+  InMemoryExtensionSwitchRecords,
+} from "../../skills/switches.js";
 import { AgentLibrary, defaultAgentDirs } from "../../subagents/agent-files.js";
+import { EnabledAgents } from "../../subagents/enabled-agents.js";
 import { recordingLogger } from "../../testing/mcp-servers.js";
 import type { ScriptedTurn } from "../../testing/script.js";
 import type { Session } from "./session.js";
@@ -363,5 +369,57 @@ describe("skills in a session", () => {
     );
     expect(prompt).not.toContain("Run make deploy.");
     expect(session.messages().messages.at(-1)?.body).toMatchObject({ text: "loaded" });
+  });
+});
+
+describe("skills and sub-agents switched off in Settings (issue #27, decision 0057)", () => {
+  it("are offered no more from the session's next turn: not in the prompt, not a tool", async () => {
+    const ws = workspace();
+    const switches = new ExtensionSwitches({ records: new InMemoryExtensionSwitchRecords() });
+    const skills = new EnabledSkills(
+      new SkillLibrary([{ dir: join(ws, ".arbor", "skills"), source: "arbor" }]),
+      switches,
+    );
+    const agents = new EnabledAgents(new AgentLibrary(defaultAgentDirs(ws)), switches);
+    const h = harness(
+      (view) => {
+        const request = view.body as StreamRequest;
+        const last = JSON.stringify(request.messages.at(-1));
+        // the model tries the skill and the agent by name after they were switched off
+        if (last.includes("try them")) {
+          return { blocks: [{ type: "toolCall", name: "skill", arguments: { name: "deploy" } }] };
+        }
+        return { blocks: [{ type: "text", text: "ok" }] };
+      },
+      { agents: () => agents, skills: () => skills },
+    );
+    const session = await h.manager.create({
+      config: { approval_policy: { type: "auto_approve_all" } },
+    });
+    await collect(session.sendMessage({ type: "text", text: "hello" }));
+    const first = h.provider.requests[0];
+    expect(first?.systemPrompt).toContain("<name>deploy</name>");
+    expect(first?.tools?.map((t) => t.name)).toEqual(
+      expect.arrayContaining(["skill", "researcher"]),
+    );
+
+    await switches.set("skill", "deploy", false, { id: "u-ana", name: "Ana" });
+    await switches.set("agent", "researcher", false, { id: "u-ana", name: "Ana" });
+    await collect(session.sendMessage({ type: "text", text: "try them" }));
+    const next = h.provider.requests[1];
+    // the only skill is off: no skills section and no skill tool; the agent is no tool
+    expect(next?.systemPrompt).not.toContain("deploy");
+    expect(next?.systemPrompt).not.toContain("<available_skills>");
+    expect(next?.tools?.map((t) => t.name)).not.toContain("researcher");
+    expect(next?.tools?.map((t) => t.name)).not.toContain("skill");
+    // a call by the old name finds no tool
+    const result = session
+      .messages()
+      .messages.find((m) => m.body.message_type === "tool_result" && m.body.tool_name === "skill");
+    expect(JSON.stringify(result?.body)).toContain("not found");
+
+    await switches.set("skill", "deploy", true, { id: "u-ana", name: "Ana" });
+    await collect(session.sendMessage({ type: "text", text: "again" }));
+    expect(h.provider.requests.at(-1)?.systemPrompt).toContain("<name>deploy</name>");
   });
 });

@@ -678,7 +678,7 @@ export class Session {
         const status = d.decision === "approve" ? "approved" : "denied";
         remembered = outcome.settings;
         events.push(call.decisionEvent(status, by));
-        const update = call.rowUpdate?.(status, by);
+        const update = call.rowUpdate?.(status, by, d.decision === "deny" ? d.reason : undefined);
         if (update !== undefined) updates.push(update);
         if (call.stored !== undefined) stored.push(call.stored());
       }
@@ -700,7 +700,9 @@ export class Session {
         for (const event of await core.commit({ events, ...(hasWrite ? { write } : {}) })) {
           channel.push(event);
         }
-        for (const d of claimed) nested.decide(d.tool_call_id, d.decision);
+        for (const d of claimed) {
+          nested.decide(d.tool_call_id, d.decision, d.decision === "deny" ? d.reason : undefined);
+        }
       } catch (error) {
         for (const d of claimed) nested.release(d.tool_call_id);
         const reported = this.#reportedError(error);

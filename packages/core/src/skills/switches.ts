@@ -1,0 +1,176 @@
+import type { PersonRef } from "../model/person.js";
+import { type SkillDir, SkillSet } from "./skill-set.js";
+
+// Skills and sub-agents an admin switched off in Settings (issue #27 case 7, decision 0057). The
+// install keeps one list of what is off (the database: @arbor/db ExtensionSwitchTable implements
+// ExtensionSwitchRecords), read at start, after every change made here, and every couple of
+// seconds for a change another instance made, as workspace trust and provider keys are. What is
+// not on the list is on: a new skill or agent file is offered as before.
+//
+// A switched-off skill is not in the system prompt's `<available_skills>` and the `skill` tool
+// does not load it; a switched-off sub-agent is not a tool of any session (EnabledSkills here,
+// EnabledAgents in subagents/). The listings (GET /api/skills, /api/agents) still show them,
+// `enabled: false`, with who switched them off.
+
+export type ExtensionKind = "skill" | "agent";
+
+/** One skill or sub-agent switched off, and by whom. */
+export interface DisabledExtension {
+  kind: ExtensionKind;
+  name: string;
+  by: PersonRef;
+  /** milliseconds since the epoch */
+  at: number;
+}
+
+/** Where the list lives (the database; InMemoryExtensionSwitchRecords in tests). */
+export interface ExtensionSwitchRecords {
+  list(): Promise<DisabledExtension[]>;
+  /** Switches one off; switching off what is off already keeps the first record. */
+  disable(entry: DisabledExtension): Promise<void>;
+  /** Switches one on again; false when it was not off. */
+  enable(kind: ExtensionKind, name: string): Promise<boolean>;
+}
+
+export class InMemoryExtensionSwitchRecords implements ExtensionSwitchRecords {
+  readonly #entries = new Map<string, DisabledExtension>();
+
+  async list(): Promise<DisabledExtension[]> {
+    return [...this.#entries.values()].map((e) => ({ ...e }));
+  }
+
+  async disable(entry: DisabledExtension): Promise<void> {
+    const key = `${entry.kind}\0${entry.name}`;
+    if (!this.#entries.has(key)) this.#entries.set(key, { ...entry });
+  }
+
+  async enable(kind: ExtensionKind, name: string): Promise<boolean> {
+    return this.#entries.delete(`${kind}\0${name}`);
+  }
+}
+
+export interface ExtensionSwitchesOptions {
+  records: ExtensionSwitchRecords;
+  now?: () => number;
+}
+
+/** The install's switched-off skills and sub-agents as last read. */
+export class ExtensionSwitches {
+  readonly #records: ExtensionSwitchRecords;
+  readonly #now: () => number;
+  #disabled = new Map<string, DisabledExtension>();
+  #fingerprint = "";
+  #version = 0;
+
+  constructor(options: ExtensionSwitchesOptions) {
+    this.#records = options.records;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The record of a switched-off one; undefined: it is on. */
+  disabled(kind: ExtensionKind, name: string): DisabledExtension | undefined {
+    return this.#disabled.get(`${kind}\0${name}`);
+  }
+
+  isEnabled(kind: ExtensionKind, name: string): boolean {
+    return this.disabled(kind, name) === undefined;
+  }
+
+  /** Grows whenever the list changes (tool registries that cache compare it). */
+  version(): number {
+    return this.#version;
+  }
+
+  /** Switches one on or off on behalf of `by`, then rereads the list. */
+  async set(kind: ExtensionKind, name: string, enabled: boolean, by: PersonRef): Promise<void> {
+    if (enabled) await this.#records.enable(kind, name);
+    else await this.#records.disable({ kind, name, by, at: this.#now() });
+    await this.refresh();
+  }
+
+  /** Rereads the list (another instance may have changed it). */
+  async refresh(): Promise<void> {
+    const entries = await this.#records.list();
+    const fingerprint = JSON.stringify(entries.map((e) => `${e.kind}\0${e.name}`).sort());
+    this.#disabled = new Map(entries.map((e) => [`${e.kind}\0${e.name}`, e]));
+    if (fingerprint !== this.#fingerprint) {
+      this.#fingerprint = fingerprint;
+      this.#version++;
+    }
+  }
+
+  /** Rereads every `intervalMs` until the returned function is called. */
+  poll(intervalMs: number, onError: (error: Error) => void): () => void {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      this.refresh()
+        .catch((error: unknown) =>
+          onError(error instanceof Error ? error : new Error(String(error))),
+        )
+        .finally(() => {
+          running = false;
+        });
+    }, intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+}
+
+/** What a session reads of its skills: SkillLibrary, or EnabledSkills over one. */
+export interface SkillCatalog {
+  readonly dirs: readonly SkillDir[];
+  /** Reads the directories now and returns the set. */
+  load(): SkillSet;
+  /** The set of the last `load()`. */
+  current(): SkillSet;
+  /** Grows whenever `current()` may have changed. */
+  version(): number;
+}
+
+/**
+ * The skills a session offers: the library's, without those switched off. Its version grows with
+ * the library's and the switches', so a session's tool list follows a switch at its next turn.
+ */
+export class EnabledSkills implements SkillCatalog {
+  readonly #library: SkillCatalog;
+  readonly #switches: ExtensionSwitches;
+  #seen = "";
+  #version = 0;
+  #offered = new SkillSet();
+
+  constructor(library: SkillCatalog, switches: ExtensionSwitches) {
+    this.#library = library;
+    this.#switches = switches;
+  }
+
+  get dirs(): readonly SkillDir[] {
+    return this.#library.dirs;
+  }
+
+  load(): SkillSet {
+    this.#library.load();
+    return this.current();
+  }
+
+  current(): SkillSet {
+    this.version();
+    return this.#offered;
+  }
+
+  version(): number {
+    // the library's version grows when its skills change (a reread that finds the same keeps it)
+    const seen = `${this.#library.version()}:${this.#switches.version()}`;
+    if (seen !== this.#seen) {
+      this.#seen = seen;
+      const all = this.#library.current();
+      this.#offered = new SkillSet(
+        all.list().filter((s) => this.#switches.isEnabled("skill", s.name)),
+        all.problems,
+      );
+      this.#version++;
+    }
+    return this.#version;
+  }
+}
