@@ -20,7 +20,12 @@ import {
   recordModelRequest,
   recordToolCall,
 } from "./metrics.js";
-import { INSTRUMENTATION_SCOPE, type LoopKind, TELEMETRY_NAMES, type ToolOutcome } from "./names.js";
+import {
+  INSTRUMENTATION_SCOPE,
+  type LoopKind,
+  TELEMETRY_NAMES,
+  type ToolOutcome,
+} from "./names.js";
 import { contextFromTraceparent, formatTraceparent, parseTraceparent } from "./trace-context.js";
 
 // The spans of one agent loop: `invoke_agent` for the run, `chat` per model request, and
