@@ -170,6 +170,15 @@ async function runLoop(
     usage: emptyUsage(),
     trace,
   };
+  return trace.within(() => runTraced(prompts, run));
+}
+
+/** The run, with its span active (telemetry/): what its hooks and context handling do nests under it. */
+async function runTraced(
+  prompts: AgentMessage[] | undefined,
+  run: LoopRun,
+): Promise<AgentMessage[]> {
+  const { context, config, sink } = run;
   const hooks = config.hooks ?? {};
   let outcome: RunOutcome = "finished";
   let failure: string | undefined;
@@ -185,7 +194,7 @@ async function runLoop(
           ? { continuationKind: context.continuationKind }
           : {}),
         ...(context.startedBy !== undefined ? { startedBy: context.startedBy } : {}),
-        ...(trace.traceparent !== undefined ? { traceparent: trace.traceparent } : {}),
+        ...(run.trace.traceparent !== undefined ? { traceparent: run.trace.traceparent } : {}),
         timestamp: Date.now(),
       });
       const verdict = applyInputFilters(prompts ?? [], config.inputFilters ?? [], run.logger);

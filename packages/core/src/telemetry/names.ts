@@ -90,6 +90,8 @@ export const TELEMETRY_NAMES = {
     branchSource: "arbor.branch.source_id",
     branchTarget: "arbor.branch.target_id",
     branchStrategy: "arbor.branch.strategy",
+    /** merged, needs_confirmation, conflicts or cancelled */
+    branchMergeStatus: "arbor.branch.merge_status",
   },
   events: {
     /** on a run's span: it ended with calls waiting for a decision (attribute: their ids) */

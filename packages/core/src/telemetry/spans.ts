@@ -141,6 +141,14 @@ export class LoopTrace {
     return this.#context;
   }
 
+  /**
+   * Runs `fn` (the loop's body) with this loop's span active: what the loop's hooks and context
+   * handling do (the Context Manager's optimization, an overflow recovery) nests under it.
+   */
+  within<T>(fn: () => T): T {
+    return context.with(this.#context, fn);
+  }
+
   /** A model request of this loop (one attempt); `messages` are only read when content is captured. */
   chat(request: {
     model: string;

@@ -184,10 +184,13 @@ export async function askParallelOp(
         ]);
       }
       decided.set(call.id, approval);
+      // who decided, for the call's span: the person, else the policy
+      const by = core.nestedApprovals.decidedBy(call.id);
+      const source = by !== undefined ? { decidedBy: by } : { rule: "policy" };
       verdicts.push(
         approval === "denied"
-          ? { toolCallId: call.id, verdict: "deny", reason: DENIED_RESULT_TEXT }
-          : { toolCallId: call.id, verdict: "run" },
+          ? { toolCallId: call.id, verdict: "deny", reason: DENIED_RESULT_TEXT, ...source }
+          : { toolCallId: call.id, verdict: "run", ...source },
       );
     }
     return verdicts;

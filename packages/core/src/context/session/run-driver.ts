@@ -409,9 +409,22 @@ async function approvalGate(
       return { toolCallId: c.id, verdict: "deny", reason: notFoundText(c.name) };
     const stored = approvals.get(c.id);
     const verdict = verdictFromApproval(stored?.approval ?? "pending");
+    // who decided, for the call's span (telemetry/): the person, else the policy or rule noted
+    const source = {
+      ...(stored?.decided_by ? { decidedBy: stored.decided_by } : {}),
+      ...(!stored?.decided_by && stored?.approval_note !== undefined
+        ? { rule: stored.approval_note }
+        : {}),
+    };
     if (verdict === "deny") {
-      return { toolCallId: c.id, verdict, reason: deniedResultText(stored?.approval_note) };
+      return {
+        toolCallId: c.id,
+        verdict,
+        reason: deniedResultText(stored?.approval_note),
+        ...source,
+      };
     }
+    if (verdict === "run") return { toolCallId: c.id, verdict, ...source };
     return { toolCallId: c.id, verdict };
   });
   const pending = calls.filter((_, i) => verdicts[i]?.verdict === "defer");

@@ -189,9 +189,12 @@ export function foldRuntimeFor(
       flush();
       const status = (await decision) === "approve" ? "approved" : "denied";
       decided.set(c.id, status);
+      // who decided, for the call's span: the person, else the fold's end denied it
+      const by = core.nestedApprovals.decidedBy(c.id);
+      const source = by !== undefined ? { decidedBy: by } : { rule: "cancelled" };
       return status === "approved"
-        ? { toolCallId: c.id, verdict: "run" }
-        : { toolCallId: c.id, verdict: "deny", reason: DENIED_RESULT_TEXT };
+        ? { toolCallId: c.id, verdict: "run", ...source }
+        : { toolCallId: c.id, verdict: "deny", reason: DENIED_RESULT_TEXT, ...source };
     });
     return Promise.all(waits);
   };

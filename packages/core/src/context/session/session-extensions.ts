@@ -180,7 +180,11 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
           }
           const first = approvalFor(core.config, call, (n) => readOnly.has(n));
           if (first.approval === "auto_approved") {
-            return { toolCallId: call.id, verdict: "run" };
+            return {
+              toolCallId: call.id,
+              verdict: "run",
+              ...(first.note !== undefined ? { rule: first.note } : {}),
+            };
           }
           const parent = info.parent;
           if (parent === undefined) {
@@ -233,9 +237,12 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
               error: error instanceof Error ? error.message : String(error),
             });
           }
-          return (await decision) === "approve"
-            ? { toolCallId: call.id, verdict: "run" }
-            : { toolCallId: call.id, verdict: "deny", reason: DENIED_RESULT_TEXT };
+          const decided = await decision;
+          const by = core.nestedApprovals.decidedBy(call.id);
+          const source = by !== undefined ? { decidedBy: by } : { rule: "cancelled" };
+          return decided === "approve"
+            ? { toolCallId: call.id, verdict: "run", ...source }
+            : { toolCallId: call.id, verdict: "deny", reason: DENIED_RESULT_TEXT, ...source };
         }),
       );
     }) satisfies SubAgentGate,

@@ -700,7 +700,7 @@ export class Session {
         for (const event of await core.commit({ events, ...(hasWrite ? { write } : {}) })) {
           channel.push(event);
         }
-        for (const d of claimed) nested.decide(d.tool_call_id, d.decision);
+        for (const d of claimed) nested.decide(d.tool_call_id, d.decision, by);
       } catch (error) {
         for (const d of claimed) nested.release(d.tool_call_id);
         const reported = this.#reportedError(error);
