@@ -28,6 +28,8 @@ export const TELEMETRY_NAMES = {
     contextOverflowRecovery: "arbor.context.overflow_recovery",
     /** a merge of one branch into another */
     branchMerge: "arbor.branch.merge",
+    /** an operation another instance forwarded to the one running the session (a decision) */
+    forwardedOperation: "arbor.session.forwarded",
   },
   attributes: {
     operationName: "gen_ai.operation.name",
@@ -92,6 +94,8 @@ export const TELEMETRY_NAMES = {
     branchStrategy: "arbor.branch.strategy",
     /** merged, needs_confirmation, conflicts or cancelled */
     branchMergeStatus: "arbor.branch.merge_status",
+    /** decide or queue */
+    forwardedKind: "arbor.forwarded.kind",
   },
   events: {
     /** on a run's span: it ended with calls waiting for a decision (attribute: their ids) */
