@@ -15,5 +15,6 @@ export * from "./runtime-info.js";
 export * from "./skills/index.js";
 export * from "./store/index.js";
 export * from "./subagents/index.js";
+export * from "./telemetry/index.js";
 export * from "./tools/index.js";
 export * from "./trust/index.js";

@@ -13,6 +13,7 @@ const CORE_LAYERS = [
   "trust",
   "llm",
   "tools",
+  "telemetry",
   "skills",
   "codebase",
   "agent",

@@ -52,6 +52,7 @@ import {
   sandboxSettings,
   secretsFromEnv,
   securePrivateTree,
+  setTelemetrySecrets,
   skillsResponse,
   ToolProcesses,
   ToolRegistry,
@@ -296,6 +297,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // tool output is redacted of the keys kept in Settings too (tools never get them: they are in
   // no environment a tool process starts with)
   const secrets = (): readonly string[] => [...toolSecrets, ...providerKeys.secrets()];
+  // spans carry message content only when asked (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT),
+  // and then redacted of the same secrets as tool output (docs/observability-spans.md)
+  setTelemetrySecrets(secrets);
   const toolProcessEnv = withoutVariables(env, openapi.credentialVariables());
   const sandbox = await detectSandbox({ env, hiddenPaths: [dataDir] });
   const beyondLoopback = servingBeyondLoopback(env);

@@ -9,6 +9,7 @@ import {
 import { abortableDelay } from "../model/cancellation.js";
 import type { AssistantMessage } from "../model/llm-messages.js";
 import { emptyUsage } from "../model/llm-messages.js";
+import type { ChatTrace } from "../telemetry/spans.js";
 import { pushAfter, type SinkWait } from "./event-sink.js";
 import { EventStream } from "./event-stream.js";
 import { errorText } from "./hook-calls.js";
@@ -62,9 +63,10 @@ export async function streamAssistantResponse(
     );
   }
   let attempt = 0;
+  let requests = 0;
   let overflowRetried = false;
   for (;;) {
-    const result = await streamOnce(run, request);
+    const result = await tracedStreamOnce(run, request, requests++);
     if (result.type === "done") return result.message;
     const { error } = result;
 
@@ -135,10 +137,35 @@ async function requestAfterOverflow(
   }
 }
 
+/** One model request with its `chat` span (telemetry/): one span per attempt. */
+async function tracedStreamOnce(
+  run: LoopRun,
+  request: StreamRequest,
+  attempt: number,
+): Promise<Attempt> {
+  const chat = run.trace.chat({
+    model: request.model.model,
+    systemPrompt: request.systemPrompt,
+    messages: request.messages,
+    attempt,
+    ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
+    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+  });
+  const result = await streamOnce(run, request, chat);
+  try {
+    if (result.type === "done") chat.done(result.message);
+    else chat.failed(result.error.kind, result.error.message, result.partial?.usage);
+  } catch (error) {
+    run.logger.warn("ending a model request's span failed", { error: errorText(error) });
+  }
+  return result;
+}
+
 /** Runs one provider stream, emitting messageStart/messageUpdate/messageEnd for a success. */
-async function streamOnce(run: LoopRun, request: StreamRequest): Promise<Attempt> {
+async function streamOnce(run: LoopRun, request: StreamRequest, chat: ChatTrace): Promise<Attempt> {
   const state: AttemptState = {
     run,
+    chat,
     started: false,
     partial: undefined,
     outcome: undefined,
@@ -187,6 +214,8 @@ async function streamOnce(run: LoopRun, request: StreamRequest): Promise<Attempt
 
 interface AttemptState {
   readonly run: LoopRun;
+  /** the request's span: told of the first chunk, once */
+  readonly chat: ChatTrace;
   started: boolean;
   partial: AssistantMessage | undefined;
   outcome: Attempt | undefined;
@@ -256,6 +285,7 @@ function start(state: AttemptState, partial: AssistantMessage): void {
   state.partial = partial;
   if (state.started) return;
   state.started = true;
+  state.chat.firstChunk();
   const { run } = state;
   state.wait = pushAfter(run.sink, state.wait, {
     type: "messageStart",

@@ -57,8 +57,8 @@ export async function compactContext(
   }
   if (sameMessages(before, after)) return false;
   run.context.messages = after;
-  await run.sink.push({
-    type: "compaction",
+  const event = {
+    type: "compaction" as const,
     loopId: run.loopId,
     tokensBefore: tokensBefore ?? totalTokens(before, counter),
     tokensAfter: tokensAfter ?? totalTokens(after, counter),
@@ -66,7 +66,10 @@ export async function compactContext(
     messagesAfter: after.length,
     tiers,
     reason,
-  });
+  };
+  // an event on the run's span (telemetry/)
+  run.trace.compaction(event);
+  await run.sink.push(event);
   return true;
 }
 

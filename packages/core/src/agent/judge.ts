@@ -210,10 +210,16 @@ export class LlmJudgeEvaluation implements EvaluationStrategy {
     // REQ-201: the judge runs in the branches' session, so its loop sits beside theirs
     const first = outcomes[0]?.context;
     const sessionId = first?.sessionId ?? "";
+    // its span links to the candidates' spans (those recorded: set when each one's loop started)
+    const links = candidates.flatMap((i) => {
+      const traceparent = outcomes[i]?.context.trace?.traceparent;
+      return traceparent !== undefined ? [traceparent] : [];
+    });
     const context: AgentContext = {
       systemPrompt,
       messages: [],
       tools: [],
+      trace: { kind: "judge", agentName: this.name, links },
       ...(first?.agentId !== undefined ? { agentId: first.agentId } : {}),
       ...(sessionId !== "" ? { sessionId } : {}),
       ...(sessionId !== ""

@@ -1,4 +1,5 @@
 import type { AgentMessage, Usage } from "../model/llm-messages.js";
+import type { LoopTrace } from "../telemetry/spans.js";
 import type { AgentEventSink } from "./event-sink.js";
 import type { AgentContext, AgentLoopConfig, Logger } from "./types.js";
 
@@ -19,4 +20,6 @@ export interface LoopRun {
   usage: Usage;
   /** tool calls the approval gate deferred; set when the run ends waiting for decisions */
   pendingToolCalls?: string[];
+  /** the run's invoke_agent span (telemetry/): its model requests and tool calls are children */
+  readonly trace: LoopTrace;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { StreamRequest } from "../llm/provider.js";
+import { providerIdFor, type StreamRequest } from "../llm/provider.js";
 import { DEFAULT_CACHE_CONFIG } from "../model/llm-config.js";
 import {
   type AgentMessage,
@@ -12,6 +12,8 @@ import {
   type ToolResultMessage,
   userMessage,
 } from "../model/llm-messages.js";
+import type { LoopKind } from "../telemetry/names.js";
+import { LoopTrace, type ToolDecision } from "../telemetry/spans.js";
 import { toolDefinition } from "../tools/tool.js";
 import { streamAssistantResponse } from "./assistant-response.js";
 import { compactContext } from "./context-compaction.js";
@@ -142,18 +144,44 @@ async function runLoop(
   sink: AgentEventSink,
   signal: AbortSignal,
 ): Promise<AgentMessage[]> {
+  const loopId = context.loopId ?? "";
+  const trace = LoopTrace.start({
+    loopId,
+    agentId: context.agentId ?? "",
+    sessionId: context.sessionId ?? "",
+    kind: loopKind(context),
+    provider: providerIdFor(config.provider, config.model),
+    model: config.model.model,
+    ...(context.parentLoopId !== undefined ? { parentLoopId: context.parentLoopId } : {}),
+    ...(context.startedBy !== undefined ? { startedBy: context.startedBy } : {}),
+    ...(context.trace !== undefined ? { options: context.trace } : {}),
+  });
+  if (trace.traceparent !== undefined) {
+    context.trace = { ...context.trace, traceparent: trace.traceparent };
+  }
   const run: LoopRun = {
     context,
     config,
     sink,
     signal,
-    loopId: context.loopId ?? "",
+    loopId,
     logger: config.logger ?? silentLogger,
     newMessages: [],
     usage: emptyUsage(),
+    trace,
   };
+  return trace.within(() => runTraced(prompts, run));
+}
+
+/** The run, with its span active (telemetry/): what its hooks and context handling do nests under it. */
+async function runTraced(
+  prompts: AgentMessage[] | undefined,
+  run: LoopRun,
+): Promise<AgentMessage[]> {
+  const { context, config, sink } = run;
   const hooks = config.hooks ?? {};
   let outcome: RunOutcome = "finished";
+  let failure: string | undefined;
   try {
     if (await callHook(run.logger, "beforeLoop", () => hooks.beforeLoop?.(context) ?? true, true)) {
       await sink.push({
@@ -166,6 +194,7 @@ async function runLoop(
           ? { continuationKind: context.continuationKind }
           : {}),
         ...(context.startedBy !== undefined ? { startedBy: context.startedBy } : {}),
+        ...(run.trace.traceparent !== undefined ? { traceparent: run.trace.traceparent } : {}),
         timestamp: Date.now(),
       });
       const verdict = applyInputFilters(prompts ?? [], config.inputFilters ?? [], run.logger);
@@ -187,10 +216,12 @@ async function runLoop(
       loopId: run.loopId,
       error: errorText(error),
     });
+    failure = errorText(error);
   }
   if (outcome !== "vetoed") {
     await pushEnd(run);
   }
+  endTrace(run, failure);
   await callHook(
     run.logger,
     "afterLoop",
@@ -198,6 +229,46 @@ async function runLoop(
     undefined,
   );
   return run.newMessages;
+}
+
+/** How a loop came to run, for its span: the caller's word, else from its continuation. */
+function loopKind(context: AgentContext): LoopKind {
+  if (context.trace?.kind !== undefined) return context.trace.kind;
+  switch (context.continuationKind?.type) {
+    case undefined:
+      return context.parentLoopId !== undefined ? "continuation" : "run";
+    case "default":
+      return "continuation";
+    case "rerun":
+      return "rerun";
+    case "branch":
+      return "branch";
+    default:
+      return context.continuationKind satisfies never;
+  }
+}
+
+/** Ends the run's span with what the run did (never throws: telemetry must not break a run). */
+function endTrace(run: LoopRun, failure: string | undefined): void {
+  let turns = 0;
+  let last: AssistantMessage | undefined;
+  for (const message of run.newMessages) {
+    if (message.role === "assistant") {
+      turns++;
+      last = message;
+    }
+  }
+  try {
+    run.trace.end({
+      usage: run.usage,
+      turns,
+      ...(run.pendingToolCalls !== undefined ? { pendingToolCalls: run.pendingToolCalls } : {}),
+      ...(failure !== undefined ? { error: failure } : {}),
+      ...(last !== undefined ? { lastMessage: last } : {}),
+    });
+  } catch (error) {
+    run.logger.warn("ending the run's span failed", { error: errorText(error) });
+  }
 }
 
 /** agentEnd; a sink that fails here (a bug) is logged, and afterLoop still runs. */
@@ -330,6 +401,8 @@ async function runToolRound(
   const gate = run.config.approveToolCalls;
   let denied: Map<string, string> | undefined;
   let deferred: string[] = [];
+  // who decided each call, for its span; without a gate every call runs on the loop's own terms
+  const decisions = new Map<string, ToolDecision>();
   if (gate !== undefined) {
     let verdicts: ToolCallVerdict[];
     try {
@@ -352,6 +425,18 @@ async function runToolRound(
     }
     denied = new Map();
     for (const v of verdicts) if (v.verdict === "deny") denied.set(v.toolCallId, v.reason);
+    for (const v of verdicts) {
+      if (v.verdict === "defer") continue;
+      decisions.set(v.toolCallId, {
+        outcome: v.verdict === "deny" ? "denied" : v.decidedBy !== undefined ? "approved" : "auto",
+        ...(v.decidedBy !== undefined ? { decidedBy: v.decidedBy } : {}),
+        ...(v.rule !== undefined ? { rule: v.rule } : {}),
+      });
+    }
+    // a continuation: the calls that waited for a decision have one now
+    if (unanswered !== undefined) {
+      run.trace.decided(unanswered.filter((c) => decisions.has(c.id)).length);
+    }
   }
   if (deferred.length > 0) {
     run.pendingToolCalls = deferred;
@@ -369,6 +454,8 @@ async function runToolRound(
     hooks,
     logger: run.logger,
     strategy: run.config.toolExecution ?? { type: "parallel" },
+    trace: run.trace,
+    decisions,
     // a round that ends waiting keeps steering queued for the run that resumes it
     getSteeringMessages: () => (deferred.length > 0 ? [] : drainQueue(run, "getSteeringMessages")),
     ...(denied !== undefined && denied.size > 0 ? { denied } : {}),

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type AgentMessage, combineUsage, emptyUsage, type Usage } from "../model/llm-messages.js";
+import { TELEMETRY_NAMES } from "../telemetry/names.js";
+import { inSpan } from "../telemetry/spans.js";
 import type { EvaluationDecision, EvaluationStrategy, ParallelLoopOutcome } from "./evaluation.js";
 import type { AgentEventSink } from "./event-sink.js";
 import { EventStream } from "./event-stream.js";
@@ -109,7 +111,34 @@ export function runAgentLoopParallel(
   const groupId = options.groupId ?? nextBareLoopId(sessionId, "parallel");
   const abort = signal ?? new AbortController().signal;
   const contexts = configs.map((config, i) => branchContext(baseContext, config, loopIds[i] ?? ""));
-  return runBranches(prompts, contexts, configs, strategy, sink, abort, groupId, sessionId);
+  // one span for the group: the candidates and the judge are its children (telemetry/)
+  const names = TELEMETRY_NAMES;
+  return inSpan(
+    `${names.spans.invokeWorkflow} ask_n_ways`,
+    {
+      [names.attributes.operationName]: names.spans.invokeWorkflow,
+      [names.attributes.workflowName]: "ask_n_ways",
+      [names.attributes.conversationId]: sessionId,
+      [names.attributes.parallelGroupId]: groupId,
+      [names.attributes.parallelCandidates]: loopIds.length,
+    },
+    async (span) => {
+      const result = await runBranches(
+        prompts,
+        contexts,
+        configs,
+        strategy,
+        sink,
+        abort,
+        groupId,
+        sessionId,
+      );
+      if (span.isRecording()) {
+        span.setAttribute(names.attributes.parallelSelectedLoopId, result.selectedLoopId);
+      }
+      return result;
+    },
+  );
 }
 
 function branchContext(
@@ -123,6 +152,8 @@ function branchContext(
     messages: [...base.messages],
     tools: [...base.tools],
     loopId,
+    // each candidate's span nests under the group's (the active context), whatever the base continued
+    trace: { kind: "candidate" },
   };
 }
 

@@ -256,6 +256,8 @@ export class SubAgentTool implements AgentTool<typeof SubAgentParams, SubAgentDe
       ...(o.agentId !== undefined ? { agentId: o.agentId } : {}),
       ...(o.sessionId !== undefined ? { sessionId: o.sessionId } : {}),
       ...(parentLoopId !== undefined ? { parentLoopId } : {}),
+      // its span nests under the call's execute_tool span (the active context while it runs)
+      trace: { kind: "sub_agent", agentName: this.name },
     };
     if (o.context !== undefined) {
       const handling = o.context({ systemPrompt: context.systemPrompt, tools: context.tools });

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { childAbortController } from "../model/cancellation.js";
 import type { AgentMessage, ToolCallContent, ToolResultMessage } from "../model/llm-messages.js";
 import type { ToolExecutionMode } from "../model/session-config.js";
+import type { LoopTrace, ToolDecision, ToolTrace } from "../telemetry/spans.js";
 import { type AnyAgentTool, type SpentUsage, ToolError, type ToolResult } from "../tools/tool.js";
 import { type AgentEventSink, pushAfter, type SinkWait } from "./event-sink.js";
 import { callHook, callSyncHook, errorText } from "./hook-calls.js";
@@ -35,7 +36,13 @@ export interface ToolExecutionEnv {
   getSteeringMessages: () => AgentMessage[];
   /** calls the approval gate denied: tool call id → reason; they never run */
   denied?: ReadonlyMap<string, string>;
+  /** the run's span: each call gets a child span (telemetry/) */
+  trace?: LoopTrace;
+  /** who decided each call (the gate's verdicts); a call without one ran on the policy's terms */
+  decisions?: ReadonlyMap<string, ToolDecision>;
 }
+
+const AUTO: ToolDecision = { outcome: "auto" };
 
 export interface ToolExecutionOutcome {
   /** one per call, in call order */
@@ -159,9 +166,11 @@ export async function executeSingleTool(
 ): Promise<ToolResultMessage> {
   const { hooks, logger, sink, loopId } = env;
   const args = call.arguments;
+  const span = env.trace?.tool(call, env.decisions?.get(call.id) ?? AUTO);
   const deniedReason = env.denied?.get(call.id);
   if (deniedReason !== undefined) {
     const denied = await skipToolCall(call, deniedReason, env);
+    endSpan(span, denied, "denied");
     await afterTool(denied, env);
     return denied;
   }
@@ -182,29 +191,45 @@ export async function executeSingleTool(
   let result: ToolResult;
   let isError = false;
   let cancelled = false;
+  let errorType: string | undefined;
   if (proceed === false || typeof proceed === "object") {
     result = textResult(proceed === false ? BLOCKED_BY_HOOK : proceed.block);
     isError = true;
+    errorType = "blocked";
   } else {
     // what the tool reported spending as it ran: kept when the call ends without its own result
     let spent: SpentUsage | undefined;
     try {
-      result = await runTool(call, env, (report) => {
-        spent = report;
-      });
+      const running = () =>
+        runTool(call, env, (report) => {
+          spent = report;
+        });
+      // the tool runs with its span active: a sub-agent or a fold it starts nests under it
+      result = await (span !== undefined ? span.run(running) : running());
       result = await withFeedback(call, result, env);
     } catch (error) {
       // ToolError kinds and plain errors alike become readable error results (REQ-078–080)
       result = textResult(errorText(error));
       isError = true;
       cancelled = error instanceof ToolError && error.kind === "cancelled";
+      errorType = error instanceof ToolError ? error.kind : "tool_error";
       if (spent !== undefined) result = withSpent(result, spent);
     }
   }
   const message = await finishToolCall(call, result, isError, env);
+  endSpan(span, result, errorType);
   if (cancelled) message.cancelled = true;
   await afterTool(message, env);
   return message;
+}
+
+/** Ends a call's span; telemetry never breaks a call. */
+function endSpan(span: ToolTrace | undefined, result: ToolResult, errorType?: string): void {
+  try {
+    span?.end(result, errorType);
+  } catch {
+    // a broken exporter or SDK is the SDK's to report (its own diagnostics), not the run's
+  }
 }
 
 /** A succeeded call's result with the toolResultFeedback hook's text added (a text part). */

@@ -10,6 +10,7 @@ import type {
 } from "../model/llm-messages.js";
 import type { ContinuationKind } from "../model/loop-records.js";
 import type { PersonRef } from "../model/person.js";
+import type { LoopTraceOptions } from "../telemetry/spans.js";
 import type { AnyAgentTool, ToolResult } from "../tools/tool.js";
 
 // Agent-level types: events, configuration with the spec's defaults, hooks (REQ-007–017, 029,
@@ -41,6 +42,8 @@ export type AgentEvent =
       continuationKind?: ContinuationKind;
       /** the person who started the run (AgentContext.startedBy) */
       startedBy?: PersonRef;
+      /** W3C traceparent of the loop's invoke_agent span, when traces are recorded (telemetry/) */
+      traceparent?: string;
       timestamp: number;
     }
   | {
@@ -282,9 +285,17 @@ export interface AgentHooks {
  * carrying `reason`), or defer it (the run ends and waits for a decision).
  */
 export type ToolCallVerdict =
-  | { toolCallId: string; verdict: "run" }
-  | { toolCallId: string; verdict: "deny"; reason: string }
+  | ({ toolCallId: string; verdict: "run" } & VerdictSource)
+  | ({ toolCallId: string; verdict: "deny"; reason: string } & VerdictSource)
   | { toolCallId: string; verdict: "defer" };
+
+/** Who made a run or deny verdict, for the call's span (telemetry/): a person, or a rule. */
+export interface VerdictSource {
+  /** the person who approved or denied the call; absent when a policy or rule decided */
+  decidedBy?: PersonRef;
+  /** the policy or rule that decided (the stored approval_note) */
+  rule?: string;
+}
 
 /**
  * The approval gate: called once per assistant message with tool calls, before any of them runs.
@@ -313,6 +324,11 @@ export interface AgentContext {
   continuationKind?: ContinuationKind;
   /** the person who started this run; recorded on the loop record (startedBy) */
   startedBy?: PersonRef;
+  /**
+   * Where the loop's invoke_agent span goes (telemetry/spans.ts): its kind and name, a stored
+   * trace context to continue, links. The loop sets `trace.traceparent` when its span starts.
+   */
+  trace?: LoopTraceOptions;
 }
 
 /**

@@ -330,6 +330,8 @@ export class FoldRuntime {
         agentId: this.#host.agentId ?? "arbor",
         sessionId: this.#host.sessionId,
         ...(this.#host.newLoopId ? { loopId: this.#host.newLoopId(record) } : {}),
+        // its span nests under the `branch` call's execute_tool span (the active context)
+        trace: { kind: "fold" as const, agentName: "fold" },
       };
       const config = this.#foldConfig(open, controller.signal, context);
       let loopId: string | undefined;

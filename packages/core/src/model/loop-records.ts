@@ -105,6 +105,11 @@ export const LoopRecordSchema = z.object({
   parallelGroup: ParallelGroupRecordSchema.optional(),
   /** the person who started the run (sent the message, approved the calls, resumed …) */
   startedBy: PersonRefSchema.optional(),
+  /**
+   * W3C traceparent of the loop's invoke_agent span (when traces were recorded): a continuation,
+   * on any instance and after a restart, puts its span in the same trace (telemetry/)
+   */
+  traceparent: z.string().optional(),
 });
 export type LoopRecord = z.infer<typeof LoopRecordSchema>;
 

@@ -235,6 +235,7 @@ export class LoopRecorder {
     } else if (event.parentLoopId !== undefined) record.parentLoopId = event.parentLoopId;
     if (event.continuationKind !== undefined) record.continuationKind = event.continuationKind;
     if (event.startedBy !== undefined) record.startedBy = event.startedBy;
+    if (event.traceparent !== undefined) record.traceparent = event.traceparent;
     const groupId = this.#groupOfBranch.get(event.loopId);
     const group = groupId === undefined ? undefined : this.#groups.get(groupId);
     if (group !== undefined) record.parallelGroup = { ...group, loopIds: [...group.loopIds] };

@@ -51,6 +51,11 @@ export const SessionControlSchema = z.discriminatedUnion("type", [
     type: z.literal("forward"),
     request_id: z.string().min(1),
     operation: ForwardedOperationSchema,
+    /**
+     * W3C traceparent of the span the operation was asked in (telemetry/): the instance running
+     * the session runs it in the same trace
+     */
+    traceparent: z.string().max(64).optional(),
   }),
   z.object({
     type: z.literal("answer"),

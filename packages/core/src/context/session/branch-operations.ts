@@ -9,6 +9,8 @@ import type {
 import type { ContextMessage } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
 import { MAX_TEXT_CHARS } from "../../protocol/requests.js";
+import { TELEMETRY_NAMES } from "../../telemetry/names.js";
+import { inSpan } from "../../telemetry/spans.js";
 import { createBranch, deleteBranch, forkForEdit, switchBranch } from "../branches/branch-ops.js";
 import { BranchOpError } from "../branches/errors.js";
 import { planMerge, resolveMerge } from "../branches/merge.js";
@@ -370,7 +372,34 @@ export async function mergeOp(core: StoredSession, input: MergeInput): Promise<M
     pool: lookup(core),
     ...(input.message_ids ? { messageIds: input.message_ids } : {}),
   });
-  return applyOutcome(core, outcome, input.strategy);
+  return mergeSpan(core, input.source_branch_id, input.target_branch_id, input.strategy, () =>
+    applyOutcome(core, outcome, input.strategy),
+  );
+}
+
+/** A merge as a span of its own (telemetry/): which branches, how, and what came of it. */
+function mergeSpan(
+  core: StoredSession,
+  source: string,
+  target: string,
+  strategy: string,
+  apply: () => Promise<MergeReport>,
+): Promise<MergeReport> {
+  const names = TELEMETRY_NAMES.attributes;
+  return inSpan(
+    TELEMETRY_NAMES.spans.branchMerge,
+    {
+      [names.conversationId]: core.id,
+      [names.branchSource]: source,
+      [names.branchTarget]: target,
+      [names.branchStrategy]: strategy,
+    },
+    async (span) => {
+      const report = await apply();
+      if (span.isRecording()) span.setAttribute(names.branchMergeStatus, report.status);
+      return report;
+    },
+  );
 }
 
 export async function resolveMergeOp(
@@ -388,5 +417,7 @@ export async function resolveMergeOp(
     target: branchOf(core, open.target.id),
     pool: lookup(core),
   });
-  return applyOutcome(core, outcome, open.strategy);
+  return mergeSpan(core, open.source_branch_id, open.target.id, open.strategy, () =>
+    applyOutcome(core, outcome, open.strategy),
+  );
 }

@@ -46,6 +46,8 @@ export class NestedApprovals {
     { call: NestedCall; resolve: (verdict: NestedVerdict) => void }
   >();
   readonly #decided = new Map<string, NestedStatus>();
+  /** who decided each remembered call (the call's span names them: telemetry/) */
+  readonly #deciders = new Map<string, PersonRef>();
 
   /** true when `toolCallId` waits for a decision here */
   holds(toolCallId: string): boolean {
@@ -117,14 +119,25 @@ export class NestedApprovals {
     if (this.#waiting.has(toolCallId)) this.#decided.delete(toolCallId);
   }
 
+  /** the person who decided a call that waited here; undefined when no person did */
+  decidedBy(toolCallId: string): PersonRef | undefined {
+    return this.#deciders.get(toolCallId);
+  }
+
   /**
    * Hands a claimed (or waiting) call its decision, a denial with the person's reason if any;
    * false when none waits under that id.
    */
-  decide(toolCallId: string, decision: NestedDecision, reason?: string): boolean {
+  decide(
+    toolCallId: string,
+    decision: NestedDecision,
+    reason?: string,
+    by: PersonRef | null = null,
+  ): boolean {
     const waiting = this.#waiting.get(toolCallId);
     if (waiting === undefined) return false;
     this.#remember(toolCallId, decision === "approve" ? "approved" : "denied");
+    if (by !== null) this.#deciders.set(toolCallId, by);
     waiting.resolve(
       decision === "approve"
         ? { decision }
@@ -137,7 +150,10 @@ export class NestedApprovals {
     this.#decided.set(toolCallId, status);
     if (this.#decided.size > REMEMBERED) {
       const oldest = this.#decided.keys().next().value;
-      if (oldest !== undefined) this.#decided.delete(oldest);
+      if (oldest !== undefined) {
+        this.#decided.delete(oldest);
+        this.#deciders.delete(oldest);
+      }
     }
   }
 }

@@ -192,10 +192,13 @@ export async function askParallelOp(
         ]);
       }
       decided.set(call.id, approval);
+      // who decided, for the call's span: the person, else the policy
+      const by = core.nestedApprovals.decidedBy(call.id);
+      const source = by !== undefined ? { decidedBy: by } : { rule: "policy" };
       verdicts.push(
         approval === "denied"
-          ? { toolCallId: call.id, verdict: "deny", reason }
-          : { toolCallId: call.id, verdict: "run" },
+          ? { toolCallId: call.id, verdict: "deny", reason, ...source }
+          : { toolCallId: call.id, verdict: "run", ...source },
       );
     }
     return verdicts;

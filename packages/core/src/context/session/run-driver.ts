@@ -14,6 +14,8 @@ import type { AgentMessage, ToolCallContent } from "../../model/llm-messages.js"
 import type { ContinuationKind } from "../../model/loop-records.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import type { ContextState, StateOf } from "../../model/states.js";
+import type { LoopTraceOptions } from "../../telemetry/spans.js";
+import { tracingActive } from "../../telemetry/trace-context.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { ASK_QUESTION, isPlanTool, PRESENT_PLAN } from "../plan-act.js";
 import {
@@ -139,6 +141,8 @@ export class RunDriver {
         : {}),
       ...(this.#core.operator !== null ? { startedBy: this.#core.operator } : {}),
     };
+    const trace = await traceOptions(this.#core, input);
+    if (trace !== undefined) Object.assign(context, { trace });
     const overflow = new OverflowRecovery(run, input);
     const config = this.#loopConfig(run, input, overflow);
     const folds = folding && config !== undefined ? foldRuntimeFor(run, input, config) : undefined;
@@ -252,6 +256,38 @@ export class RunDriver {
     if (config.model?.max_tokens !== undefined) loop.maxTokens = config.model.max_tokens;
     return loop;
   }
+}
+
+// ---- telemetry -------------------------------------------------------------------------------
+
+/**
+ * Where a continuation's span goes: in the trace of the loop it continues (an approval's
+ * continuation, a resume), read from that loop's record, which may have been written by another
+ * instance or before a restart; a rerun or a branch links to it instead (a new answer of its own).
+ * Undefined for a fresh run (its span nests under the active context) or when traces are off.
+ */
+async function traceOptions(
+  core: StoredSession,
+  input: RunInput,
+): Promise<LoopTraceOptions | undefined> {
+  const parentLoopId = input.parentLoopId;
+  if (parentLoopId === undefined || !tracingActive()) return undefined;
+  let traceparent = core.deps.recorder?.getLoop(parentLoopId)?.traceparent;
+  if (traceparent === undefined) {
+    try {
+      const loops = await core.deps.store.listLoops(core.id);
+      traceparent = loops.find((loop) => loop.loopId === parentLoopId)?.traceparent;
+    } catch (error) {
+      // telemetry never fails a run: the span starts a trace of its own
+      core.deps.logger.warn("the continued loop's trace context could not be read", {
+        session: core.id,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+  if (traceparent === undefined) return undefined;
+  const kind = input.continuationKind?.type ?? "default";
+  return kind === "default" ? { parent: traceparent } : { links: [traceparent] };
 }
 
 // ---- the loop's hooks ---------------------------------------------------------------------
@@ -409,9 +445,22 @@ async function approvalGate(
       return { toolCallId: c.id, verdict: "deny", reason: notFoundText(c.name) };
     const stored = approvals.get(c.id);
     const verdict = verdictFromApproval(stored?.approval ?? "pending");
+    // who decided, for the call's span (telemetry/): the person, else the policy or rule noted
+    const source = {
+      ...(stored?.decided_by ? { decidedBy: stored.decided_by } : {}),
+      ...(!stored?.decided_by && stored?.approval_note !== undefined
+        ? { rule: stored.approval_note }
+        : {}),
+    };
     if (verdict === "deny") {
-      return { toolCallId: c.id, verdict, reason: deniedResultText(stored?.approval_note) };
+      return {
+        toolCallId: c.id,
+        verdict,
+        reason: deniedResultText(stored?.approval_note),
+        ...source,
+      };
     }
+    if (verdict === "run") return { toolCallId: c.id, verdict, ...source };
     return { toolCallId: c.id, verdict };
   });
   const pending = calls.filter((_, i) => verdicts[i]?.verdict === "defer");

@@ -189,10 +189,19 @@ export function foldRuntimeFor(
       );
       flush();
       const given = await decision;
-      decided.set(c.id, given.decision === "approve" ? "approved" : "denied");
-      return given.decision === "approve"
-        ? { toolCallId: c.id, verdict: "run" }
-        : { toolCallId: c.id, verdict: "deny", reason: deniedResultText(userNote(given.reason)) };
+      const status = given.decision === "approve" ? "approved" : "denied";
+      decided.set(c.id, status);
+      // who decided, for the call's span: the person, else the fold's end denied it
+      const by = core.nestedApprovals.decidedBy(c.id);
+      const source = by !== undefined ? { decidedBy: by } : { rule: "cancelled" };
+      return status === "approved"
+        ? { toolCallId: c.id, verdict: "run", ...source }
+        : {
+            toolCallId: c.id,
+            verdict: "deny",
+            reason: deniedResultText(userNote(given.reason)),
+            ...source,
+          };
     });
     return Promise.all(waits);
   };

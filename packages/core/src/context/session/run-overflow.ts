@@ -1,6 +1,8 @@
 import { OVERFLOW_TARGET } from "../../agent/context-compaction.js";
 import { isContextOverflow } from "../../llm/errors.js";
 import type { ContextState } from "../../model/states.js";
+import { TELEMETRY_NAMES } from "../../telemetry/names.js";
+import { inSpan } from "../../telemetry/spans.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import type { OptimizeBranchResult } from "../optimization/optimizer.js";
 import type { RunContext, RunStop } from "./run-context.js";
@@ -43,7 +45,21 @@ export class OverflowRecovery {
    * PreparingLLMRequest for the request sent again. Resolves false when nothing could be made
    * smaller or the run is stopping; a storage failure fails the run.
    */
-  async recover(signal: AbortSignal): Promise<boolean> {
+  recover(signal: AbortSignal): Promise<boolean> {
+    // a span of its own, under the run's (telemetry/); the optimization it runs nests inside
+    const names = TELEMETRY_NAMES.attributes;
+    return inSpan(
+      TELEMETRY_NAMES.spans.contextOverflowRecovery,
+      { [names.conversationId]: this.#run.core.id },
+      async (span) => {
+        const recovered = await this.#recover(signal);
+        if (span.isRecording()) span.setAttribute(names.contextRecovered, recovered);
+        return recovered;
+      },
+    );
+  }
+
+  async #recover(signal: AbortSignal): Promise<boolean> {
     const run = this.#run;
     const core = run.core;
     try {

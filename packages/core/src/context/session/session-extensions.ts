@@ -180,7 +180,11 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
           }
           const first = approvalFor(core.config, call, (n) => readOnly.has(n));
           if (first.approval === "auto_approved") {
-            return { toolCallId: call.id, verdict: "run" };
+            return {
+              toolCallId: call.id,
+              verdict: "run",
+              ...(first.note !== undefined ? { rule: first.note } : {}),
+            };
           }
           const parent = info.parent;
           if (parent === undefined) {
@@ -234,13 +238,16 @@ function subAgentHost(core: ExtendedSession, agentName: string) {
             });
           }
           const verdict = await decision;
+          const by = core.nestedApprovals.decidedBy(call.id);
+          const source = by !== undefined ? { decidedBy: by } : { rule: "cancelled" };
           return verdict.decision === "approve"
-            ? { toolCallId: call.id, verdict: "run" }
+            ? { toolCallId: call.id, verdict: "run", ...source }
             : {
                 toolCallId: call.id,
                 verdict: "deny",
                 // the person's reason, as a top-level call's model receives it
                 reason: deniedResultText(userNote(verdict.reason)),
+                ...source,
               };
         }),
       );

@@ -3,6 +3,9 @@ import type { ContextMessage } from "../../model/message-types.js";
 import { type SessionConfigInput, sessionConfig } from "../../model/session-config.js";
 import { LoopRecorder } from "../../recording/recorder.js";
 import { type SessionSummary, StoreError } from "../../store/types.js";
+import { TELEMETRY_NAMES } from "../../telemetry/names.js";
+import { inSpan } from "../../telemetry/spans.js";
+import { withTraceparent } from "../../telemetry/trace-context.js";
 import { importedMessages } from "../session-import.js";
 import { type MessageMatch, searchWords } from "./message-search.js";
 import { recoverSession } from "./recovery.js";
@@ -62,7 +65,17 @@ export class SessionManager {
           }
           return;
         }
-        const answer = await session.runForwarded(control.operation);
+        // in the asker's trace (telemetry/): a span of its own, the operation's work inside it
+        const answer = await withTraceparent(control.traceparent, () =>
+          inSpan(
+            TELEMETRY_NAMES.spans.forwardedOperation,
+            {
+              [TELEMETRY_NAMES.attributes.conversationId]: id,
+              [TELEMETRY_NAMES.attributes.forwardedKind]: control.operation.kind,
+            },
+            () => session.runForwarded(control.operation),
+          ),
+        );
         coordinator.sendControl(id, { type: "answer", request_id: control.request_id, ...answer });
       });
     });

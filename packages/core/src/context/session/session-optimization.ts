@@ -1,6 +1,8 @@
 import type { ContextMessage } from "../../model/message-types.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import type { OptimizationView } from "../../store/types.js";
+import { TELEMETRY_NAMES } from "../../telemetry/names.js";
+import { inSpan } from "../../telemetry/spans.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { toolDefinition } from "../../tools/tool.js";
 import { type OptimizeBranchResult, optimizeBranch } from "../optimization/optimizer.js";
@@ -183,7 +185,32 @@ function optimizeOnce(
  * Optimizes the active branch's current view (not yet stored): first takes over an optimization
  * made ahead, then optimizes what it left, which is usually nothing.
  */
-export async function optimizeActiveBranch(
+export function optimizeActiveBranch(
+  core: StoredSession,
+  step: OptimizeStep,
+): Promise<SessionOptimization> {
+  // a span of its own, under the run's when a run asks (telemetry/)
+  const names = TELEMETRY_NAMES.attributes;
+  return inSpan(
+    TELEMETRY_NAMES.spans.contextOptimize,
+    {
+      [names.conversationId]: core.id,
+      [names.contextReason]: step.shrinkTo !== undefined ? "overflow" : "request",
+    },
+    async (span) => {
+      const optimized = await optimizeOnActiveBranch(core, step);
+      if (span.isRecording()) {
+        span.setAttributes({
+          [names.contextTokensBefore]: optimized.result.record.tokens_before,
+          [names.contextTokensAfter]: optimized.result.record.tokens_after,
+        });
+      }
+      return optimized;
+    },
+  );
+}
+
+async function optimizeOnActiveBranch(
   core: StoredSession,
   step: OptimizeStep,
 ): Promise<SessionOptimization> {

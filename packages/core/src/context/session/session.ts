@@ -19,6 +19,7 @@ import {
   type SessionCoordinator,
 } from "../../store/coordination.js";
 import type { MessageLifecycleUpdate, OptimizationView } from "../../store/types.js";
+import { activeTraceparent } from "../../telemetry/trace-context.js";
 import {
   type ListWorkspaceFilesOptions,
   listWorkspaceFiles,
@@ -537,7 +538,13 @@ export class Session {
     const core = this.#core;
     const id = core.id;
     const requestId = core.newId();
-    const control: SessionControl = { type: "forward", request_id: requestId, operation };
+    const traceparent = activeTraceparent();
+    const control: SessionControl = {
+      type: "forward",
+      request_id: requestId,
+      operation,
+      ...(traceparent !== undefined ? { traceparent } : {}),
+    };
     const pipe = async (running: Operation<RunResult>): Promise<void> => {
       for await (const event of running) channel.push(event);
       channel.finish(await running.result);
@@ -701,7 +708,7 @@ export class Session {
           channel.push(event);
         }
         for (const d of claimed) {
-          nested.decide(d.tool_call_id, d.decision, d.decision === "deny" ? d.reason : undefined);
+          nested.decide(d.tool_call_id, d.decision, d.decision === "deny" ? d.reason : undefined, by);
         }
       } catch (error) {
         for (const d of claimed) nested.release(d.tool_call_id);

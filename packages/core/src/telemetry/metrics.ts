@@ -1,0 +1,115 @@
+import {
+  type Counter,
+  type Histogram,
+  type MeterProvider,
+  metrics,
+  type UpDownCounter,
+} from "@opentelemetry/api";
+import type { Usage } from "../model/llm-messages.js";
+import { INSTRUMENTATION_SCOPE, TELEMETRY_NAMES, type ToolOutcome } from "./names.js";
+
+// Arbor's metrics. The instruments are made from whichever MeterProvider is registered when they
+// are first used, and again when another one is registered later (the API hands out no-op
+// instruments before an SDK registers, and never upgrades them).
+
+const M = TELEMETRY_NAMES.metrics;
+const A = TELEMETRY_NAMES.attributes;
+
+/** The buckets the conventions advise for gen_ai.client.token.usage and operation.duration. */
+const TOKEN_BUCKETS = [
+  1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
+];
+const DURATION_BUCKETS = [
+  0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
+];
+
+interface Instruments {
+  provider: MeterProvider;
+  tokenUsage: Histogram;
+  operationDuration: Histogram;
+  toolCalls: Counter;
+  toolDuration: Histogram;
+  approvalsWaiting: UpDownCounter;
+  activeRuns: UpDownCounter;
+}
+
+let current: Instruments | undefined;
+
+function instruments(): Instruments {
+  const provider = metrics.getMeterProvider();
+  if (current?.provider === provider) return current;
+  const meter = provider.getMeter(INSTRUMENTATION_SCOPE);
+  current = {
+    provider,
+    tokenUsage: meter.createHistogram(M.tokenUsage, {
+      description: "Number of input and output tokens used",
+      unit: "{token}",
+      advice: { explicitBucketBoundaries: TOKEN_BUCKETS },
+    }),
+    operationDuration: meter.createHistogram(M.operationDuration, {
+      description: "GenAI operation duration",
+      unit: "s",
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    }),
+    toolCalls: meter.createCounter(M.toolCalls, {
+      description: "Tool calls, by tool and outcome (approved, denied, auto, error)",
+      unit: "{call}",
+    }),
+    toolDuration: meter.createHistogram(M.toolDuration, {
+      description: "Tool call duration, by tool and outcome",
+      unit: "s",
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    }),
+    approvalsWaiting: meter.createUpDownCounter(M.approvalsWaiting, {
+      description:
+        "Tool calls waiting for a person's decision (this instance's changes; sum over instances)",
+      unit: "{call}",
+    }),
+    activeRuns: meter.createUpDownCounter(M.activeRuns, {
+      description: "Agent loops running now on this instance",
+      unit: "{run}",
+    }),
+  };
+  return current;
+}
+
+/** One model request's duration and (on success) its tokens, per the GenAI conventions. */
+export function recordModelRequest(
+  info: { provider: string; requestModel: string; responseModel?: string; errorType?: string },
+  seconds: number,
+  usage: Usage | undefined,
+): void {
+  const i = instruments();
+  const attributes: Record<string, string> = {
+    [A.operationName]: "chat",
+    [A.providerName]: info.provider,
+    [A.requestModel]: info.requestModel,
+  };
+  if (info.responseModel !== undefined) attributes[A.responseModel] = info.responseModel;
+  if (info.errorType !== undefined) attributes[A.errorType] = info.errorType;
+  i.operationDuration.record(seconds, attributes);
+  if (usage === undefined || info.errorType !== undefined) return;
+  i.tokenUsage.record(usage.input + usage.cacheRead + usage.cacheWrite, {
+    ...attributes,
+    [A.tokenType]: "input",
+  });
+  i.tokenUsage.record(usage.output, { ...attributes, [A.tokenType]: "output" });
+}
+
+/** One tool call, by tool name and outcome. */
+export function recordToolCall(toolName: string, outcome: ToolOutcome, seconds: number): void {
+  const i = instruments();
+  const attributes = { [A.toolName]: toolName, [A.toolOutcome]: outcome };
+  i.toolCalls.add(1, attributes);
+  i.toolDuration.record(seconds, attributes);
+}
+
+/** `delta` calls started (positive) or stopped (negative) waiting for a decision. */
+export function recordApprovalsWaiting(delta: number): void {
+  if (delta !== 0) instruments().approvalsWaiting.add(delta);
+}
+
+/** A loop started (+1) or ended (-1) on this instance. */
+export function recordActiveRun(delta: 1 | -1): void {
+  instruments().activeRuns.add(delta);
+}
