@@ -102,7 +102,11 @@ if (only && existsSync(file)) {
   for (const f of previous.figures ?? []) if (!ranBenches.has(f.bench)) kept.push(f);
 }
 const commit = spawnSync("git", ["rev-parse", "HEAD"], { cwd: repoRoot, encoding: "utf8" });
-const dirty = spawnSync("git", ["status", "--porcelain"], { cwd: repoRoot, encoding: "utf8" });
+// the results files themselves do not count: an earlier run wrote them
+const dirty = spawnSync("git", ["status", "--porcelain", "--", ".", ":!bench-results"], {
+  cwd: repoRoot,
+  encoding: "utf8",
+});
 const record = {
   package: "@arbor/e2e",
   at: new Date().toISOString(),
