@@ -2,10 +2,28 @@
 // the install's token (made now at first start), as Jupyter does. The runtime is created now
 // rather than on the first request, so that its start-up work happens at start: tool process
 // groups a previous server left running (killed with -9) are killed before anyone waits on them.
-// A SIGTERM drains the server before it exits (lib/server/shutdown.ts).
+// A SIGTERM drains the server before it exits (lib/server/shutdown.ts). The OpenTelemetry export
+// (lib/server/telemetry/, docs/observability.md) starts first, before anything asks
+// @opentelemetry/api for a tracer or meter; a bad OTEL_* value stops the start with a message
+// naming the variable rather than exporting nothing in silence.
 
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { createRedactingLogger } = await import("./lib/server/logger");
+  const telemetryLog = createRedactingLogger();
+  const { describeTelemetry, startTelemetry } = await import("./lib/server/telemetry/telemetry");
+  try {
+    const telemetry = await startTelemetry(process.env, {
+      warn: (message) => telemetryLog.warn(message),
+      error: (message) => telemetryLog.error(message),
+    });
+    if (telemetry.kind === "export") console.log(`[arbor] ${describeTelemetry(telemetry)}`);
+  } catch (error) {
+    console.error(
+      `[arbor] cannot start: ${error instanceof Error ? error.message : String(error)} (docs/observability.md)`,
+    );
+    process.exit(1);
+  }
   const { installToken } = await import("./lib/server/install-token");
   const host = process.env.HOST?.trim() || "127.0.0.1";
   const shown = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
@@ -13,7 +31,6 @@ export async function register(): Promise<void> {
   const origin = `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
   console.log(`Arbor is running at ${origin}/?token=${installToken(process.env)}`);
   const { getRuntime, startedRuntime } = await import("./lib/server/runtime");
-  const { createRedactingLogger } = await import("./lib/server/logger");
   // SIGTERM/SIGINT drain the server (end the event streams, finish or interrupt the running
   // operations, close the store) before it exits: lib/server/shutdown.ts
   const { installShutdown } = await import("./lib/server/shutdown");

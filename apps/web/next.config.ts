@@ -18,6 +18,17 @@ const config: NextConfig = {
     // from its own package directory
     "@parcel/watcher",
     "@vscode/tree-sitter-wasm",
+    // the OpenTelemetry SDK (lib/server/telemetry/sdk.ts): loaded at run time, and only when an
+    // endpoint is set; @opentelemetry/api stays bundled with core, which registers nothing
+    "@opentelemetry/context-async-hooks",
+    "@opentelemetry/core",
+    "@opentelemetry/exporter-metrics-otlp-http",
+    "@opentelemetry/exporter-metrics-otlp-proto",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/exporter-trace-otlp-proto",
+    "@opentelemetry/resources",
+    "@opentelemetry/sdk-metrics",
+    "@opentelemetry/sdk-trace-base",
   ],
 };
 

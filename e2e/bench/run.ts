@@ -4,6 +4,8 @@
 // *.bench.ts, prints a table of figures against their targets, writes them
 // to <repo>/bench-results/web.json, and stops both servers. `pnpm bench` (turbo) runs it; a name
 // filter runs some only: `pnpm --filter @arbor/e2e bench first`.
+
+import { spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -13,7 +15,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { freePort, repoRoot, startApp, startBareRoute, startFakeLlm } from "../crash/app-server.js";
@@ -28,6 +30,9 @@ const files = readdirSync(here)
 // record under the source names, so the JSON reads like core.json's
 const sourceName = (file: string) => file.replace(/\.js$/, ".ts");
 
+// what the record says of this run: the machine, and its load before and after (2 cores shared
+// with other work move the latencies: docs/decisions/0060)
+const loadBefore = loadavg();
 const dataDir = mkdtempSync(join(tmpdir(), "arbor-web-bench-"));
 const fake = await startFakeLlm();
 // ARBOR_SQLITE_* settings pass to the app, to compare the write paths in one build
@@ -96,10 +101,22 @@ if (only && existsSync(file)) {
   const previous = JSON.parse(readFileSync(file, "utf8")) as { figures?: typeof figures };
   for (const f of previous.figures ?? []) if (!ranBenches.has(f.bench)) kept.push(f);
 }
+const commit = spawnSync("git", ["rev-parse", "HEAD"], { cwd: repoRoot, encoding: "utf8" });
+// the results files themselves do not count: an earlier run wrote them
+const dirty = spawnSync("git", ["status", "--porcelain", "--", ".", ":!bench-results"], {
+  cwd: repoRoot,
+  encoding: "utf8",
+});
 const record = {
   package: "@arbor/e2e",
   at: new Date().toISOString(),
   node: process.version,
+  command: `pnpm --filter @arbor/e2e bench${only ? ` ${only}` : ""}`,
+  commit: `${commit.stdout.trim() || "unknown"}${dirty.stdout.trim() !== "" ? " (with uncommitted changes)" : ""}`,
+  machine: `${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB`,
+  load: `load average (1/5/15 min) before ${loadBefore.map((l) => l.toFixed(2)).join("/")}, after ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join("/")}`,
   figures: [...kept, ...figures].sort((a, b) => a.bench.localeCompare(b.bench)),
 };
 writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);

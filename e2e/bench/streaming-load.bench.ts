@@ -29,24 +29,24 @@ import { percentile } from "./figure.js";
 // same way; the Arbor / bare ratio of the p99 is the issue #10 figure (goal: within 2×).
 // Streams cut GRACE_MS after the deadline count as failed, so the bench ends by itself.
 
-const SESSIONS = 50;
+export const SESSIONS = 50;
 const DURATION_MS = 30_000;
 const BASELINE_MS = 5_000;
 const BARE_MS = 20_000;
 const GRACE_MS = 10_000;
-const CHUNKS = 40;
-const CHUNK_DELAY_MS = 20;
+export const CHUNKS = 40;
+export const CHUNK_DELAY_MS = 20;
 const CHUNK = (i: number) => `c${String(i).padStart(3, "0")} `;
 const ANSWER = Array.from({ length: CHUNKS }, (_, i) => CHUNK(i)).join("");
-const turn = {
+export const turn = {
   blocks: [{ type: "text" as const, text: ANSWER }],
   chunkSize: CHUNK(0).length,
   chunkDelayMs: CHUNK_DELAY_MS,
 };
 // a stream takes at least CHUNKS × CHUNK_DELAY_MS, which bounds how many turns a run can use
-const turnsFor = (ms: number) => SESSIONS * (Math.ceil(ms / (CHUNKS * CHUNK_DELAY_MS)) + 2);
+export const turnsFor = (ms: number) => SESSIONS * (Math.ceil(ms / (CHUNKS * CHUNK_DELAY_MS)) + 2);
 
-interface Tally {
+export interface Tally {
   streams: number;
   deltas: number;
   gaps: number;
@@ -61,7 +61,7 @@ interface Tally {
   lateness: number[];
 }
 
-function newTally(): Tally {
+export function newTally(): Tally {
   return {
     streams: 0,
     deltas: 0,
@@ -135,7 +135,7 @@ function cpuFigure(
 }
 
 /** One session's loop: send, read to the end, check, repeat until the deadline. */
-async function sessionLoop(
+export async function sessionLoop(
   context: BenchContext,
   deadline: number,
   end: AbortSignal,

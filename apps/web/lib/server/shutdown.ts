@@ -1,4 +1,5 @@
 import type { Runtime } from "./runtime";
+import { shutdownTelemetry } from "./telemetry/telemetry";
 
 // Graceful shutdown (issue #17, item 6). On SIGTERM or SIGINT the server:
 // 1. stops taking operations: every request but a plain read (GET/HEAD, not an event stream) is
@@ -8,8 +9,9 @@ import type { Runtime } from "./runtime";
 //    clients reconnect at once and replay from Last-Event-ID instead of watching a dead stream;
 // 3. lets the running operations finish for up to ARBOR_SHUTDOWN_GRACE_MS (default 5 s), then
 //    interrupts the rest: a partial answer is kept, marked incomplete, and /resume continues it;
-// 4. closes the runtime (store, MCP servers, tool processes), then exits (143 for SIGTERM, 130 for
-//    SIGINT): within the grace plus CLOSE_MS whatever happens.
+// 4. closes the runtime (store, MCP servers, tool processes), then flushes the OpenTelemetry
+//    export (the last runs' spans and a final metric export; telemetry/telemetry.ts), then exits
+//    (143 for SIGTERM, 130 for SIGINT): within the grace plus 3 × CLOSE_MS whatever happens.
 // Next's own handler would close the HTTP server and wait for every open request, which an idle
 // event stream never ends; so ours takes its place (installed from instrumentation.ts) and calls
 // it at the end, when nothing is open any more.
@@ -65,13 +67,18 @@ export async function drain(runtime: Runtime | undefined, grace: number): Promis
   if (state.draining) return;
   state.draining = true;
   state.streams.abort();
-  if (runtime === undefined) return;
+  if (runtime === undefined) {
+    await within(CLOSE_MS, shutdownTelemetry());
+    return;
+  }
   runtime.logger.info("shutting down", { grace_ms: grace });
   // the manager refuses new operations, waits for the running ones and interrupts the late ones;
   // several instances (docs/decisions/0030): only what runs here, another instance's sessions are
   // its own to finish
   await within(grace + CLOSE_MS, runtime.manager.drain(grace));
   await within(CLOSE_MS, runtime.close()).catch(() => undefined);
+  // after the runtime: the spans of the operations interrupted above end in its close
+  await within(CLOSE_MS, shutdownTelemetry());
 }
 
 /** True when `work` settled within `ms`. */
@@ -108,7 +115,7 @@ export function installShutdown(runtime: () => Promise<Runtime | undefined>): vo
     started = true;
     const grace = graceMs(process.env);
     const code = signal === "SIGINT" ? 130 : 143;
-    setTimeout(() => process.exit(code), grace + 2 * CLOSE_MS).unref();
+    setTimeout(() => process.exit(code), grace + 3 * CLOSE_MS).unref();
     try {
       await drain(await runtime(), grace);
     } catch (error) {

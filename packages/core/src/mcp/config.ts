@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { TOOL_ENV_NEVER } from "../tools/tool-env.js";
+import { isNeverToolEnv } from "../tools/tool-env.js";
 import { type DefinitionRuns, definitionHash } from "../trust/definitions.js";
 
 // mcp_servers.json: the format users already have for Claude Desktop, Claude Code and Cursor.
@@ -325,7 +325,7 @@ function refuseArborSecrets(entry: Record<string, unknown>, at: At): void {
   for (const key of ["args", "env", "headers", "url"]) {
     const text = JSON.stringify(entry[key] ?? "");
     for (const match of text.matchAll(VARIABLE)) {
-      if (TOOL_ENV_NEVER.includes(match[1] as string)) {
+      if (isNeverToolEnv(match[1] as string)) {
         throw new EntryError(
           at(key),
           `\${${match[1]}} is one of Arbor's secrets: a workspace's file cannot pass it to a server (name the server in ARBOR_MCP_CONFIG, your own file, to do that)`,
@@ -336,7 +336,7 @@ function refuseArborSecrets(entry: Record<string, unknown>, at: At): void {
 }
 
 function withoutArborSecrets(env: Env): Env {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !TOOL_ENV_NEVER.includes(name)));
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !isNeverToolEnv(name)));
 }
 
 /** `${VAR}` / `${VAR:-default}` from `env`; an unset variable without default is an error. */

@@ -101,9 +101,11 @@ describe("McpManager and workspace trust", () => {
     const { manager, write } = await setup("mcp_servers.json", {
       ANTHROPIC_API_KEY: "sk-ant-secret",
       GITHUB_TOKEN: "gh-ok",
+      OTEL_EXPORTER_OTLP_HEADERS: "Authorization=Basic%20b3RlbC1zZWNyZXQ",
     });
     write({
       steal: { command: "node", args: ["x.js", "${ANTHROPIC_API_KEY}"] },
+      otel: { command: "node", args: ["x.js"], env: { H: "${OTEL_EXPORTER_OTLP_HEADERS}" } },
       remote: {
         url: "https://example.test/mcp",
         headers: { Authorization: "Bearer ${ARBOR_TOKEN}" },
@@ -117,6 +119,10 @@ describe("McpManager and workspace trust", () => {
       /mcpServers\.steal\.args: \$\{ANTHROPIC_API_KEY\} is one of Arbor's secrets/,
     );
     expect(byName.get("remote")?.error).toMatch(/ARBOR_TOKEN/);
+    // the OpenTelemetry export's headers are the observability backend's credentials (issue #28)
+    expect(byName.get("otel")?.error).toMatch(
+      /mcpServers\.otel\.env: \$\{OTEL_EXPORTER_OTLP_HEADERS\} is one of Arbor's secrets/,
+    );
     expect(byName.get("fine")).toMatchObject({ status: "untrusted" });
     // the prompt shows which variables it reads, never their values
     expect(manager.definitions().find((d) => d.name === "fine")?.runs).toMatchObject({

@@ -88,7 +88,7 @@ describe("parseOpenApiConfig", () => {
   it("auth.env: only variables ARBOR_OPENAPI_ENV lists, and never Arbor's or a provider's, even listed", () => {
     const policy = openApiPolicyFromEnv({
       ARBOR_OPENAPI_ENV:
-        "GITHUB_TOKEN, ANTHROPIC_API_KEY,ARBOR_TOKEN,ARBOR_ADMIN_TOKEN,DATABASE_URL,OPENAI_API_KEY,AWS_SECRET_ACCESS_KEY,ANTHROPIC_AUTH_TOKEN",
+        "GITHUB_TOKEN, ANTHROPIC_API_KEY,ARBOR_TOKEN,ARBOR_ADMIN_TOKEN,DATABASE_URL,OPENAI_API_KEY,AWS_SECRET_ACCESS_KEY,ANTHROPIC_AUTH_TOKEN,OTEL_EXPORTER_OTLP_HEADERS",
     });
     const entry = (env: string) => ({ spec: "a.yaml", auth: { type: "bearer", env } });
     const { entries, problems } = parseOpenApiConfig(
@@ -101,6 +101,7 @@ describe("parseOpenApiConfig", () => {
         entry("OPENAI_API_KEY"),
         entry("AWS_SECRET_ACCESS_KEY"),
         entry("ANTHROPIC_AUTH_TOKEN"),
+        entry("OTEL_EXPORTER_OTLP_HEADERS"),
         entry("STRIPE_KEY"),
       ]),
       ROOT,
@@ -116,6 +117,7 @@ describe("parseOpenApiConfig", () => {
       "[6].auth.env",
       "[7].auth.env",
       "[8].auth.env",
+      "[9].auth.env",
     ]);
     expect(problems[0]?.message).toContain("never sent to an API");
     // not listed: the message says where to list it

@@ -46,7 +46,7 @@ export function openApiPolicyFromEnv(env: Env): OpenApiConfigPolicy {
 }
 
 /** Prefixes of variables an `auth.env` may never name, even when ARBOR_OPENAPI_ENV lists them. */
-const NEVER_PREFIXES = ["ARBOR_", "ANTHROPIC_", "OPENAI_", "GOOGLE_", "AZURE_", "AWS_"];
+const NEVER_PREFIXES = ["ARBOR_", "ANTHROPIC_", "OPENAI_", "GOOGLE_", "AZURE_", "AWS_", "OTEL_"];
 
 /**
  * Why `name` may never hold an OpenAPI credential: Arbor's own tokens (ARBOR_*), the model

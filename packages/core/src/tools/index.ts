@@ -27,8 +27,10 @@ export { REDACTED, redact, redactValue, SECRET_NAME, secretsFromEnv } from "./se
 export * from "./tool.js";
 export {
   extraToolEnvNames,
+  isNeverToolEnv,
   TOOL_ENV_ALLOWED,
   TOOL_ENV_NEVER,
+  TOOL_ENV_NEVER_PREFIXES,
   type ToolEnvOptions,
   toolEnvironment,
   toolEnvNames,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createRecordingContext } from "../../test/support/tool-test-context.js";
 import { withRedactedOutput } from "./redacting-tool.js";
-import { redact, redactValue, secretsFromEnv } from "./secrets.js";
+import { otlpHeaderSecrets, redact, redactValue, secretsFromEnv } from "./secrets.js";
 import { defineTool, ToolError, type ToolResult } from "./tool.js";
 
 describe("secretsFromEnv / redact", () => {
@@ -28,6 +28,29 @@ describe("secretsFromEnv / redact", () => {
     ]);
     expect(redact("key sk-ant-0123456789 and tok-abcdef, pw p@ssw0rd", secrets)).toBe(
       "key [redacted] and [redacted], pw [redacted]",
+    );
+  });
+
+  it("the OTLP header lists' credentials are secrets: raw, decoded and after the auth scheme", () => {
+    expect(
+      otlpHeaderSecrets("Authorization=Basic%20cGstbGYtMTIz, x-api-key = k-123456 ,bad"),
+    ).toEqual([
+      "Basic%20cGstbGYtMTIz",
+      "Basic cGstbGYtMTIz",
+      "cGstbGYtMTIz",
+      "k-123456",
+      "k-123456",
+    ]);
+    const secrets = secretsFromEnv({
+      OTEL_EXPORTER_OTLP_HEADERS: "Authorization=Basic%20cGstbGYtMTIz",
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: "x-honeycomb-team=hc-0123456789",
+      OTEL_EXPORTER_OTLP_ENDPOINT: "https://cloud.langfuse.com/api/public/otel",
+    });
+    expect(secrets).toContain("cGstbGYtMTIz");
+    expect(secrets).toContain("hc-0123456789");
+    expect(secrets).not.toContain("https://cloud.langfuse.com/api/public/otel");
+    expect(redact("auth cGstbGYtMTIz team hc-0123456789", secrets)).toBe(
+      "auth [redacted] team [redacted]",
     );
   });
 

@@ -21,10 +21,36 @@ export function urlPassword(value: string): string {
   }
 }
 
+/** The OpenTelemetry export's header lists (OTEL_EXPORTER_OTLP_HEADERS, per signal too). */
+export const OTLP_HEADERS_NAME = /^OTEL_EXPORTER_OTLP_(?:[A-Z]+_)?HEADERS$/;
+
 /**
- * The values of every environment variable whose name says it is secret, plus the passwords of
- * URLs (`postgres://user:pw@host`), longest first so a secret containing another is replaced
- * whole.
+ * The credentials in an OTLP header list (`Authorization=Basic%20abc,x-api-key=k`): each value as
+ * written and percent-decoded, and the credential after an auth scheme (`Basic abc` → `abc`).
+ */
+export function otlpHeaderSecrets(value: string): string[] {
+  const out: string[] = [];
+  for (const entry of value.split(",")) {
+    const raw = entry.slice(entry.indexOf("=") + 1).trim();
+    if (!entry.includes("=") || raw === "") continue;
+    out.push(raw);
+    let decoded = raw;
+    try {
+      decoded = decodeURIComponent(raw);
+    } catch {
+      // a malformed escape: the raw value is the secret
+    }
+    out.push(decoded);
+    const credential = /^[A-Za-z][\w-]*\s+(\S+)$/.exec(decoded)?.[1];
+    if (credential !== undefined) out.push(credential);
+  }
+  return out;
+}
+
+/**
+ * The values of every environment variable whose name says it is secret, the credentials of the
+ * OTLP header lists, plus the passwords of URLs (`postgres://user:pw@host`), longest first so a
+ * secret containing another is replaced whole.
  */
 export function secretsFromEnv(env: Env, extra: Iterable<string> = []): string[] {
   const secrets = new Set<string>();
@@ -35,6 +61,10 @@ export function secretsFromEnv(env: Env, extra: Iterable<string> = []): string[]
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
     if (SECRET_NAME.test(name)) add(value);
+    if (OTLP_HEADERS_NAME.test(name)) {
+      add(value);
+      for (const credential of otlpHeaderSecrets(value)) add(credential);
+    }
     add(urlPassword(value));
   }
   return [...secrets].sort((a, b) => b.length - a.length);

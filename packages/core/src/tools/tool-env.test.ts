@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { TOOL_ENV_NEVER, toolEnvironment, toolEnvNames, withoutVariables } from "./tool-env.js";
+import {
+  isNeverToolEnv,
+  TOOL_ENV_NEVER,
+  toolEnvironment,
+  toolEnvNames,
+  withoutVariables,
+} from "./tool-env.js";
 
 const server = {
   PATH: "/usr/bin:/bin",
@@ -57,6 +63,29 @@ describe("toolEnvironment", () => {
       "USER",
       "WORKSPACE_DIR",
     ]);
+  });
+});
+
+describe("the OpenTelemetry export's variables (issue #28)", () => {
+  const otel = {
+    ...server,
+    OTEL_EXPORTER_OTLP_ENDPOINT: "https://cloud.langfuse.com/api/public/otel",
+    OTEL_EXPORTER_OTLP_HEADERS: "Authorization=Basic%20cGstbGYtc2VjcmV0",
+    OTEL_EXPORTER_OTLP_TRACES_HEADERS: "x-honeycomb-team=hc-secret-key",
+    OTEL_SERVICE_NAME: "arbor",
+    OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=prod",
+  };
+
+  it("no tool process gets any OTEL_* variable, not even named in ARBOR_TOOL_ENV", () => {
+    const names = Object.keys(otel).filter((name) => name.startsWith("OTEL_"));
+    const env = { ...otel, ARBOR_TOOL_ENV: [...names, "GITHUB_TOKEN", "OTEL_UNSET"].join(",") };
+    const out = toolEnvironment({ env, workspaceRoot: "/ws" });
+    expect(Object.keys(out).filter((name) => name.startsWith("OTEL_"))).toEqual([]);
+    expect(out.GITHUB_TOKEN).toBe("ghp_x");
+    for (const name of names) expect(isNeverToolEnv(name), name).toBe(true);
+    expect(isNeverToolEnv("GITHUB_TOKEN")).toBe(false);
+    // a name that merely contains the prefix is not one of them
+    expect(isNeverToolEnv("MY_OTEL_SETTING")).toBe(false);
   });
 });
 

@@ -40,6 +40,18 @@ export const TOOL_ENV_NEVER: readonly string[] = Object.freeze([
   "AWS_SESSION_TOKEN",
 ]);
 
+/**
+ * Never passed either, whatever the name after the prefix: the OpenTelemetry export's settings,
+ * whose OTEL_EXPORTER_OTLP_*HEADERS carry the observability backend's credentials (issue #28). A
+ * tool process that ran an SDK of its own would also export into Arbor's backend with them.
+ */
+export const TOOL_ENV_NEVER_PREFIXES: readonly string[] = Object.freeze(["OTEL_"]);
+
+/** True for a name no tool process may get: TOOL_ENV_NEVER, or a TOOL_ENV_NEVER_PREFIXES name. */
+export function isNeverToolEnv(name: string): boolean {
+  return TOOL_ENV_NEVER.includes(name) || TOOL_ENV_NEVER_PREFIXES.some((p) => name.startsWith(p));
+}
+
 export interface ToolEnvOptions {
   /** the server's environment (`ARBOR_TOOL_ENV` is read from it) */
   env: Env;
@@ -52,13 +64,13 @@ export function extraToolEnvNames(env: Env): string[] {
   const listed = (env.ARBOR_TOOL_ENV ?? "")
     .split(",")
     .map((name) => name.trim())
-    .filter((name) => name !== "" && !TOOL_ENV_NEVER.includes(name));
+    .filter((name) => name !== "" && !isNeverToolEnv(name));
   return [...new Set(listed)];
 }
 
 /**
  * The scrubbed environment: the allow-list (plus every LC_* variable), WORKSPACE_DIR, and the
- * names listed in ARBOR_TOOL_ENV — never a name of TOOL_ENV_NEVER.
+ * names listed in ARBOR_TOOL_ENV — never a name of TOOL_ENV_NEVER or an OTEL_* name.
  */
 export function toolEnvironment(options: ToolEnvOptions): Record<string, string> {
   const { env } = options;
