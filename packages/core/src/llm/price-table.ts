@@ -1,0 +1,162 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import shipped from "./prices.json" with { type: "json" };
+
+// The price table as data: prices.json beside this file (shipped in core's dist), with the date
+// it was taken and the page each provider's prices come from, and an override a private
+// deployment puts in its data directory (<data dir>/prices.json, the same shape). Both are
+// parsed here with zod; pricing.ts prices usage with whatever table is in force.
+//
+// A bad override is never read as "no price" or as zero: loadPriceOverride throws a
+// PriceFileError naming the file and the field, and the app refuses to start with it.
+
+/** USD per million tokens of one tier. */
+const Price = z.number().finite().nonnegative();
+
+const TierSchema = z
+  .object({
+    input: Price,
+    output: Price,
+    /** cache hits; input's price when absent */
+    cache_read: Price.optional(),
+    /** cache writes; input's price when absent */
+    cache_write: Price.optional(),
+  })
+  .strict();
+
+const ModelPriceSchema = TierSchema.extend({
+  /**
+   * When a request's prompt (input + cache reads + cache writes) is larger than `above_tokens`,
+   * the whole request is billed at these prices.
+   */
+  long_context: TierSchema.extend({ above_tokens: z.number().int().positive() }).strict().optional(),
+}).strict();
+
+/** A model id as the table keys it: lower case, no provider prefix ("anthropic/", "models/"). */
+const ModelId = z
+  .string()
+  .min(1)
+  .refine((id) => id === id.trim().toLowerCase() && !id.includes("/"), {
+    message: "a model id in lower case without a provider prefix",
+  });
+
+const SourceSchema = z
+  .object({
+    url: z.string().url(),
+    /** when the page was read: YYYY-MM or YYYY-MM-DD */
+    taken: z.string().regex(/^\d{4}-\d{2}(?:-\d{2})?$/, "YYYY-MM or YYYY-MM-DD"),
+    note: z.string().optional(),
+  })
+  .strict();
+
+const IsoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "YYYY-MM-DD");
+
+/** The shipped table: every field required. `null` = a model that has no price on purpose. */
+export const PriceTableSchema = z
+  .object({
+    as_of: IsoDate,
+    sources: z.record(z.string().min(1), SourceSchema),
+    models: z.record(ModelId, ModelPriceSchema.nullable()),
+  })
+  .strict();
+
+/** A deployment's override: the same shape; its date and sources may be left out. */
+export const PriceOverrideSchema = PriceTableSchema.partial({ as_of: true, sources: true });
+
+export type ModelPriceEntry = z.infer<typeof ModelPriceSchema>;
+export type PriceTable = z.infer<typeof PriceTableSchema>;
+export type PriceOverride = z.infer<typeof PriceOverrideSchema>;
+
+/** The table in force, as GET /api/settings/prices shows it. */
+export interface EffectivePrices extends PriceTable {
+  /** whether the data directory's prices.json changed or added entries */
+  overridden: boolean;
+}
+
+/** A price file that cannot be used: the file and the first bad field, in the message. */
+export class PriceFileError extends Error {
+  override readonly name = "PriceFileError";
+  constructor(
+    readonly file: string,
+    /** dotted path of the bad field ("models.gpt-5.input"); "" for the whole file */
+    readonly field: string,
+    reason: string,
+  ) {
+    super(`${file}: ${field === "" ? "" : `${field}: `}${reason}`);
+  }
+}
+
+/** The price table shipped with this version (prices.json beside this module). */
+export const SHIPPED_PRICES: PriceTable = PriceTableSchema.parse(shipped);
+
+/** The override's path in a data directory. */
+export function priceFilePath(dataDir: string): string {
+  return join(dataDir, "prices.json");
+}
+
+/** Parses a price file's text; throws PriceFileError naming `file` and the bad field. */
+export function parsePriceOverride(text: string, file: string): PriceOverride {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new PriceFileError(file, "", `not valid JSON (${reason})`);
+  }
+  const parsed = PriceOverrideSchema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = (issue?.path ?? []).map(String).join(".");
+  throw new PriceFileError(file, field, issue?.message ?? "invalid");
+}
+
+/**
+ * The data directory's prices.json, or undefined when there is none. A file that is there but
+ * cannot be read or parsed throws PriceFileError: the caller refuses to start.
+ */
+export function loadPriceOverride(dataDir: string): PriceOverride | undefined {
+  const file = priceFilePath(dataDir);
+  if (!existsSync(file)) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new PriceFileError(file, "", `cannot be read (${reason})`);
+  }
+  return parsePriceOverride(text, file);
+}
+
+/**
+ * The shipped table with an override's entries over it: an entry replaces the model's whole
+ * entry (or adds it; `null` takes its price away), its sources are added by name over the
+ * shipped ones, and its date, when it has one, is the table's.
+ */
+export function mergePrices(base: PriceTable, override: PriceOverride | undefined): EffectivePrices {
+  if (override === undefined) return { ...base, overridden: false };
+  return {
+    as_of: override.as_of ?? base.as_of,
+    sources: { ...base.sources, ...override.sources },
+    models: { ...base.models, ...override.models },
+    overridden: true,
+  };
+}
+
+// The table in force is kept on globalThis: Next bundles this module into more than one chunk
+// (instrumentation, route handlers), and every copy must price with the same table.
+const KEY = Symbol.for("arbor.core.prices");
+type Holder = { [KEY]?: EffectivePrices };
+const holder = globalThis as Holder;
+
+/** The table every cost is computed with now. */
+export function effectivePrices(): EffectivePrices {
+  holder[KEY] ??= mergePrices(SHIPPED_PRICES, undefined);
+  return holder[KEY];
+}
+
+/** Puts the shipped table with `override` over it in force (undefined: the shipped table). */
+export function usePriceOverride(override: PriceOverride | undefined): EffectivePrices {
+  holder[KEY] = mergePrices(SHIPPED_PRICES, override);
+  return holder[KEY];
+}
