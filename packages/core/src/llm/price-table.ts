@@ -30,7 +30,9 @@ const ModelPriceSchema = TierSchema.extend({
    * When a request's prompt (input + cache reads + cache writes) is larger than `above_tokens`,
    * the whole request is billed at these prices.
    */
-  long_context: TierSchema.extend({ above_tokens: z.number().int().positive() }).strict().optional(),
+  long_context: TierSchema.extend({ above_tokens: z.number().int().positive() })
+    .strict()
+    .optional(),
 }).strict();
 
 /** A model id as the table keys it: lower case, no provider prefix ("anthropic/", "models/"). */
@@ -108,7 +110,9 @@ export function parsePriceOverride(text: string, file: string): PriceOverride {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = (issue?.path ?? []).map(String).join(".");
-  throw new PriceFileError(file, field, issue?.message ?? "invalid");
+  // a bad model id: zod's "Invalid key in record" carries the key's own issue inside
+  const inner = issue?.code === "invalid_key" ? issue.issues[0]?.message : undefined;
+  throw new PriceFileError(file, field, inner ?? issue?.message ?? "invalid");
 }
 
 /**
@@ -133,7 +137,10 @@ export function loadPriceOverride(dataDir: string): PriceOverride | undefined {
  * entry (or adds it; `null` takes its price away), its sources are added by name over the
  * shipped ones, and its date, when it has one, is the table's.
  */
-export function mergePrices(base: PriceTable, override: PriceOverride | undefined): EffectivePrices {
+export function mergePrices(
+  base: PriceTable,
+  override: PriceOverride | undefined,
+): EffectivePrices {
   if (override === undefined) return { ...base, overridden: false };
   return {
     as_of: override.as_of ?? base.as_of,
