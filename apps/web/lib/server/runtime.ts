@@ -29,6 +29,7 @@ import {
   initialApproval,
   type Logger,
   type LoopTreeResponse,
+  loadPriceOverride,
   loopTreeResponse,
   loopTreesFromRecords,
   McpManager,
@@ -37,6 +38,7 @@ import {
   mcpConfigSources,
   OpenApiManager,
   openApiConfigPath,
+  PriceFileError,
   readWorkspaceFile,
   refuseInWorkspaces,
   type Session,
@@ -57,6 +59,7 @@ import {
   toolEnvironment,
   toolEnvNames,
   toolNameOwner,
+  usePriceOverride,
   WorkspaceTrust,
   type WorkspaceTrustResponse,
   withCodebaseTools,
@@ -87,6 +90,8 @@ import { type OpenedStore, openStore } from "./store";
 //   (provider-keys.ts); ARBOR_ENCRYPTION_KEY replaces the data dir's provider-keys.key that seals it.
 //   WORKSPACE_DIR   root of the file tools and file references (default: the start directory)
 //   DATABASE_URL / ARBOR_DATA_DIR   the store (see store.ts)
+//   <data dir>/prices.json   list prices over the shipped table (docs/cost.md): a bad file
+//                  refuses the start, naming the file and the field
 //   ARBOR_TOOL_ENV   names of further variables tool processes get (never keys or Arbor's tokens)
 //   ARBOR_SANDBOX (auto|bubblewrap|off), ARBOR_SANDBOX_NETWORK=1   the sandbox of bash and stdio MCP
 //                  servers (core sandbox.ts); without a working one, sandboxGate refuses them when
@@ -202,6 +207,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // no file tool, file view, file reference or served MCP tool touches it, and no walk (list,
   // search, the codebase index) enters it, even when it lies inside the workspace (npm start)
   refuseInWorkspaces(dataDir);
+  // the data dir's prices.json over the shipped list prices (docs/cost.md): read before anything
+  // is priced; a bad file refuses the start rather than pricing with zeroes or no prices
+  try {
+    usePriceOverride(loadPriceOverride(dataDir));
+  } catch (err) {
+    if (err instanceof PriceFileError) {
+      throw new StartRefused(`${err.message} (fix the file or remove it: docs/cost.md)`);
+    }
+    throw err;
+  }
   // made at first start when neither ARBOR_TOKEN nor the token file is there
   const token = installToken(env);
   // the provider keys kept in Settings are known once the database is open

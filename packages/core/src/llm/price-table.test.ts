@@ -4,12 +4,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Usage } from "../model/llm-messages.js";
+import { PriceTableSchema } from "../protocol/prices.js";
 import {
   effectivePrices,
   loadPriceOverride,
   mergePrices,
   PriceFileError,
-  PriceTableSchema,
   priceFilePath,
   SHIPPED_PRICES,
   usePriceOverride,

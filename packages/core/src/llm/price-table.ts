@@ -1,6 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import {
+  type ModelPricesView,
+  type PriceOverride,
+  PriceOverrideSchema,
+  type PricesResponse,
+  type PriceTable,
+  PriceTableSchema,
+} from "../protocol/prices.js";
 import shipped from "./prices.json" with { type: "json" };
 
 // The price table as data: prices.json beside this file (shipped in core's dist), with the date
@@ -11,70 +18,10 @@ import shipped from "./prices.json" with { type: "json" };
 // A bad override is never read as "no price" or as zero: loadPriceOverride throws a
 // PriceFileError naming the file and the field, and the app refuses to start with it.
 
-/** USD per million tokens of one tier. */
-const Price = z.number().finite().nonnegative();
-
-const TierSchema = z
-  .object({
-    input: Price,
-    output: Price,
-    /** cache hits; input's price when absent */
-    cache_read: Price.optional(),
-    /** cache writes; input's price when absent */
-    cache_write: Price.optional(),
-  })
-  .strict();
-
-const ModelPriceSchema = TierSchema.extend({
-  /**
-   * When a request's prompt (input + cache reads + cache writes) is larger than `above_tokens`,
-   * the whole request is billed at these prices.
-   */
-  long_context: TierSchema.extend({ above_tokens: z.number().int().positive() })
-    .strict()
-    .optional(),
-}).strict();
-
-/** A model id as the table keys it: lower case, no provider prefix ("anthropic/", "models/"). */
-const ModelId = z
-  .string()
-  .min(1)
-  .refine((id) => id === id.trim().toLowerCase() && !id.includes("/"), {
-    message: "a model id in lower case without a provider prefix",
-  });
-
-const SourceSchema = z
-  .object({
-    url: z.string().url(),
-    /** when the page was read: YYYY-MM or YYYY-MM-DD */
-    taken: z.string().regex(/^\d{4}-\d{2}(?:-\d{2})?$/, "YYYY-MM or YYYY-MM-DD"),
-    note: z.string().optional(),
-  })
-  .strict();
-
-const IsoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "YYYY-MM-DD");
-
-/** The shipped table: every field required. `null` = a model that has no price on purpose. */
-export const PriceTableSchema = z
-  .object({
-    as_of: IsoDate,
-    sources: z.record(z.string().min(1), SourceSchema),
-    models: z.record(ModelId, ModelPriceSchema.nullable()),
-  })
-  .strict();
-
-/** A deployment's override: the same shape; its date and sources may be left out. */
-export const PriceOverrideSchema = PriceTableSchema.partial({ as_of: true, sources: true });
-
-export type ModelPriceEntry = z.infer<typeof ModelPriceSchema>;
-export type PriceTable = z.infer<typeof PriceTableSchema>;
-export type PriceOverride = z.infer<typeof PriceOverrideSchema>;
+export type ModelPriceEntry = ModelPricesView;
 
 /** The table in force, as GET /api/settings/prices shows it. */
-export interface EffectivePrices extends PriceTable {
-  /** whether the data directory's prices.json changed or added entries */
-  overridden: boolean;
-}
+export type EffectivePrices = PricesResponse;
 
 /** A price file that cannot be used: the file and the first bad field, in the message. */
 export class PriceFileError extends Error {
