@@ -19,6 +19,7 @@ import {
   defaultSkillDirs,
   describeModelConfig,
   detectSandbox,
+  effectivePrices,
   endGroupsOnShutdown,
   type FileViewResult,
   FoldingMcpHttp,
@@ -39,6 +40,7 @@ import {
   OpenApiManager,
   openApiConfigPath,
   PriceFileError,
+  type PricesResponse,
   readWorkspaceFile,
   refuseInWorkspaces,
   type Session,
@@ -183,6 +185,8 @@ export interface Runtime {
   listAgents(): AgentsResponse;
   /** how tools run (GET /api/settings) */
   readonly settings: SettingsResponse;
+  /** the price table costs are computed with (GET /api/settings/prices; docs/cost.md) */
+  prices(): PricesResponse;
   /** Arbor as an MCP server for other agents (/api/mcp): folding and the read-only tools */
   readonly foldingMcp: FoldingMcpHttp;
   /** Creates a session whose tools and file references are confined to the runtime's workspace. */
@@ -564,6 +568,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       return agentsResponse(withoutShadowedAgents(agents.load(), toolNameOwner(tools)));
     },
     settings,
+    prices: () => effectivePrices(),
     foldingMcp,
     createSession: (request) =>
       // the workspace is the server's to choose: a client-sent one could point the tools at /

@@ -1,4 +1,3 @@
-import { effectivePrices, type PricesResponse } from "@arbor/core";
 import { handle, json } from "@/lib/server/http";
 import { getRuntime } from "@/lib/server/runtime";
 
@@ -10,8 +9,6 @@ export const runtime = "nodejs";
  * prices.json over them (docs/cost.md), its date, sources and whether it was overridden.
  */
 export const GET = handle("GET /api/settings/prices", async () => {
-  // the runtime's start put the data directory's file in force
-  await getRuntime();
-  const prices: PricesResponse = effectivePrices();
-  return json(prices);
+  const arbor = await getRuntime();
+  return json(arbor.prices());
 });
