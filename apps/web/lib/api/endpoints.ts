@@ -533,7 +533,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "GET",
     path: "/api/settings/prices",
     summary:
-      "The price table costs (`cost_usd`) are computed with (docs/cost.md): the list prices shipped with this version (`as_of`, and the page and date of each provider's prices in `sources`) with the data directory's `prices.json` over them (`overridden`). `models`: model id → US dollars per million tokens (input, output, cache reads, cache writes, a long-context tier), or null for a model that has no price; an id not listed has none either. Anyone signed in (`install.read`).",
+      "The price table costs (`cost_usd`) are computed with (docs/cost.md): the list prices shipped with this version (`as_of`, and the page and date of each provider's prices in `sources`) with the data directory's `prices.json` over them (`overridden`). `models`: model id → US dollars per million tokens (input, output, cache reads, cache writes, a long-context tier), or null for a model that has no price; an id not listed has none either. Read as the other settings (`install.read`: owners, admins and members), else 403.",
     response: { status: 200, json: s.prices },
     errors: [],
   },
