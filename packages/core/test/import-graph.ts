@@ -39,6 +39,8 @@ export function readImportGraph(root: string): ImportGraph {
     const targets = new Set<string>();
     for (const { fileName } of info.importedFiles) {
       if (!fileName.startsWith(".")) continue;
+      // data (a JSON import such as llm/prices.json) is no module of the graph
+      if (fileName.endsWith(".json")) continue;
       const target = resolveSpecifier(file, fileName);
       if (target === undefined) throw new Error(`${rel(file)}: cannot resolve "${fileName}"`);
       targets.add(rel(target));

@@ -48,6 +48,7 @@ import {
   PatchSessionRequestSchema,
   PeopleResponseSchema,
   PersonSchema,
+  PricesResponseSchema,
   ProviderKeysResponseSchema,
   PutBudgetRequestSchema,
   PutProviderKeyRequestSchema,
@@ -153,6 +154,7 @@ const s = {
   mergeResult: { title: "MergeResponse", schema: MergeResponseSchema },
   loops: { title: "LoopTreeResponse", schema: LoopTreeResponseSchema },
   settings: { title: "SettingsResponse", schema: SettingsResponseSchema },
+  prices: { title: "PricesResponse", schema: PricesResponseSchema },
   setPassword: { title: "SetPasswordRequest", schema: SetPasswordRequestSchema },
   mcpServers: { title: "McpServersResponse", schema: McpServersResponseSchema },
   mcpServer: { title: "McpServerView", schema: McpServerViewSchema },
@@ -527,6 +529,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
     summary:
       "How this server runs tools: the sandbox of bash and stdio MCP servers (ARBOR_SANDBOX=auto|bubblewrap|off: `bubblewrap` when `bwrap` works here, with the workspace writable, the rest read-only, its own /tmp and PID namespace, the data dir hidden, no network for bash unless ARBOR_SANDBOX_NETWORK=1; `none` or `unavailable` with the reason, what is refused for want of a sandbox (`refused`: beyond loopback or without a person's approval; docs/security.md) and how to fix it) and the names of the environment variables tool processes get (an allow-list, WORKSPACE_DIR and the names in ARBOR_TOOL_ENV; never Arbor's tokens, DATABASE_URL or a provider key). Tool output is redacted of secret values before it is stored or sent to a model.",
     response: { status: 200, json: s.settings },
+    errors: [],
+  },
+  {
+    method: "GET",
+    path: "/api/settings/prices",
+    summary:
+      "The price table costs (`cost_usd`) are computed with (docs/cost.md): the list prices shipped with this version (`as_of`, and the page and date of each provider's prices in `sources`) with the data directory's `prices.json` over them (`overridden`). `models`: model id → US dollars per million tokens (input, output, cache reads, cache writes, a long-context tier), or null for a model that has no price; an id not listed has none either. Read as the other settings (`install.read`: owners, admins and members), else 403.",
+    response: { status: 200, json: s.prices },
     errors: [],
   },
   {

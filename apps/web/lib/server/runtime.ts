@@ -21,6 +21,7 @@ import {
   EnabledAgents,
   EnabledSkills,
   ExtensionSwitches,
+  effectivePrices,
   endGroupsOnShutdown,
   type FileViewResult,
   FoldingMcpHttp,
@@ -31,6 +32,7 @@ import {
   initialApproval,
   type Logger,
   type LoopTreeResponse,
+  loadPriceOverride,
   loopTreeResponse,
   loopTreesFromRecords,
   McpManager,
@@ -39,6 +41,8 @@ import {
   mcpConfigSources,
   OpenApiManager,
   openApiConfigPath,
+  PriceFileError,
+  type PricesResponse,
   readWorkspaceFile,
   refuseInWorkspaces,
   type Session,
@@ -60,6 +64,7 @@ import {
   toolEnvironment,
   toolEnvNames,
   toolNameOwner,
+  usePriceOverride,
   WorkspaceTrust,
   type WorkspaceTrustResponse,
   withCodebaseTools,
@@ -91,6 +96,8 @@ import { type OpenedStore, openStore } from "./store";
 //   (provider-keys.ts); ARBOR_ENCRYPTION_KEY replaces the data dir's provider-keys.key that seals it.
 //   WORKSPACE_DIR   root of the file tools and file references (default: the start directory)
 //   DATABASE_URL / ARBOR_DATA_DIR   the store (see store.ts)
+//   <data dir>/prices.json   list prices over the shipped table (docs/cost.md): a bad file
+//                  refuses the start, naming the file and the field
 //   ARBOR_TOOL_ENV   names of further variables tool processes get (never keys or Arbor's tokens)
 //   ARBOR_SANDBOX (auto|bubblewrap|off), ARBOR_SANDBOX_NETWORK=1   the sandbox of bash and stdio MCP
 //                  servers (core sandbox.ts); without a working one, sandboxGate refuses them when
@@ -184,6 +191,8 @@ export interface Runtime {
   readonly switches: ExtensionSwitches;
   /** how tools run (GET /api/settings) */
   readonly settings: SettingsResponse;
+  /** the price table costs are computed with (GET /api/settings/prices; docs/cost.md) */
+  prices(): PricesResponse;
   /** Arbor as an MCP server for other agents (/api/mcp): folding and the read-only tools */
   readonly foldingMcp: FoldingMcpHttp;
   /** Creates a session whose tools and file references are confined to the runtime's workspace. */
@@ -208,6 +217,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // no file tool, file view, file reference or served MCP tool touches it, and no walk (list,
   // search, the codebase index) enters it, even when it lies inside the workspace (npm start)
   refuseInWorkspaces(dataDir);
+  // the data dir's prices.json over the shipped list prices (docs/cost.md): read before anything
+  // is priced; a bad file refuses the start rather than pricing with zeroes or no prices
+  try {
+    usePriceOverride(loadPriceOverride(dataDir));
+  } catch (err) {
+    if (err instanceof PriceFileError) {
+      throw new StartRefused(`${err.message} (fix the file or remove it: docs/cost.md)`);
+    }
+    throw err;
+  }
   // made at first start when neither ARBOR_TOKEN nor the token file is there
   const token = installToken(env);
   // the provider keys kept in Settings are known once the database is open
@@ -575,6 +594,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     },
     switches,
     settings,
+    prices: () => effectivePrices(),
     foldingMcp,
     createSession: (request) =>
       // the workspace is the server's to choose: a client-sent one could point the tools at /

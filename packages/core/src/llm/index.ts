@@ -6,6 +6,7 @@ export * from "./env-config.js";
 export * from "./errors.js";
 export * from "./model-factory.js";
 export * from "./offline/index.js";
+export * from "./price-table.js";
 export * from "./pricing.js";
 export * from "./provider.js";
 export * from "./provider-keys.js";

@@ -67,7 +67,7 @@ describe("model ids", () => {
     "qwen2.5-coder",
     "",
     // another version of a known family is not that family
-    "claude-opus-4-6",
+    "claude-opus-4-9",
     "claude-sonnet-4-7-20260101",
     "gpt-5.1",
     "gpt-4",

@@ -14,6 +14,7 @@ export * from "./message-type-name.js";
 export * from "./openapi.js";
 export * from "./parallel.js";
 export * from "./people.js";
+export * from "./prices.js";
 export * from "./provider-keys.js";
 export * from "./requests.js";
 export * from "./responses.js";

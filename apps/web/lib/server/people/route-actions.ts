@@ -49,6 +49,8 @@ export const ROUTE_ACTIONS = {
   "GET /api/links/{token}": "links.open",
   "POST /api/links/{token}/fork": "sessions.create",
   "GET /api/settings": "install.read",
+  // the price table costs are computed with (docs/cost.md)
+  "GET /api/settings/prices": "install.read",
   // provider keys kept in Settings: the owner's and admins' (docs/decisions/0054)
   "GET /api/settings/provider-keys": "install.configure",
   "PUT /api/settings/provider-keys/{provider}": "install.configure",
