@@ -194,7 +194,7 @@ export function foldRuntimeFor(
       // who decided, for the call's span: the person, else the fold's end denied it
       const by = core.nestedApprovals.decidedBy(c.id);
       const source = by !== undefined ? { decidedBy: by } : { rule: "cancelled" };
-      return status === "approved"
+      return given.decision === "approve"
         ? { toolCallId: c.id, verdict: "run", ...source }
         : {
             toolCallId: c.id,
