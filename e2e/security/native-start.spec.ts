@@ -96,6 +96,9 @@ test.describe("a start under a Node.js the native parts were not built for", () 
     expect(output).toContain(
       `it was built for NODE_MODULE_VERSION 115 (Node.js 20), and this is Node.js v${NODE_24} (NODE_MODULE_VERSION 137 (Node.js 24))`,
     );
-    expect(output).toContain("pnpm rebuild better-sqlite3");
+    // node-gyp must take Node.js 24's headers, not npm's configured nodedir (Node.js 20's here)
+    expect(output).toContain(
+      `npm_config_nodedir=${dirname(dirname(node24))} pnpm rebuild better-sqlite3`,
+    );
   });
 });

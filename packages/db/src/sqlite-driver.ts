@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { isAbiMismatch, NativePartError, nativeLoadCause } from "@arbor/core";
+import { isAbiMismatch, NativePartError, nativeLoadCause, rebuildCommand } from "@arbor/core";
 
 // better-sqlite3 is a native addon built for one Node.js ABI. Loaded through Prisma's adapter
 // inside the WebAssembly schema engine, a build for another Node.js failed as "External error
@@ -9,7 +9,7 @@ import { isAbiMismatch, NativePartError, nativeLoadCause } from "@arbor/core";
 /** The fix for a better-sqlite3 that does not load, in the person's words. */
 export function sqliteDriverFix(error: unknown): string {
   return isAbiMismatch(error)
-    ? "rebuild it for this Node.js: `pnpm rebuild better-sqlite3` at the repository's root (`npm rebuild better-sqlite3` in an npm project), run with the Node.js that starts Arbor, or start Arbor with the Node.js it was built for"
+    ? `rebuild it for this Node.js: run \`${rebuildCommand("better-sqlite3")}\` at the repository's root with the Node.js that starts Arbor, or start Arbor with the Node.js it was built for`
     : "reinstall it (`pnpm install --force` at the repository's root; it compiles from source when no prebuilt binary fits, which needs python3 and a C++ compiler), or set DATABASE_URL to a PostgreSQL database";
 }
 

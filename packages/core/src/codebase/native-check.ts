@@ -1,5 +1,10 @@
 import { createRequire } from "node:module";
-import { isAbiMismatch, NativePartError, nativeLoadCause } from "../model/native-parts.js";
+import {
+  isAbiMismatch,
+  NativePartError,
+  nativeLoadCause,
+  rebuildCommand,
+} from "../model/native-parts.js";
 import { Grammars } from "./file-analysis.js";
 
 // The codebase index's parts that are not JavaScript, loaded once at start so that a broken
@@ -10,7 +15,7 @@ import { Grammars } from "./file-analysis.js";
 /** What makes a package load again, at the repository's root. */
 export function reinstallFix(part: string, error: unknown): string {
   return isAbiMismatch(error)
-    ? `rebuild it for this Node.js: \`pnpm rebuild ${part}\` at the repository's root (\`npm rebuild ${part}\` in an npm project), run with the Node.js that starts Arbor, or start Arbor with the Node.js it was built for`
+    ? `rebuild it for this Node.js: run \`${rebuildCommand(part)}\` at the repository's root with the Node.js that starts Arbor, or start Arbor with the Node.js it was built for`
     : `reinstall the dependencies (\`pnpm install --force\` at the repository's root, \`npm ci\` in an npm project): its files, or its prebuilt package for ${process.platform}-${process.arch}, are missing`;
 }
 

@@ -1,5 +1,13 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { describeAbi, isAbiMismatch, isNativePartError, nativeLoadCause } from "./native-parts.js";
+import {
+  describeAbi,
+  isAbiMismatch,
+  isNativePartError,
+  nativeLoadCause,
+  rebuildCommand,
+} from "./native-parts.js";
 
 // The text Node.js 24 gave for better-sqlite3 built under Node.js 20 (issue #29's reproduction)
 const NODE_24_ON_A_NODE_20_BUILD = `The module '/repo/node_modules/.pnpm/better-sqlite3@12.9.0/node_modules/better-sqlite3/build/Release/better_sqlite3.node'
@@ -38,5 +46,15 @@ describe("native load failures in words", () => {
     });
     expect(isNativePartError(copy)).toBe(true);
     expect(isNativePartError(new Error("x"))).toBe(false);
+  });
+});
+
+describe("rebuildCommand", () => {
+  it("rebuilds with this Node.js's own headers when its install has them", () => {
+    const prefix = dirname(dirname(process.execPath));
+    const withHeaders = existsSync(join(prefix, "include", "node", "node_version.h"));
+    expect(rebuildCommand("better-sqlite3")).toBe(
+      `${withHeaders ? `npm_config_nodedir=${prefix} ` : ""}pnpm rebuild better-sqlite3`,
+    );
   });
 });

