@@ -86,7 +86,8 @@ describe("the environment variables the docs name", () => {
         "// ARBOR_IN_A_COMMENT is documented here and read nowhere",
         "/* ARBOR_IN_A_BLOCK_COMMENT */",
         'const url = env.ARBOR_READ_DIRECTLY ?? get(env, "ARBOR_READ_BY_NAME");',
-        "const line = `set ${prefix}ARBOR_IN_A_TEMPLATE=1`;",
+        // a template literal with a substitution: `set ${prefix}ARBOR_IN_A_TEMPLATE=1`
+        "const line = `set $" + "{prefix}ARBOR_IN_A_TEMPLATE=1`;",
       ].join("\n"),
     );
     const words = new CodeWords([file]);
