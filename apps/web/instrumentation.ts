@@ -29,16 +29,29 @@ export async function register(): Promise<void> {
   const shown = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
   const port = process.env.PORT?.trim() || "3000";
   const origin = `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
-  console.log(`Arbor is running at ${origin}/?token=${installToken(process.env)}`);
+  const token = installToken(process.env);
   const { getRuntime, startedRuntime } = await import("./lib/server/runtime");
   // SIGTERM/SIGINT drain the server (end the event streams, finish or interrupt the running
   // operations, close the store) before it exits: lib/server/shutdown.ts
   const { installShutdown } = await import("./lib/server/shutdown");
   installShutdown(startedRuntime);
-  // a failed start is retried by the first request; the server stays up to answer it
-  await getRuntime().catch((error: unknown) => {
-    createRedactingLogger().error("the runtime did not start", {
+  // a start that cannot work (a native part built for another Node.js, a configuration the
+  // runtime refuses) says why and how to fix it, and exits: lib/server/start-check.ts
+  const { cannotStart, checkNativeParts } = await import("./lib/server/start-check");
+  try {
+    await checkNativeParts();
+    await getRuntime();
+  } catch (error: unknown) {
+    const refused = cannotStart(error);
+    if (refused !== undefined) {
+      console.error(refused);
+      process.exit(1);
+    }
+    // anything else (a database not up yet) is retried by the first request; the server stays
+    // up to answer it
+    createRedactingLogger().error("the runtime did not start; the next request tries again", {
       error: error instanceof Error ? error.message : String(error),
     });
-  });
+  }
+  console.log(`Arbor is running at ${origin}/?token=${token}`);
 }

@@ -3,6 +3,7 @@ import { resolveDatabase, type DatabaseOptions as TargetOptions } from "./databa
 import { applyMigrations } from "./migrate.js";
 import { PgCoordinator } from "./pg-coordinator.js";
 import { PrismaSessionStore, type StoreLogger } from "./prisma-session-store.js";
+import { checkSqliteDriver } from "./sqlite-driver.js";
 import { prepareSqliteFile, tightenSqliteFiles } from "./sqlite-files.js";
 
 // The package's entry point for the app: resolve where the data lives, migrate, open. Safe to
@@ -39,6 +40,8 @@ export interface CreatedStore {
 
 export async function createStore(options: CreateStoreOptions = {}): Promise<CreatedStore> {
   const target = resolveDatabase(options);
+  // a driver built for another Node.js is said here, with its fix (sqlite-driver.ts)
+  if (target.provider === "sqlite") checkSqliteDriver();
   if (target.file !== undefined) prepareSqliteFile(target.file);
   const applied = options.skipMigrations ? [] : (await applyMigrations(target)).applied;
   const db = await openDatabase(target, options);

@@ -53,4 +53,5 @@ export {
   SecretBoxError,
   secretBoxOf,
 } from "./secret-box.js";
+export { checkSqliteDriver, sqliteDriverFix } from "./sqlite-driver.js";
 export { type BudgetView, monthOf, TokenBudgets } from "./token-budgets.js";

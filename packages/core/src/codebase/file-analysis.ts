@@ -25,10 +25,13 @@ export class Grammars {
   private runtime: Promise<{ ts: TreeSitterModule; dir: string }> | undefined;
   private readonly loaded = new Map<string, Promise<LoadedLanguage>>();
 
+  /** `load`: the require that finds the runtime (default: this module's own) */
+  constructor(private readonly load: NodeJS.Require = require) {}
+
   private init(): Promise<{ ts: TreeSitterModule; dir: string }> {
     this.runtime ??= (async () => {
-      const ts = require("@vscode/tree-sitter-wasm") as TreeSitterModule;
-      const dir = path.dirname(require.resolve("@vscode/tree-sitter-wasm")) + path.sep;
+      const ts = this.load("@vscode/tree-sitter-wasm") as TreeSitterModule;
+      const dir = path.dirname(this.load.resolve("@vscode/tree-sitter-wasm")) + path.sep;
       await ts.Parser.init({ locateFile: (file: string) => dir + file });
       return { ts, dir };
     })();

@@ -16,6 +16,7 @@ export type { Definition, FileRecord } from "./file-record.js";
 export { FILE_VIEW_MAX_BYTES, type FileViewResult, readWorkspaceFile } from "./file-view.js";
 export { DEFINITION_KINDS, type DefinitionKind, type LanguageId, languageOf } from "./languages.js";
 export type { Manifest } from "./manifests.js";
+export { checkCodebaseParts, reinstallFix } from "./native-check.js";
 export type { LanguageShare, OverviewTreeNode, ProjectOverview } from "./overview.js";
 export type { FindReferencesDetails, ReferenceGroup, ReferenceLine } from "./references-tool.js";
 export {

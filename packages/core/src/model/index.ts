@@ -16,6 +16,7 @@ export * from "./loop-records.js";
 export * from "./merge-types.js";
 export * from "./message-lifecycle.js";
 export * from "./message-types.js";
+export * from "./native-parts.js";
 export * from "./permission-rules.js";
 export * from "./person.js";
 export * from "./private-files.js";
