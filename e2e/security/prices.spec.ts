@@ -7,7 +7,7 @@ import { Servers } from "./harness.js";
 
 // Issue #28 (cost): a private deployment's prices.json in the data directory, against the
 // production build. A bad file (a negative price) is a clear start-up error naming the file and
-// the field, never silent zeroes: the app does not become ready and its log says why. A good
+// the field, never silent zeroes: the app exits before it is ready and its log says why. A good
 // file prices the sessions: GET /api/admin/sessions shows `cost_usd` at the file's price, and
 // GET /api/settings/prices shows the table in force.
 
@@ -32,10 +32,11 @@ test("a prices.json with a negative price stops the start, naming the file and t
       },
       (error: unknown) => String(error),
     );
-    // never ready (every request answers 500, each retrying the start), and the log names the
-    // file and the field (the log's tail: the first "the runtime did not start" line may be gone)
+    // the start is refused (instrumentation.ts: a StartRefused exits 1 with its cause), and the
+    // log names the file and the field
     expect(failure).toBeDefined();
-    expect(failure).toContain("was not ready");
+    expect(failure).toContain("exited before it was ready");
+    expect(failure).toContain("Arbor cannot start: ");
     expect(failure).toContain(`${file}: models.${MODEL}.input: `);
     expect(failure).toContain("docs/cost.md");
   } finally {
