@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Usage } from "./llm-messages.js";
-import { CostedUsageSchema, pricedUsage, sumCostedUsage } from "./usage-cost.js";
+import type { ContextMessage } from "./message-types.js";
+import { CostedUsageSchema, pricedUsage, sumCostedUsage, withUsageCost } from "./usage-cost.js";
 
 function usage(fields: Partial<Omit<Usage, "totalTokens">>): Usage {
   const u = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, ...fields };
@@ -81,5 +82,28 @@ describe("sumCostedUsage", () => {
     const outer = sumCostedUsage([inner, b]);
     expect(outer.cost_complete).toBe(false);
     expect(outer.cost_usd).toBeCloseTo((a.cost_usd ?? 0) + (b.cost_usd ?? 0), 15);
+  });
+});
+
+describe("withUsageCost (rows stored before the cost sat beside the tokens)", () => {
+  const u = usage({ input: 1000 });
+  type Meta = NonNullable<ContextMessage["meta"]>;
+  const fill = (meta: Meta) => withUsageCost(meta, priceOf);
+  it("takes the cost stored then", () => {
+    expect(fill({ model: "x", usage: u, cost_usd: 0.5 }).usage?.cost_usd).toBe(0.5);
+  });
+  it("else prices the model now", () => {
+    expect(fill({ model: "priced", usage: u }).usage?.cost_usd).toBeCloseTo(0.002, 15);
+  });
+  it("else says null", () => {
+    const filled = fill({ model: "nobody", usage: u });
+    expect(filled.usage?.cost_usd).toBeNull();
+    expect(filled.usage?.cost_complete).toBe(false);
+  });
+  it("leaves a row that has its cost, or no usage, as it is", () => {
+    const costed = { usage: { ...u, cost_usd: null, cost_complete: false } };
+    expect(withUsageCost(costed, priceOf)).toBe(costed);
+    const none = { model: "priced" };
+    expect(withUsageCost(none, priceOf)).toBe(none);
   });
 });

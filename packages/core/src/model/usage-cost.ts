@@ -73,3 +73,31 @@ export function sumCostedUsage(parts: Iterable<CostedUsage>): CostedUsage {
   if (anyPart && !anyPriced) sum.cost_usd = null;
   return sum;
 }
+
+/** The token counts alone (a stored message's usage may carry its cost beside them). */
+export function plainUsage(usage: Usage): Usage {
+  return {
+    input: usage.input,
+    output: usage.output,
+    cacheRead: usage.cacheRead,
+    cacheWrite: usage.cacheWrite,
+    totalTokens: usage.totalTokens,
+  };
+}
+
+/**
+ * A stored message's meta with its usage's cost filled in, for rows written before the cost sat
+ * beside the tokens: the cost stored then (`meta.cost_usd`), else its model's price now, else null.
+ */
+export function withUsageCost<
+  M extends {
+    model?: string | undefined;
+    usage?: (Usage & { cost_usd?: number | null; cost_complete?: boolean }) | undefined;
+    cost_usd?: number | undefined;
+  },
+>(meta: M, priceOf: PriceOf): M {
+  const usage = meta.usage;
+  if (usage === undefined || usage.cost_usd !== undefined) return meta;
+  const cost = meta.cost_usd ?? (meta.model === undefined ? undefined : priceOf(usage, meta.model));
+  return { ...meta, usage: withCost(usage, cost ?? null) };
+}

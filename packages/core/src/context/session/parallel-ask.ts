@@ -260,6 +260,7 @@ export async function askParallelOp(
 
   let streaming = false;
   let judgeText: string | undefined;
+  let judgeModel: string | undefined;
   const sink = {
     push: (event: AgentEvent): Promise<void> | undefined => {
       deps.recorder?.onEvent(event);
@@ -267,6 +268,7 @@ export async function askParallelOp(
       if (candidate === undefined) {
         if (event.type === "agentEnd" && event.loopId === judgeLoopId) {
           judgeText = finalText(event.messages);
+          judgeModel = lastAssistant(event.messages)?.model;
         }
         return undefined;
       }
@@ -372,6 +374,7 @@ export async function askParallelOp(
     decided,
     judgeLoopId,
     judgeText,
+    judgeModel,
     interrupted: signal.aborted,
   });
 }
