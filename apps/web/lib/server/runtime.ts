@@ -9,6 +9,7 @@ import {
   appMcpConfigSource,
   CodebaseIndex,
   CommandHooks,
+  costOfUsage,
   type CreateSessionRequest,
   createDefaultProviderRegistry,
   createDefaultTools,
@@ -573,6 +574,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const trees = loopTreesFromRecords(await store.listLoops(sessionId));
       return loopTreeResponse(
         trees.find((tree) => tree.sessionId === sessionId) ?? { sessionId, agentId: "", loops: [] },
+        costOfUsage,
       );
     },
     coordinator: opened.coordinator,
