@@ -73,16 +73,16 @@ describe("UsageMeter", () => {
     const { rerender } = render(
       <UsageMeter used={1_000} limit={100_000} cost={{ cost_usd: 0.0042, cost_complete: true }} />,
     );
-    expect(screen.getByTestId("session-cost").textContent).toBe("· $0.0042 spent");
+    expect(screen.getByTestId("meter-cost").textContent).toBe("· $0.0042 spent");
     rerender(
       <UsageMeter used={1_000} limit={100_000} cost={{ cost_usd: null, cost_complete: false }} />,
     );
-    expect(screen.getByTestId("session-cost").textContent).toBe("· no price for this model");
+    expect(screen.getByTestId("meter-cost").textContent).toBe("· no price for this model");
     rerender(
       <UsageMeter used={1_000} limit={100_000} cost={{ cost_usd: 0.00003, cost_complete: true }} />,
     );
-    expect(screen.getByTestId("session-cost").textContent).toBe("· <$0.0001 spent");
+    expect(screen.getByTestId("meter-cost").textContent).toBe("· <$0.0001 spent");
     rerender(<UsageMeter used={1_000} limit={100_000} />);
-    expect(screen.queryByTestId("session-cost")).toBeNull();
+    expect(screen.queryByTestId("meter-cost")).toBeNull();
   });
 });

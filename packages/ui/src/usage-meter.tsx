@@ -141,7 +141,7 @@ function BudgetLeft(budget: { monthly_tokens: number; used_tokens: number }) {
 function SessionCost({ cost }: { cost: { cost_usd: number | null; cost_complete: boolean } }) {
   const text = costText(cost);
   return (
-    <span data-testid="session-cost" className="text-zinc-600 dark:text-zinc-400">
+    <span data-testid="meter-cost" className="text-zinc-600 dark:text-zinc-400">
       · {cost.cost_usd === null ? text : `${text} spent`}
     </span>
   );
