@@ -1,5 +1,12 @@
 import { costOfUsage } from "@arbor/core";
-import { type Browser, type BrowserContext, chromium, expect, type Page, test } from "@playwright/test";
+import {
+  type Browser,
+  type BrowserContext,
+  chromium,
+  expect,
+  type Page,
+  test,
+} from "@playwright/test";
 import { nonce, Servers } from "./harness.js";
 
 // Issue #28 (cost), in Chromium against the production build: what a person sees of cost in the
@@ -58,7 +65,9 @@ test.afterAll(async () => {
   await servers?.close();
 });
 
-async function signedIn(size: "desktop" | "phone"): Promise<{ context: BrowserContext; page: Page }> {
+async function signedIn(
+  size: "desktop" | "phone",
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext(
     size === "desktop"
       ? { viewport: DESKTOP }
@@ -117,7 +126,10 @@ test("desktop: the admin loop tree shows each loop's cost and the whole tree's",
 
   await page.goto(`${servers.url}/admin/sessions/${unpriced.id}`);
   await expect(
-    page.getByRole("listitem", { name: /^Loop / }).first().getByTestId("loop-cost"),
+    page
+      .getByRole("listitem", { name: /^Loop / })
+      .first()
+      .getByTestId("loop-cost"),
   ).toHaveText(` · ${NO_PRICE}`);
   await expect(page.getByTestId("loop-tree-total")).toHaveText(
     `Whole tree: 1 loop · 4.6k tokens · ${NO_PRICE}`,

@@ -47,11 +47,10 @@ async function answeredSession(model?: string): Promise<string> {
   return id;
 }
 
-async function get<T>(route: { GET: Function }, path: string, id?: string): Promise<T> {
-  const response: Response = await route.GET(
-    jsonRequest("GET", path),
-    params(id === undefined ? {} : { id }),
-  );
+type Get = (request: Request, context: { params: Promise<{ id: string }> }) => Promise<Response>;
+
+async function get<T>(route: { GET: unknown }, path: string, id = ""): Promise<T> {
+  const response = await (route.GET as Get)(jsonRequest("GET", path), params({ id }));
   expect(response.status).toBe(200);
   return (await response.json()) as T;
 }
@@ -88,10 +87,18 @@ describe("usage.cost_usd in the API", () => {
     const branch = await get<MessagesResponse>(messages, `/api/sessions/${id}/messages`, id);
     const answer = branch.messages.find((m) => m.role === "assistant")!;
     expect(answer.meta?.model).toBe("local-llama-3");
-    expect(answer.meta?.usage).toMatchObject({ totalTokens: 4600, cost_usd: null, cost_complete: false });
+    expect(answer.meta?.usage).toMatchObject({
+      totalTokens: 4600,
+      cost_usd: null,
+      cost_complete: false,
+    });
 
     const [listed] = await get<SessionSummary[]>(sessions, "/api/sessions");
-    expect(listed?.usage).toMatchObject({ totalTokens: 4600, cost_usd: null, cost_complete: false });
+    expect(listed?.usage).toMatchObject({
+      totalTokens: 4600,
+      cost_usd: null,
+      cost_complete: false,
+    });
 
     const tree = await get<LoopTreeResponse>(loops, `/api/admin/sessions/${id}/loops`, id);
     expect(tree.loops[0]?.usage).toMatchObject({ cost_usd: null, cost_complete: false });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { costText, formatCost, formatDuration, formatRelativeTime, formatTokens, plural } from "./format.js";
+import {
+  costText,
+  formatCost,
+  formatDuration,
+  formatRelativeTime,
+  formatTokens,
+  plural,
+} from "./format.js";
 
 describe("formatTokens", () => {
   it("abbreviates thousands and millions", () => {

@@ -1,4 +1,3 @@
-import type { Usage } from "./llm-messages.js";
 import type { PendingMerge } from "./merge-types.js";
 import type { ApprovalStatus, ContextMessage, MessageStatus } from "./message-types.js";
 import type { PersonRef } from "./person.js";

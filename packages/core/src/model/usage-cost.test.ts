@@ -18,7 +18,11 @@ describe("pricedUsage", () => {
   it("adds the price of a priced model, counting cache reads and writes at their own rates", () => {
     const u = usage({ input: 1000, output: 500, cacheRead: 10_000, cacheWrite: 2000 });
     const priced = pricedUsage(u, "priced", priceOf);
-    expect(priced).toEqual({ ...u, cost_usd: (2000 + 5000 + 2000 + 5000) / 1_000_000, cost_complete: true });
+    expect(priced).toEqual({
+      ...u,
+      cost_usd: (2000 + 5000 + 2000 + 5000) / 1_000_000,
+      cost_complete: true,
+    });
     expect(CostedUsageSchema.parse(priced)).toEqual(priced);
   });
 

@@ -34,7 +34,11 @@ export const CostedUsageSchema = UsageSchema.extend(UsageCostFields);
 export type CostedUsage = z.infer<typeof CostedUsageSchema>;
 
 /** One model's usage with its cost; `model` undefined (not known) has no price. */
-export function pricedUsage(usage: Usage, model: string | undefined, priceOf: PriceOf): CostedUsage {
+export function pricedUsage(
+  usage: Usage,
+  model: string | undefined,
+  priceOf: PriceOf,
+): CostedUsage {
   const cost = model === undefined ? undefined : priceOf(usage, model);
   return withCost(usage, cost ?? null);
 }

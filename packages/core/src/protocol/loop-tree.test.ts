@@ -147,7 +147,9 @@ describe("loopTreeResponse", () => {
     const wire = loopTreeResponse(priced, priceOf);
     expect(LoopTreeResponseSchema.parse(wire)).toEqual(wire);
     expect(wire.loops.map((l) => l.usage.cost_usd)).toEqual([1, 0.2, 0.3, 0.1]);
-    expect(wire.loops[0]!.messages[0]).toMatchObject({ usage: { cost_usd: 1, cost_complete: true } });
+    expect(wire.loops[0]!.messages[0]).toMatchObject({
+      usage: { cost_usd: 1, cost_complete: true },
+    });
     expect(wire.usage).toMatchObject({ totalTokens: 1510, cost_complete: true });
     expect(wire.usage.cost_usd).toBeCloseTo(1.6, 12);
 
@@ -163,7 +165,11 @@ describe("loopTreeResponse", () => {
 
     // nothing priced at all: null, never 0
     const none = loopTreeResponse(
-      { sessionId: "s", agentId: "main", loops: [loopOf("s.x.1", "x", 10), loopOf("s.y.2", undefined, 3)] },
+      {
+        sessionId: "s",
+        agentId: "main",
+        loops: [loopOf("s.x.1", "x", 10), loopOf("s.y.2", undefined, 3)],
+      },
       priceOf,
     );
     expect(none.usage).toMatchObject({ totalTokens: 13, cost_usd: null, cost_complete: false });

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { CostedUsageSchema } from "../model/usage-cost.js";
 import { MergeConflictSchema, MergeWarningSchema } from "../model/merge-types.js";
 import type { SessionSummary } from "../model/session-records.js";
 import { ContextStateSchema } from "../model/states.js";
+import { CostedUsageSchema } from "../model/usage-cost.js";
 
 // JSON bodies the server answers with (streams are described by events.ts). The merge shapes are
 // the Context Manager's own (model/merge-types.ts), re-used so they cannot drift.

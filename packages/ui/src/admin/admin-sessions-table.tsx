@@ -73,9 +73,7 @@ export function AdminSessionsTable({
               >
                 {formatTokens(session.usage.totalTokens)}
               </td>
-              <td className={`${cell} text-right tabular-nums`}>
-                {costText(session.usage)}
-              </td>
+              <td className={`${cell} text-right tabular-nums`}>{costText(session.usage)}</td>
               <td className={cell}>
                 <time dateTime={session.updated_at}>
                   {formatRelativeTime(session.updated_at, at)}

@@ -22,7 +22,9 @@ describe("an answer's details", () => {
     const details = screen.getByTestId("answer-details");
     await user.click(within(details).getByText("Details"));
     expect(details.textContent).toContain("claude-sonnet-4-5");
-    expect(details.textContent).toContain("1,200 in · 300 out · 4,000 cache read · 500 cache write");
+    expect(details.textContent).toContain(
+      "1,200 in · 300 out · 4,000 cache read · 500 cache write",
+    );
     expect(within(details).getByTestId("answer-cost").textContent).toBe("$0.0042");
   });
 

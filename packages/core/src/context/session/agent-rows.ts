@@ -1,11 +1,11 @@
 import { costOfUsage } from "../../llm/pricing.js";
 import type { AssistantMessage, ToolResultMessage } from "../../model/llm-messages.js";
-import { withCost } from "../../model/usage-cost.js";
 import type {
   ApprovalStatus,
   ContextMessage,
   ToolResultStatus,
 } from "../../model/message-types.js";
+import { withCost } from "../../model/usage-cost.js";
 import {
   ASK_QUESTION,
   type PlanToolDetails,

@@ -29,7 +29,11 @@ export type ParallelAskResult =
   | Extract<RunResult, { type: "not_run" }>;
 
 /** The judge's reply row's meta: its usage, priced by its model when that is known. */
-function judgeMeta(usage: Usage, loopId: string, model: string | undefined): ContextMessage["meta"] {
+function judgeMeta(
+  usage: Usage,
+  loopId: string,
+  model: string | undefined,
+): ContextMessage["meta"] {
   const cost = model === undefined ? undefined : costOfUsage(usage, model);
   return {
     ...(model === undefined ? {} : { model }),

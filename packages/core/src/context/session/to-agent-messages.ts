@@ -5,8 +5,8 @@ import type {
   ToolResultMessage,
 } from "../../model/llm-messages.js";
 import { emptyUsage } from "../../model/llm-messages.js";
-import { plainUsage } from "../../model/usage-cost.js";
 import type { ContextMessage } from "../../model/message-types.js";
+import { plainUsage } from "../../model/usage-cost.js";
 import { mcpResourceHeader, toModelText } from "../optimization/model-view.js";
 
 // ContextMessage[] (a branch, or its optimized view) → the runtime's AgentMessage[]. Rules:
