@@ -9,6 +9,7 @@ import {
   MessageTypeNameSchema,
 } from "./message-type-name.js";
 import type { ParallelEventBody } from "./parallel.js";
+import { CostedUsageSchema } from "../model/usage-cost.js";
 
 // The events a session emits (context-manager spec "Streaming Context Updates"). Each is stored in
 // the session's append-only event log and sent over SSE as `id: <sequence>`, `event: <name>`,
@@ -257,7 +258,9 @@ export const SubAgentUpdateSchema = z.discriminatedUnion("kind", [
           "completed: it answered; turn_limit: its turn limit stopped it; failed: its model failed (the result says why); cancelled: the parent was interrupted",
         ),
       turns: z.number().int().nonnegative(),
-      usage: UsageSchema.describe("the child loop's tokens (zero when cancelled)"),
+      usage: CostedUsageSchema.describe(
+        "the child loop's tokens (zero when cancelled), priced by its model",
+      ),
     })
     .describe("the child loop ended; its final text is the call's tool_result"),
 ]);

@@ -1,5 +1,10 @@
 import { executeSingleTool } from "../../agent/tool-execution.js";
-import type { ToolCallContent, ToolResultMessage } from "../../model/llm-messages.js";
+import {
+  emptyUsage,
+  type ToolCallContent,
+  type ToolResultMessage,
+} from "../../model/llm-messages.js";
+import { withCost } from "../../model/usage-cost.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import type { PersonRef } from "../../model/person.js";
 import type { ApprovalUpdate, MessageLifecycleUpdate } from "../../model/session-records.js";
@@ -433,7 +438,8 @@ async function deliverToParent(
         kind: "ended",
         status: "failed",
         turns: 0,
-        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
+        // nothing spent: $0
+        usage: withCost(emptyUsage(), 0),
       },
     });
   }

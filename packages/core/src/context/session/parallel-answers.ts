@@ -1,9 +1,10 @@
+import { lastAssistant } from "../../agent/evaluation.js";
 import type { ParallelLoopResult } from "../../agent/parallel.js";
 import { costOfUsage } from "../../llm/pricing.js";
 import { type AgentMessage, emptyUsage, type Usage } from "../../model/llm-messages.js";
 import type { ApprovalStatus, ContextMessage } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
-import { withCost } from "../../model/usage-cost.js";
+import { pricedUsage, sumCostedUsage, withCost } from "../../model/usage-cost.js";
 import type { ParallelMessageRequest } from "../../protocol/parallel.js";
 import { createBranch } from "../branches/branch-ops.js";
 import { assistantRow, toolResultRow } from "./agent-rows.js";
@@ -180,6 +181,11 @@ export async function storeAnswers(
           },
         ]
       : [];
+  // the judge's request, priced by its model (the other strategies spend nothing)
+  const evaluation =
+    result.evaluationUsage.totalTokens === 0
+      ? withCost(result.evaluationUsage, 0)
+      : pricedUsage(result.evaluationUsage, run.judgeModel, costOfUsage);
   const appended = [notice, ...chosenRows];
   const from = core.state;
   const rest: ContextState[] = run.interrupted
@@ -211,8 +217,13 @@ export async function storeAnswers(
             branch_id: branchIds[index] ?? active.id,
             message_ids: rows.map((r) => r.id),
           })),
-          evaluation_usage: result.evaluationUsage,
-          usage: result.usage,
+          evaluation_usage: evaluation,
+          usage: sumCostedUsage([
+            ...result.outcomes.map((o) =>
+              pricedUsage(o.usage, lastAssistant(o.newMessages)?.model, costOfUsage),
+            ),
+            evaluation,
+          ]),
         },
       },
       ...appended.flatMap((m) => core.messageEvents(m, active.id, processing)),

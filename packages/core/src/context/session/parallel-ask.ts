@@ -3,7 +3,9 @@ import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
 import { type ParallelLoopResult, runAgentLoopParallel } from "../../agent/parallel.js";
 import { strategyForMode } from "../../agent/tool-execution.js";
 import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
+import { costOfUsage } from "../../llm/pricing.js";
 import type { ToolCallContent } from "../../model/llm-messages.js";
+import { pricedUsage } from "../../model/usage-cost.js";
 import type { ApprovalStatus, ContextMessage } from "../../model/message-types.js";
 import type { PersonRef } from "../../model/person.js";
 import type { ContextState } from "../../model/states.js";
@@ -331,7 +333,7 @@ export async function askParallelOp(
                 status,
                 text: finalText(event.messages),
                 ...(last?.errorMessage !== undefined ? { error: last.errorMessage } : {}),
-                usage: event.usage,
+                usage: pricedUsage(event.usage, last?.model, costOfUsage),
               },
             },
           ]);

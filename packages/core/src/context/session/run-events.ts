@@ -5,7 +5,9 @@ import type {
   AssistantMessage,
   ToolResultMessage,
 } from "../../model/llm-messages.js";
+import { costOfUsage } from "../../llm/pricing.js";
 import { emptyUsage } from "../../model/llm-messages.js";
+import { pricedUsage } from "../../model/usage-cost.js";
 import { bashCommandOf, suggestedRules } from "../../model/permission-rules.js";
 import type { ContextState } from "../../model/states.js";
 import type { SubAgentUpdate } from "../../protocol/events.js";
@@ -156,7 +158,7 @@ function subAgentEvent(
           kind: "ended",
           status: details.status,
           turns: details.turns,
-          usage: details.usage,
+          usage: pricedUsage(details.usage, details.model, costOfUsage),
         };
       } else if (run.subAgentLoops.has(event.toolCallId)) {
         // the call ended without its result: cut by an interrupt (or a failure before its end)
@@ -167,7 +169,11 @@ function subAgentEvent(
           status: "cancelled",
           turns: 0,
           // what the child spent before the cut (the call's onUsage reports, tool-execution.ts)
-          usage: event.result.usage ?? emptyUsage(),
+          usage: pricedUsage(
+            event.result.usage ?? emptyUsage(),
+            event.result.model,
+            costOfUsage,
+          ),
         };
       }
       run.subAgentLoops.delete(event.toolCallId);
