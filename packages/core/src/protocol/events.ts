@@ -2,6 +2,7 @@ import { z } from "zod";
 import { UsageSchema } from "../model/llm-messages.js";
 import { PersonRefSchema } from "../model/person.js";
 import { ContextStateSchema } from "../model/states.js";
+import { CostedUsageSchema } from "../model/usage-cost.js";
 import {
   MessageDeliverySchema,
   MessageRoleSchema,
@@ -9,7 +10,6 @@ import {
   MessageTypeNameSchema,
 } from "./message-type-name.js";
 import type { ParallelEventBody } from "./parallel.js";
-import { CostedUsageSchema } from "../model/usage-cost.js";
 
 // The events a session emits (context-manager spec "Streaming Context Updates"). Each is stored in
 // the session's append-only event log and sent over SSE as `id: <sequence>`, `event: <name>`,

@@ -2,9 +2,9 @@ import { z } from "zod";
 import { ApiProtocolSchema, ThinkingLevelSchema } from "../model/llm-config.js";
 import { UsageSchema } from "../model/llm-messages.js";
 import { PersonRefSchema } from "../model/person.js";
+import { CostedUsageSchema } from "../model/usage-cost.js";
 import { MAX_TEXT_CHARS, TextPayloadSchema } from "./requests.js";
 import { strictRequest } from "./strict.js";
-import { CostedUsageSchema } from "../model/usage-cost.js";
 
 // "Ask N ways" on the wire (issue #14, REQ-196–209 in the product): the request of
 // POST /api/sessions/{id}/messages/parallel and the SSE events its stream adds. Every event names

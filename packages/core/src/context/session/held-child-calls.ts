@@ -4,11 +4,11 @@ import {
   type ToolCallContent,
   type ToolResultMessage,
 } from "../../model/llm-messages.js";
-import { withCost } from "../../model/usage-cost.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import type { PersonRef } from "../../model/person.js";
 import type { ApprovalUpdate, MessageLifecycleUpdate } from "../../model/session-records.js";
 import type { ContextState } from "../../model/states.js";
+import { withCost } from "../../model/usage-cost.js";
 import type { FoldStarted, SessionEventBody } from "../../protocol/events.js";
 import type { ApprovalDecision } from "../../protocol/requests.js";
 import type { StoredEvent } from "../../store/types.js";

@@ -1,15 +1,15 @@
 import { isSubAgentDetails, SubAgentTool } from "../../agent/sub-agent.js";
 import type { AgentEvent } from "../../agent/types.js";
+import { costOfUsage } from "../../llm/pricing.js";
 import type {
   AgentMessage,
   AssistantMessage,
   ToolResultMessage,
 } from "../../model/llm-messages.js";
-import { costOfUsage } from "../../llm/pricing.js";
 import { emptyUsage } from "../../model/llm-messages.js";
-import { pricedUsage } from "../../model/usage-cost.js";
 import { bashCommandOf, suggestedRules } from "../../model/permission-rules.js";
 import type { ContextState } from "../../model/states.js";
+import { pricedUsage } from "../../model/usage-cost.js";
 import type { SubAgentUpdate } from "../../protocol/events.js";
 import { isPlanTool } from "../plan-act.js";
 import { assistantRow, hasToolCalls, toolResultRow } from "./agent-rows.js";
@@ -169,11 +169,7 @@ function subAgentEvent(
           status: "cancelled",
           turns: 0,
           // what the child spent before the cut (the call's onUsage reports, tool-execution.ts)
-          usage: pricedUsage(
-            event.result.usage ?? emptyUsage(),
-            event.result.model,
-            costOfUsage,
-          ),
+          usage: pricedUsage(event.result.usage ?? emptyUsage(), event.result.model, costOfUsage),
         };
       }
       run.subAgentLoops.delete(event.toolCallId);
