@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { UsageSchema } from "../model/llm-messages.js";
 import { PersonRefSchema } from "../model/person.js";
 import { ContextStateSchema } from "../model/states.js";
 import { CostedUsageSchema } from "../model/usage-cost.js";

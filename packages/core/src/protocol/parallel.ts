@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { ApiProtocolSchema, ThinkingLevelSchema } from "../model/llm-config.js";
-import { UsageSchema } from "../model/llm-messages.js";
 import { PersonRefSchema } from "../model/person.js";
 import { CostedUsageSchema } from "../model/usage-cost.js";
 import { MAX_TEXT_CHARS, TextPayloadSchema } from "./requests.js";
