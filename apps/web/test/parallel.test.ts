@@ -188,6 +188,22 @@ describe("POST /api/sessions/{id}/messages/parallel", () => {
     ).find((s) => s.id === id);
     expect(summary?.usage.totalTokens).toBe(usage.totalTokens);
 
+    // cost (issue #28): the candidates' models have no price (null, never 0); the judge runs on
+    // the session's claude-sonnet-4-5, priced; their sum is the judge's alone, marked incomplete
+    type Costed = { cost_usd: number | null; cost_complete: boolean };
+    for (const e of finished) {
+      expect(e.data.usage).toMatchObject({ cost_usd: null, cost_complete: false });
+    }
+    const judged = verdict?.data.evaluation_usage as Costed;
+    expect(judged.cost_complete).toBe(true);
+    expect(judged.cost_usd).toBeGreaterThan(0);
+    const summed = verdict?.data.usage as Costed;
+    expect(summed.cost_complete).toBe(false);
+    expect(summed.cost_usd).toBeCloseTo(judged.cost_usd!, 12);
+    const costedSummary = summary as unknown as { usage: Costed } | undefined;
+    expect(costedSummary?.usage.cost_usd).toBeCloseTo(judged.cost_usd!, 12);
+    expect(costedSummary?.usage.cost_complete).toBe(false);
+
     // the admin loop tree shows the group: three loops, one selected
     const tree = await loops.GET(
       authedRequest(`http://localhost/api/admin/sessions/${id}/loops`),

@@ -4,6 +4,7 @@ import {
   type ContextMessage,
   ContextStateSchema,
   type CorruptRow,
+  costOfUsage,
   fromStoredMessages,
   type LoadedSession,
   type OptimizationView,
@@ -12,6 +13,7 @@ import {
   SessionConfigSchema,
   type SessionRecord,
   StoreError,
+  withUsageCost,
 } from "@arbor/core";
 import { z } from "zod";
 import type { Tx } from "./database.js";
@@ -155,7 +157,12 @@ export function parseMessageRows(
       error,
     });
   }
-  return messages;
+  // rows stored before the cost sat beside the tokens get it now (meta.cost_usd, else the price)
+  return messages.map((message) => {
+    if (message.meta === undefined) return message;
+    const meta = withUsageCost(message.meta, costOfUsage);
+    return meta === message.meta ? message : { ...message, meta };
+  });
 }
 
 export function parseBranchRow(

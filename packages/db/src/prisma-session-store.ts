@@ -122,7 +122,7 @@ export class PrismaSessionStore implements SessionStore {
   }
 
   async listSessions(): Promise<SessionSummary[]> {
-    const { sessions, counts, usage } = await this.#read(async (tx) => {
+    const { sessions, counts, usage, unpriced } = await this.#read(async (tx) => {
       const sessions = await tx.session.findMany({
         select: { id: true, title: true, state: true, updatedAt: true },
         orderBy: [{ updatedAt: "desc" }, { touched: "desc" }],
@@ -161,21 +161,34 @@ export class PrismaSessionStore implements SessionStore {
           usageCostUsd: true,
         },
       });
-      return { sessions, counts, usage };
+      // rows whose tokens have no price: the session's cost is then incomplete
+      const unpriced = await tx.message.groupBy({
+        by: ["sessionId"],
+        where: {
+          role: { in: ["assistant", "tool"] },
+          usageTotalTokens: { not: null },
+          usageCostUsd: null,
+        },
+        _count: { _all: true },
+      });
+      return { sessions, counts, usage, unpriced };
     });
     const countOf = new Map(counts.map((row) => [row.sessionId, row._count._all]));
     const usageOf = new Map(usage.map((row) => [row.sessionId, row._sum]));
+    const unpricedOf = new Map(unpriced.map((row) => [row.sessionId, row._count._all]));
     return sessions.map((row) => {
       const sum = usageOf.get(row.id);
-      const cost = sum?.usageCostUsd ?? null;
+      // the sum rule of usage-cost.ts: nothing spent is $0; no priced part is null
+      const complete = (unpricedOf.get(row.id) ?? 0) === 0;
+      const cost = sum === undefined ? 0 : (sum.usageCostUsd ?? null);
       return {
         id: row.id,
         title: row.title,
         state: this.#listState(row.id, row.state),
         updated_at: row.updatedAt,
         message_count: countOf.get(row.id) ?? 0,
-        usage:
-          sum === undefined
+        usage: {
+          ...(sum === undefined
             ? emptyUsage()
             : {
                 input: sum.usageInput ?? 0,
@@ -183,8 +196,10 @@ export class PrismaSessionStore implements SessionStore {
                 cacheRead: sum.usageCacheRead ?? 0,
                 cacheWrite: sum.usageCacheWrite ?? 0,
                 totalTokens: sum.usageTotalTokens ?? 0,
-              },
-        ...(cost === null ? {} : { cost_usd: cost }),
+              }),
+          cost_usd: cost,
+          cost_complete: complete,
+        },
       };
     });
   }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { formatCost, formatDuration, formatRelativeTime, formatTokens, plural } from "./format.js";
+import {
+  costText,
+  formatCost,
+  formatDuration,
+  formatRelativeTime,
+  formatTokens,
+  plural,
+} from "./format.js";
 
 describe("formatTokens", () => {
   it("abbreviates thousands and millions", () => {
@@ -36,7 +43,25 @@ describe("formatCost and plural", () => {
   it("formats", () => {
     expect(formatCost(1.234)).toBe("$1.23");
     expect(formatCost(0.0012)).toBe("$0.0012");
+    expect(formatCost(0.0042)).toBe("$0.0042");
+    expect(formatCost(0.00004)).toBe("<$0.0001");
+    expect(formatCost(0)).toBe("$0.00");
     expect(plural(1, "tool")).toBe("1 tool");
     expect(plural(5, "tool")).toBe("5 tools");
+  });
+});
+
+describe("costText", () => {
+  it("never shows a made-up number: no price is said in words, a partial price says so", () => {
+    expect(costText({ cost_usd: 0.0042, cost_complete: true })).toBe("$0.0042");
+    expect(costText({ cost_usd: 12.5, cost_complete: true })).toBe("$12.50");
+    expect(costText({ cost_usd: null, cost_complete: false })).toBe("no price for this model");
+    expect(costText({ cost_usd: 0.02, cost_complete: false })).toBe(
+      "$0.02 + tokens without a price",
+    );
+    expect(costText({ cost_usd: 0, cost_complete: true })).toBe("$0.00");
+    // an answer from before costs were shown: nothing said
+    expect(costText({})).toBeUndefined();
+    expect(costText(undefined)).toBeUndefined();
   });
 });

@@ -37,10 +37,33 @@ export function formatRelativeTime(iso: string, now: Date): string {
   return then.toISOString().slice(0, 10);
 }
 
-/** US dollars with cents, or more digits for sub-cent amounts. */
+/**
+ * US dollars: cents from a cent up ("$1.23"), four decimals below ("$0.0042"), and "<$0.0001"
+ * for what would round to nothing, so a small cost never reads as free.
+ */
 export function formatCost(usd: number): string {
+  if (usd > 0 && usd < 0.0001) return "<$0.0001";
   if (usd > 0 && usd < 0.01) return `$${usd.toFixed(4)}`;
   return `$${usd.toFixed(2)}`;
+}
+
+/** What the UI says when a model has no price: never "$0.00". */
+export const NO_PRICE = "no price for this model";
+
+/**
+ * A usage's cost in words (the API's `cost_usd` / `cost_complete`, decision 0062): the amount;
+ * "no price for this model" when no part has a price; the priced part's amount with
+ * "+ tokens without a price" when only some have one. Undefined when the cost was not given.
+ */
+export function costText(
+  usage: { cost_usd?: number | null | undefined; cost_complete?: boolean | undefined } | undefined,
+): string | undefined {
+  const cost = usage?.cost_usd;
+  if (cost === undefined) return undefined;
+  if (cost === null) return NO_PRICE;
+  return usage?.cost_complete === false
+    ? `${formatCost(cost)} + tokens without a price`
+    : formatCost(cost);
 }
 
 export function plural(count: number, one: string, many = `${one}s`): string {

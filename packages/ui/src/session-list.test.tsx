@@ -11,7 +11,15 @@ const sessions = [
   }),
   summary("s2", "Write the README", {
     message_count: 1,
-    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 120_000 },
+    usage: {
+      input: 0,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 120_000,
+      cost_usd: null,
+      cost_complete: false,
+    },
   }),
 ];
 
@@ -28,6 +36,9 @@ describe("SessionList", () => {
     const second = screen.getByRole("button", { name: /Write the README/ });
     expect(second.getAttribute("aria-current")).toBe("page");
     expect(second.textContent).toContain("1 message·");
+    // each row's cost, subtle; a model without a price says so, never $0.00
+    expect(within(first).getByTestId("session-cost").textContent).toBe("$0.0042");
+    expect(within(second).getByTestId("session-cost").textContent).toBe("no price for this model");
     await user.click(first);
     expect(onSelect).toHaveBeenCalledWith("s1");
   });

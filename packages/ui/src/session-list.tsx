@@ -2,7 +2,7 @@
 
 import type { MessageSearchHit, SessionSummary } from "@arbor/core";
 import { type ReactNode, useId, useState } from "react";
-import { formatRelativeTime, formatTokens, plural } from "./format.js";
+import { costText, formatRelativeTime, formatTokens, plural } from "./format.js";
 import type { ExportFormat } from "./session-export.js";
 import { groupByDate } from "./session-groups.js";
 import { SessionMenu } from "./session-menu.js";
@@ -203,6 +203,14 @@ function SessionRow({
           <span>{plural(session.message_count, "message")}</span>
           <span aria-hidden="true">·</span>
           <span>{formatTokens(session.usage.totalTokens)} tokens</span>
+          {costText(session.usage) !== undefined && (
+            <>
+              <span aria-hidden="true">·</span>
+              <span data-testid="session-cost" className="text-zinc-500 dark:text-zinc-500">
+                {costText(session.usage)}
+              </span>
+            </>
+          )}
         </span>
       </button>
       {actions !== undefined && (

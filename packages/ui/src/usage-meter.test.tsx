@@ -68,4 +68,21 @@ describe("UsageMeter", () => {
     const segment = screen.getByTestId("fixed-overhead");
     expect(Number.parseFloat(segment.style.width)).toBeCloseTo(21.4, 0);
   });
+
+  it("shows what the session spent, or that its model has no price", () => {
+    const { rerender } = render(
+      <UsageMeter used={1_000} limit={100_000} cost={{ cost_usd: 0.0042, cost_complete: true }} />,
+    );
+    expect(screen.getByTestId("meter-cost").textContent).toBe("· $0.0042 spent");
+    rerender(
+      <UsageMeter used={1_000} limit={100_000} cost={{ cost_usd: null, cost_complete: false }} />,
+    );
+    expect(screen.getByTestId("meter-cost").textContent).toBe("· no price for this model");
+    rerender(
+      <UsageMeter used={1_000} limit={100_000} cost={{ cost_usd: 0.00003, cost_complete: true }} />,
+    );
+    expect(screen.getByTestId("meter-cost").textContent).toBe("· <$0.0001 spent");
+    rerender(<UsageMeter used={1_000} limit={100_000} />);
+    expect(screen.queryByTestId("meter-cost")).toBeNull();
+  });
 });

@@ -1,6 +1,6 @@
 "use client";
 
-import { formatTokens } from "./format.js";
+import { costText, formatTokens } from "./format.js";
 import { unreachable } from "./state-label.js";
 
 export type UsageLevel = "normal" | "warning" | "critical";
@@ -42,6 +42,11 @@ export interface UsageMeterProps {
    * #25); shown as what is left when they have one (null or absent: no budget, nothing shown)
    */
   budget?: { monthly_tokens: number | null; used_tokens: number } | undefined;
+  /**
+   * what the session spent so far (its summary's usage, issue #28): "$0.0042 spent", or "no price
+   * for this model" (absent: nothing shown)
+   */
+  cost?: { cost_usd: number | null; cost_complete: boolean } | undefined;
   className?: string;
 }
 
@@ -65,7 +70,7 @@ export function fixedText(fixed: { systemPrompt: number; tools: number }): strin
 export const USAGE_EXPLAINED =
   "How much of the model's context window the next request fills, in tokens. Part of it goes in every request: the instructions (system prompt) and the descriptions of the tools the model may call. When the conversation nears the limit, older messages are summarized or shortened.";
 
-export function UsageMeter({ used, limit, fixed, budget, className = "" }: UsageMeterProps) {
+export function UsageMeter({ used, limit, fixed, budget, cost, className = "" }: UsageMeterProps) {
   const level = usageLevel(used, limit);
   const percent = limit > 0 ? Math.min(100, Math.round((used / limit) * 100)) : 100;
   const fixedTokens = fixed ? fixed.systemPrompt + fixed.tools : 0;
@@ -108,6 +113,7 @@ export function UsageMeter({ used, limit, fixed, budget, className = "" }: Usage
       {budget !== undefined && budget.monthly_tokens !== null && (
         <BudgetLeft monthly_tokens={budget.monthly_tokens} used_tokens={budget.used_tokens} />
       )}
+      {cost !== undefined && <SessionCost cost={cost} />}
     </div>
   );
 }
@@ -127,6 +133,16 @@ function BudgetLeft(budget: { monthly_tokens: number; used_tokens: number }) {
       }
     >
       · {budgetText(budget)}
+    </span>
+  );
+}
+
+/** "· $0.0042 spent" / "· no price for this model": the session's cost at list prices. */
+function SessionCost({ cost }: { cost: { cost_usd: number | null; cost_complete: boolean } }) {
+  const text = costText(cost);
+  return (
+    <span data-testid="meter-cost" className="text-zinc-600 dark:text-zinc-400">
+      · {cost.cost_usd === null ? text : `${text} spent`}
     </span>
   );
 }

@@ -159,7 +159,12 @@ export function AdminLoopsView({ sessionId }: { sessionId: string }) {
           <p className="text-sm text-zinc-500">Loading…</p>
         ) : (
           <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_22rem]">
-            <LoopTree loops={loops} selectedLoopId={selected} onSelectLoop={setSelected} />
+            <LoopTree
+              loops={loops}
+              total={tree.data?.usage}
+              selectedLoopId={selected}
+              onSelectLoop={setSelected}
+            />
             {selectedLoop ? (
               <LoopMessages sessionId={sessionId} loop={selectedLoop} messages={messages} />
             ) : (

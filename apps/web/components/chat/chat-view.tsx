@@ -430,7 +430,11 @@ export function ChatView({
   // a run ended: what it used counts against the budget the meter shows
   const runningNow = isRunning(live.snapshot.state ?? detail.data?.state ?? IDLE);
   useEffect(() => {
-    if (!runningNow) void queryClient.invalidateQueries({ queryKey: ["me-usage"] });
+    if (!runningNow) {
+      void queryClient.invalidateQueries({ queryKey: ["me-usage"] });
+      // and what it cost, which the meter and the session list show
+      void queryClient.invalidateQueries({ queryKey: ["sessions"] });
+    }
   }, [runningNow, queryClient]);
 
   if (detail.error instanceof ApiError && detail.error.code === "not_found") {
@@ -629,6 +633,8 @@ export function ChatView({
             limit={limit}
             {...(usage ? { fixed: { systemPrompt: usage.system_prompt, tools: usage.tools } } : {})}
             budget={myUsage.data}
+            // what the session spent so far: its summary in the session list's answer
+            cost={sessions.data?.find((s) => s.id === sessionId)?.usage}
           />
         </div>
         <button

@@ -232,7 +232,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   {
     method: "GET",
     path: "/api/sessions",
-    summary: "Every session, newest first, with its state, message count and token usage.",
+    summary:
+      "Every session, newest first, with its state, message count and token usage with its cost (`usage.cost_usd`: US dollars at list prices, null when no model of the session has a price; `usage.cost_complete` false when some part has none, so `cost_usd` is then the priced part only; decision 0062).",
     response: { status: 200, json: s.summaries },
     errors: [],
   },
@@ -784,7 +785,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "GET",
     path: "/api/admin/sessions",
     summary:
-      "Admin (owner and admins; `admin.view`): every session of every person with its state, token usage, cost where the model's prices are known (`cost_usd`) and last activity.",
+      "Admin (owner and admins; `admin.view`): every session of every person with its state, token usage with its cost (`usage.cost_usd`, null when no model of the session has a price; `usage.cost_complete`) and last activity.",
     response: { status: 200, json: s.summaries },
     errors: [401, 403],
   },
@@ -792,7 +793,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: "GET",
     path: "/api/admin/sessions/{id}/loops",
     summary:
-      "Admin: the session's loop tree, each agent-loop run with status, timing, usage and the messages it produced. Owner and admins (`admin.view`). Loop ids read `{session_id}.{provider}.{model}[.thinking].{n}`, with n numbered from the store, so every run keeps its own record across server restarts; a continuation (after an approval, a resume) is a child of the loop that stopped, with `continuation_kind` `default`; a regenerated answer is a `rerun` continuation of the loop that answered the message first, an edit & resend a `branch` continuation of the loop that answered the original message (both tagged with the RFC 3339 time of the request). docs/concepts/sessions.md explains the tree.",
+      "Admin: the session's loop tree, each agent-loop run with status, timing, usage and the messages it produced, and `usage`, the whole tree's (every run, continuation, sub-agent, fold, candidate and judge loop summed). Every usage carries `cost_usd` (US dollars at list prices; null when the model has no price, never 0) and `cost_complete` (false when some part has no price: `cost_usd` is then the priced part only); a loop is priced by its model (`config.model`), a message by its `model`; `parallel_group.evaluation_usage` repeats the judge's tokens, whose cost is on the judge's own loop (decision 0062). Owner and admins (`admin.view`). Loop ids read `{session_id}.{provider}.{model}[.thinking].{n}`, with n numbered from the store, so every run keeps its own record across server restarts; a continuation (after an approval, a resume) is a child of the loop that stopped, with `continuation_kind` `default`; a regenerated answer is a `rerun` continuation of the loop that answered the message first, an edit & resend a `branch` continuation of the loop that answered the original message (both tagged with the RFC 3339 time of the request). docs/concepts/sessions.md explains the tree.",
     response: { status: 200, json: s.loops },
     errors: [401, 403, 404],
   },

@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import { applyParallel, type LiveParallel } from "./parallel-store";
 import type { StreamedEvent } from "./sse";
 
-const usage = { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 3 };
+const usage = {
+  input: 1,
+  output: 2,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 3,
+  cost_usd: 0.0001,
+  cost_complete: true,
+};
 
 function started(group = "g1"): StreamedEvent {
   return {

@@ -226,7 +226,15 @@ describe("SessionLiveStore", () => {
       progress: ["read_file {}"],
       text: "Fact: 42.",
     });
-    const usage = { input: 3, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 4 };
+    const usage = {
+      input: 3,
+      output: 1,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 4,
+      cost_usd: null,
+      cost_complete: false,
+    };
     s.ingest(
       {
         name: "subagent_update",

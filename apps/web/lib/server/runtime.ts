@@ -9,6 +9,7 @@ import {
   CodebaseIndex,
   CommandHooks,
   type CreateSessionRequest,
+  costOfUsage,
   createDefaultProviderRegistry,
   createDefaultTools,
   createServedTools,
@@ -619,6 +620,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const trees = loopTreesFromRecords(await store.listLoops(sessionId));
       return loopTreeResponse(
         trees.find((tree) => tree.sessionId === sessionId) ?? { sessionId, agentId: "", loops: [] },
+        costOfUsage,
       );
     },
     coordinator: opened.coordinator,

@@ -23,3 +23,4 @@ export * from "./private-files.js";
 export * from "./session-config.js";
 export * from "./session-records.js";
 export * from "./states.js";
+export * from "./usage-cost.js";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ImageContentSchema, TextContentSchema, UsageSchema } from "./llm-messages.js";
 import { PersonRefSchema } from "./person.js";
+import { UsageCostFields } from "./usage-cost.js";
 
 // The Context Manager's message model (context-manager spec "Message Type System", plan-act
 // "Message Structure"). Field names are snake_case because these objects are the wire format:
@@ -329,13 +330,20 @@ export const ContextMessageSchema = z.object({
     .object({
       model: z.string().optional(),
       provider: z.string().optional(),
-      usage: UsageSchema.optional(),
+      usage: UsageSchema.extend({
+        cost_usd: UsageCostFields.cost_usd.optional(),
+        cost_complete: UsageCostFields.cost_complete.optional(),
+      })
+        .optional()
+        .describe(
+          "tokens, with their cost (`cost_usd`: US dollars at list prices, null when the model has no price; `cost_complete`: false when it has none); rows stored before cost was kept get it when read",
+        ),
       cost_usd: z
         .number()
         .nonnegative()
         .optional()
         .describe(
-          "US dollars of `usage` at list prices; absent when the model's prices are unknown",
+          "US dollars of `usage` at list prices; absent when the model's prices are unknown (the same figure as `usage.cost_usd`, kept for older clients)",
         ),
       stop_reason: z.string().optional(),
       loop_id: z.string().optional(),

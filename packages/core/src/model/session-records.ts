@@ -1,9 +1,9 @@
-import type { Usage } from "./llm-messages.js";
 import type { PendingMerge } from "./merge-types.js";
 import type { ApprovalStatus, ContextMessage, MessageStatus } from "./message-types.js";
 import type { PersonRef } from "./person.js";
 import type { SessionConfig } from "./session-config.js";
 import type { ContextState } from "./states.js";
+import type { CostedUsage } from "./usage-cost.js";
 
 // The stored shapes of a session beyond its messages and branches: the session row, its summary
 // in lists, its events, lifecycle updates of messages and optimized views. Every store persists
@@ -27,10 +27,9 @@ export interface SessionSummary {
   state: ContextState;
   updated_at: string;
   message_count: number;
-  usage: Usage;
-  /** US dollars, summed over the assistant messages with a known cost (meta.cost_usd); absent
-   * when none has one */
-  cost_usd?: number;
+  /** tokens and their cost (meta.cost_usd) summed over the assistant messages and sub-agent
+   * results, by the rule of usage-cost.ts: null when no part has a price, incomplete when one lacks it */
+  usage: CostedUsage;
 }
 
 export interface StoredEvent {

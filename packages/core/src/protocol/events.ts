@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { UsageSchema } from "../model/llm-messages.js";
 import { PersonRefSchema } from "../model/person.js";
 import { ContextStateSchema } from "../model/states.js";
+import { CostedUsageSchema } from "../model/usage-cost.js";
 import {
   MessageDeliverySchema,
   MessageRoleSchema,
@@ -257,7 +257,9 @@ export const SubAgentUpdateSchema = z.discriminatedUnion("kind", [
           "completed: it answered; turn_limit: its turn limit stopped it; failed: its model failed (the result says why); cancelled: the parent was interrupted",
         ),
       turns: z.number().int().nonnegative(),
-      usage: UsageSchema.describe("the child loop's tokens (zero when cancelled)"),
+      usage: CostedUsageSchema.describe(
+        "the child loop's tokens (zero when cancelled), priced by its model",
+      ),
     })
     .describe("the child loop ended; its final text is the call's tool_result"),
 ]);

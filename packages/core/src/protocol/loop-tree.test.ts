@@ -1,9 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { emptyUsage } from "../model/llm-messages.js";
+import { emptyUsage, type Usage } from "../model/llm-messages.js";
 import type { LoopRecord, SessionLoopTree } from "../model/loop-records.js";
 import { LoopTreeResponseSchema, loopTreeResponse } from "./loop-tree.js";
 
 const usage = { ...emptyUsage(), input: 10, output: 5, totalTokens: 15 };
+
+// dollars per token of a model "m" and "judge"; any other model has no price
+const RATE: Record<string, number> = { m: 0.001, judge: 0.01 };
+const priceOf = (u: Usage, model: string): number | undefined =>
+  RATE[model] === undefined ? undefined : u.totalTokens * RATE[model];
 
 const full: LoopRecord = {
   loopId: "s.cfg.2",
@@ -52,7 +57,7 @@ describe("loopTreeResponse", () => {
       loops: [full, { ...full, loopId: "s.cfg.1", parentLoopId: undefined }],
       parentSpawnRef: { parentSessionId: "p", parentLoopId: "p.1", parentAgentId: "pa" },
     };
-    const wire = loopTreeResponse(tree);
+    const wire = loopTreeResponse(tree, priceOf);
     expect(LoopTreeResponseSchema.parse(wire)).toEqual(wire);
     for (const key of keys(wire)) expect(key).toMatch(/^[a-z_.]+$/);
     expect(wire.loops[0]).toMatchObject({
@@ -85,7 +90,7 @@ describe("loopTreeResponse", () => {
       childLoopIds: [],
       childLoopRefs: [],
     };
-    const wire = loopTreeResponse({ sessionId: "s", agentId: "main", loops: [bare] });
+    const wire = loopTreeResponse({ sessionId: "s", agentId: "main", loops: [bare] }, priceOf);
     expect(Object.keys(wire.loops[0]!).sort()).toEqual(
       [
         "agent_id",
@@ -100,6 +105,73 @@ describe("loopTreeResponse", () => {
         "usage",
       ].sort(),
     );
-    expect(Object.keys(wire)).toEqual(["session_id", "agent_id", "loops"]);
+    expect(Object.keys(wire)).toEqual(["session_id", "agent_id", "loops", "usage"]);
+    // a run that spent nothing costs nothing, whatever its model
+    expect(wire.loops[0]!.usage).toMatchObject({ cost_usd: 0, cost_complete: true });
+  });
+
+  it("prices each loop by its model and sums the whole tree: sub-agents, folds, candidates, judge", () => {
+    const loopOf = (loopId: string, model: string | undefined, tokens: number): LoopRecord => ({
+      loopId,
+      sessionId: "s",
+      agentId: "main",
+      status: "completed",
+      startedAt: 1,
+      usage: { ...emptyUsage(), input: tokens, totalTokens: tokens },
+      turns: 1,
+      messages: [
+        {
+          role: "assistant",
+          content: [{ type: "text", text: "hi" }],
+          stopReason: "stop",
+          model: model ?? "",
+          provider: "p",
+          usage: { ...emptyUsage(), input: tokens, totalTokens: tokens },
+          timestamp: 1,
+        },
+      ],
+      childLoopIds: [],
+      childLoopRefs: [],
+      ...(model === undefined ? {} : { config: { model, provider: "p" } }),
+    });
+    const priced: SessionLoopTree = {
+      sessionId: "s",
+      agentId: "main",
+      loops: [
+        loopOf("s.m.1", "m", 1000), // the run
+        loopOf("s.m.2", "m", 200), // a sub-agent
+        loopOf("s.m.fold.3", "m", 300), // a fold
+        loopOf("s.judge.4", "judge", 10), // the judge
+      ],
+    };
+    const wire = loopTreeResponse(priced, priceOf);
+    expect(LoopTreeResponseSchema.parse(wire)).toEqual(wire);
+    expect(wire.loops.map((l) => l.usage.cost_usd)).toEqual([1, 0.2, 0.3, 0.1]);
+    expect(wire.loops[0]!.messages[0]).toMatchObject({
+      usage: { cost_usd: 1, cost_complete: true },
+    });
+    expect(wire.usage).toMatchObject({ totalTokens: 1510, cost_complete: true });
+    expect(wire.usage.cost_usd).toBeCloseTo(1.6, 12);
+
+    // a candidate on a model without a price: null on its loop, the tree's total incomplete
+    const mixed = loopTreeResponse(
+      { ...priced, loops: [...priced.loops, loopOf("s.local.5", "local-llama", 5000)] },
+      priceOf,
+    );
+    expect(mixed.loops[4]!.usage).toMatchObject({ cost_usd: null, cost_complete: false });
+    expect(mixed.loops[4]!.messages[0]).toMatchObject({ usage: { cost_usd: null } });
+    expect(mixed.usage).toMatchObject({ totalTokens: 6510, cost_complete: false });
+    expect(mixed.usage.cost_usd).toBeCloseTo(1.6, 12);
+
+    // nothing priced at all: null, never 0
+    const none = loopTreeResponse(
+      {
+        sessionId: "s",
+        agentId: "main",
+        loops: [loopOf("s.x.1", "x", 10), loopOf("s.y.2", undefined, 3)],
+      },
+      priceOf,
+    );
+    expect(none.usage).toMatchObject({ totalTokens: 13, cost_usd: null, cost_complete: false });
   });
 });

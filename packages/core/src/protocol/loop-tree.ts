@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { AgentMessageSchema, UsageSchema } from "../model/llm-messages.js";
+import {
+  type AgentMessage,
+  AssistantMessageSchema,
+  ExtensionMessageSchema,
+  ToolResultMessageSchema,
+  UsageSchema,
+  UserMessageSchema,
+} from "../model/llm-messages.js";
 import {
   ContinuationKindSchema,
   type LoopRecord,
@@ -9,11 +16,34 @@ import {
   type SpawnRef,
 } from "../model/loop-records.js";
 import { PersonRefSchema } from "../model/person.js";
+import {
+  type CostedUsage,
+  CostedUsageSchema,
+  type PriceOf,
+  pricedUsage,
+  sumCostedUsage,
+  withCost,
+} from "../model/usage-cost.js";
 
 // The admin loop tree on the wire (GET /api/admin/sessions/{id}/loops). The recorder keeps its
 // records in camelCase (session/records.ts, stored as they are); every route answers snake_case,
 // so this is the one place that renames the fields. Usage and the run's messages keep the shapes
-// the other routes already use (a session summary's `usage`, the agent's message format).
+// the other routes already use (a session summary's `usage`, the agent's message format), each
+// usage with its cost (model/usage-cost.ts): per message by its model, per loop by the loop's
+// model, and the whole tree's sum. The prices come in as `priceOf` (llm/pricing.ts sits above).
+
+/** The agent's message format, its usage with the cost. */
+const LoopMessageSchema = z.discriminatedUnion("role", [
+  UserMessageSchema,
+  AssistantMessageSchema.extend({ usage: CostedUsageSchema }),
+  ToolResultMessageSchema.extend({
+    usage: CostedUsageSchema.optional().describe(
+      "a sub-agent's child loop's tokens, priced by `model` (its run is a loop of its own in this tree too)",
+    ),
+  }),
+  ExtensionMessageSchema,
+]);
+type LoopMessage = z.infer<typeof LoopMessageSchema>;
 
 const SpawnRefWireSchema = z.object({
   parent_session_id: z.string(),
@@ -36,10 +66,12 @@ export const LoopTreeLoopSchema = z.object({
   started_at: z.number().describe("epoch milliseconds"),
   ended_at: z.number().optional().describe("epoch milliseconds"),
   duration_ms: z.number().nonnegative().optional(),
-  usage: UsageSchema,
+  usage: CostedUsageSchema.describe(
+    "this run's own tokens (its sub-agents, folds and judge are loops of their own), priced by its model (`config.model`); a run that spent nothing costs 0",
+  ),
   turns: z.number().int().nonnegative().describe("turns started"),
   messages: z
-    .array(AgentMessageSchema)
+    .array(LoopMessageSchema)
     .describe("the messages this run added, in the agent's message format; empty until it ends"),
   child_loop_ids: z.array(z.string()).describe("continuations and sub-agents, in start order"),
   child_loop_refs: z
@@ -70,7 +102,9 @@ export const LoopTreeLoopSchema = z.object({
       selected_loop_id: z.string().optional(),
       selected_config_index: z.number().int().nonnegative().optional(),
       is_selected: z.boolean(),
-      evaluation_usage: UsageSchema.optional(),
+      evaluation_usage: UsageSchema.optional().describe(
+        "tokens the judge spent; its cost is on the judge's own loop in this tree (counted once in the tree's `usage`)",
+      ),
     })
     .optional(),
 });
@@ -82,6 +116,9 @@ export const LoopTreeResponseSchema = z
     agent_id: z.string(),
     loops: z.array(LoopTreeLoopSchema).describe("every agent-loop run, in start order"),
     parent_spawn_ref: SpawnRefWireSchema.optional(),
+    usage: CostedUsageSchema.describe(
+      "the whole tree: every loop's usage (runs, continuations, sub-agents, folds, candidates and the judge) summed with its cost; `cost_complete` false when some loop's model has no price",
+    ),
   })
   .describe("Answer to GET /api/admin/sessions/{id}/loops.");
 export type LoopTreeResponse = z.infer<typeof LoopTreeResponseSchema>;
@@ -109,8 +146,32 @@ function parallelGroupWire(group: ParallelGroupRecord): LoopTreeLoop["parallel_g
   };
 }
 
+/** A loop's own usage priced by its model; nothing spent costs nothing, whatever the model. */
+function loopUsage(loop: LoopRecord, priceOf: PriceOf): CostedUsage {
+  if (loop.usage.totalTokens === 0) return withCost(loop.usage, 0);
+  return pricedUsage(loop.usage, loop.config?.model, priceOf);
+}
+
+function loopMessage(message: AgentMessage, priceOf: PriceOf): LoopMessage {
+  switch (message.role) {
+    case "assistant":
+      return { ...message, usage: pricedUsage(message.usage, message.model, priceOf) };
+    case "toolResult": {
+      const { usage, ...rest } = message;
+      return usage === undefined
+        ? rest
+        : { ...rest, usage: pricedUsage(usage, message.model, priceOf) };
+    }
+    case "user":
+    case "extension":
+      return message;
+    default:
+      return message satisfies never;
+  }
+}
+
 /** One loop record as the wire shows it; optional fields absent stay absent. */
-export function loopTreeLoop(loop: LoopRecord): LoopTreeLoop {
+export function loopTreeLoop(loop: LoopRecord, priceOf: PriceOf): LoopTreeLoop {
   return {
     loop_id: loop.loopId,
     session_id: loop.sessionId,
@@ -121,9 +182,9 @@ export function loopTreeLoop(loop: LoopRecord): LoopTreeLoop {
     started_at: loop.startedAt,
     ...(loop.endedAt !== undefined ? { ended_at: loop.endedAt } : {}),
     ...(loop.durationMs !== undefined ? { duration_ms: loop.durationMs } : {}),
-    usage: loop.usage,
+    usage: loopUsage(loop, priceOf),
     turns: loop.turns,
-    messages: loop.messages,
+    messages: loop.messages.map((message) => loopMessage(message, priceOf)),
     child_loop_ids: loop.childLoopIds,
     child_loop_refs: loop.childLoopRefs.map((ref) => ({
       tool_call_id: ref.toolCallId,
@@ -150,13 +211,15 @@ export function loopTreeLoop(loop: LoopRecord): LoopTreeLoop {
 }
 
 /** The answer of GET /api/admin/sessions/{id}/loops for a session's loop tree. */
-export function loopTreeResponse(tree: SessionLoopTree): LoopTreeResponse {
+export function loopTreeResponse(tree: SessionLoopTree, priceOf: PriceOf): LoopTreeResponse {
+  const loops = tree.loops.map((loop) => loopTreeLoop(loop, priceOf));
   return {
     session_id: tree.sessionId,
     agent_id: tree.agentId,
-    loops: tree.loops.map(loopTreeLoop),
+    loops,
     ...(tree.parentSpawnRef !== undefined
       ? { parent_spawn_ref: spawnRefWire(tree.parentSpawnRef) }
       : {}),
+    usage: sumCostedUsage(loops.map((loop) => loop.usage)),
   };
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ApiProtocolSchema, ThinkingLevelSchema } from "../model/llm-config.js";
-import { UsageSchema } from "../model/llm-messages.js";
 import { PersonRefSchema } from "../model/person.js";
+import { CostedUsageSchema } from "../model/usage-cost.js";
 import { MAX_TEXT_CHARS, TextPayloadSchema } from "./requests.js";
 import { strictRequest } from "./strict.js";
 
@@ -141,7 +141,7 @@ export const CandidateFinishedSchema = z.object({
     .describe("failed: its model request failed; aborted: interrupted"),
   text: z.string().describe("its final answer's text"),
   error: z.string().optional(),
-  usage: UsageSchema,
+  usage: CostedUsageSchema.describe("its loop's tokens, priced by its model"),
 });
 export type CandidateFinished = z.infer<typeof CandidateFinishedSchema>;
 
@@ -168,8 +168,12 @@ export const ParallelVerdictSchema = z.object({
       }),
     )
     .describe("where each candidate's answer is kept"),
-  evaluation_usage: UsageSchema.describe("what choosing cost (the judge's request)"),
-  usage: UsageSchema.describe("every candidate's usage and the evaluation's, summed"),
+  evaluation_usage: CostedUsageSchema.describe(
+    "what choosing cost (the judge's request), priced by the judge's model; $0 for the other strategies",
+  ),
+  usage: CostedUsageSchema.describe(
+    "every candidate's usage and the evaluation's, summed; `cost_complete` false when one has no price",
+  ),
 });
 export type ParallelVerdict = z.infer<typeof ParallelVerdictSchema>;
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { UsageSchema } from "../model/llm-messages.js";
 import { MergeConflictSchema, MergeWarningSchema } from "../model/merge-types.js";
 import type { SessionSummary } from "../model/session-records.js";
 import { ContextStateSchema } from "../model/states.js";
+import { CostedUsageSchema } from "../model/usage-cost.js";
 
 // JSON bodies the server answers with (streams are described by events.ts). The merge shapes are
 // the Context Manager's own (model/merge-types.ts), re-used so they cannot drift.
@@ -42,16 +42,9 @@ export const SessionSummarySchema = z
       .describe(
         "messages stored in the session, on all its branches; a fold's steps are not counted",
       ),
-    usage: UsageSchema.describe(
-      "tokens, summed over the session's assistant messages and the child loops of its sub-agent calls (their tool_result rows' meta.usage)",
+    usage: CostedUsageSchema.describe(
+      "tokens, summed over the session's assistant messages and the child loops of its sub-agent calls (their tool_result rows' meta.usage), with their cost: `cost_usd` sums the parts whose model has a price (null when none has), `cost_complete` is false when some part has none",
     ),
-    cost_usd: z
-      .number()
-      .nonnegative()
-      .optional()
-      .describe(
-        "US dollars at list prices, summed over the assistant messages (and sub-agent results) whose model's prices are known; absent when none is",
-      ),
   })
   .describe("One entry of GET /api/sessions (an array, newest first).");
 // Compile-time proof that the wire shape and the store's SessionSummary agree, both ways.

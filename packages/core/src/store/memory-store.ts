@@ -1,9 +1,10 @@
 import type { Branch } from "../model/branch.js";
 import { copyData } from "../model/copy-data.js";
-import { combineUsage, emptyUsage } from "../model/llm-messages.js";
+import { emptyUsage } from "../model/llm-messages.js";
 import type { LoopRecord } from "../model/loop-records.js";
 import { applyLifecycleUpdate, describeLifecycleUpdateError } from "../model/message-lifecycle.js";
 import type { ContextMessage } from "../model/message-types.js";
+import { type CostedUsage, sumCostedUsage, withCost } from "../model/usage-cost.js";
 import { checkExpectedSequence } from "./coordination.js";
 import { nextLoopNumberOf } from "./loop-numbers.js";
 import {
@@ -126,8 +127,7 @@ export class InMemorySessionStore implements SessionStore {
       return byTime !== 0 ? byTime : b.touched - a.touched;
     });
     return ordered.map((data) => {
-      let usage = emptyUsage();
-      let cost: number | undefined;
+      const parts: CostedUsage[] = [];
       // a fold's steps (meta.fold_id, on no branch) are not the conversation's messages
       let count = 0;
       for (const message of data.messages.values()) {
@@ -135,9 +135,10 @@ export class InMemorySessionStore implements SessionStore {
         // assistant answers, and tool results that spent usage themselves (sub-agents)
         if (message.role !== "assistant" && message.role !== "tool") continue;
         const messageUsage = message.meta?.usage;
-        if (messageUsage !== undefined) usage = combineUsage(usage, messageUsage);
         const messageCost = message.meta?.cost_usd;
-        if (messageCost !== undefined) cost = (cost ?? 0) + messageCost;
+        if (messageUsage === undefined && messageCost === undefined) continue;
+        // the stored cost (meta.cost_usd) is the one summed, as the database's column
+        parts.push(withCost(messageUsage ?? emptyUsage(), messageCost ?? null));
       }
       return copyData({
         id: data.record.id,
@@ -145,8 +146,7 @@ export class InMemorySessionStore implements SessionStore {
         state: data.record.state,
         updated_at: data.record.updated_at,
         message_count: count,
-        usage,
-        ...(cost === undefined ? {} : { cost_usd: cost }),
+        usage: sumCostedUsage(parts),
       });
     });
   }

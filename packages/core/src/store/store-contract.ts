@@ -160,12 +160,22 @@ export function describeSessionStoreContract(
           state: { type: "Paused", reason: "interrupted" },
           message_count: messages.length,
           // m-request (126) + m-plan (60); the question has no usage, user/tool rows never count
-          usage: { input: 150, output: 30, cacheRead: 5, cacheWrite: 1, totalTokens: 186 },
-          // only m-request has a known cost
-          cost_usd: 0.00060525,
+          // only m-request has a known cost: m-plan's tokens are not priced
+          usage: {
+            input: 150,
+            output: 30,
+            cacheRead: 5,
+            cacheWrite: 1,
+            totalTokens: 186,
+            cost_usd: 0.00060525,
+            cost_complete: false,
+          },
         });
-        expect(list[1]).toMatchObject({ message_count: 0, usage: emptyUsage() });
-        expect(list[1]).not.toHaveProperty("cost_usd");
+        // nothing spent costs nothing
+        expect(list[1]).toMatchObject({
+          message_count: 0,
+          usage: { ...emptyUsage(), cost_usd: 0, cost_complete: true },
+        });
       }));
 
     it("counts a session's messages without its folds' steps (they count for usage)", () =>
@@ -216,7 +226,7 @@ export function describeSessionStoreContract(
         expect(listed).toMatchObject({ id: "tagged", message_count: 3 });
       }));
 
-    it("sums the known costs of assistant messages; no known cost leaves cost_usd out", () =>
+    it("sums the known costs of assistant messages; no known cost is null, never 0", () =>
       withStore(async (store) => {
         for (const id of ["priced", "unpriced"]) {
           const { session, branch } = sampleSession(id);
@@ -257,13 +267,29 @@ export function describeSessionStoreContract(
         await store.write("unpriced", {
           messages: [answer("unpriced", "a1", { model: "local", usage })],
         });
+        const { session: all, branch: allBranch } = sampleSession("all-priced");
+        await store.createSession(all, allBranch);
+        await store.write("all-priced", {
+          messages: [
+            answer("all-priced", "a1", { model: "claude-x", usage, cost_usd: 0.25 }),
+            answer("all-priced", "a2", { model: "claude-x", usage, cost_usd: 0.5 }),
+          ],
+        });
         const list = await store.listSessions();
+        // mixed: the priced part's dollars, marked incomplete
         const priced = list.find((s) => s.id === "priced")!;
         expect(priced.usage.totalTokens).toBe(75);
-        expect(priced.cost_usd).toBeCloseTo(0.1 + 0.2 + 1 / 3 + 0.5, 12);
+        expect(priced.usage.cost_usd).toBeCloseTo(0.1 + 0.2 + 1 / 3 + 0.5, 12);
+        expect(priced.usage.cost_complete).toBe(false);
+        // no price at all: null
         const unpriced = list.find((s) => s.id === "unpriced")!;
         expect(unpriced.usage.totalTokens).toBe(15);
-        expect(unpriced).not.toHaveProperty("cost_usd");
+        expect(unpriced.usage.cost_usd).toBeNull();
+        expect(unpriced.usage.cost_complete).toBe(false);
+        // every part priced: the whole cost
+        const allPriced = list.find((s) => s.id === "all-priced")!;
+        expect(allPriced.usage.cost_usd).toBeCloseTo(0.75, 12);
+        expect(allPriced.usage.cost_complete).toBe(true);
         // the message's own cost is kept exactly
         const loaded = await store.loadSession("priced");
         expect(loaded!.messages.find((m) => m.id === "a4")!.meta!.cost_usd).toBe(1 / 3);

@@ -1,13 +1,10 @@
 "use client";
 
 import type { SessionSummary } from "@arbor/core";
-import { formatCost, formatRelativeTime, formatTokens } from "../format.js";
+import { costText, formatRelativeTime, formatTokens } from "../format.js";
 import { stateLabel } from "../state-label.js";
 
-export interface AdminSessionRow extends SessionSummary {
-  /** US dollars, when the provider's prices are known */
-  cost_usd?: number | undefined;
-}
+export type AdminSessionRow = SessionSummary;
 
 export interface AdminSessionsTableProps {
   sessions: readonly AdminSessionRow[];
@@ -76,13 +73,7 @@ export function AdminSessionsTable({
               >
                 {formatTokens(session.usage.totalTokens)}
               </td>
-              <td className={`${cell} text-right tabular-nums`}>
-                {session.cost_usd === undefined ? (
-                  <span title="Cost unknown">—</span>
-                ) : (
-                  formatCost(session.cost_usd)
-                )}
-              </td>
+              <td className={`${cell} text-right tabular-nums`}>{costText(session.usage)}</td>
               <td className={cell}>
                 <time dateTime={session.updated_at}>
                   {formatRelativeTime(session.updated_at, at)}

@@ -61,4 +61,31 @@ describe("LoopTree", () => {
       `branch · ${tag}`,
     );
   });
+
+  it("shows each loop's cost, or that its model has no price, and the whole tree's total", () => {
+    render(
+      <LoopTree
+        loops={loops}
+        total={{
+          input: 500,
+          output: 250,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: 750,
+          cost_usd: 0.0168,
+          cost_complete: false,
+        }}
+        onSelectLoop={vi.fn()}
+      />,
+    );
+    const root = screen.getByRole("listitem", { name: "Loop root" });
+    const rootCost = within(root).getAllByTestId("loop-cost")[0];
+    expect(rootCost?.textContent).toBe(" · $0.0042");
+    const sub = within(root).getByRole("listitem", { name: "Loop sub" });
+    expect(within(sub).getByTestId("loop-cost").textContent).toBe(" · no price for this model");
+    expect(sub.textContent).not.toContain("$0.00");
+    expect(screen.getByTestId("loop-tree-total").textContent).toBe(
+      "Whole tree: 5 loops · 750 tokens · $0.02 + tokens without a price",
+    );
+  });
 });

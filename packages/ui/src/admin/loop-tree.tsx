@@ -1,7 +1,7 @@
 "use client";
 
-import type { LoopStatus, LoopTreeLoop } from "@arbor/core";
-import { formatDuration, formatTokens, plural } from "../format.js";
+import type { CostedUsage, LoopStatus, LoopTreeLoop } from "@arbor/core";
+import { costText, formatDuration, formatTokens, plural } from "../format.js";
 import { unreachable } from "../state-label.js";
 import { badgeClass, buttonClass } from "../styles.js";
 import { buildLoopTree, type LoopTreeNode, loopDuration } from "./build-loop-tree.js";
@@ -75,6 +75,9 @@ function LoopItem({ node, selectedLoopId, onSelectLoop, groupWinner }: NodeProps
             <span className="text-xs text-zinc-600 dark:text-zinc-400">
               {duration === undefined ? "running" : formatDuration(duration)} ·{" "}
               {plural(loop.turns, "turn")} · {formatTokens(loop.usage.totalTokens)} tokens
+              {costText(loop.usage) !== undefined && (
+                <span data-testid="loop-cost"> · {costText(loop.usage)}</span>
+              )}
             </span>
             {loop.error && (
               <span className="text-xs text-red-700 dark:text-red-400">{loop.error}</span>
@@ -129,16 +132,43 @@ function LoopItem({ node, selectedLoopId, onSelectLoop, groupWinner }: NodeProps
 
 export interface LoopTreeProps {
   loops: readonly LoopTreeLoop[];
+  /** the whole tree's usage (every loop: sub-agents, folds, candidates, the judge), with its cost */
+  total?: CostedUsage | undefined;
   /** shows the messages a loop produced */
   onSelectLoop: (loopId: string) => void;
   selectedLoopId?: string | undefined;
 }
 
-export function LoopTree({ loops, onSelectLoop, selectedLoopId }: LoopTreeProps) {
+export function LoopTree({ loops, total, onSelectLoop, selectedLoopId }: LoopTreeProps) {
   const tree = buildLoopTree(loops);
   if (tree.length === 0) {
     return <p className="text-sm text-zinc-500 dark:text-zinc-400">No loops recorded.</p>;
   }
+  return (
+    <div className="flex flex-col gap-2">
+      {total !== undefined && (
+        <p
+          data-testid="loop-tree-total"
+          className="text-xs text-zinc-600 tabular-nums dark:text-zinc-400"
+        >
+          Whole tree: {plural(loops.length, "loop")} · {formatTokens(total.totalTokens)} tokens ·{" "}
+          {costText(total)}
+        </p>
+      )}
+      <LoopList tree={tree} selectedLoopId={selectedLoopId} onSelectLoop={onSelectLoop} />
+    </div>
+  );
+}
+
+function LoopList({
+  tree,
+  selectedLoopId,
+  onSelectLoop,
+}: {
+  tree: LoopTreeNode[];
+  selectedLoopId: string | undefined;
+  onSelectLoop: (loopId: string) => void;
+}) {
   return (
     <ul aria-label="Loop tree" className="flex flex-col gap-1">
       {tree.map((node) => (

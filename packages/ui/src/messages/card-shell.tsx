@@ -5,6 +5,7 @@ import { type ReactNode, useState } from "react";
 import { CopyButton } from "../copy-button.js";
 import { unreachable } from "../state-label.js";
 import { badgeClass, buttonClass, inputClass } from "../styles.js";
+import { AnswerDetails } from "./answer-details.js";
 
 // The frame every message card shares: who wrote it, its lifecycle status (streaming, incomplete,
 // failed), and the per-message actions "Fork here" and "Edit & resend".
@@ -187,7 +188,10 @@ export function CardShell({
         </span>
       </header>
       {draft === null || !canEdit ? (
-        children
+        <>
+          {children}
+          <AnswerDetails message={message} />
+        </>
       ) : (
         <form
           className="flex flex-col gap-2"

@@ -8,7 +8,15 @@ export function loop(loop_id: string, overrides: Partial<LoopTreeLoop> = {}): Lo
     status: "completed",
     started_at: 1000,
     ended_at: 2500,
-    usage: { input: 100, output: 50, cacheRead: 0, cacheWrite: 0, totalTokens: 150 },
+    usage: {
+      input: 100,
+      output: 50,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 150,
+      cost_usd: 0.0042,
+      cost_complete: true,
+    },
     turns: 2,
     messages: [],
     child_loop_ids: [],
@@ -36,6 +44,16 @@ export const loops: LoopTreeLoop[] = [
     started_at: 1100,
     status: "error",
     error: "boom",
+    // a sub-agent on a model without a price
+    usage: {
+      input: 100,
+      output: 50,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 150,
+      cost_usd: null,
+      cost_complete: false,
+    },
   }),
   loop("p1", { parent_loop_id: "root", started_at: 1200, parallel_group: group(false) }),
   loop("p2", {

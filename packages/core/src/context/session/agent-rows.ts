@@ -5,6 +5,7 @@ import type {
   ContextMessage,
   ToolResultStatus,
 } from "../../model/message-types.js";
+import { withCost } from "../../model/usage-cost.js";
 import {
   ASK_QUESTION,
   type PlanToolDetails,
@@ -31,11 +32,11 @@ function assistantMeta(message: AssistantMessage, loopId: string): ContextMessag
   const meta: NonNullable<ContextMessage["meta"]> = {
     model: message.model,
     provider: message.provider,
-    usage: message.usage,
     stop_reason: message.stopReason,
     loop_id: loopId,
   };
   const cost = costOfUsage(message.usage, message.model);
+  meta.usage = withCost(message.usage, cost ?? null);
   if (cost !== undefined) meta.cost_usd = cost;
   if (message.errorMessage !== undefined) meta.error_message = message.errorMessage;
   return meta;
@@ -161,14 +162,12 @@ export function toolResultRow(
 function toolMeta(result: ToolResultMessage, loopId: string): ContextMessage["meta"] {
   const meta: NonNullable<ContextMessage["meta"]> = { loop_id: loopId };
   if (result.usage === undefined) return meta;
-  meta.usage = result.usage;
   if (result.childLoopId !== undefined) meta.child_loop_id = result.childLoopId;
   const model = result.model ?? (result.details as { model?: unknown } | undefined)?.model;
-  if (typeof model === "string") {
-    meta.model = model;
-    const cost = costOfUsage(result.usage, model);
-    if (cost !== undefined) meta.cost_usd = cost;
-  }
+  const cost = typeof model === "string" ? costOfUsage(result.usage, model) : undefined;
+  meta.usage = withCost(result.usage, cost ?? null);
+  if (typeof model === "string") meta.model = model;
+  if (cost !== undefined) meta.cost_usd = cost;
   return meta;
 }
 

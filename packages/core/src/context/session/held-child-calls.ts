@@ -1,9 +1,14 @@
 import { executeSingleTool } from "../../agent/tool-execution.js";
-import type { ToolCallContent, ToolResultMessage } from "../../model/llm-messages.js";
+import {
+  emptyUsage,
+  type ToolCallContent,
+  type ToolResultMessage,
+} from "../../model/llm-messages.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import type { PersonRef } from "../../model/person.js";
 import type { ApprovalUpdate, MessageLifecycleUpdate } from "../../model/session-records.js";
 import type { ContextState } from "../../model/states.js";
+import { withCost } from "../../model/usage-cost.js";
 import type { FoldStarted, SessionEventBody } from "../../protocol/events.js";
 import type { ApprovalDecision } from "../../protocol/requests.js";
 import type { StoredEvent } from "../../store/types.js";
@@ -439,7 +444,8 @@ async function deliverToParent(
         kind: "ended",
         status: "failed",
         turns: 0,
-        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
+        // nothing spent: $0
+        usage: withCost(emptyUsage(), 0),
       },
     });
   }

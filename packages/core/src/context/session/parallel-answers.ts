@@ -1,7 +1,10 @@
+import { lastAssistant } from "../../agent/evaluation.js";
 import type { ParallelLoopResult } from "../../agent/parallel.js";
+import { costOfUsage } from "../../llm/pricing.js";
 import { type AgentMessage, emptyUsage, type Usage } from "../../model/llm-messages.js";
 import type { ApprovalStatus, ContextMessage } from "../../model/message-types.js";
 import type { ContextState } from "../../model/states.js";
+import { pricedUsage, sumCostedUsage, withCost } from "../../model/usage-cost.js";
 import type { ParallelMessageRequest } from "../../protocol/parallel.js";
 import { createBranch } from "../branches/branch-ops.js";
 import { assistantRow, toolResultRow } from "./agent-rows.js";
@@ -25,6 +28,22 @@ export type ParallelAskResult =
       usage: Usage;
     }
   | Extract<RunResult, { type: "not_run" }>;
+
+/** The judge's reply row's meta: its usage, priced by its model when that is known. */
+function judgeMeta(
+  usage: Usage,
+  loopId: string,
+  model: string | undefined,
+): ContextMessage["meta"] {
+  const cost = model === undefined ? undefined : costOfUsage(usage, model);
+  return {
+    ...(model === undefined ? {} : { model }),
+    usage: withCost(usage, cost ?? null),
+    ...(cost === undefined ? {} : { cost_usd: cost }),
+    loop_id: loopId,
+    stop_reason: "stop",
+  };
+}
 
 /** The rows of one candidate's new messages (its prompt left out), in order. */
 function candidateRows(
@@ -85,6 +104,8 @@ export async function storeAnswers(
     decided: ReadonlyMap<string, ApprovalStatus>;
     judgeLoopId: string | undefined;
     judgeText: string | undefined;
+    /** the model that answered as the judge (prices its usage) */
+    judgeModel: string | undefined;
     interrupted: boolean;
   },
 ): Promise<ParallelAskResult> {
@@ -156,10 +177,15 @@ export async function storeAnswers(
             status: "complete",
             created_at: now,
             completed_at: now,
-            meta: { usage: result.evaluationUsage, loop_id: run.judgeLoopId, stop_reason: "stop" },
+            meta: judgeMeta(result.evaluationUsage, run.judgeLoopId, run.judgeModel),
           },
         ]
       : [];
+  // the judge's request, priced by its model (the other strategies spend nothing)
+  const evaluation =
+    result.evaluationUsage.totalTokens === 0
+      ? withCost(result.evaluationUsage, 0)
+      : pricedUsage(result.evaluationUsage, run.judgeModel, costOfUsage);
   const appended = [notice, ...chosenRows];
   const from = core.state;
   const rest: ContextState[] = run.interrupted
@@ -191,8 +217,13 @@ export async function storeAnswers(
             branch_id: branchIds[index] ?? active.id,
             message_ids: rows.map((r) => r.id),
           })),
-          evaluation_usage: result.evaluationUsage,
-          usage: result.usage,
+          evaluation_usage: evaluation,
+          usage: sumCostedUsage([
+            ...result.outcomes.map((o) =>
+              pricedUsage(o.usage, lastAssistant(o.newMessages)?.model, costOfUsage),
+            ),
+            evaluation,
+          ]),
         },
       },
       ...appended.flatMap((m) => core.messageEvents(m, active.id, processing)),

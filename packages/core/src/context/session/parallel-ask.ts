@@ -3,10 +3,12 @@ import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
 import { type ParallelLoopResult, runAgentLoopParallel } from "../../agent/parallel.js";
 import { strategyForMode } from "../../agent/tool-execution.js";
 import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
+import { costOfUsage } from "../../llm/pricing.js";
 import type { ToolCallContent } from "../../model/llm-messages.js";
 import type { ApprovalStatus, ContextMessage } from "../../model/message-types.js";
 import type { PersonRef } from "../../model/person.js";
 import type { ContextState } from "../../model/states.js";
+import { pricedUsage } from "../../model/usage-cost.js";
 import type { SessionEventBody } from "../../protocol/events.js";
 import type { ParallelMessageRequest } from "../../protocol/parallel.js";
 import { isPlanTool } from "../plan-act.js";
@@ -271,6 +273,7 @@ export async function askParallelOp(
 
   let streaming = false;
   let judgeText: string | undefined;
+  let judgeModel: string | undefined;
   const sink = {
     push: (event: AgentEvent): Promise<void> | undefined => {
       deps.recorder?.onEvent(event);
@@ -278,6 +281,7 @@ export async function askParallelOp(
       if (candidate === undefined) {
         if (event.type === "agentEnd" && event.loopId === judgeLoopId) {
           judgeText = finalText(event.messages);
+          judgeModel = lastAssistant(event.messages)?.model;
         }
         return undefined;
       }
@@ -340,7 +344,7 @@ export async function askParallelOp(
                 status,
                 text: finalText(event.messages),
                 ...(last?.errorMessage !== undefined ? { error: last.errorMessage } : {}),
-                usage: event.usage,
+                usage: pricedUsage(event.usage, last?.model, costOfUsage),
               },
             },
           ]);
@@ -383,6 +387,7 @@ export async function askParallelOp(
     decided,
     judgeLoopId,
     judgeText,
+    judgeModel,
     interrupted: signal.aborted,
   });
 }

@@ -1,5 +1,6 @@
 import { isSubAgentDetails, SubAgentTool } from "../../agent/sub-agent.js";
 import type { AgentEvent } from "../../agent/types.js";
+import { costOfUsage } from "../../llm/pricing.js";
 import type {
   AgentMessage,
   AssistantMessage,
@@ -8,6 +9,7 @@ import type {
 import { emptyUsage } from "../../model/llm-messages.js";
 import { bashCommandOf, suggestedRules } from "../../model/permission-rules.js";
 import type { ContextState } from "../../model/states.js";
+import { pricedUsage } from "../../model/usage-cost.js";
 import type { SubAgentUpdate } from "../../protocol/events.js";
 import { isPlanTool } from "../plan-act.js";
 import { assistantRow, hasToolCalls, toolResultRow } from "./agent-rows.js";
@@ -156,7 +158,7 @@ function subAgentEvent(
           kind: "ended",
           status: details.status,
           turns: details.turns,
-          usage: details.usage,
+          usage: pricedUsage(details.usage, details.model, costOfUsage),
         };
       } else if (run.subAgentLoops.has(event.toolCallId)) {
         // the call ended without its result: cut by an interrupt (or a failure before its end)
@@ -167,7 +169,7 @@ function subAgentEvent(
           status: "cancelled",
           turns: 0,
           // what the child spent before the cut (the call's onUsage reports, tool-execution.ts)
-          usage: event.result.usage ?? emptyUsage(),
+          usage: pricedUsage(event.result.usage ?? emptyUsage(), event.result.model, costOfUsage),
         };
       }
       run.subAgentLoops.delete(event.toolCallId);

@@ -169,9 +169,17 @@ describe("session cost", () => {
     expect(assistant[1]!.meta?.cost_usd).toBeCloseTo(gpt, 12);
     expect(assistant[2]!.meta).not.toHaveProperty("cost_usd");
     expect(assistant[2]!.meta?.usage?.totalTokens).toBe(4600);
-    // the store sums the known costs per session
+    // the usage carries its cost; an unknown model's is null, never 0
+    expect(assistant[0]!.meta?.usage?.cost_usd).toBeCloseTo(sonnet, 12);
+    expect(assistant[0]!.meta?.usage?.cost_complete).toBe(true);
+    expect(assistant[1]!.meta?.usage?.cost_usd).toBeCloseTo(gpt, 12);
+    expect(assistant[2]!.meta?.usage?.cost_usd).toBeNull();
+    expect(assistant[2]!.meta?.usage?.cost_complete).toBe(false);
+    // the store sums the known costs per session; a part without a price makes it incomplete
     const summary = (await h.store.listSessions()).find((s) => s.id === session.id);
-    expect(summary?.cost_usd).toBeCloseTo(sonnet + gpt, 12);
+    expect(summary?.usage.cost_usd).toBeCloseTo(sonnet + gpt, 12);
+    expect(summary?.usage.cost_complete).toBe(false);
+    expect(summary?.usage.totalTokens).toBe(3 * 4600);
     // stored as built
     const stored = await h.store.loadSession(session.id);
     expect(stored?.messages.filter((m) => m.role === "assistant").map((m) => m.meta)).toEqual(

@@ -6,6 +6,7 @@ import type {
 } from "../../model/llm-messages.js";
 import { emptyUsage } from "../../model/llm-messages.js";
 import type { ContextMessage } from "../../model/message-types.js";
+import { plainUsage } from "../../model/usage-cost.js";
 import { mcpResourceHeader, toModelText } from "../optimization/model-view.js";
 
 // ContextMessage[] (a branch, or its optimized view) → the runtime's AgentMessage[]. Rules:
@@ -35,7 +36,8 @@ function assistantBase(message: ContextMessage): Omit<AssistantMessage, "content
     role: "assistant",
     model: message.meta?.model ?? "unknown",
     provider: message.meta?.provider ?? "unknown",
-    usage: message.meta?.usage ?? emptyUsage(),
+    // tokens only: the cost beside them is the wire's, not the agent's
+    usage: plainUsage(message.meta?.usage ?? emptyUsage()),
     timestamp: timestampOf(message),
   };
 }
