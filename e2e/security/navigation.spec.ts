@@ -1,15 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase, parseDatabaseUrl } from "@arbor/db";
-import {
-  type Browser,
-  type BrowserContext,
-  chromium,
-  expect,
-  type Page,
-  test,
-} from "@playwright/test";
-import { nonce, Servers } from "./harness.js";
+import { type Browser, type BrowserContext, expect, type Page, test } from "@playwright/test";
+import { DESKTOP, nonce, PHONE, type Servers, useServersAndBrowser } from "./harness.js";
 
 // Issue #27, cases 5, 11 and the navigation bugs, in Chromium against the production build:
 // "New session" from inside a chat (desktop sidebar and phone drawer); rename, export and delete
@@ -21,28 +14,7 @@ import { nonce, Servers } from "./harness.js";
 let servers: Servers;
 let browser: Browser;
 
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
-
-test.beforeAll(async () => {
-  servers = await Servers.start();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-});
-
-test.afterAll(async () => {
-  await browser?.close();
-  await servers?.close();
-});
+useServersAndBrowser({}, (started) => ({ servers, browser } = started));
 
 /** A signed-in page at desktop size, or as a phone (touch, no hover: no keyboard assumed). */
 async function signedIn(

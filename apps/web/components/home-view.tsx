@@ -14,6 +14,7 @@ import {
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { AppHeader } from "./app-header";
 import { ModelBadge, type ModelSummary } from "./model-badge";
+import { SkipLink } from "./skip-link";
 import { buttonClass } from "./styles";
 import { WorkspaceFolder } from "./workspace-folder";
 
@@ -47,8 +48,14 @@ export function HomeView({ model, workspace }: { model: ModelSummary; workspace:
 
   return (
     <>
+      {/* the first Tab stop: past the header's links to the page's own content */}
+      <SkipLink target="sessions">Skip to sessions</SkipLink>
       <AppHeader brandHeading />
-      <main className="mx-auto flex max-w-3xl flex-col gap-4 px-3 py-4 sm:px-4 sm:py-6">
+      <main
+        id="sessions"
+        tabIndex={-1}
+        className="mx-auto flex max-w-3xl flex-col gap-4 px-3 py-4 focus:outline-none sm:px-4 sm:py-6"
+      >
         <div className="flex flex-wrap items-center justify-between gap-2">
           <h2 className="text-xl font-semibold">Sessions</h2>
           <div className="flex items-center gap-2">

@@ -22,6 +22,7 @@ import {
   SkillList,
   StateLine,
   stateLabel,
+  Toggletip,
   type TranscriptView,
   UsageMeter,
   ViewSwitch,
@@ -590,15 +591,21 @@ export function ChatView({
             budget={myUsage.data}
           />
         </div>
-        <button
-          type="button"
-          className={buttonClass.ghost}
-          disabled={optimizing || state.type !== "Idle" || !canSend}
-          title="Summarize and mask older history now, down to the optimization target"
-          onClick={() => void optimizeNow()}
-        >
-          Optimize now
-        </button>
+        <span className="inline-flex items-center">
+          <button
+            type="button"
+            className={buttonClass.ghost}
+            disabled={optimizing || state.type !== "Idle" || !canSend}
+            onClick={() => void optimizeNow()}
+          >
+            Optimize now
+          </button>
+          <Toggletip label="Optimize now">
+            Summarizes and shortens older history now, down to the optimization target, as the
+            session does by itself when the conversation nears the context window. Your messages are
+            kept: &ldquo;Full history&rdquo; shows them as written.
+          </Toggletip>
+        </span>
       </ChatHeader>
 
       <Drawer title="Sessions" open={sessionsOpen} onOpenChange={setSessionsOpen}>
