@@ -99,9 +99,22 @@ export function HomeView({ model, workspace }: { model: ModelSummary; workspace:
           </p>
         )}
         {sessions.isError && (
-          <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-            Could not load the sessions: {errorText(sessions.error)}
-          </p>
+          <div
+            role="alert"
+            className="flex flex-wrap items-center gap-2 text-sm text-red-700 dark:text-red-400"
+          >
+            <span className="min-w-0 flex-1">
+              Could not load the sessions: {errorText(sessions.error)}
+            </span>
+            <button
+              type="button"
+              className={buttonClass.secondary}
+              disabled={sessions.isFetching}
+              onClick={() => void sessions.refetch()}
+            >
+              {sessions.isFetching ? "Retrying…" : "Retry"}
+            </button>
+          </div>
         )}
         {sessions.isPending ? (
           <Skeleton label="Loading sessions" shape="lines" rows={3} />

@@ -300,11 +300,18 @@ export function ChatView({
       }
       await queryClient.invalidateQueries({ queryKey: ["messages", sessionId] });
     } catch (error) {
-      toast.error("Optimizing failed", { description: errorText(error) });
+      toast.error("Optimizing failed", {
+        id: "optimize-now",
+        description: errorText(error),
+        action: { label: "Retry", onClick: () => void optimizeAgain.current() },
+      });
     } finally {
       setOptimizing(false);
     }
   }, [queryClient, sessionId]);
+  // the toast's Retry calls the latest optimizeNow (a closure made before it would be stale)
+  const optimizeAgain = useRef(optimizeNow);
+  optimizeAgain.current = optimizeNow;
   const refreshSession = useCallback(async () => {
     await Promise.all([
       queryClient.invalidateQueries({ queryKey: ["session", sessionId] }),
@@ -695,6 +702,15 @@ export function ChatView({
               className="flex items-start gap-2 rounded-lg border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/60 dark:text-red-200"
             >
               <span className="flex-1 break-words">{error}</span>
+              {actions.actionError !== undefined && actions.retryAction !== undefined && (
+                <button
+                  type="button"
+                  className={buttonClass.secondary}
+                  onClick={actions.retryAction}
+                >
+                  Retry
+                </button>
+              )}
               <button
                 type="button"
                 aria-label="Dismiss error"
