@@ -493,7 +493,8 @@ export function ChatView({
         branchCount={detail.data?.branches.length ?? 1}
         onOpenSessions={() => setSessionsOpen(true)}
         activeBranchName={detail.data?.branches.find((b) => b.id === branchId)?.name}
-        statusSummary={stateLabel(shownState)}
+        // the phone's header summary says what the state line says (offline: not "Ready")
+        statusSummary={stateLineLabel(shownState, connectionDown)}
         conversationId="conversation"
         menu={
           detail.data ? (
