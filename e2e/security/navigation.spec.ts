@@ -256,17 +256,22 @@ test("the desktop composer names its keys; the model picker is labelled", async 
   await context.close();
 });
 
+/** The page's first Tab stop is the skip link, shown once focused; Enter puts the focus on main. */
+async function skipsToMain(page: Page, name: string): Promise<void> {
+  await page.keyboard.press("Tab");
+  const skip = page.getByRole("link", { name });
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeVisible();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("main")).toBeFocused();
+}
+
 test("the first Tab stop skips to the conversation", async () => {
   const id = await servers.api.createSession({}, `Skip ${nonce()}`);
   const { context, page } = await signedIn("desktop");
   await page.goto(`${servers.url}/sessions/${id}`);
   await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
-  await page.keyboard.press("Tab");
-  const skip = page.getByRole("link", { name: "Skip to conversation" });
-  await expect(skip).toBeFocused();
-  await expect(skip).toBeVisible();
-  await page.keyboard.press("Enter");
-  await expect(page.getByRole("main")).toBeFocused();
+  await skipsToMain(page, "Skip to conversation");
   // the next Tab goes on from the conversation, not back through the session list
   await page.keyboard.press("Tab");
   const inSidebar = await page.evaluate(`document.activeElement?.closest("aside") !== null`);
@@ -278,12 +283,7 @@ test("the home page's first Tab stop skips to the sessions", async () => {
   await servers.api.createSession({}, `Home skip ${nonce()}`);
   const { context, page } = await signedIn("desktop");
   await expect(page.getByRole("heading", { name: "Sessions" })).toBeVisible();
-  await page.keyboard.press("Tab");
-  const skip = page.getByRole("link", { name: "Skip to sessions" });
-  await expect(skip).toBeFocused();
-  await expect(skip).toBeVisible();
-  await page.keyboard.press("Enter");
-  await expect(page.getByRole("main")).toBeFocused();
+  await skipsToMain(page, "Skip to sessions");
   // the next Tab goes on inside the page's content, not through the header's links
   await page.keyboard.press("Tab");
   const inHeader = await page.evaluate(`document.activeElement?.closest("header") !== null`);
