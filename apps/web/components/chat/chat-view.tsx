@@ -22,6 +22,7 @@ import {
   SkillList,
   StateLine,
   stateLabel,
+  stateLineLabel,
   Toggletip,
   type TranscriptView,
   UsageMeter,
