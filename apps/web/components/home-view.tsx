@@ -98,7 +98,9 @@ export function HomeView({ model, workspace }: { model: ModelSummary; workspace:
             Could not import the session: {errorText(importFile.error)}
           </p>
         )}
-        {sessions.isError && (
+        {/* only when there is no list to show: a refetch that fails keeps the loaded list, and
+            the action that failed says so itself (one place per error, 0055) */}
+        {sessions.isError && sessions.data === undefined && (
           <div
             role="alert"
             className="flex flex-wrap items-center gap-2 text-sm text-red-700 dark:text-red-400"

@@ -84,7 +84,7 @@ function contextTokens(messages: readonly ContextMessage[]): number {
   return 0;
 }
 
-/** The subscription's status as the header says it; the browser knowing it is offline wins. */
+/** The subscription's status as the header says it; only the browser says it is offline. */
 function connectionState(status: SubscriptionStatus, online: boolean): ConnectionState {
   if (!online) return "offline";
   switch (status) {
@@ -94,7 +94,10 @@ function connectionState(status: SubscriptionStatus, online: boolean): Connectio
       return "connected";
     case "reconnecting":
       return "reconnecting";
+    // the browser is online: the app server is what cannot be reached, and the stream keeps
+    // trying, so "offline" (the person's own network) would be the wrong word (0058)
     case "offline":
+      return "reconnecting";
     case "closed":
       return "offline";
     default:
