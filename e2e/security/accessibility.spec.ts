@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
-import { type Browser, chromium, expect, test } from "@playwright/test";
-import { Servers } from "./harness.js";
+import { type Browser, expect, test } from "@playwright/test";
+import { type Servers, useServersAndBrowser } from "./harness.js";
 
 // Issue #27's accessibility pass: axe-core (WCAG 2.x A and AA rules, and axe's best practices) on
 // the main pages, in light and in dark mode, against the production build. No violation of
@@ -10,19 +10,9 @@ let servers: Servers;
 let browser: Browser;
 let chatId = "";
 
+useServersAndBrowser({}, (started) => ({ servers, browser } = started));
+
 test.beforeAll(async () => {
-  servers = await Servers.start();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
   // a chat with messages: a question, a Markdown answer with code, a second exchange
   chatId = await servers.api.createSession({}, "Accessibility check");
   await servers.script([
@@ -38,11 +28,6 @@ test.beforeAll(async () => {
   ]);
   await servers.api.send(chatId, { type: "text", text: "Show me a list and some code." });
   await servers.api.send(chatId, { type: "text", text: "And once more." });
-});
-
-test.afterAll(async () => {
-  await browser?.close();
-  await servers?.close();
 });
 
 const PAGES: Array<{ name: string; path: () => string; ready: string }> = [

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, expect, type Page, test } from "@playwright/test";
-import { type FakeBlock, nonce, Servers } from "./harness.js";
+import { type Browser, expect, type Page, test } from "@playwright/test";
+import { type FakeBlock, nonce, type Servers, useServersAndBrowser } from "./harness.js";
 
 // Issue #27 case 2, "Approvals do not fit the risk", against the production build: a read-only
 // tool runs without a card by default; "Always allow" on bash is scoped (`Bash(npm test:*)`) and
@@ -12,32 +12,18 @@ let servers: Servers;
 let browser: Browser;
 const tag = nonce();
 
+useServersAndBrowser({}, (started) => ({ servers, browser } = started));
+
 test.beforeAll(async () => {
-  servers = await Servers.start();
   writeFileSync(join(servers.workspace, "notes.txt"), `first ${tag}\nsecond\nthird\n`);
   writeFileSync(
     join(servers.workspace, "package.json"),
     JSON.stringify({ name: "rules", scripts: { test: "echo tested", build: "echo built" } }),
   );
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
 });
 // a test that stops at an approval leaves its later turns scripted: each test starts afresh
 test.beforeEach(async () => {
   await servers.resetFake();
-});
-test.afterAll(async () => {
-  await browser?.close();
-  await servers?.close();
 });
 
 const bash = (id: string, command: string): FakeBlock => ({

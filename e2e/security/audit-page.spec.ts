@@ -1,5 +1,5 @@
-import { type Browser, chromium, expect, test } from "@playwright/test";
-import { Servers } from "./harness.js";
+import { type Browser, expect, test } from "@playwright/test";
+import { type Servers, useServersAndBrowser } from "./harness.js";
 
 // Issue #25, Admin › Audit log in Chromium against the production build: the rows the API wrote,
 // a filter by action, paging by cursor, and "Verify chain". Signed in as the owner through the
@@ -8,25 +8,7 @@ import { Servers } from "./harness.js";
 let servers: Servers;
 let browser: Browser;
 
-test.beforeAll(async () => {
-  servers = await Servers.start();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-});
-
-test.afterAll(async () => {
-  await browser?.close();
-  await servers?.close();
-});
+useServersAndBrowser({}, (started) => ({ servers, browser } = started));
 
 test("the audit page lists, filters, pages and verifies", async () => {
   const api = servers.api;

@@ -1,5 +1,5 @@
-import { type Browser, chromium, expect, type Page, test } from "@playwright/test";
-import { type FakeRequest, Servers } from "./harness.js";
+import { type Browser, expect, type Page, test } from "@playwright/test";
+import { DESKTOP, type FakeRequest, PHONE, type Servers, useServersAndBrowser } from "./harness.js";
 
 // Issue #27, the composer and the end of an answer, in Chromium against the production build and
 // the fake LLM: a file and the question typed with it are one user message and one model request;
@@ -13,28 +13,11 @@ import { type FakeRequest, Servers } from "./harness.js";
 let servers: Servers;
 let browser: Browser;
 
-test.beforeAll(async () => {
-  servers = await Servers.start({ env: { ARBOR_TITLES: "model" } });
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-});
+useServersAndBrowser(
+  { env: { ARBOR_TITLES: "model" } },
+  (started) => ({ servers, browser } = started),
+);
 
-test.afterAll(async () => {
-  await browser?.close();
-  await servers?.close();
-});
-
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 const PNG = Buffer.from(
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=",
   "base64",

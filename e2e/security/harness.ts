@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
+import { type Browser, type BrowserContext, chromium, expect, test } from "@playwright/test";
 import {
   freePort,
   repoRoot,
@@ -59,6 +60,64 @@ export interface FakeTurn {
   chunkSize?: number;
   /** the usage the response reports (default: from the text's length) */
   usage?: { input?: number; output?: number };
+}
+
+/** The sizes the UI specs check at: a desktop and a phone (issue #27). */
+export const DESKTOP = { width: 1440, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * Debian's Chromium (Playwright's own download cannot be fetched here) with the flags of
+ * playwright.config.ts that keep it from calling out.
+ */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+}
+
+/**
+ * A spec file that drives the UI: registers its beforeAll (the servers of `options`, then
+ * Chromium; `ready` gets both) and its afterAll (closes both). A spec that prepares more (files in
+ * the workspace, a session) does it in a beforeAll of its own, declared after this call: Playwright
+ * runs a file's hooks in the order they were declared.
+ */
+export function useServersAndBrowser(
+  options: StartOptions,
+  ready: (started: { servers: Servers; browser: Browser }) => void,
+): void {
+  let started: { servers?: Servers; browser?: Browser } = {};
+  test.beforeAll(async () => {
+    started = {};
+    started.servers = await Servers.start(options);
+    started.browser = await launchChromium();
+    ready({ servers: started.servers, browser: started.browser });
+  });
+  test.afterAll(async () => {
+    await started.browser?.close();
+    await started.servers?.close();
+  });
+}
+
+/**
+ * A browser context signed in as the owner through the `?token=` URL, as a person opens the
+ * printed link; the app is its baseURL.
+ */
+export async function ownerContext(browser: Browser, servers: Servers): Promise<BrowserContext> {
+  const owner = await browser.newContext({ baseURL: servers.url });
+  const page = await owner.newPage();
+  await page.goto(`/?token=${encodeURIComponent(servers.token)}`);
+  await expect(page).toHaveURL(`${servers.url}/`);
+  await page.close();
+  return owner;
 }
 
 /** A random secret with a recognisable prefix: any appearance of it is a leak. */
@@ -464,6 +523,13 @@ export function headersOf(incoming: IncomingMessage): Headers {
 }
 
 // ---- what the answers hold ------------------------------------------------------------------
+
+/** The fields a 400 answer names (`fields[].field`). */
+export function fieldsOf(answer: Answer): string[] {
+  return ((answer.json as { fields?: Array<{ field: string }> } | undefined)?.fields ?? []).map(
+    (f) => f.field,
+  );
+}
 
 export function errorEvents(events: SseEvent[]): Array<{ code: string; message: string }> {
   return events

@@ -1,8 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: shell expansions in hook commands
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, expect, test } from "@playwright/test";
-import { type FakeTurn, nonce, Servers } from "./harness.js";
+import { type Browser, expect, test } from "@playwright/test";
+import { type FakeTurn, nonce, type Servers, useServersAndBrowser } from "./harness.js";
 
 // Issue #26 finding 8 against the production build: a workspace's Claude Code hooks
 // (.claude/settings.json) run in Arbor's sessions with Claude Code's contract, only once a
@@ -14,8 +14,9 @@ let browser: Browser;
 const tag = nonce();
 const HOOK_NAME = "PreToolUse[0].hooks[0]";
 
+useServersAndBrowser({}, (started) => ({ servers, browser } = started));
+
 test.beforeAll(async () => {
-  servers = await Servers.start();
   mkdirSync(join(servers.workspace, ".claude"));
   writeFileSync(
     join(servers.workspace, ".claude", "settings.json"),
@@ -35,21 +36,6 @@ test.beforeAll(async () => {
       },
     }),
   );
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-});
-test.afterAll(async () => {
-  await browser?.close();
-  await servers?.close();
 });
 
 const bashTurns = (file: string): FakeTurn[] => [

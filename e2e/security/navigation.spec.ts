@@ -1,15 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase, parseDatabaseUrl } from "@arbor/db";
-import {
-  type Browser,
-  type BrowserContext,
-  chromium,
-  expect,
-  type Page,
-  test,
-} from "@playwright/test";
-import { nonce, Servers } from "./harness.js";
+import { type Browser, type BrowserContext, expect, type Page, test } from "@playwright/test";
+import { DESKTOP, nonce, PHONE, type Servers, useServersAndBrowser } from "./harness.js";
 
 // Issue #27, cases 5, 11 and the navigation bugs, in Chromium against the production build:
 // "New session" from inside a chat (desktop sidebar and phone drawer); rename, export and delete
@@ -21,28 +14,7 @@ import { nonce, Servers } from "./harness.js";
 let servers: Servers;
 let browser: Browser;
 
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
-
-test.beforeAll(async () => {
-  servers = await Servers.start();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-});
-
-test.afterAll(async () => {
-  await browser?.close();
-  await servers?.close();
-});
+useServersAndBrowser({}, (started) => ({ servers, browser } = started));
 
 /** A signed-in page at desktop size, or as a phone (touch, no hover: no keyboard assumed). */
 async function signedIn(
@@ -284,20 +256,86 @@ test("the desktop composer names its keys; the model picker is labelled", async 
   await context.close();
 });
 
+/** The page's first Tab stop is the skip link, shown once focused; Enter puts the focus on main. */
+async function skipsToMain(page: Page, name: string): Promise<void> {
+  await page.keyboard.press("Tab");
+  const skip = page.getByRole("link", { name });
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeVisible();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("main")).toBeFocused();
+}
+
 test("the first Tab stop skips to the conversation", async () => {
   const id = await servers.api.createSession({}, `Skip ${nonce()}`);
   const { context, page } = await signedIn("desktop");
   await page.goto(`${servers.url}/sessions/${id}`);
   await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
-  await page.keyboard.press("Tab");
-  const skip = page.getByRole("link", { name: "Skip to conversation" });
-  await expect(skip).toBeFocused();
-  await expect(skip).toBeVisible();
-  await page.keyboard.press("Enter");
-  await expect(page.getByRole("main")).toBeFocused();
+  await skipsToMain(page, "Skip to conversation");
   // the next Tab goes on from the conversation, not back through the session list
   await page.keyboard.press("Tab");
   const inSidebar = await page.evaluate(`document.activeElement?.closest("aside") !== null`);
   expect(inSidebar).toBe(false);
+  await context.close();
+});
+
+test("the home page's first Tab stop skips to the sessions", async () => {
+  await servers.api.createSession({}, `Home skip ${nonce()}`);
+  const { context, page } = await signedIn("desktop");
+  await expect(page.getByRole("heading", { name: "Sessions" })).toBeVisible();
+  await skipsToMain(page, "Skip to sessions");
+  // the next Tab goes on inside the page's content, not through the header's links
+  await page.keyboard.press("Tab");
+  const inHeader = await page.evaluate(`document.activeElement?.closest("header") !== null`);
+  expect(inHeader).toBe(false);
+  await expect(page.getByRole("button", { name: "New session", exact: true })).toBeFocused();
+  await context.close();
+});
+
+test("an explanation opens on a tap on a touch screen and closes on a tap outside (issue #27, case 12)", async () => {
+  const id = await servers.api.createSession({}, `Explain ${nonce()}`);
+  const { context, page } = await signedIn("phone");
+  await page.goto(`${servers.url}/sessions/${id}`);
+  const about = page.getByRole("button", { name: "About the transcript views" });
+  // no title tooltip left on the view switch: a touch screen never shows one
+  await expect(page.getByRole("radio", { name: "What the model sees" })).not.toHaveAttribute(
+    "title",
+    /./,
+  );
+  await about.tap();
+  const bubble = page.getByRole("dialog", { name: "the transcript views" });
+  await expect(bubble).toBeVisible();
+  await expect(bubble).toContainText("older messages may be summarized or shortened");
+  await expect(bubble).toContainText("Every message as it was written");
+  // inside the screen's width
+  const box = await bubble.boundingBox();
+  expect(box).not.toBeNull();
+  expect((box?.x ?? -1) >= 0 && (box?.x ?? 0) + (box?.width ?? 0) <= PHONE.width).toBe(true);
+  await page.getByRole("heading", { level: 1 }).tap();
+  await expect(bubble).toBeHidden();
+
+  // the context meter's explanation, in the status row the header's summary opens
+  await page.getByRole("button", { name: /: status and tools$/ }).tap();
+  await page.getByRole("button", { name: "About context usage" }).tap();
+  await expect(page.getByRole("dialog", { name: "context usage" })).toContainText(
+    "How much of the model's context window the next request fills",
+  );
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog", { name: "context usage" })).toBeHidden();
+  await context.close();
+});
+
+test("an explanation opens from the keyboard at desktop size", async () => {
+  const id = await servers.api.createSession({}, `Explain keys ${nonce()}`);
+  const { context, page } = await signedIn("desktop");
+  await page.goto(`${servers.url}/sessions/${id}`);
+  const about = page.getByRole("button", { name: "About the workspace folder" });
+  await about.focus();
+  await page.keyboard.press("Enter");
+  const bubble = page.getByRole("dialog", { name: "the workspace folder" });
+  await expect(bubble).toContainText("The agent reads, searches and changes files only inside");
+  await page.keyboard.press("Escape");
+  await expect(bubble).toBeHidden();
+  await expect(about).toBeFocused();
   await context.close();
 });

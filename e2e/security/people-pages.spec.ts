@@ -1,5 +1,5 @@
 import { type BrowserContext, expect, test } from "@playwright/test";
-import { nonce, Servers } from "./harness.js";
+import { nonce, ownerContext, Servers } from "./harness.js";
 
 // Issue #25 in the browser: Settings › Tokens (a token made, shown once, used as Bearer, revoked
 // and refused at once) and Admin › People (an invitation link made and taken, the person's role
@@ -10,11 +10,7 @@ let owner: BrowserContext;
 
 test.beforeAll(async ({ browser }) => {
   servers = await Servers.start();
-  owner = await browser.newContext({ baseURL: servers.url });
-  const page = await owner.newPage();
-  await page.goto(`/?token=${encodeURIComponent(servers.token)}`);
-  await expect(page).toHaveURL(`${servers.url}/`);
-  await page.close();
+  owner = await ownerContext(browser, servers);
 });
 
 test.afterAll(async () => {

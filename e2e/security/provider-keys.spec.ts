@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type BrowserContext, expect, test } from "@playwright/test";
-import { errorEvents, Servers, secret, summary, toolResults } from "./harness.js";
+import { errorEvents, ownerContext, Servers, secret, summary, toolResults } from "./harness.js";
 
 // Issue #27 case 12 in Chromium: a server started with no provider key (the offline model
 // answers). The owner adds an Anthropic key in Settings › Model providers; the next model request
@@ -18,11 +18,7 @@ test.beforeAll(async ({ browser }) => {
   servers = await Servers.start({
     env: { ANTHROPIC_API_KEY: "", ARBOR_PROVIDER: "", ARBOR_MODEL: "" },
   });
-  owner = await browser.newContext({ baseURL: servers.url });
-  const page = await owner.newPage();
-  await page.goto(`/?token=${encodeURIComponent(servers.token)}`);
-  await expect(page).toHaveURL(`${servers.url}/`);
-  await page.close();
+  owner = await ownerContext(browser, servers);
 });
 
 test.afterAll(async () => {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { expect, test } from "@playwright/test";
-import { type Answer, errorEvents, type Json, Servers, summary } from "./harness.js";
+import { type Answer, errorEvents, fieldsOf, type Json, Servers, summary } from "./harness.js";
 
 // Issue #9, finding 11: a message posted during a DELETE got 200 and was lost; Edit & resend and
 // system_prompt took 10 MB; client_metadata was dropped; Last-Event-ID ≥ 2^63 answered a Prisma
@@ -17,12 +17,6 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await servers?.close();
 });
-
-function fieldsOf(answer: Answer): string[] {
-  return ((answer.json as { fields?: Array<{ field: string }> } | undefined)?.fields ?? []).map(
-    (f) => f.field,
-  );
-}
 
 test("a message to a session being deleted is refused with 409, and the running one is not lost", async () => {
   const api = servers.api;

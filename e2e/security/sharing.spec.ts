@@ -1,5 +1,5 @@
 import { type Browser, type BrowserContext, expect, type Page, test } from "@playwright/test";
-import { nonce, Servers } from "./harness.js";
+import { nonce, ownerContext, Servers } from "./harness.js";
 
 // Issue #25, "Sharing", as two people in two browser contexts (docs/sharing.md): the owner (A,
 // signed in by the install token's link) and Ben (B, a member who signed up through an invitation).
@@ -25,13 +25,8 @@ test.afterAll(async () => {
 });
 
 /** The owner's browser: the printed URL's `?token=` trades the install token for a session. */
-async function signInOwner(browser: Browser): Promise<BrowserContext> {
-  const context = await browser.newContext({ baseURL: servers.url });
-  const page = await context.newPage();
-  await page.goto(`/?token=${encodeURIComponent(servers.token)}`);
-  await expect(page).toHaveURL(`${servers.url}/`);
-  await page.close();
-  return context;
+function signInOwner(browser: Browser): Promise<BrowserContext> {
+  return ownerContext(browser, servers);
 }
 
 /** A second person: the owner invites, the person's browser signs up with the invitation. */

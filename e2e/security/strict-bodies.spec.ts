@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { type Answer, apiCatalog, fillPath, Servers } from "./harness.js";
+import { apiCatalog, fieldsOf, fillPath, Servers } from "./harness.js";
 
 // Issue #26, finding 2: `PATCH /api/sessions/{id}/config` with `{"folding":{"enabled":true}}`
 // changed nothing, and unknown fields were stripped in silence on every body. Over HTTP against
@@ -16,12 +16,6 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await servers?.close();
 });
-
-function fieldsOf(answer: Answer): string[] {
-  return ((answer.json as { fields?: Array<{ field: string }> } | undefined)?.fields ?? []).map(
-    (f) => f.field,
-  );
-}
 
 interface Detail {
   active_branch_id: string;

@@ -14,6 +14,7 @@ import {
 import { useHydrated } from "@/lib/client/use-hydrated";
 import { AppHeader } from "./app-header";
 import { ModelBadge, type ModelSummary } from "./model-badge";
+import { SkipLink } from "./skip-link";
 import { buttonClass } from "./styles";
 import { WorkspaceFolder } from "./workspace-folder";
 
@@ -47,8 +48,14 @@ export function HomeView({ model, workspace }: { model: ModelSummary; workspace:
 
   return (
     <>
+      {/* the first Tab stop: past the header's links to the page's own content */}
+      <SkipLink target="sessions">Skip to sessions</SkipLink>
       <AppHeader brandHeading />
-      <main className="mx-auto flex max-w-3xl flex-col gap-4 px-3 py-4 sm:px-4 sm:py-6">
+      <main
+        id="sessions"
+        tabIndex={-1}
+        className="mx-auto flex max-w-3xl flex-col gap-4 px-3 py-4 focus:outline-none sm:px-4 sm:py-6"
+      >
         <div className="flex flex-wrap items-center justify-between gap-2">
           <h2 className="text-xl font-semibold">Sessions</h2>
           <div className="flex items-center gap-2">
@@ -91,10 +98,25 @@ export function HomeView({ model, workspace }: { model: ModelSummary; workspace:
             Could not import the session: {errorText(importFile.error)}
           </p>
         )}
-        {sessions.isError && (
-          <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-            Could not load the sessions: {errorText(sessions.error)}
-          </p>
+        {/* only when there is no list to show: a refetch that fails keeps the loaded list, and
+            the action that failed says so itself (one place per error, 0055) */}
+        {sessions.isError && sessions.data === undefined && (
+          <div
+            role="alert"
+            className="flex flex-wrap items-center gap-2 text-sm text-red-700 dark:text-red-400"
+          >
+            <span className="min-w-0 flex-1">
+              Could not load the sessions: {errorText(sessions.error)}
+            </span>
+            <button
+              type="button"
+              className={buttonClass.secondary}
+              disabled={sessions.isFetching}
+              onClick={() => void sessions.refetch()}
+            >
+              {sessions.isFetching ? "Retrying…" : "Retry"}
+            </button>
+          </div>
         )}
         {sessions.isPending ? (
           <Skeleton label="Loading sessions" shape="lines" rows={3} />

@@ -55,6 +55,7 @@ export * from "./skills-agents.js";
 export * from "./state-label.js";
 export * from "./state-line.js";
 export * from "./theme-toggle.js";
+export * from "./toggletip.js";
 export * from "./undo-toast.js";
 export * from "./usage-meter.js";
 export * from "./use-has-keyboard.js";

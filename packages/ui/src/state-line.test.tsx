@@ -2,7 +2,7 @@ import type { ContextState, ContextStateType } from "@arbor/core";
 import { render, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { isRunning, stateLabel, stateTone } from "./state-label.js";
-import { StateLine } from "./state-line.js";
+import { StateLine, stateLineLabel } from "./state-line.js";
 
 // One sample per state type; the Record type makes the typecheck fail when core adds a state.
 const samples: { [T in ContextStateType]: [Extract<ContextState, { type: T }>, string] } = {
@@ -136,5 +136,16 @@ describe("StateLine", () => {
     rerender(<StateLine state={{ type: "Idle" }} />);
     expect(status).toHaveProperty("textContent", "Ready");
     expect(status.dataset.tone).toBe("idle");
+  });
+});
+
+describe("stateLineLabel (the phone header's summary, issue #27)", () => {
+  it("says the connection's words while the stream is down, and a failure without its text", () => {
+    expect(stateLineLabel({ type: "Idle" }, "reconnecting")).toBe("Reconnecting…");
+    expect(stateLineLabel({ type: "Idle" }, "offline")).toBe("Offline · trying to reconnect");
+    expect(stateLineLabel({ type: "Idle" })).toBe("Ready");
+    expect(
+      stateLineLabel({ type: "Failed", error: "boom", recoverable: true } as ContextState),
+    ).toBe("Failed");
   });
 });

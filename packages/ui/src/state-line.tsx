@@ -31,10 +31,21 @@ const connectionWords: Record<NonNullable<StateLineProps["connection"]>, string>
   reconnecting: "Reconnecting…",
 };
 
+/**
+ * What the state line says: the connection's words while the live stream is down, else the
+ * state's short label (also the phone header's summary, so both say the same).
+ */
+export function stateLineLabel(
+  state: StateLineProps["state"],
+  connection?: StateLineProps["connection"],
+): string {
+  return connection === undefined ? shortStateLabel(state) : connectionWords[connection];
+}
+
 /** One human line for the session's fine-grained state; a live region so screen readers hear it. */
 export function StateLine({ state, context, connection, className = "" }: StateLineProps) {
   const tone = connection === undefined ? stateTone(state) : "waiting";
-  const label = connection === undefined ? shortStateLabel(state) : connectionWords[connection];
+  const label = stateLineLabel(state, connection);
   return (
     <div
       role="status"

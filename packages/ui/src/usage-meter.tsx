@@ -2,6 +2,7 @@
 
 import { costText, formatTokens } from "./format.js";
 import { unreachable } from "./state-label.js";
+import { Toggletip } from "./toggletip.js";
 
 export type UsageLevel = "normal" | "warning" | "critical";
 
@@ -66,7 +67,7 @@ export function fixedText(fixed: { systemPrompt: number; tools: number }): strin
   return `${formatTokens(fixed.systemPrompt + fixed.tools)} in every request (instructions ${formatTokens(fixed.systemPrompt)} + tool descriptions ${formatTokens(fixed.tools)})`;
 }
 
-/** The meter's tooltip: what the numbers count. */
+/** What the meter's numbers count (its toggletip). */
 export const USAGE_EXPLAINED =
   "How much of the model's context window the next request fills, in tokens. Part of it goes in every request: the instructions (system prompt) and the descriptions of the tools the model may call. When the conversation nears the limit, older messages are summarized or shortened.";
 
@@ -77,7 +78,7 @@ export function UsageMeter({ used, limit, fixed, budget, cost, className = "" }:
   const fixedPercent = limit > 0 ? Math.min(percent, (fixedTokens / limit) * 100) : 0;
   const text = `${formatTokens(used)} / ${formatTokens(limit)} tokens (${percent}%)${fixed ? `, ${fixedText(fixed)}` : ""}`;
   return (
-    <div className={`flex min-w-0 items-center gap-2 text-xs ${className}`} title={USAGE_EXPLAINED}>
+    <div className={`flex min-w-0 items-center gap-2 text-xs ${className}`}>
       {/* biome-ignore lint/a11y/useSemanticElements: a native <meter> cannot be styled alike across browsers; the ARIA meter carries the same semantics */}
       <div
         role="meter"
@@ -110,6 +111,7 @@ export function UsageMeter({ used, limit, fixed, budget, cost, className = "" }:
       >
         {text}
       </span>
+      <Toggletip label="context usage">{USAGE_EXPLAINED}</Toggletip>
       {budget !== undefined && budget.monthly_tokens !== null && (
         <BudgetLeft monthly_tokens={budget.monthly_tokens} used_tokens={budget.used_tokens} />
       )}

@@ -18,13 +18,15 @@ describe("ViewSwitch", () => {
 });
 
 describe("ViewSwitch's words (issue #27)", () => {
-  it("explains each view in a sentence a newcomer reads", () => {
+  it("explains each view in a sentence a newcomer reads, behind a toggletip a tap opens", async () => {
+    const user = userEvent.setup();
     render(<ViewSwitch value="optimized" onChange={() => {}} />);
     expect(
       screen.getByRole("radio", { name: "What the model sees" }).getAttribute("title"),
-    ).toMatch(/summarized or shortened to fit/);
-    expect(screen.getByRole("radio", { name: "Full history" }).getAttribute("title")).toMatch(
-      /Every message as it was written/,
-    );
+    ).toBeNull();
+    await user.click(screen.getByRole("button", { name: "About the transcript views" }));
+    const bubble = screen.getByRole("dialog", { name: "the transcript views" });
+    expect(bubble.textContent).toMatch(/What the model sees:.*summarized or shortened to fit/);
+    expect(bubble.textContent).toMatch(/Full history:.*Every message as it was written/);
   });
 });

@@ -22,6 +22,8 @@ import {
   SkillList,
   StateLine,
   stateLabel,
+  stateLineLabel,
+  Toggletip,
   type TranscriptView,
   UsageMeter,
   ViewSwitch,
@@ -82,7 +84,7 @@ function contextTokens(messages: readonly ContextMessage[]): number {
   return 0;
 }
 
-/** The subscription's status as the header says it; the browser knowing it is offline wins. */
+/** The subscription's status as the header says it; only the browser says it is offline. */
 function connectionState(status: SubscriptionStatus, online: boolean): ConnectionState {
   if (!online) return "offline";
   switch (status) {
@@ -92,7 +94,10 @@ function connectionState(status: SubscriptionStatus, online: boolean): Connectio
       return "connected";
     case "reconnecting":
       return "reconnecting";
+    // the browser is online: the app server is what cannot be reached, and the stream keeps
+    // trying, so "offline" (the person's own network) would be the wrong word (0058)
     case "offline":
+      return "reconnecting";
     case "closed":
       return "offline";
     default:
@@ -312,11 +317,18 @@ export function ChatView({
       }
       await queryClient.invalidateQueries({ queryKey: ["messages", sessionId] });
     } catch (error) {
-      toast.error("Optimizing failed", { description: errorText(error) });
+      toast.error("Optimizing failed", {
+        id: "optimize-now",
+        description: errorText(error),
+        action: { label: "Retry", onClick: () => void optimizeAgain.current() },
+      });
     } finally {
       setOptimizing(false);
     }
   }, [queryClient, sessionId]);
+  // the toast's Retry calls the latest optimizeNow (a closure made before it would be stale)
+  const optimizeAgain = useRef(optimizeNow);
+  optimizeAgain.current = optimizeNow;
   const refreshSession = useCallback(async () => {
     await Promise.all([
       queryClient.invalidateQueries({ queryKey: ["session", sessionId] }),
@@ -502,7 +514,8 @@ export function ChatView({
         branchCount={detail.data?.branches.length ?? 1}
         onOpenSessions={() => setSessionsOpen(true)}
         activeBranchName={detail.data?.branches.find((b) => b.id === branchId)?.name}
-        statusSummary={stateLabel(shownState)}
+        // the phone's header summary says what the state line says (offline: not "Ready")
+        statusSummary={stateLineLabel(shownState, connectionDown)}
         conversationId="conversation"
         menu={
           detail.data ? (
@@ -637,15 +650,21 @@ export function ChatView({
             cost={sessions.data?.find((s) => s.id === sessionId)?.usage}
           />
         </div>
-        <button
-          type="button"
-          className={buttonClass.ghost}
-          disabled={optimizing || state.type !== "Idle" || !canSend}
-          title="Summarize and mask older history now, down to the optimization target"
-          onClick={() => void optimizeNow()}
-        >
-          Optimize now
-        </button>
+        <span className="inline-flex items-center">
+          <button
+            type="button"
+            className={buttonClass.ghost}
+            disabled={optimizing || state.type !== "Idle" || !canSend}
+            onClick={() => void optimizeNow()}
+          >
+            Optimize now
+          </button>
+          <Toggletip label="Optimize now">
+            Summarizes and shortens older history now, down to the optimization target, as the
+            session does by itself when the conversation nears the context window. Your messages are
+            kept: &ldquo;Full history&rdquo; shows them as written.
+          </Toggletip>
+        </span>
       </ChatHeader>
 
       <Drawer title="Sessions" open={sessionsOpen} onOpenChange={setSessionsOpen}>
@@ -735,6 +754,15 @@ export function ChatView({
               className="flex items-start gap-2 rounded-lg border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/60 dark:text-red-200"
             >
               <span className="flex-1 break-words">{error}</span>
+              {actions.actionError !== undefined && actions.retryAction !== undefined && (
+                <button
+                  type="button"
+                  className={buttonClass.secondary}
+                  onClick={actions.retryAction}
+                >
+                  Retry
+                </button>
+              )}
               <button
                 type="button"
                 aria-label="Dismiss error"

@@ -24,8 +24,8 @@ import { toast } from "sonner";
 import { ApiError, api, errorText } from "@/lib/client/api";
 import type { LiveSession } from "@/lib/client/use-live-session";
 
-// Everything the chat page can ask of the server, each wrapped so a failure becomes a toast and
-// the page's error banner instead of an unhandled rejection. Streaming answers are pumped into
+// Everything the chat page can ask of the server, each wrapped so a failure becomes the page's
+// error banner (with Retry) instead of an unhandled rejection. Streaming answers are pumped into
 // the live store; plain JSON answers refresh the queries they change. A text the user sends is
 // "outgoing" from the click until the server stored it: shown at once, held while the connection
 // is down (sent, in order, when it is back), and kept with Retry when the server refused it, so
@@ -53,6 +53,8 @@ export interface ChatActionsDeps {
 
 export interface ChatActions {
   actionError: string | undefined;
+  /** tries the action that failed again (the banner's Retry); undefined when none failed */
+  retryAction: (() => void) | undefined;
   clearError: () => void;
   /** texts sent and not yet in the stored list (sending, or refused) */
   outgoing: readonly Outgoing[];
@@ -90,18 +92,23 @@ export function useChatActions({
   connected,
 }: ChatActionsDeps): ChatActions {
   const [actionError, setActionError] = useState<string | undefined>();
+  // the action that failed, to try again from the banner's Retry
+  const [failedAction, setFailedAction] = useState<(() => void) | undefined>();
   const { pump, store, signal } = live;
 
+  // One place per error (issue #27, 0055): an action that failed is said in the page's banner,
+  // with Retry, and not in a toast as well.
   const run = useCallback(
-    (what: string, task: () => Promise<void>) => {
+    function runAction(what: string, task: () => Promise<void>) {
       setActionError(undefined);
+      setFailedAction(undefined);
       store.setError(undefined);
       void task()
         .catch((error: unknown) => {
           // the page went away mid-stream: nothing to report
           if (error instanceof DOMException && error.name === "AbortError") return;
           setActionError(`${what}: ${errorText(error)}`);
-          toast.error(what, { description: errorText(error) });
+          setFailedAction(() => () => runAction(what, task));
         })
         .finally(() => {
           void refreshSession();
@@ -430,8 +437,10 @@ export function useChatActions({
     retryOutgoing,
     discardOutgoing,
     actionError,
+    retryAction: failedAction,
     clearError: () => {
       setActionError(undefined);
+      setFailedAction(undefined);
       store.setError(undefined);
     },
     send,

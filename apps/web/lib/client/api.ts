@@ -96,6 +96,9 @@ function isErrorResponse(value: unknown): value is ErrorResponse {
   );
 }
 
+/** Bad Gateway, Service Unavailable, Gateway Timeout: what a proxy says for an app server gone */
+const GATEWAY_STATUSES = new Set([502, 503, 504]);
+
 async function errorFrom(response: Response): Promise<ApiError> {
   const text = await response.text().catch(() => "");
   try {
@@ -103,6 +106,14 @@ async function errorFrom(response: Response): Promise<ApiError> {
     if (isErrorResponse(body)) return new ApiError(response.status, body);
   } catch {
     // not JSON: a proxy's page or an empty body; fall through to the status line
+  }
+  if (GATEWAY_STATUSES.has(response.status)) {
+    // a proxy in front answered for an app server that is gone: to the person, the same as a
+    // server that cannot be reached (a text waits and goes when it is back; Retry is offered)
+    return new ApiError(response.status, {
+      error: "network",
+      message: `The server could not be reached (${response.status} ${response.statusText || "from the proxy"}).`,
+    });
   }
   return new ApiError(response.status, {
     error: response.status === 404 ? "not_found" : "internal",

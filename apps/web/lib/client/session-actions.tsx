@@ -126,15 +126,22 @@ export async function exportSession(id: string, title: string, format: ExportFor
 export function useCreateSession() {
   const router = useRouter();
   const queryClient = useQueryClient();
-  return useMutation({
+  const create = useMutation({
     mutationFn: () => api.createSession(),
     onSuccess: async ({ session_id }) => {
+      toast.dismiss("create-session");
       await queryClient.invalidateQueries({ queryKey: ["sessions"] });
       router.push(`/sessions/${encodeURIComponent(session_id)}`);
     },
+    // one toast, replaced by a later failure rather than stacked, with Retry (issue #27)
     onError: (error) =>
-      toast.error("Could not create a session", { description: errorText(error) }),
+      toast.error("Could not create a session", {
+        id: "create-session",
+        description: errorText(error),
+        action: { label: "Retry", onClick: () => create.mutate() },
+      }),
   });
+  return create;
 }
 
 /** Downloads the session (its active branch, every message) as a file. */

@@ -46,3 +46,31 @@ describe("OutgoingCard", () => {
     expect(onDiscard).toHaveBeenCalledWith("k3");
   });
 });
+
+describe("OutgoingCard's files (issue #27)", () => {
+  it("lists the files going with a held text by name and size", () => {
+    render(
+      <OutgoingCard
+        message={{
+          key: "k4",
+          text: "what do these say?",
+          status: "held",
+          attachments: [
+            { name: "notes.md", size: 1_536 },
+            { name: "pixel.png", size: 68 },
+          ],
+        }}
+      />,
+    );
+    const files = screen.getByRole("list", { name: "Files with this message" });
+    const items = [...files.querySelectorAll("li")].map((li) => li.textContent);
+    expect(items).toEqual(["notes.md1.5 KB", "pixel.png68 B"]);
+  });
+
+  it("shows no file list for a text alone", () => {
+    render(
+      <OutgoingCard message={{ key: "k5", text: "hi", status: "sending", attachments: [] }} />,
+    );
+    expect(screen.queryByRole("list")).toBeNull();
+  });
+});

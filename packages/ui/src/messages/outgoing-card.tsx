@@ -1,11 +1,14 @@
 "use client";
 
+import { PaperclipIcon } from "../paperclip-icon.js";
 import { badgeClass, buttonClass } from "../styles.js";
+import { fileSize } from "./attachment-card.js";
 import { LongText } from "./long-text.js";
 
 // A message the user sent that the server has not stored yet: shown at once so nothing typed
 // seems lost, marked "Sending…", held while the connection is down (it goes when it is back), and
-// kept with Retry / Discard when the server refused it.
+// kept with Retry / Discard when the server refused it. The files going with the text are listed
+// by name and size, so a held message says all it will send (issue #27).
 
 export type OutgoingStatus = "sending" | "held" | "failed";
 
@@ -16,6 +19,8 @@ export interface OutgoingMessage {
   status: OutgoingStatus;
   /** why the server refused it (status "failed") */
   error?: string | undefined;
+  /** the files that go in the same message */
+  attachments?: readonly { name: string; size: number }[] | undefined;
 }
 
 export interface OutgoingCardProps {
@@ -82,6 +87,27 @@ export function OutgoingCard({ message, onRetry, onDiscard }: OutgoingCardProps)
         )}
       </header>
       <LongText text={message.text} />
+      {message.attachments !== undefined && message.attachments.length > 0 && (
+        <ul
+          aria-label="Files with this message"
+          className="mt-2 flex flex-wrap gap-1.5 text-xs text-zinc-700 dark:text-zinc-300"
+        >
+          {message.attachments.map((file, index) => (
+            <li
+              // two files may share a name; their order is fixed while the message waits
+              // biome-ignore lint/suspicious/noArrayIndexKey: the list never reorders
+              key={`${index}-${file.name}`}
+              className="inline-flex max-w-full items-center gap-1 rounded-md border border-sky-200 bg-white px-2 py-0.5 dark:border-sky-900 dark:bg-zinc-900"
+            >
+              <PaperclipIcon />
+              <span className="truncate font-mono">{file.name}</span>
+              <span className="shrink-0 text-zinc-500 dark:text-zinc-400">
+                {fileSize(file.size)}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
     </article>
   );
 }
