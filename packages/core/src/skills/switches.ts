@@ -1,4 +1,5 @@
 import type { PersonRef } from "../model/person.js";
+import { pollStore } from "../store/poll.js";
 import { type SkillDir, SkillSet } from "./skill-set.js";
 
 // Skills and sub-agents an admin switched off in Settings (issue #27 case 7, decision 0057). The
@@ -99,22 +100,9 @@ export class ExtensionSwitches {
     }
   }
 
-  /** Rereads every `intervalMs` until the returned function is called. */
+  /** Rereads every `intervalMs` until the returned function is called (store/poll.ts). */
   poll(intervalMs: number, onError: (error: Error) => void): () => void {
-    let running = false;
-    const timer = setInterval(() => {
-      if (running) return;
-      running = true;
-      this.refresh()
-        .catch((error: unknown) =>
-          onError(error instanceof Error ? error : new Error(String(error))),
-        )
-        .finally(() => {
-          running = false;
-        });
-    }, intervalMs);
-    timer.unref();
-    return () => clearInterval(timer);
+    return pollStore(() => this.refresh(), onError, intervalMs);
   }
 }
 

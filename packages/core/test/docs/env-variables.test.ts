@@ -25,6 +25,8 @@ const OTEL_SDK_READS = new Set([
   "OTEL_TRACES_EXPORTER",
   "OTEL_METRICS_EXPORTER",
   "OTEL_LOGS_EXPORTER",
+  // docs/observability.md names the batch settings as a group, `OTEL_BSP_*`
+  "OTEL_BSP_",
   "OTEL_BSP_SCHEDULE_DELAY",
   "OTEL_BSP_EXPORT_TIMEOUT",
   "OTEL_BSP_MAX_QUEUE_SIZE",
@@ -66,6 +68,8 @@ const EXAMPLES: Readonly<Record<string, string>> = {
   EXAMPLE_TOKEN: "docs/openapi.md: a spec's credential variable in an example",
   PETSTORE_KEY: "docs/openapi.md: a spec's credential variable in an example",
   STRIPE_KEY: "docs/openapi.md: a spec's credential variable in an example",
+  AUTH: "docs/observability.md: a shell variable that builds Langfuse's Basic credential",
+  PHOENIX_API_KEY: "docs/observability.md: Arize Phoenix's own API key in an example",
 };
 
 describe("the environment variables the docs name", () => {

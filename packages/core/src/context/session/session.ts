@@ -708,7 +708,12 @@ export class Session {
           channel.push(event);
         }
         for (const d of claimed) {
-          nested.decide(d.tool_call_id, d.decision, d.decision === "deny" ? d.reason : undefined, by);
+          nested.decide(
+            d.tool_call_id,
+            d.decision,
+            d.decision === "deny" ? d.reason : undefined,
+            by,
+          );
         }
       } catch (error) {
         for (const d of claimed) nested.release(d.tool_call_id);
