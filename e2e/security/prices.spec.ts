@@ -8,7 +8,7 @@ import { Servers } from "./harness.js";
 // Issue #28 (cost): a private deployment's prices.json in the data directory, against the
 // production build. A bad file (a negative price) is a clear start-up error naming the file and
 // the field, never silent zeroes: the app exits before it is ready and its log says why. A good
-// file prices the sessions: GET /api/admin/sessions shows `cost_usd` at the file's price, and
+// file prices the sessions: GET /api/admin/sessions shows `usage.cost_usd` at the file's price, and
 // GET /api/settings/prices shows the table in force.
 
 /** The model the e2e apps ask the fake LLM for (crash/app-server.ts); not in the shipped table. */
@@ -76,13 +76,18 @@ test.describe("a good prices.json", () => {
     const row = (
       listed.json as Array<{
         id: string;
-        usage: { input: number; output: number; cacheRead: number; cacheWrite: number };
-        cost_usd?: number;
+        usage: {
+          input: number;
+          output: number;
+          cacheRead: number;
+          cacheWrite: number;
+          cost_usd: number | null;
+        };
       }>
     ).find((session) => session.id === id);
     expect(row?.usage).toMatchObject({ input: 1500, output: 400 });
     const { input, output, cacheRead, cacheWrite } = row!.usage;
-    expect(row?.cost_usd).toBeCloseTo(
+    expect(row?.usage.cost_usd).toBeCloseTo(
       (input * 2 + output * 10 + cacheRead * 0.5 + cacheWrite * 4) / 1e6,
       12,
     );

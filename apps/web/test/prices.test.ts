@@ -96,7 +96,7 @@ describe("the data directory's prices.json", () => {
       cacheWrite: 20,
     });
     // no cache prices in the entry: cache reads and writes at its input price
-    expect(summary?.cost_usd).toBeCloseTo((1200 * 100 + 300 * 1000 + 70 * 100) / 1e6, 12);
+    expect(summary?.usage.cost_usd).toBeCloseTo((1200 * 100 + 300 * 1000 + 70 * 100) / 1e6, 12);
 
     // read as the other settings are (install.read): a member with a read token may, a viewer not
     const asPerson = async (role: "member" | "viewer") => {

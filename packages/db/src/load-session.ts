@@ -4,7 +4,6 @@ import {
   type ContextMessage,
   ContextStateSchema,
   type CorruptRow,
-  costOfUsage,
   fromStoredMessages,
   type LoadedSession,
   type OptimizationView,
@@ -13,7 +12,6 @@ import {
   SessionConfigSchema,
   type SessionRecord,
   StoreError,
-  withUsageCost,
 } from "@arbor/core";
 import { z } from "zod";
 import type { Tx } from "./database.js";
@@ -157,12 +155,7 @@ export function parseMessageRows(
       error,
     });
   }
-  // rows stored before the cost sat beside the tokens get it now (meta.cost_usd, else the price)
-  return messages.map((message) => {
-    if (message.meta === undefined) return message;
-    const meta = withUsageCost(message.meta, costOfUsage);
-    return meta === message.meta ? message : { ...message, meta };
-  });
+  return messages;
 }
 
 export function parseBranchRow(

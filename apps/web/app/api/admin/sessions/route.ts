@@ -5,7 +5,7 @@ export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 /**
- * Every session with its state, token usage, cost where known (`cost_usd`, summed by the store)
+ * Every session with its state, token usage, cost where known (`usage.cost_usd`, summed by the store)
  * and last activity (SessionSummary[], newest first).
  */
 export const GET = handle("GET /api/admin/sessions", async () => {

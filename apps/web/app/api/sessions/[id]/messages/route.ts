@@ -1,4 +1,10 @@
-import { MessagesQuerySchema, type MessagesResponse, SendMessageRequestSchema } from "@arbor/core";
+import {
+  costOfUsage,
+  MessagesQuerySchema,
+  type MessagesResponse,
+  SendMessageRequestSchema,
+  withUsageCost,
+} from "@arbor/core";
 import {
   badRequest,
   HttpError,
@@ -48,7 +54,13 @@ export const GET = handle("GET /api/sessions/{id}/messages", async (request, con
   const body: MessagesResponse = {
     branch_id: branchId,
     view: result.view,
-    messages: result.messages,
+    // rows stored before the cost sat beside the tokens get it now (meta.cost_usd, else the
+    // price); the store keeps the rows as written
+    messages: result.messages.map((message) => {
+      if (message.meta === undefined) return message;
+      const meta = withUsageCost(message.meta, costOfUsage);
+      return meta === message.meta ? message : { ...message, meta };
+    }),
     optimizations: result.optimizations,
     queued: result.queued,
     ...(branchId === session.activeBranchId ? { context_usage: session.contextUsage() } : {}),
