@@ -45,10 +45,16 @@ test.beforeAll(async () => {
   unpriced = { title: `Local ${nonce()}`, id: "" };
   priced.id = await api.createSession({}, priced.title);
   unpriced.id = await api.createSession({}, unpriced.title);
-  const patched = await api.patch(`/api/sessions/${unpriced.id}/config`, {
-    model: { protocol: "anthropic-messages", model: "local-llama-3" },
-  });
-  expect(patched.status).toBe(200);
+  // the harness's apps ask for "claude-test" (no price): each session names its model
+  for (const [{ id }, model] of [
+    [priced, "claude-sonnet-4-5"],
+    [unpriced, "local-llama-3"],
+  ] as const) {
+    const patched = await api.patch(`/api/sessions/${id}/config`, {
+      model: { protocol: "anthropic-messages", model },
+    });
+    expect(patched.status).toBe(200);
+  }
   for (const { id } of [priced, unpriced]) {
     await servers.script([{ blocks: [{ type: "text", text: "Hello there." }], usage: USAGE }]);
     await api.send(id, { type: "text", text: "hi" });

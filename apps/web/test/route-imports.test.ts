@@ -37,6 +37,7 @@ const ALLOWED_CORE_NAMES = new Set([
   "RevokeTrustRequestSchema",
   "AddMcpServerRequestSchema",
   "UpdateMcpServerRequestSchema",
+  "ExtensionSwitchRequestSchema",
   "AuditQuerySchema",
   "PutBudgetRequestSchema",
   "ShareRequestSchema",

@@ -1,4 +1,5 @@
 import { sessionModelConfig } from "../../llm/env-config.js";
+import { costOfUsage } from "../../llm/pricing.js";
 import type { Branch } from "../../model/branch.js";
 import type { ModelConfig } from "../../model/llm-config.js";
 import type { MergeDecision, PendingMerge } from "../../model/merge-types.js";
@@ -6,6 +7,7 @@ import type { ContextMessage, MessageDelivery, MessageType } from "../../model/m
 import { type PersonRef, personRef } from "../../model/person.js";
 import type { AgentMode, SessionConfig } from "../../model/session-config.js";
 import type { ContextState } from "../../model/states.js";
+import { withUsageCost } from "../../model/usage-cost.js";
 import type { SessionEvent, SessionEventBody } from "../../protocol/events.js";
 import type { ContextUsage } from "../../protocol/http-responses.js";
 import type { ParallelMessageRequest } from "../../protocol/parallel.js";
@@ -313,9 +315,17 @@ export class Session {
     const listed =
       view === "full" ? this.#core.branchMessages(branchId) : currentView(this.#core, branchId);
     const types = options.types === undefined ? undefined : new Set(options.types);
+    const chosen =
+      types === undefined ? listed : listed.filter((m) => types.has(m.body.message_type));
     return {
       view,
-      messages: types === undefined ? listed : listed.filter((m) => types.has(m.body.message_type)),
+      // rows stored before the cost sat beside the tokens get it now (meta.cost_usd, else the
+      // price: model/usage-cost.ts); the store keeps the rows as written
+      messages: chosen.map((message) => {
+        if (message.meta === undefined) return message;
+        const meta = withUsageCost(message.meta, costOfUsage);
+        return meta === message.meta ? message : { ...message, meta };
+      }),
       queued: queuedMessages(this.#core),
       optimizations: structuredClone(branchRecords(this.#core, branchId)),
     };

@@ -1,10 +1,4 @@
-import {
-  costOfUsage,
-  MessagesQuerySchema,
-  type MessagesResponse,
-  SendMessageRequestSchema,
-  withUsageCost,
-} from "@arbor/core";
+import { MessagesQuerySchema, type MessagesResponse, SendMessageRequestSchema } from "@arbor/core";
 import {
   badRequest,
   HttpError,
@@ -54,13 +48,7 @@ export const GET = handle("GET /api/sessions/{id}/messages", async (request, con
   const body: MessagesResponse = {
     branch_id: branchId,
     view: result.view,
-    // rows stored before the cost sat beside the tokens get it now (meta.cost_usd, else the
-    // price); the store keeps the rows as written
-    messages: result.messages.map((message) => {
-      if (message.meta === undefined) return message;
-      const meta = withUsageCost(message.meta, costOfUsage);
-      return meta === message.meta ? message : { ...message, meta };
-    }),
+    messages: result.messages,
     optimizations: result.optimizations,
     queued: result.queued,
     ...(branchId === session.activeBranchId ? { context_usage: session.contextUsage() } : {}),
