@@ -147,7 +147,7 @@ test("Optimize now: the model summarizes, the divider names it, the meter shows 
   const before = Number(await meter.getAttribute("aria-valuenow"));
   expect(before).toBeGreaterThan(3_600);
 
-  await page.getByRole("button", { name: "Optimize now" }).click();
+  await page.getByRole("button", { name: "Optimize now", exact: true }).click();
   await expect(page.getByText(/^History optimized: [\d.]+k → [\d.]+k tokens$/)).toBeVisible();
   const divider = transcript(page).getByRole("region", { name: "History optimization" });
   await expect(divider.getByRole("list", { name: "How it was optimized" })).toHaveText(

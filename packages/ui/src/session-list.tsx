@@ -206,9 +206,7 @@ function SessionRow({
           {costText(session.usage) !== undefined && (
             <>
               <span aria-hidden="true">·</span>
-              <span data-testid="session-cost" className="text-zinc-500 dark:text-zinc-500">
-                {costText(session.usage)}
-              </span>
+              <span data-testid="session-cost">{costText(session.usage)}</span>
             </>
           )}
         </span>

@@ -172,7 +172,7 @@ export function AgentList({ agents, onSetEnabled }: AgentListProps) {
               found={agent}
               onSetEnabled={onSetEnabled}
             >
-              <p className="mt-0.5 text-xs text-zinc-500 dark:text-zinc-500">
+              <p className="mt-0.5 text-xs text-zinc-600 dark:text-zinc-400">
                 tools: {agent.tools === null ? "the session's" : agent.tools.join(", ") || "none"}
                 {" · "}model: {agent.model ?? "the session's"}
               </p>
