@@ -285,18 +285,21 @@ export class Servers {
       name,
       email,
       cookie: pair,
-      client: new Client(this.url, { cookie: pair, origin: this.url }),
+      client: new Client(this.url, { cookie: pair, origin: this.url }, this.appLog),
     };
   }
 
+  /** The tail of the app's log: what a request that gets no answer reports. */
+  readonly appLog = (): string => this.app?.output().slice(-4_000) ?? "";
+
   /** A client with `Authorization: Bearer <install token>`. */
   get api(): Client {
-    return new Client(this.url, { authorization: `Bearer ${this.token}` });
+    return new Client(this.url, { authorization: `Bearer ${this.token}` }, this.appLog);
   }
 
   /** A client that sends no credential. */
   get raw(): Client {
-    return new Client(this.url, {});
+    return new Client(this.url, {}, this.appLog);
   }
 
   async script(turns: FakeTurn[]): Promise<void> {
@@ -352,10 +355,12 @@ export class Client {
   constructor(
     readonly base: string,
     readonly headers: Record<string, string>,
+    /** what a request that gets no answer reports besides its route (the app's log tail) */
+    private readonly diagnose?: () => string,
   ) {}
 
   with(headers: Record<string, string>): Client {
-    return new Client(this.base, { ...this.headers, ...headers });
+    return new Client(this.base, { ...this.headers, ...headers }, this.diagnose);
   }
 
   async fetch(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
@@ -364,13 +369,24 @@ export class Client {
     if (options.raw !== undefined) body = options.raw;
     else if (options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined) headers["content-type"] ??= options.contentType ?? "application/json";
-    return send(
-      this.base + path,
-      method,
-      headers,
-      body,
-      options.signal ?? AbortSignal.timeout(60_000),
-    );
+    const started = Date.now();
+    try {
+      return await send(
+        this.base + path,
+        method,
+        headers,
+        body,
+        options.signal ?? AbortSignal.timeout(60_000),
+      );
+    } catch (error) {
+      // a hung request names itself and what the app printed, not only "The operation timed out"
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      const log = this.diagnose?.() ?? "";
+      throw new Error(
+        `${method} ${path}: no answer after ${seconds} s (${String(error)})${log ? `\nthe app printed:\n${log}` : ""}`,
+        { cause: error },
+      );
+    }
   }
 
   /** The whole answer (an SSE answer is read to its end). */

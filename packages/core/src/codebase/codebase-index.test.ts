@@ -118,6 +118,36 @@ describe("CodebaseIndex", { timeout: 90_000 }, () => {
     expect(readdirSync(ws.dataDir).filter((f) => f.startsWith("barrier-"))).toEqual([]);
   });
 
+  it("waits for a workspace batch the watcher hands over after the barrier's (CI finding of 28 Nov)", async () => {
+    // @parcel/watcher hands one batch to each subscription from its debounce thread, in no set
+    // order: under load the barrier's callback can run, and the call answer, before the
+    // workspace's callback of the same batch. Here every workspace batch arrives 30 ms late.
+    const ws = workspace();
+    const index = new CodebaseIndex({
+      workspaceRoot: ws.root,
+      storeDir: ws.dataDir,
+      watcher: async () => {
+        const parcel = await import("@parcel/watcher");
+        return {
+          subscribe: (dir, callback, options) =>
+            parcel.subscribe(
+              dir,
+              dir === ws.root
+                ? (err, events) => void setTimeout(() => callback(err, events), 30)
+                : callback,
+              options,
+            ),
+        };
+      },
+    });
+    open.push({ index });
+    await index.ready();
+    appendFileSync(path.join(ws.root, "src/users.ts"), "\nexport function appendedLate() {}\n");
+    expect((await index.ready()).definitions("appendedLate")).toMatchObject([
+      { path: "src/users.ts" },
+    ]);
+  });
+
   it("picks up a new directory and a changed .gitignore", async () => {
     const ws = workspace();
     const index = indexOf(ws);

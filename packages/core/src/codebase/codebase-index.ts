@@ -16,9 +16,8 @@ import { type IndexRunner, WorkerRunner } from "./worker-client.js";
 // - the watcher's events and Arbor's own writes (changed()) queue paths, which the worker
 //   re-reads in the background;
 // - ready() — what every codebase tool awaits — first makes sure the watcher has reported every
-//   change made before the call (a barrier file in a private directory: watcher events arrive in
-//   order, so once the barrier's event is in, earlier workspace events are too), then waits until
-//   every queued path is applied. No tool answers from an index older than its call.
+//   change made before the call (barrier files in a private directory, see barrier()), then waits
+//   until every queued path is applied. No tool answers from an index older than its call.
 // Where the watcher cannot vouch for that, the next call re-checks the whole tree (a rescan: sizes
 // and mtimes, re-reading what moved) before it answers: when the watcher cannot start (no inotify
 // watches left), reports an error (events may be lost), or does not deliver the barrier in time.
@@ -240,27 +239,41 @@ export class CodebaseIndex {
    * Resolves once the watcher has reported every change made before this call. A watcher that
    * stops reporting must not hang every tool call: after BARRIER_TIMEOUT_MS the call rescans the
    * tree instead, and onError says so.
+   *
+   * Why two barrier files: inotify reads events in order, so the workspace's events are read
+   * before the first barrier's. But @parcel/watcher hands each subscription its share of a batch
+   * from its debounce thread, one after another in no set order, so under load the barrier's
+   * callback can run here before the workspace's callback of the same batch is even queued
+   * (CI of 28 Nov). The second file is written once the first has arrived: parcel delivers it in
+   * a later batch, after it has queued every callback of the first one, and those run first.
    */
-  private barrier(): Promise<void> {
+  private async barrier(): Promise<void> {
+    if ((await this.barrierFile()) === "reached") await this.barrierFile();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+
+  /** Writes one barrier file and waits for its event (or the timeout, then asks for a rescan). */
+  private barrierFile(): Promise<"reached" | "timed out" | "no watcher"> {
     const dir = this.barrierDir;
-    if (dir === undefined || this.subscriptions.length === 0) return Promise.resolve();
+    if (dir === undefined || this.closed || this.subscriptions.length === 0)
+      return Promise.resolve("no watcher");
     const seq = ++this.barrierSeq;
-    const reached = new Promise<void>((resolve) => {
+    const reached = new Promise<"reached" | "timed out">((resolve) => {
       const timer = setTimeout(() => {
         this.barrierWaiters.delete(seq);
         // the watcher cannot vouch for the tree: this call re-checks it
         this.rescanWanted = true;
         this.options.onError?.(new Error("the file watcher did not report within 5 s"));
-        resolve();
+        resolve("timed out");
       }, BARRIER_TIMEOUT_MS);
       timer.unref();
       this.barrierWaiters.set(seq, () => {
         clearTimeout(timer);
-        resolve();
+        resolve("reached");
       });
     });
     writeFileSync(path.join(dir, String(seq)), "", { mode: PRIVATE_FILE_MODE });
-    return reached.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    return reached;
   }
 
   /**
