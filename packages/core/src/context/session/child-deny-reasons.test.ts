@@ -276,6 +276,23 @@ describe("a denial's reason reaches an ask-N-ways candidate's model", () => {
     expect(toolResultsSeen(candidateRequests.at(-1) as Body)).toContain(TOLD);
   });
 
+  it("decided the moment its pending event arrives (before the call may be held)", async () => {
+    // older finding: the pending event was stored before the call waited, so a decision sent in
+    // that instant found nothing waiting and the candidate waited for ever
+    candidateRequests.length = 0;
+    const h = harness(candidateScript, { tools: () => [writeTool], logger: silent });
+    const session = await h.manager.create({ config });
+    const { found, run } = await runUntilHeld(ask(session), heldCandidate);
+    const decided = await collect(
+      session.decideToolCalls([
+        { tool_call_id: found.tool_call_id, decision: "deny", reason: REASON },
+      ]),
+    );
+    expect(errors(decided)).toEqual([]);
+    await finish(run);
+    expect(toolResultsSeen(candidateRequests.at(-1) as Body)).toContain(TOLD);
+  });
+
   it("after a restart cut it off", async () => {
     sessionRequests.length = 0;
     const store = new InMemorySessionStore();

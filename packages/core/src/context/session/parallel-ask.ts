@@ -174,8 +174,10 @@ export async function askParallelOp(
       let approval = approvalFor(core.config, call, (n) => readOnly.has(n)).approval;
       let reason = DENIED_RESULT_TEXT;
       if (approval === "pending") {
-        await writer.add([toolEvent(candidate, call, "pending_approval")]);
-        const verdict = await core.nestedApprovals.wait(
+        // the call waits before its pending event is out: a decision sent the moment a client
+        // sees that event finds it waiting (and is stored after it: `stored`)
+        const shown = writer.add([toolEvent(candidate, call, "pending_approval")]);
+        const waiting = core.nestedApprovals.wait(
           call.id,
           {
             toolName: call.name,
@@ -185,6 +187,8 @@ export async function askParallelOp(
           },
           signal,
         );
+        await shown;
+        const verdict = await waiting;
         approval = verdict.decision === "approve" ? "approved" : "denied";
         if (verdict.decision === "deny") reason = deniedResultText(userNote(verdict.reason));
         // the decision's own event is stored by Session.decideToolCalls (its stream shows it)
