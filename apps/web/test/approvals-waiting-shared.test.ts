@@ -5,11 +5,7 @@ import { watchApprovalsWaiting } from "@arbor/core";
 import { type FakeLlmServer, startFakeLlmServer } from "@arbor/core/testing";
 import { type Database, openDatabase, PrismaSessionStore, parseDatabaseUrl } from "@arbor/db";
 import { metrics } from "@opentelemetry/api";
-import {
-  AggregationTemporality,
-  MeterProvider,
-  MetricReader,
-} from "@opentelemetry/sdk-metrics";
+import { AggregationTemporality, MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import * as approvals from "@/app/api/sessions/[id]/approvals/route";
 import { createRuntime, setRuntime } from "@/lib/server/runtime";
@@ -105,7 +101,9 @@ describe("arbor.approvals.waiting", () => {
 
     const id = await createSessionId({});
     llm.setScript([
-      { blocks: [{ type: "toolCall", id: "b1", name: "bash", arguments: { command: "echo one" } }] },
+      {
+        blocks: [{ type: "toolCall", id: "b1", name: "bash", arguments: { command: "echo one" } }],
+      },
       { blocks: [{ type: "text", text: "done" }] },
     ]);
     expect(finalState(await sendText(id, "echo"))).toBe("AwaitingToolApproval");
@@ -126,7 +124,7 @@ describe("arbor.approvals.waiting", () => {
     await vi.waitFor(async () => expect(await waiting(readerA)).toEqual([0]), 6_000);
   }, 60_000);
 
-  it("stops reporting when stopped (an instance that closed reports nothing)", async () => {
+  it("stops recounting when stopped (a closed instance asks the database nothing more)", async () => {
     const reader = new OnDemandReader();
     const provider = new MeterProvider({ readers: [reader] });
     let reads = 0;
@@ -145,7 +143,6 @@ describe("arbor.approvals.waiting", () => {
     const after = reads;
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(reads).toBe(after);
-    expect(await waiting(reader)).toEqual([]);
     await provider.shutdown();
   });
 });

@@ -422,7 +422,10 @@ export function describeSessionStoreContract(
         expect(await store.countPendingApprovals()).toBe(2);
         await store.write("s1", {
           message_updates: [
-            { id: "m-request", approvals: { "call-1": { approval: "approved", decided_by: null } } },
+            {
+              id: "m-request",
+              approvals: { "call-1": { approval: "approved", decided_by: null } },
+            },
           ],
         });
         expect(await store.countPendingApprovals()).toBe(1);

@@ -123,14 +123,13 @@ export function watchApprovalsWaiting(
     const provider = options.meterProvider ?? metrics.getMeterProvider();
     if (observed?.provider === provider) return;
     observed?.gauge.removeCallback(report);
-    const gauge = provider.getMeter(INSTRUMENTATION_SCOPE).createObservableGauge(
-      M.approvalsWaiting,
-      {
+    const gauge = provider
+      .getMeter(INSTRUMENTATION_SCOPE)
+      .createObservableGauge(M.approvalsWaiting, {
         description:
           "Tool calls waiting for a person's decision, in the database (every instance reports the same number: do not sum over instances)",
         unit: "{call}",
-      },
-    );
+      });
     gauge.addCallback(report);
     observed = { provider, gauge };
   };

@@ -14,11 +14,7 @@ import type { PersonRef } from "../model/person.js";
 import type { ToolResult } from "../tools/tool.js";
 import { capturingContent, contentAttribute } from "./content.js";
 import { finishReason, semconvMessage, semconvMessages } from "./messages.js";
-import {
-  recordActiveRun,
-  recordModelRequest,
-  recordToolCall,
-} from "./metrics.js";
+import { recordActiveRun, recordModelRequest, recordToolCall } from "./metrics.js";
 import {
   INSTRUMENTATION_SCOPE,
   type LoopKind,
