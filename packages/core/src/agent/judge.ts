@@ -1,10 +1,4 @@
-import {
-  type AgentMessage,
-  combineUsage,
-  emptyUsage,
-  type Usage,
-  userMessage,
-} from "../model/llm-messages.js";
+import { type AgentMessage, combineUsage, emptyUsage, userMessage } from "../model/llm-messages.js";
 import {
   type EvaluationResult,
   type EvaluationStrategy,
