@@ -210,10 +210,22 @@ describe("POST /api/sessions/{id}/messages/parallel", () => {
       params({ id }),
     );
     expect(tree.status).toBe(200);
-    const body = JSON.stringify(await tree.json());
+    const treeJson = (await tree.json()) as {
+      loops: Array<{ parallel_group?: { evaluation_usage?: Costed & { totalTokens: number } } }>;
+    };
+    const body = JSON.stringify(treeJson);
     const group = started?.data.group_id as string;
     expect(body.split(`"group_id":"${group}"`).length - 1).toBe(3);
     expect(body).toContain('"is_selected":true');
+    // each member repeats what the judge spent, priced by the judge's model (decision 0066)
+    const members = treeJson.loops.flatMap((l) => (l.parallel_group ? [l.parallel_group] : []));
+    for (const member of members) {
+      expect(member.evaluation_usage).toMatchObject({
+        totalTokens: evaluation.totalTokens,
+        cost_complete: true,
+      });
+      expect(member.evaluation_usage?.cost_usd).toBeCloseTo(judged.cost_usd!, 12);
+    }
 
     // the conversation goes on from the chosen answer
     server.llm.setScript((request) => ({

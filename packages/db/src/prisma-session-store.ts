@@ -327,6 +327,11 @@ export class PrismaSessionStore implements SessionStore {
     return loops;
   }
 
+  async countPendingApprovals(): Promise<number> {
+    // tool_approvals has one row per call, pending until decided (rows.ts approvalRows)
+    return this.#read((tx) => tx.toolApproval.count({ where: { approval: "pending" } }));
+  }
+
   async listWorkspaceTrust(workspace: string): Promise<WorkspaceTrustRecord[]> {
     const rows = await this.#read((tx) =>
       tx.workspaceTrust.findMany({

@@ -1,6 +1,7 @@
 "use client";
 
 import type { ApprovalDecision } from "@arbor/core";
+import { costText } from "@arbor/ui";
 import {
   chosenCandidate,
   type LiveCandidate,
@@ -149,8 +150,7 @@ export function ParallelColumns({ group, onDecide, onDismiss, onChoose }: Parall
           <p className="font-medium">{verdictHeadline(group, verdict)}</p>
           <p className="whitespace-pre-wrap text-zinc-700 dark:text-zinc-300">{verdict.reason}</p>
           <p className="mt-1 text-xs text-zinc-500">
-            {verdict.usage.totalTokens} tokens in all ({verdict.evaluation_usage.totalTokens} to
-            choose). The other answers are kept as branches.
+            {verdictSpending(verdict)}. The other answers are kept as branches.
           </p>
         </section>
       )}
@@ -191,4 +191,11 @@ function strategyText(strategy: LiveParallel["strategy"]): string {
     default:
       return strategy satisfies never;
   }
+}
+
+/** "1200 tokens in all, $0.0042 (300 to choose, $0.0011)": each with its cost (decision 0062). */
+function verdictSpending(verdict: NonNullable<LiveParallel["verdict"]>): string {
+  const all = costText(verdict.usage);
+  const judge = costText(verdict.evaluation_usage);
+  return `${verdict.usage.totalTokens} tokens in all${all ? `, ${all}` : ""} (${verdict.evaluation_usage.totalTokens} to choose${judge ? `, ${judge}` : ""})`;
 }

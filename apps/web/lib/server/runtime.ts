@@ -68,6 +68,7 @@ import {
   usePriceOverride,
   WorkspaceTrust,
   type WorkspaceTrustResponse,
+  watchApprovalsWaiting,
   withCodebaseTools,
   withoutShadowedAgents,
   withoutVariables,
@@ -290,6 +291,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   await trust.refresh();
   const stopTrustPoll = trust.poll(2000, (error) =>
     logger.warn("workspace trust not reread", { error: error.message }),
+  );
+  // arbor.approvals.waiting: the database's pending calls, recounted every 2 s (decision 0066)
+  const stopApprovalsGauge = watchApprovalsWaiting(
+    () => store.countPendingApprovals(),
+    (error) => logger.warn("waiting approvals not recounted", { error: error.message }),
   );
   if (trustAll) {
     logger.warn(
@@ -520,6 +526,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     stopAppMcpPoll();
     await mcp.close();
     stopTrustPoll();
+    stopApprovalsGauge();
     stopKeysPoll();
     stopSwitchesPoll();
     stopEndingGroups();

@@ -35,7 +35,18 @@ export interface EvaluationDecision {
   fallback?: true;
 }
 
-/** REQ-199: chooses one branch. `usage` is what the evaluation itself spent (judge calls). */
+/**
+ * What an evaluation returns: the choice, what the evaluation itself spent (judge calls) and the
+ * model that spent it (the judge's last answer's model, which prices `usage`; absent when nothing
+ * was asked of a model).
+ */
+export interface EvaluationResult {
+  decision: EvaluationDecision;
+  usage: Usage;
+  model?: string;
+}
+
+/** REQ-199: chooses one branch. */
 export interface EvaluationStrategy {
   readonly name: string;
   evaluate(
@@ -43,7 +54,7 @@ export interface EvaluationStrategy {
     outcomes: readonly ParallelLoopOutcome[],
     sink: AgentEventSink,
     signal: AbortSignal,
-  ): Promise<{ decision: EvaluationDecision; usage: Usage }>;
+  ): Promise<EvaluationResult>;
 }
 
 /** The branch's last answer: failed when it is an error or aborted, or when there is none. */

@@ -1,14 +1,9 @@
+import { type AgentMessage, combineUsage, emptyUsage, userMessage } from "../model/llm-messages.js";
 import {
-  type AgentMessage,
-  combineUsage,
-  emptyUsage,
-  type Usage,
-  userMessage,
-} from "../model/llm-messages.js";
-import {
-  type EvaluationDecision,
+  type EvaluationResult,
   type EvaluationStrategy,
   finalText,
+  lastAssistant,
   type ParallelLoopOutcome,
   viableIndices,
 } from "./evaluation.js";
@@ -186,7 +181,7 @@ export class LlmJudgeEvaluation implements EvaluationStrategy {
     outcomes: readonly ParallelLoopOutcome[],
     sink: AgentEventSink,
     signal: AbortSignal,
-  ): Promise<{ decision: EvaluationDecision; usage: Usage }> {
+  ): Promise<EvaluationResult> {
     const candidates = viableIndices(outcomes);
     if (candidates.length === 1) {
       const index = candidates[0] ?? 0;
@@ -255,6 +250,9 @@ export class LlmJudgeEvaluation implements EvaluationStrategy {
       signal,
     );
     const reply = finalText(replyMessages);
+    // the model that answered prices what the judge spent (decision 0062)
+    const model = lastAssistant(replyMessages)?.model;
+    const answeredBy = model !== undefined ? { model } : {};
     const picked = parseJudgeChoice(reply, candidates.length);
     const shown = reply.length > 500 ? `${reply.slice(0, 500)}…` : reply;
     if (picked === undefined) {
@@ -265,9 +263,10 @@ export class LlmJudgeEvaluation implements EvaluationStrategy {
           fallback: true,
         },
         usage,
+        ...answeredBy,
       };
     }
-    return { decision: { index: candidates[picked] ?? 0, reason: shown }, usage };
+    return { decision: { index: candidates[picked] ?? 0, reason: shown }, usage, ...answeredBy };
   }
 }
 

@@ -433,10 +433,6 @@ async function runToolRound(
         ...(v.rule !== undefined ? { rule: v.rule } : {}),
       });
     }
-    // a continuation: the calls that waited for a decision have one now
-    if (unanswered !== undefined) {
-      run.trace.decided(unanswered.filter((c) => decisions.has(c.id)).length);
-    }
   }
   if (deferred.length > 0) {
     run.pendingToolCalls = deferred;

@@ -184,6 +184,9 @@ describe("agentLoopParallel", () => {
     expect(result.reason).toBe("2. It answers with the number itself.");
     expect(result.evaluationUsage).toMatchObject({ input: 50, output: 7 });
     expect(result.usage.input).toBe(10 + 10 + 50);
+    // the group's end names the model that spent the judge's tokens (it prices them)
+    const end = events.find((e) => e.type === "parallelLoopEnd");
+    expect(end?.type === "parallelLoopEnd" && end.evaluationModel).toBe("scripted-model");
     const judgeStart = events.find(
       (e) => e.type === "agentStart" && !result.outcomes.some((o) => o.loopId === e.loopId),
     );

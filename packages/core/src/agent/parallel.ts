@@ -204,10 +204,12 @@ async function runBranches(
   );
   let decision: EvaluationDecision = { index: 0, reason: "" };
   let evaluationUsage = emptyUsage();
+  let evaluationModel: string | undefined;
   try {
     const evaluated = await strategy.evaluate(prompts, outcomes, sink, signal);
     decision = evaluated.decision;
     evaluationUsage = evaluated.usage;
+    evaluationModel = evaluated.model;
   } catch (error) {
     // a strategy is user code: its failure picks the first branch rather than losing the run
     decision = {
@@ -225,6 +227,7 @@ async function runBranches(
     selectedLoopId: selected.loopId,
     selectedConfigIndex: index,
     evaluationUsage,
+    ...(evaluationModel !== undefined ? { evaluationModel } : {}),
     reason: decision.reason,
     timestamp: Date.now(),
   });

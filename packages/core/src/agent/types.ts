@@ -130,6 +130,8 @@ export type AgentEvent =
       selectedConfigIndex: number;
       /** what the evaluation itself spent (the judge's calls); zero for the other strategies */
       evaluationUsage: Usage;
+      /** the model that spent `evaluationUsage` (the judge's), which prices it */
+      evaluationModel?: string;
       /** why that branch (the strategy's or the judge's words) */
       reason: string;
       timestamp: number;

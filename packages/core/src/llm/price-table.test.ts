@@ -52,7 +52,12 @@ describe("the shipped table (llm/prices.json)", () => {
     );
     expect(PriceTableSchema.safeParse(raw).success).toBe(true);
     expect(SHIPPED_PRICES.as_of).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    expect(Object.keys(SHIPPED_PRICES.sources).sort()).toEqual(["anthropic", "google", "openai"]);
+    expect(Object.keys(SHIPPED_PRICES.sources).sort()).toEqual([
+      "anthropic",
+      "google",
+      "openai",
+      "openai-models",
+    ]);
     for (const source of Object.values(SHIPPED_PRICES.sources)) {
       expect(source.url).toMatch(/^https:\/\//);
       expect(source.taken).toMatch(/^\d{4}-\d{2}/);
@@ -98,6 +103,7 @@ describe("a deployment's prices.json", () => {
       "contract",
       "google",
       "openai",
+      "openai-models",
     ]);
     // the entry replaces the shipped one whole: no cache prices left over, no long-context tier
     expect(costOfUsage(usage(250_000, 1000), "claude-sonnet-4-5-20250929")).toBeCloseTo(

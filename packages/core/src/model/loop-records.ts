@@ -71,6 +71,8 @@ export const ParallelGroupRecordSchema = z.object({
   isSelected: z.boolean(),
   /** tokens the evaluation itself spent (judge calls) */
   evaluationUsage: UsageSchema.optional(),
+  /** the model that spent them (the judge's last answer's), which prices them */
+  evaluationModel: z.string().optional(),
 });
 export type ParallelGroupRecord = z.infer<typeof ParallelGroupRecordSchema>;
 

@@ -174,4 +174,44 @@ describe("loopTreeResponse", () => {
     );
     expect(none.usage).toMatchObject({ totalTokens: 13, cost_usd: null, cost_complete: false });
   });
+
+  it("prices the judge's evaluation_usage by the judge's model, and the tree counts it once", () => {
+    const judged = (group: Partial<NonNullable<LoopRecord["parallelGroup"]>>): SessionLoopTree => ({
+      sessionId: "s",
+      agentId: "main",
+      loops: [
+        {
+          ...full,
+          spawnRef: undefined,
+          parallelGroup: { ...full.parallelGroup!, ...group },
+        },
+        { ...full, loopId: "s.judge.3", config: { model: "judge", provider: "p" } },
+      ],
+    });
+    const wire = loopTreeResponse(judged({ evaluationModel: "judge" }), priceOf);
+    expect(LoopTreeResponseSchema.parse(wire)).toEqual(wire);
+    // 15 tokens at the judge's rate, not the candidate's (m)
+    expect(wire.loops[0]!.parallel_group?.evaluation_usage).toMatchObject({
+      totalTokens: 15,
+      cost_usd: 0.15,
+      cost_complete: true,
+    });
+    // the tree's total is the loops' (candidate at m + the judge's own loop), not the repeat
+    expect(wire.usage.cost_usd).toBeCloseTo(0.015 + 0.15, 12);
+
+    // a strategy that asks no model spent nothing: $0, whatever the model
+    const free = loopTreeResponse(judged({ evaluationUsage: emptyUsage() }), priceOf);
+    expect(free.loops[0]!.parallel_group?.evaluation_usage).toMatchObject({
+      cost_usd: 0,
+      cost_complete: true,
+    });
+    // a group recorded before the judge's model was kept, or a judge model with no price: null
+    for (const group of [{}, { evaluationModel: "local-llama" }]) {
+      const unpriced = loopTreeResponse(judged(group), priceOf);
+      expect(unpriced.loops[0]!.parallel_group?.evaluation_usage).toMatchObject({
+        cost_usd: null,
+        cost_complete: false,
+      });
+    }
+  });
 });

@@ -4,7 +4,6 @@ import {
   AssistantMessageSchema,
   ExtensionMessageSchema,
   ToolResultMessageSchema,
-  UsageSchema,
   UserMessageSchema,
 } from "../model/llm-messages.js";
 import {
@@ -102,8 +101,8 @@ export const LoopTreeLoopSchema = z.object({
       selected_loop_id: z.string().optional(),
       selected_config_index: z.number().int().nonnegative().optional(),
       is_selected: z.boolean(),
-      evaluation_usage: UsageSchema.optional().describe(
-        "tokens the judge spent; its cost is on the judge's own loop in this tree (counted once in the tree's `usage`)",
+      evaluation_usage: CostedUsageSchema.optional().describe(
+        "what the judge spent, priced by the judge's model (the strategies that ask no model spend nothing: $0); the judge's own loop in this tree carries the same tokens, so the tree's `usage` counts them once. A group recorded before the judge's model was kept has `cost_usd` null",
       ),
     })
     .optional(),
@@ -133,7 +132,19 @@ function spawnRefWire(ref: SpawnRef): z.infer<typeof SpawnRefWireSchema> {
   };
 }
 
-function parallelGroupWire(group: ParallelGroupRecord): LoopTreeLoop["parallel_group"] {
+/** What the judge spent, priced by its model; nothing spent costs nothing. */
+function evaluationUsage(group: ParallelGroupRecord, priceOf: PriceOf): CostedUsage | undefined {
+  const usage = group.evaluationUsage;
+  if (usage === undefined) return undefined;
+  if (usage.totalTokens === 0) return withCost(usage, 0);
+  return pricedUsage(usage, group.evaluationModel, priceOf);
+}
+
+function parallelGroupWire(
+  group: ParallelGroupRecord,
+  priceOf: PriceOf,
+): LoopTreeLoop["parallel_group"] {
+  const evaluation = evaluationUsage(group, priceOf);
   return {
     group_id: group.groupId,
     loop_ids: group.loopIds,
@@ -142,7 +153,7 @@ function parallelGroupWire(group: ParallelGroupRecord): LoopTreeLoop["parallel_g
       ? { selected_config_index: group.selectedConfigIndex }
       : {}),
     is_selected: group.isSelected,
-    ...(group.evaluationUsage !== undefined ? { evaluation_usage: group.evaluationUsage } : {}),
+    ...(evaluation !== undefined ? { evaluation_usage: evaluation } : {}),
   };
 }
 
@@ -205,7 +216,7 @@ export function loopTreeLoop(loop: LoopRecord, priceOf: PriceOf): LoopTreeLoop {
     ...(loop.error !== undefined ? { error: loop.error } : {}),
     ...(loop.startedBy !== undefined ? { started_by: loop.startedBy } : {}),
     ...(loop.parallelGroup !== undefined
-      ? { parallel_group: parallelGroupWire(loop.parallelGroup) }
+      ? { parallel_group: parallelGroupWire(loop.parallelGroup, priceOf) }
       : {}),
   };
 }

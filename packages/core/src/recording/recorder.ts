@@ -281,6 +281,7 @@ export class LoopRecorder {
     group.selectedLoopId = event.selectedLoopId;
     group.selectedConfigIndex = event.selectedConfigIndex;
     group.evaluationUsage = event.evaluationUsage;
+    if (event.evaluationModel !== undefined) group.evaluationModel = event.evaluationModel;
     for (const id of group.loopIds) {
       const record = this.#loops.get(id);
       if (record === undefined) continue;

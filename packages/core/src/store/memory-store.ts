@@ -195,6 +195,17 @@ export class InMemorySessionStore implements SessionStore {
     loops.set(record.loopId, copyData(record));
   }
 
+  async countPendingApprovals(): Promise<number> {
+    let count = 0;
+    for (const data of this.#sessions.values()) {
+      for (const message of data.messages.values()) {
+        if (message.body.message_type !== "tool_request") continue;
+        for (const call of message.body.calls) if (call.approval === "pending") count++;
+      }
+    }
+    return count;
+  }
+
   async listWorkspaceTrust(workspace: string): Promise<WorkspaceTrustRecord[]> {
     return [...this.#trust.values()].filter((r) => r.workspace === workspace).map(copyData);
   }

@@ -413,6 +413,26 @@ export function describeSessionStoreContract(
         });
       }));
 
+    it("countPendingApprovals counts the calls waiting for a decision over every session", () =>
+      withStore(async (store) => {
+        expect(await store.countPendingApprovals()).toBe(0);
+        await seeded(store, "s1");
+        await seeded(store, "s2");
+        // each seeded request has call-1 pending and call-2 denied
+        expect(await store.countPendingApprovals()).toBe(2);
+        await store.write("s1", {
+          message_updates: [
+            {
+              id: "m-request",
+              approvals: { "call-1": { approval: "approved", decided_by: null } },
+            },
+          ],
+        });
+        expect(await store.countPendingApprovals()).toBe(1);
+        await store.deleteSession("s2");
+        expect(await store.countPendingApprovals()).toBe(0);
+      }));
+
     it("a decision is stored with the person who made it (decided_by), or with nobody (null)", () =>
       withStore(async (store) => {
         await seeded(store);

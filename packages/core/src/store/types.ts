@@ -87,6 +87,12 @@ export interface SessionStore {
    * at a time under its lease), and each run's record is stored before the next run asks.
    */
   nextLoopNumber(sessionId: string, configId: string): Promise<number>;
+  /**
+   * Tool calls waiting for a person's decision (`approval: "pending"`), over every session: one
+   * count (an index of the database's), read every few seconds by the arbor.approvals.waiting
+   * gauge, so every instance reports the database's number, not what it ran itself
+   */
+  countPendingApprovals(): Promise<number>;
   /** the trust given to a workspace's executable configuration (trust/, docs/security.md) */
   listWorkspaceTrust(workspace: string): Promise<WorkspaceTrustRecord[]>;
   /** creates or replaces the record of (workspace, file, name) */

@@ -1,5 +1,6 @@
 export { CAPTURE_CONTENT_VARIABLE, capturingContent, setTelemetrySecrets } from "./content.js";
 export { finishReason, type SemconvMessage, semconvMessages } from "./messages.js";
+export { watchApprovalsWaiting } from "./metrics.js";
 export {
   CONTENT_ATTRIBUTES,
   GEN_AI_SEMCONV_VERSION,

@@ -3,9 +3,12 @@ import {
   type Histogram,
   type MeterProvider,
   metrics,
+  type ObservableGauge,
+  type ObservableResult,
   type UpDownCounter,
 } from "@opentelemetry/api";
 import type { Usage } from "../model/llm-messages.js";
+import { pollStore } from "../store/poll.js";
 import { INSTRUMENTATION_SCOPE, TELEMETRY_NAMES, type ToolOutcome } from "./names.js";
 
 // Arbor's metrics. The instruments are made from whichever MeterProvider is registered when they
@@ -29,7 +32,6 @@ interface Instruments {
   operationDuration: Histogram;
   toolCalls: Counter;
   toolDuration: Histogram;
-  approvalsWaiting: UpDownCounter;
   activeRuns: UpDownCounter;
 }
 
@@ -59,11 +61,6 @@ function instruments(): Instruments {
       description: "Tool call duration, by tool and outcome",
       unit: "s",
       advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-    }),
-    approvalsWaiting: meter.createUpDownCounter(M.approvalsWaiting, {
-      description:
-        "Tool calls waiting for a person's decision (this instance's changes; sum over instances)",
-      unit: "{call}",
     }),
     activeRuns: meter.createUpDownCounter(M.activeRuns, {
       description: "Agent loops running now on this instance",
@@ -104,9 +101,53 @@ export function recordToolCall(toolName: string, outcome: ToolOutcome, seconds: 
   i.toolDuration.record(seconds, attributes);
 }
 
-/** `delta` calls started (positive) or stopped (negative) waiting for a decision. */
-export function recordApprovalsWaiting(delta: number): void {
-  if (delta !== 0) instruments().approvalsWaiting.add(delta);
+/**
+ * Reports arbor.approvals.waiting, an observable gauge, from the store: `count` (the store's
+ * countPendingApprovals, one indexed count) is read at once and then every `intervalMs` (the
+ * shared store poll), and the gauge's callback reports the last count read, so a collection never
+ * queries the database and every instance on one database reports the same number. Nothing is
+ * reported until the first read answered. Returns the stop.
+ */
+export function watchApprovalsWaiting(
+  count: () => Promise<number>,
+  onError: (error: Error) => void,
+  options: { intervalMs?: number; meterProvider?: MeterProvider } = {},
+): () => void {
+  let last: number | undefined;
+  let observed: { provider: MeterProvider; gauge: ObservableGauge } | undefined;
+  const report = (result: ObservableResult): void => {
+    if (last !== undefined) result.observe(last);
+  };
+  // on the provider registered now (an SDK registered after the start gets the gauge at the next read)
+  const attach = (): void => {
+    const provider = options.meterProvider ?? metrics.getMeterProvider();
+    if (observed?.provider === provider) return;
+    observed?.gauge.removeCallback(report);
+    const gauge = provider
+      .getMeter(INSTRUMENTATION_SCOPE)
+      .createObservableGauge(M.approvalsWaiting, {
+        description:
+          "Tool calls waiting for a person's decision, in the database (every instance reports the same number: do not sum over instances)",
+        unit: "{call}",
+      });
+    gauge.addCallback(report);
+    observed = { provider, gauge };
+  };
+  const reread = async (): Promise<void> => {
+    last = await count();
+    attach();
+  };
+  let stopped = false;
+  reread().catch((error: unknown) => {
+    if (!stopped) onError(error instanceof Error ? error : new Error(String(error)));
+  });
+  const stopPoll = pollStore(reread, onError, options.intervalMs);
+  return () => {
+    stopped = true;
+    stopPoll();
+    observed?.gauge.removeCallback(report);
+    observed = undefined;
+  };
 }
 
 /** A loop started (+1) or ended (-1) on this instance. */

@@ -14,12 +14,7 @@ import type { PersonRef } from "../model/person.js";
 import type { ToolResult } from "../tools/tool.js";
 import { capturingContent, contentAttribute } from "./content.js";
 import { finishReason, semconvMessage, semconvMessages } from "./messages.js";
-import {
-  recordActiveRun,
-  recordApprovalsWaiting,
-  recordModelRequest,
-  recordToolCall,
-} from "./metrics.js";
+import { recordActiveRun, recordModelRequest, recordToolCall } from "./metrics.js";
 import {
   INSTRUMENTATION_SCOPE,
   type LoopKind,
@@ -222,11 +217,6 @@ export class LoopTrace {
     });
   }
 
-  /** Calls that were waiting for a decision got one (run or deny) in this continuation. */
-  decided(count: number): void {
-    recordApprovalsWaiting(-count);
-  }
-
   /** Ends the span. `pendingToolCalls`: the run ended waiting for decisions on these calls. */
   end(outcome: {
     usage: Usage;
@@ -237,7 +227,6 @@ export class LoopTrace {
   }): void {
     recordActiveRun(-1);
     const pending = outcome.pendingToolCalls?.length ?? 0;
-    recordApprovalsWaiting(pending);
     if (this.#recording) {
       const span = this.#span;
       const status = outcome.error !== undefined ? "error" : pending > 0 ? "waiting" : "completed";

@@ -38,9 +38,12 @@ async function usageThrough(
   protocol: AiSdkProtocol,
   model: string,
   body: string,
+  // another host than OpenAI's is served by the openai-compatible package; OpenAI's own URL (the
+  // fetch above answers it, nothing leaves the machine) by @ai-sdk/openai, which reads cache writes
+  baseUrl = "http://127.0.0.1:9",
 ): Promise<{ usage: Usage; urls: string[] }> {
   const { fetch, urls } = answering(body);
-  const config = modelConfig({ protocol, model, apiKey: "k", baseUrl: "http://127.0.0.1:9" });
+  const config = modelConfig({ protocol, model, apiKey: "k", baseUrl });
   const message = done(await run(provider(protocol, fetch), request(config, { tools: [] })));
   return { usage: message.usage, urls };
 }
@@ -165,6 +168,58 @@ describe("OpenAI Chat Completions: cached_tokens inside prompt_tokens, reasoning
     // o4-mini: $1.10 input, $0.275 cached input, $4.40 output (reasoning included)
     expect(costOfUsage(usage, "o4-mini-2025-04-16")).toBeCloseTo(
       (2000 * 1.1 + 8000 * 0.275 + 1500 * 4.4) / MILLION,
+      12,
+    );
+  });
+
+  it("GPT-6 Sol: cache writes (inside prompt_tokens) at the write price, apart from reads and input", async () => {
+    const { usage, urls } = await usageThrough(
+      "openai-chat",
+      "gpt-6-sol",
+      body({
+        prompt_tokens: 20_000,
+        completion_tokens: 900,
+        total_tokens: 20_900,
+        prompt_tokens_details: { cached_tokens: 12_000, cache_write_tokens: 6000 },
+        completion_tokens_details: { reasoning_tokens: 700 },
+      }),
+      "https://api.openai.com/v1",
+    );
+    expect(urls[0]).toBe("https://api.openai.com/v1/chat/completions");
+    expect(usage).toMatchObject({ input: 2000, cacheRead: 12_000, cacheWrite: 6000, output: 900 });
+    // gpt-6-sol: $2 input, $0.20 cached input, $2.50 cache writes, $10 output
+    expect(costOfUsage(usage, "gpt-6-sol")).toBeCloseTo(
+      (2000 * 2 + 12_000 * 0.2 + 6000 * 2.5 + 900 * 10) / MILLION,
+      12,
+    );
+    // GPT-6.2 Sol halves the cached-input price only; a dated snapshot is the same model
+    expect(costOfUsage(usage, "gpt-6.2-sol-2026-11-01")).toBeCloseTo(
+      (2000 * 2 + 12_000 * 0.1 + 6000 * 2.5 + 900 * 10) / MILLION,
+      12,
+    );
+  });
+
+  it("a GPT-6 prompt over 272K input tokens (cached included) bills the whole request higher", async () => {
+    const { usage } = await usageThrough(
+      "openai-chat",
+      "gpt-6-luna",
+      body({
+        prompt_tokens: 300_000,
+        completion_tokens: 1000,
+        total_tokens: 301_000,
+        prompt_tokens_details: { cached_tokens: 250_000 },
+      }),
+    );
+    expect(usage).toMatchObject({ input: 50_000, cacheRead: 250_000, cacheWrite: 0 });
+    // gpt-6-luna above 272K: input and cache prices twice ($0.20, $0.02), output 1.5 times ($0.75)
+    expect(costOfUsage(usage, "gpt-6-luna")).toBeCloseTo(
+      (50_000 * 0.2 + 250_000 * 0.02 + 1000 * 0.75) / MILLION,
+      12,
+    );
+    // at 272K exactly, the short-context prices
+    const at = { ...usage, input: 22_000, totalTokens: 273_000 };
+    expect(costOfUsage(at, "gpt-6-luna")).toBeCloseTo(
+      (22_000 * 0.1 + 250_000 * 0.01 + 1000 * 0.5) / MILLION,
       12,
     );
   });
