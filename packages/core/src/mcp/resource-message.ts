@@ -12,6 +12,14 @@ import type { GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/
 export interface McpResourceReader {
   readResource(server: string, uri: string, signal?: AbortSignal): Promise<ReadResourceResult>;
   getPrompt(server: string, name: string, args: Record<string, string>): Promise<GetPromptResult>;
+  /** why `uri` of `server` cannot be read, without reading it (the McpManager's check) */
+  resourceProblem?(server: string, uri: string): { field: string; message: string } | undefined;
+  /** why the prompt cannot be expanded with `args`, without asking the server */
+  promptProblem?(
+    server: string,
+    name: string,
+    args: Record<string, string>,
+  ): { field: string; message: string } | undefined;
 }
 
 export interface McpResourceBody {

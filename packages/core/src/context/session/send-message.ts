@@ -56,6 +56,12 @@ export interface TurnSetup {
   stored?: Promise<void>;
   /** the processed message that write stores: the model's view holds it meanwhile */
   message?: ContextMessage;
+  /**
+   * The active branch's view the pipeline's optimization step made for this message's first
+   * request (the message in it as processed): the run sends it as it is instead of optimizing
+   * again (optimization runs once per request). Absent: the run optimizes before that request.
+   */
+  optimized?: ContextMessage[];
 }
 
 /** Validates a text/file_reference payload and builds its (unprocessed) message. */
@@ -323,6 +329,8 @@ export async function processMessage(
   );
   if (refused !== undefined) throw new OperationRejected("invalid_transition", refused);
   let current = message;
+  // the view the optimization step made, and the message as it was in it
+  let optimized: { view: ContextMessage[]; body: ContextMessage["body"] } | undefined;
   refreshExtensions(core);
   const ctx: PipelineContext = {
     mode: core.config.agent_mode,
@@ -345,6 +353,7 @@ export async function processMessage(
         signal: options.signal ?? new AbortController().signal,
         ...(options.stored ? {} : { pending: current }),
       });
+      optimized = { view: step.view, body: current.body };
       if (step.stored.length === 0) return;
       // the moves so far are stored first, so the optimization's update follows them
       await held.flush();
@@ -459,11 +468,18 @@ export async function processMessage(
     stored.catch(() => undefined);
     inFlight = { stored, message: processed };
   }
-  const fallback = turnSetup(core);
+  // a pipeline without the prompt or tool steps: the turn's own (computed only then)
+  const fallback =
+    ctx.systemPrompt === undefined || ctx.turnTools === undefined ? turnSetup(core) : undefined;
+  const final = inFlight.message ?? current;
   return {
-    systemPrompt: ctx.systemPrompt ?? fallback.systemPrompt,
-    tools: ctx.turnTools ?? fallback.tools,
+    systemPrompt: ctx.systemPrompt ?? fallback?.systemPrompt ?? "",
+    tools: ctx.turnTools ?? fallback?.tools ?? [],
     ...inFlight,
+    // the optimized view holds the message as it is sent, unless a hook changed its text since
+    ...(optimized !== undefined && optimized.body === final.body
+      ? { optimized: optimized.view.map((m) => (m.id === final.id ? final : m)) }
+      : {}),
   };
 }
 
@@ -561,6 +577,8 @@ export async function respond(
         ? lastLoopId(branch)
         : undefined;
   const { stored, message } = setup;
+  // the first request's view, optimized while the message was processed (TurnSetup.optimized)
+  let prepared = setup.optimized;
   const stop = await new RunDriver(core).run({
     ...(prompts !== undefined ? { prompts } : {}),
     ...(parentLoopId !== undefined ? { parentLoopId } : {}),
@@ -572,6 +590,11 @@ export async function respond(
     tools: setup.tools,
     ...(options.signal ? { signal: options.signal } : {}),
     view: async (signal) => {
+      if (prepared !== undefined) {
+        const view = prepared;
+        prepared = undefined;
+        return toAgentMessages(view);
+      }
       // the prompt may still be on its way into the pool (TurnSetup.stored)
       const pooled = message === undefined ? undefined : core.pool.get(message.id);
       const pending =

@@ -73,30 +73,12 @@ export const POST = handle(
         badRequest([{ field: "session_id", message: "must be the session named in the URL" }]),
       );
     }
-    if (body.payload.type === "mcp_resource") {
-      // refused before anything is stored: the server must be connected and offer the URI
-      const problem = arbor.mcp.resourceProblem(
-        body.payload.server_name,
-        body.payload.resource_uri,
+    // refused before anything is stored: an MCP resource or prompt the session's servers offer
+    const problem = session.payloadProblem(body.payload);
+    if (problem !== undefined) {
+      throw new HttpError(
+        badRequest([{ field: `payload.${problem.field}`, message: problem.message }]),
       );
-      if (problem !== undefined) {
-        throw new HttpError(
-          badRequest([{ field: `payload.${problem.field}`, message: problem.message }]),
-        );
-      }
-    }
-    if (body.payload.type === "mcp_prompt") {
-      // refused before anything is stored: a connected server, a prompt it lists, its arguments
-      const problem = arbor.mcp.promptProblem(
-        body.payload.server_name,
-        body.payload.prompt_name,
-        body.payload.arguments ?? {},
-      );
-      if (problem !== undefined) {
-        throw new HttpError(
-          badRequest([{ field: `payload.${problem.field}`, message: problem.message }]),
-        );
-      }
     }
     const options = {
       by: actor,
