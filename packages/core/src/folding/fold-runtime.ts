@@ -8,15 +8,6 @@ import type {
   LoopContextHandling,
   ToolCallVerdict,
 } from "../agent/types.js";
-import {
-  budgetWarningText,
-  FOLD_MEMORY_SHARE,
-  type FoldForcedReason,
-  FoldLedger,
-  forcedReturnHeader,
-} from "../folding/ledger.js";
-import type { FoldMemorySource } from "../folding/memory.js";
-import { BranchParams, ReturnParams } from "../folding/params.js";
 import { childAbortController } from "../model/cancellation.js";
 import {
   type AgentMessage,
@@ -28,6 +19,15 @@ import {
 import type { FoldingSettings } from "../model/session-config.js";
 import type { SessionEventBody } from "../protocol/events.js";
 import { type AnyAgentTool, defineTool, ToolError, type ToolResult } from "../tools/tool.js";
+import {
+  budgetWarningText,
+  FOLD_MEMORY_SHARE,
+  type FoldForcedReason,
+  FoldLedger,
+  forcedReturnHeader,
+} from "./ledger.js";
+import type { FoldMemorySource } from "./memory.js";
+import { BranchParams, ReturnParams } from "./params.js";
 
 // The fold runtime (issue #13): `branch` starts a fold, a child loop whose context is the
 // session's system prompt, a note of what the fold is for, injected memories and its prompt,
