@@ -14,7 +14,7 @@ import {
   truncateToolOutputs,
 } from "./compaction-tiers.js";
 import { findPairingProblem } from "./message-blocks.js";
-import { defaultTokenCounter, messageTokens } from "./tokens.js";
+import { defaultTokenCounter, messageTokens } from "./token-count.js";
 import type { TokenCounter } from "./types.js";
 
 const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };

@@ -5,7 +5,7 @@ import type {
   UserMessage,
 } from "../model/llm-messages.js";
 import { blockIndexOf, headEnd, segmentBlocks, tailStart } from "./message-blocks.js";
-import { noteCutMessage } from "./tokens.js";
+import { noteCutMessage } from "./token-count.js";
 
 // The three compaction tiers (REQ-057–059) as pure functions over a message list. Each returns the
 // input array itself when it has nothing to do. Their outputs are deterministic and cached per

@@ -4,7 +4,7 @@ import type { AgentMessage } from "../model/llm-messages.js";
 import { messageText } from "../model/llm-messages.js";
 import { compactionBudget, compactMessages } from "./compaction.js";
 import { findPairingProblem } from "./message-blocks.js";
-import { defaultTokenCounter, heuristicTokenCounter, totalTokens } from "./tokens.js";
+import { defaultTokenCounter, heuristicTokenCounter, totalTokens } from "./token-count.js";
 import type { ContextConfig, TokenCounter } from "./types.js";
 
 // REQ-165: property test of compactMessages over seeded random valid histories (user turns with

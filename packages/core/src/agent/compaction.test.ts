@@ -10,7 +10,7 @@ import {
   tieredCompaction,
 } from "./compaction.js";
 import { findPairingProblem } from "./message-blocks.js";
-import { heuristicTokenCounter, totalTokens } from "./tokens.js";
+import { heuristicTokenCounter, totalTokens } from "./token-count.js";
 import type { ContextConfig } from "./types.js";
 import { DEFAULT_CONTEXT_CONFIG } from "./types.js";
 

@@ -7,7 +7,7 @@ import {
   truncateToolOutputs,
 } from "./compaction-tiers.js";
 import { segmentBlocks } from "./message-blocks.js";
-import { defaultTokenCounter, messageTokens, totalTokens } from "./tokens.js";
+import { defaultTokenCounter, messageTokens, totalTokens } from "./token-count.js";
 import type { CompactionStrategy, ContextConfig, TokenCounter } from "./types.js";
 
 // The built-in compaction cascade (REQ-056): cheap, deterministic tiers, no model call.

@@ -1,7 +1,7 @@
 import type { AgentMessage } from "../model/llm-messages.js";
 import { compactionBudget, compactMessages } from "./compaction.js";
 import type { LoopRun } from "./loop-run.js";
-import { totalTokens } from "./tokens.js";
+import { totalTokens } from "./token-count.js";
 import type { ContextConfig } from "./types.js";
 
 // The loop's compaction step (REQ-060, 077, 146): before every model request when contextConfig

@@ -1,5 +1,5 @@
 import type { AgentMessage, Usage } from "../model/llm-messages.js";
-import { defaultTokenCounter, totalTokens } from "./tokens.js";
+import { defaultTokenCounter, totalTokens } from "./token-count.js";
 import type { TokenCounter } from "./types.js";
 
 // REQ-136: how full the context window is. The provider's reported usage for the last request is

@@ -20,8 +20,7 @@ export type { LoopRun } from "./loop-run.js";
 export { findPairingProblem, type MessageBlock, segmentBlocks } from "./message-blocks.js";
 export * from "./parallel.js";
 export * from "./retry.js";
-export * from "./sub-agent.js";
-export * from "./tokens.js";
+export * from "./token-count.js";
 export {
   executeSingleTool,
   executeToolCalls,

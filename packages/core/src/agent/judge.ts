@@ -15,7 +15,7 @@ import {
 import type { AgentEventSink } from "./event-sink.js";
 import { nextBareLoopId, runAgentLoop } from "./loop.js";
 import { effectiveConfigId } from "./loop-id.js";
-import { defaultTokenCounter } from "./tokens.js";
+import { defaultTokenCounter } from "./token-count.js";
 import type { AgentContext, AgentLoopConfig, TokenCounter } from "./types.js";
 
 // REQ-200–202, 207–209: the LLM judge. It reads the query (and the conversation before it), the

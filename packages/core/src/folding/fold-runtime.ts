@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { runAgentLoop } from "../agent/loop.js";
-import { estimateTextTokens } from "../agent/tokens.js";
+import { estimateTextTokens } from "../agent/token-count.js";
 import type {
   AgentEvent,
   AgentLoopConfig,

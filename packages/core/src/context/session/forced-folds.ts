@@ -1,4 +1,4 @@
-import { estimateTextTokens } from "../../agent/tokens.js";
+import { estimateTextTokens } from "../../agent/token-count.js";
 import { foldExtractiveSummary } from "../../folding/fold-runtime.js";
 import { forcedReturnHeader } from "../../folding/ledger.js";
 import { scrubSecrets } from "../../folding/scrub.js";

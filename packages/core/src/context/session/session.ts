@@ -28,7 +28,7 @@ import {
 } from "../../tools/builtin/workspace-files.js";
 import { toolDefinition } from "../../tools/tool.js";
 import { BranchOpError } from "../branches/errors.js";
-import { countRequestTokens, optimizationTarget } from "../optimization/token-budget.js";
+import { countRequestTokens, optimizationTarget } from "../optimization/request-tokens.js";
 import { modelTitle, shortTitle } from "../session-title.js";
 import type { TransitionRecord } from "../state-machine.js";
 import { MAX_INSTRUCTION_CHARS, type WorkspaceInstructions } from "../workspace-instructions.js";

@@ -3,7 +3,7 @@ import {
   imageTokens,
   TOOL_RESULT_OVERHEAD,
   USER_ASSISTANT_OVERHEAD,
-} from "../../agent/tokens.js";
+} from "../../agent/token-count.js";
 import type { TokenCounter } from "../../agent/types.js";
 import { mcpResourceImage } from "../../mcp/resource-message.js";
 import type { ToolDefinition } from "../../model/llm-config.js";
