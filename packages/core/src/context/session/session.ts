@@ -1,3 +1,4 @@
+import { EventStream } from "../../agent/event-stream.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import { costOfUsage } from "../../llm/pricing.js";
 import type { Branch } from "../../model/branch.js";
@@ -47,7 +48,6 @@ import {
   updateBranchOp,
 } from "./branch-operations.js";
 import {
-  Channel,
   type Operation,
   OperationChannel,
   type OperationError,
@@ -762,7 +762,7 @@ export class Session {
     if (this.#queue.size === 0 && coordinator !== undefined && !coordinator.holds(this.id)) {
       return this.#interruptElsewhere(coordinator);
     }
-    const channel = new Channel<SessionEvent>(() => unsubscribe());
+    const channel = new EventStream<SessionEvent>(() => unsubscribe());
     const unsubscribe = this.#core.subscribe((event) => channel.push(event));
     if (this.#queue.size === 0) {
       unsubscribe();
@@ -990,7 +990,7 @@ export class Session {
     const id = core.id;
     const from = core.lastSequence;
     // a stream that is closed once it has seen a resting state (or nothing runs anywhere)
-    const out = new Channel<SessionEvent>(() => void source[Symbol.asyncIterator]().return?.());
+    const out = new EventStream<SessionEvent>(() => void source[Symbol.asyncIterator]().return?.());
     const source = followEvents(core.deps.store, coordinator, id, from, (error) => ({
       ...core.errorEvent("storage", `cannot read events: ${String(error)}`, true),
       sequence: 0,
