@@ -7,7 +7,7 @@
 // cold time is dominated by tokenizing the history's text once; in the loop every message is
 // counted once when it is appended, so the per-request cost is the "warm" figure (same history
 // objects again, as before each model call).
-import { compactMessages } from "../src/agent/compaction.js";
+import { compactMessages } from "../src/agent/optimization.js";
 import {
   defaultTokenCounter,
   heuristicTokenCounter,

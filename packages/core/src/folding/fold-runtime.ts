@@ -88,7 +88,7 @@ export interface FoldHost {
   /**
    * How each fold keeps its context within the model's window, asked per fold with its system
    * prompt and tools (a session: its own optimization and overflow recovery). Absent: the
-   * fold's budget alone (no compaction), as `loopConfig`'s transformContext shapes the view.
+   * fold's budget alone (no optimization), as `loopConfig`'s transformContext shapes the view.
    */
   context?: (setup: ChildLoopSetup) => LoopContextHandling;
   /**
@@ -399,7 +399,7 @@ export class FoldRuntime {
             },
           }
         : {}),
-      // the fold's own budget replaces the runtime's compaction; the host's context handling
+      // the fold's own budget replaces the runtime's optimization; the host's context handling
       // (a session's optimization) keeps what the fold's model sees within its window
       contextConfig: null,
       ...(own?.recoverContextOverflow !== undefined

@@ -8,7 +8,7 @@ import { optimizeBranch } from "./optimizer.js";
 import { RECENT_FILES_HEADING, recentFilePaths, recentFilesSection } from "./recent-files.js";
 import { countRequestTokens } from "./request-tokens.js";
 
-// Issue #15: after a compaction, up to five recently used files are re-read as they are NOW into
+// Issue #15: after an optimization, up to five recently used files are re-read as they are NOW into
 // the newest summary (old contents are not kept), within the room the target leaves.
 
 const read = (name: string) =>

@@ -129,7 +129,7 @@ export function needsOptimization(
 
 /**
  * What a triggered optimization aims for: target_ratio of the window, kept well below the trigger
- * (hysteresis, learned from the runtime's compaction) so that several turns fit before the next
+ * (hysteresis, learned from the runtime's optimization) so that several turns fit before the next
  * optimization invalidates the provider's prompt cache again. A target_ratio configured above
  * trigger_ratio is clamped to the trigger.
  */

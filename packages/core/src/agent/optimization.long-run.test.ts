@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { HistoryGenerator, REALISTIC_SHAPE } from "../../test/support/random-history.js";
 import type { AgentMessage } from "../model/llm-messages.js";
-import { compactionBudget, compactionTarget, compactMessages } from "./compaction.js";
 import { findPairingProblem } from "./message-blocks.js";
+import { compactionBudget, compactionTarget, compactMessages } from "./optimization.js";
 import { heuristicTokenCounter, totalTokens } from "./token-count.js";
 import type { ContextConfig } from "./types.js";
 

@@ -6,14 +6,14 @@ import type {
   UserMessage,
 } from "../model/llm-messages.js";
 import { messageText, userMessage } from "../model/llm-messages.js";
+import { findPairingProblem } from "./message-blocks.js";
 import {
   dropMiddle,
   summarizeOldTurns,
   TOOL_OUTPUT_MAX_LINE_CHARS,
   truncateText,
   truncateToolOutputs,
-} from "./compaction-tiers.js";
-import { findPairingProblem } from "./message-blocks.js";
+} from "./optimization-tiers.js";
 import { defaultTokenCounter, messageTokens } from "./token-count.js";
 import type { TokenCounter } from "./types.js";
 
