@@ -7,8 +7,12 @@
 // cold time is dominated by tokenizing the history's text once; in the loop every message is
 // counted once when it is appended, so the per-request cost is the "warm" figure (same history
 // objects again, as before each model call).
-import { compactMessages } from "../src/agent/compaction.js";
-import { defaultTokenCounter, heuristicTokenCounter, totalTokens } from "../src/agent/tokens.js";
+import { compactMessages } from "../src/agent/optimization.js";
+import {
+  defaultTokenCounter,
+  heuristicTokenCounter,
+  totalTokens,
+} from "../src/agent/token-count.js";
 import { DEFAULT_CONTEXT_CONFIG, type TokenCounter } from "../src/agent/types.js";
 import type { AgentMessage } from "../src/model/llm-messages.js";
 import { HistoryGenerator, REALISTIC_SHAPE } from "../test/support/random-history.js";

@@ -6,7 +6,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { estimateTextTokens } from "../src/agent/tokens.js";
+import { estimateTextTokens } from "../src/agent/token-count.js";
 import { buildSystemPrompt } from "../src/context/system-prompt.js";
 import { createDefaultTools } from "../src/tools/builtin/default-tools.js";
 import { toolDefinition } from "../src/tools/tool.js";

@@ -7,8 +7,8 @@
 
 import { z } from "zod";
 import { runAgentLoop } from "../src/agent/loop.js";
-import { estimateTextTokens } from "../src/agent/tokens.js";
-import { FoldRuntime } from "../src/fold-runtime/fold-runtime.js";
+import { estimateTextTokens } from "../src/agent/token-count.js";
+import { FoldRuntime } from "../src/folding/fold-runtime.js";
 import type { StreamRequest } from "../src/llm/provider.js";
 import { modelConfig } from "../src/model/llm-config.js";
 import { type AgentMessage, messageText, userMessage } from "../src/model/llm-messages.js";

@@ -11,7 +11,7 @@
 //   call, as the loop does within a run — what REQ-172 asks of a history with compaction.
 import { z } from "zod";
 import { Agent } from "../src/agent/agent.js";
-import { compactMessages } from "../src/agent/compaction.js";
+import { compactMessages } from "../src/agent/optimization.js";
 import type { ContextConfig } from "../src/agent/types.js";
 import { modelConfig } from "../src/model/llm-config.js";
 import type { AgentMessage } from "../src/model/llm-messages.js";

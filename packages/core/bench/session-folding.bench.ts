@@ -8,7 +8,7 @@
 // an ordinary tool call (goal < 1 ms), and peak parent context unfolded / folded (goal ≥ 5×).
 
 import { z } from "zod";
-import { estimateTextTokens } from "../src/agent/tokens.js";
+import { estimateTextTokens } from "../src/agent/token-count.js";
 import { SessionManager } from "../src/context/session/session-manager.js";
 import type { StreamRequest } from "../src/llm/provider.js";
 import { modelConfig } from "../src/model/llm-config.js";

@@ -6,10 +6,10 @@
 
 import { z } from "zod";
 import { runAgentLoop } from "../src/agent/loop.js";
-import { SubAgentTool } from "../src/agent/sub-agent.js";
 import type { AgentEvent } from "../src/agent/types.js";
 import { modelConfig } from "../src/model/llm-config.js";
 import { userMessage } from "../src/model/llm-messages.js";
+import { SubAgentTool } from "../src/subagents/sub-agent-tool.js";
 import { ScriptedProvider } from "../src/testing/scripted-provider.js";
 import { defineTool } from "../src/tools/tool.js";
 import { type BenchFigure, median } from "./figure.js";

@@ -3,7 +3,6 @@ export * from "./agent/index.js";
 export * from "./codebase/index.js";
 export * from "./command-hooks/index.js";
 export * from "./context/index.js";
-export * from "./fold-runtime/index.js";
 export * from "./folding/index.js";
 export * from "./llm/index.js";
 export * from "./mcp/index.js";

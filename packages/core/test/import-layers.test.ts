@@ -22,7 +22,6 @@ const CORE_LAYERS = [
   "openapi",
   "recording",
   "folding",
-  "fold-runtime",
   "subagents",
   "context",
   "testing",

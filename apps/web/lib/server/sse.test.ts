@@ -1,4 +1,4 @@
-import { Channel, type SessionEvent } from "@arbor/core";
+import { EventStream, type SessionEvent } from "@arbor/core";
 import { describe, expect, it } from "vitest";
 import { formatSseEvent, sseStream } from "./sse";
 
@@ -24,7 +24,7 @@ async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promi
 
 describe("sseStream", () => {
   it("sends the events that are ready together in one chunk, in order, and later ones after", async () => {
-    const channel = new Channel<SessionEvent>();
+    const channel = new EventStream<SessionEvent>();
     const reader = sseStream(channel, { heartbeatMs: 0 }).getReader();
     expect(await readChunk(reader)).toBe(": stream open\n\n");
 
@@ -66,7 +66,7 @@ describe("sseStream", () => {
   });
 
   it("cuts a long burst into chunks of bounded size without dropping any event", async () => {
-    const channel = new Channel<SessionEvent>();
+    const channel = new EventStream<SessionEvent>();
     const big = "x".repeat(20_000);
     for (let i = 1; i <= 10; i++) channel.push(delta(i, big));
     channel.end();

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentMessage, AssistantMessage, Usage } from "../model/llm-messages.js";
 import { userMessage } from "../model/llm-messages.js";
 import { ContextTracker } from "./context-tracker.js";
-import { heuristicTokenCounter, totalTokens } from "./tokens.js";
+import { heuristicTokenCounter, totalTokens } from "./token-count.js";
 
 const counter = heuristicTokenCounter();
 

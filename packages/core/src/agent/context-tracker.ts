@@ -1,11 +1,11 @@
 import type { AgentMessage, Usage } from "../model/llm-messages.js";
-import { defaultTokenCounter, totalTokens } from "./tokens.js";
+import { defaultTokenCounter, totalTokens } from "./token-count.js";
 import type { TokenCounter } from "./types.js";
 
 // REQ-136: how full the context window is. The provider's reported usage for the last request is
 // the ground truth for the messages that request covered; only the messages appended since are
 // estimated locally. Provider figures include the system prompt and tool definitions, so
-// currentTokens() is comparable with maxContextTokens, not with the compaction budget.
+// currentTokens() is comparable with maxContextTokens, not with the optimization budget.
 
 interface Report {
   /** input + cacheRead + cacheWrite + output of the reported request */
@@ -34,7 +34,7 @@ export class ContextTracker {
    * Record the usage of a model response. `messageCountAtReport` is the history length including
    * that response (the prompt messages plus the assistant message). Pass `anchor` — the message at
    * index messageCountAtReport − 1, normally the assistant message — to have a later replaced
-   * history (compaction, restore) detected; otherwise call reset() after replacing it. A usage of
+   * history (optimization, restore) detected; otherwise call reset() after replacing it. A usage of
    * all zeros (a provider that reports nothing) is ignored.
    */
   recordUsage(usage: Usage, messageCountAtReport: number, anchor?: AgentMessage): void {

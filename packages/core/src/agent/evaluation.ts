@@ -3,19 +3,19 @@ import { emptyUsage } from "../model/llm-messages.js";
 import type { AgentEventSink } from "./event-sink.js";
 import type { AgentContext } from "./types.js";
 
-// REQ-198–200: what a parallel run's branches produced, and how one of them is chosen. Four of
+// REQ-198–200: what a parallel run's candidates produced, and how one of them is chosen. Four of
 // the five built-in strategies decide from the outcomes alone; the LLM judge (judge.ts) asks a
-// model. A strategy never throws for a bad branch: a branch that failed (its last answer an error
+// model. A strategy never throws for a bad candidate: a candidate that failed (its last answer an error
 // or aborted, or no answer at all) is passed over while another one finished.
 
-/** REQ-198/206: one branch of agentLoopParallel, after its run. */
+/** REQ-198/206: one candidate of agentLoopParallel, after its run. */
 export interface ParallelLoopOutcome {
   /** its place in the configs given to agentLoopParallel */
   configIndex: number;
   loopId: string;
   /**
-   * The branch's own context after its run: `messages.slice(0, originalContextLen)` is the shared
-   * base (the caller's history), the rest is what the branch added, prompts included.
+   * The candidate's own context after its run: `messages.slice(0, originalContextLen)` is the shared
+   * base (the caller's history), the rest is what the candidate added, prompts included.
    */
   context: AgentContext;
   originalContextLen: number;
@@ -24,7 +24,7 @@ export interface ParallelLoopOutcome {
   usage: Usage;
 }
 
-/** REQ-199: the chosen branch (an index into the outcomes) and why. */
+/** REQ-199: the chosen candidate (an index into the outcomes) and why. */
 export interface EvaluationDecision {
   index: number;
   reason: string;
@@ -46,7 +46,7 @@ export interface EvaluationResult {
   model?: string;
 }
 
-/** REQ-199: chooses one branch. */
+/** REQ-199: chooses one candidate. */
 export interface EvaluationStrategy {
   readonly name: string;
   evaluate(
@@ -57,16 +57,16 @@ export interface EvaluationStrategy {
   ): Promise<EvaluationResult>;
 }
 
-/** The branch's last answer: failed when it is an error or aborted, or when there is none. */
-export function branchFailed(outcome: ParallelLoopOutcome): boolean {
+/** The candidate's last answer: failed when it is an error or aborted, or when there is none. */
+export function candidateFailed(outcome: ParallelLoopOutcome): boolean {
   const last = lastAssistant(outcome.newMessages);
   return last === undefined || last.stopReason === "error" || last.stopReason === "aborted";
 }
 
-/** Indices of the branches that finished; every index when none did. */
+/** Indices of the candidates that finished; every index when none did. */
 export function viableIndices(outcomes: readonly ParallelLoopOutcome[]): number[] {
   const all = outcomes.map((_, i) => i);
-  const viable = all.filter((i) => !branchFailed(outcomes[i] as ParallelLoopOutcome));
+  const viable = all.filter((i) => !candidateFailed(outcomes[i] as ParallelLoopOutcome));
   return viable.length > 0 ? viable : all;
 }
 
@@ -80,7 +80,7 @@ export function lastAssistant(messages: readonly AgentMessage[]): AssistantMessa
 
 /**
  * REQ-149/201: the text of the last assistant message that has text (tool calls, results and
- * intermediate turns left out); a fallback line when the branch wrote none.
+ * intermediate turns left out); a fallback line when the candidate wrote none.
  */
 export function finalText(messages: readonly AgentMessage[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -98,7 +98,7 @@ export function finalText(messages: readonly AgentMessage[]): string {
 const decided = (index: number, reason: string) =>
   Promise.resolve({ decision: { index, reason }, usage: emptyUsage() });
 
-/** REQ-200: one branch, passed through (with several, the first that finished). */
+/** REQ-200: one candidate, passed through (with several, the first that finished). */
 export class TransparentEvaluation implements EvaluationStrategy {
   readonly name = "transparent";
   evaluate(_prompts: readonly AgentMessage[], outcomes: readonly ParallelLoopOutcome[]) {
@@ -110,7 +110,7 @@ export class TransparentEvaluation implements EvaluationStrategy {
   }
 }
 
-/** REQ-200: always the first branch (config 0), whatever happened to it. */
+/** REQ-200: always the first candidate (config 0), whatever happened to it. */
 export class PickFirstEvaluation implements EvaluationStrategy {
   readonly name = "pick_first";
   evaluate() {
@@ -118,7 +118,7 @@ export class PickFirstEvaluation implements EvaluationStrategy {
   }
 }
 
-/** REQ-200: the finished branch that spent the fewest tokens (the earliest on a tie). */
+/** REQ-200: the finished candidate that spent the fewest tokens (the earliest on a tie). */
 export class TokenEfficientEvaluation implements EvaluationStrategy {
   readonly name = "token_efficient";
   evaluate(_prompts: readonly AgentMessage[], outcomes: readonly ParallelLoopOutcome[]) {
@@ -128,7 +128,7 @@ export class TokenEfficientEvaluation implements EvaluationStrategy {
   }
 }
 
-/** REQ-200: the finished branch that spent the most tokens (the earliest on a tie). */
+/** REQ-200: the finished candidate that spent the most tokens (the earliest on a tie). */
 export class ElaborateEvaluation implements EvaluationStrategy {
   readonly name = "elaborate";
   evaluate(_prompts: readonly AgentMessage[], outcomes: readonly ParallelLoopOutcome[]) {

@@ -81,4 +81,30 @@ describe("EventStream", () => {
     }
     expect(seen).toEqual(Array.from({ length: 9000 }, (_, i) => i));
   });
+  it("a consumer that stops wakes a waiting next(), ends the stream for the producer and calls onDetach once", async () => {
+    let detached = 0;
+    const stream = new EventStream<number>(() => detached++);
+    const waiting = stream.next();
+    await stream.return();
+    await expect(waiting).resolves.toEqual({ value: undefined, done: true });
+    expect(stream.ended).toBe(true);
+    expect(detached).toBe(1);
+    stream.push(1);
+    await stream.return();
+    expect(detached).toBe(1);
+    await expect(stream.next()).resolves.toEqual({ value: undefined, done: true });
+  });
+
+  it("a stream that ended first does not call onDetach when its consumer stops", async () => {
+    let detached = 0;
+    const stream = new EventStream<number>(() => detached++);
+    stream.push(1);
+    stream.end();
+    expect(stream.ended).toBe(true);
+    for await (const n of stream) {
+      expect(n).toBe(1);
+      break;
+    }
+    expect(detached).toBe(0);
+  });
 });

@@ -1,4 +1,5 @@
-// One push-based async stream serves provider streams and agent streams alike.
+// One push-based async stream serves provider streams, agent streams and a session's event
+// streams (its live `events()`, each operation's events) alike: the only one in core.
 //
 // Contract:
 // - `push` never blocks and never throws; events are buffered without bound and delivered in order.
@@ -7,8 +8,10 @@
 // - Single consumer: either `for await` (or `next()`), or the batch API `takeBuffered()` +
 //   `waitForEvents()`, which lets a hot consumer (the agent loop reading a provider) handle every
 //   buffered event synchronously instead of paying one promise and one microtask per event.
-// - A consumer that stops early (`break` out of `for await` → `return()`) detaches: later events
-//   are dropped rather than buffered for nobody; `result()` still resolves when the producer ends.
+// - A consumer that stops early (`break` out of `for await` → `return()`) detaches, at once even
+//   while a `next()` is waiting: later events are dropped rather than buffered for nobody, `ended`
+//   turns true (so a producer can stop), the constructor's `onDetach` is called once (when the
+//   stream had not ended), and `result()` still resolves when the producer ends.
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
 
@@ -20,19 +23,22 @@ export class EventStream<T, R = void> implements AsyncIterableIterator<T> {
   private waiter: ((result: IteratorResult<T, undefined>) => void) | undefined;
   /** a batch consumer waiting in `waitForEvents()` */
   private batchWaiter: (() => void) | undefined;
-  private ended = false;
+  private finished = false;
   private detached = false;
   private readonly resultPromise: Promise<R>;
   private resolveResult!: (value: R) => void;
+  private readonly onDetach: (() => void) | undefined;
 
-  constructor() {
+  /** `onDetach`: called when the consumer stops before the stream ended (an unsubscribe). */
+  constructor(onDetach?: () => void) {
+    this.onDetach = onDetach;
     this.resultPromise = new Promise<R>((resolve) => {
       this.resolveResult = resolve;
     });
   }
 
   push(event: T): void {
-    if (this.ended || this.detached) return;
+    if (this.finished || this.detached) return;
     const waiter = this.waiter;
     if (waiter !== undefined) {
       this.waiter = undefined;
@@ -48,8 +54,8 @@ export class EventStream<T, R = void> implements AsyncIterableIterator<T> {
   }
 
   end(result: R): void {
-    if (this.ended) return;
-    this.ended = true;
+    if (this.finished) return;
+    this.finished = true;
     this.resolveResult(result);
     const waiter = this.waiter;
     if (waiter !== undefined) {
@@ -68,14 +74,17 @@ export class EventStream<T, R = void> implements AsyncIterableIterator<T> {
     return this.resultPromise;
   }
 
-  /** true once `end` was called (buffered events may still be waiting to be read). */
-  get isEnded(): boolean {
-    return this.ended;
+  /**
+   * true once `end` was called or the consumer stopped: pushes are dropped from now on (buffered
+   * events may still be waiting to be read).
+   */
+  get ended(): boolean {
+    return this.finished || this.detached;
   }
 
   /** true once ended and every buffered event was read. */
   get isDone(): boolean {
-    return this.ended && this.head >= this.buffer.length;
+    return this.finished && this.head >= this.buffer.length;
   }
 
   next(): Promise<IteratorResult<T, undefined>> {
@@ -92,7 +101,7 @@ export class EventStream<T, R = void> implements AsyncIterableIterator<T> {
       }
       return Promise.resolve({ value, done: false });
     }
-    if (this.ended || this.detached) return Promise.resolve(DONE);
+    if (this.finished || this.detached) return Promise.resolve(DONE);
     return new Promise((resolve) => {
       this.waiter = resolve;
     });
@@ -100,9 +109,16 @@ export class EventStream<T, R = void> implements AsyncIterableIterator<T> {
 
   /** Consumer stopped early: drop what is buffered and whatever comes later. */
   return(): Promise<IteratorResult<T, undefined>> {
+    const first = !this.detached && !this.finished;
     this.detached = true;
     this.buffer = [];
     this.head = 0;
+    const waiter = this.waiter;
+    if (waiter !== undefined) {
+      this.waiter = undefined;
+      waiter(DONE);
+    }
+    if (first) this.onDetach?.();
     return Promise.resolve(DONE);
   }
 
@@ -121,7 +137,7 @@ export class EventStream<T, R = void> implements AsyncIterableIterator<T> {
 
   /** Batch API: resolves once an event is buffered or the stream has ended. */
   waitForEvents(): Promise<void> {
-    if (this.head < this.buffer.length || this.ended) return Promise.resolve();
+    if (this.head < this.buffer.length || this.finished) return Promise.resolve();
     return new Promise((resolve) => {
       this.batchWaiter = resolve;
     });

@@ -1,12 +1,4 @@
 export * from "./agent.js";
-export * from "./compaction.js";
-export {
-  dropMiddle,
-  summarizeOldTurns,
-  TOOL_OUTPUT_MAX_LINE_CHARS,
-  truncateText,
-  truncateToolOutputs,
-} from "./compaction-tiers.js";
 export * from "./context-tracker.js";
 export * from "./evaluation.js";
 export * from "./event-sink.js";
@@ -18,10 +10,17 @@ export * from "./loop.js";
 export * from "./loop-id.js";
 export type { LoopRun } from "./loop-run.js";
 export { findPairingProblem, type MessageBlock, segmentBlocks } from "./message-blocks.js";
+export * from "./optimization.js";
+export {
+  dropMiddle,
+  summarizeOldTurns,
+  TOOL_OUTPUT_MAX_LINE_CHARS,
+  truncateText,
+  truncateToolOutputs,
+} from "./optimization-tiers.js";
 export * from "./parallel.js";
 export * from "./retry.js";
-export * from "./sub-agent.js";
-export * from "./tokens.js";
+export * from "./token-count.js";
 export {
   executeSingleTool,
   executeToolCalls,

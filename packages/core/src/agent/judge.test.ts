@@ -20,7 +20,7 @@ import {
   parseJudgeChoice,
 } from "./judge.js";
 import { agentLoopParallel } from "./parallel.js";
-import { heuristicTokenCounter } from "./tokens.js";
+import { heuristicTokenCounter } from "./token-count.js";
 import type { AgentEvent } from "./types.js";
 
 const counter = heuristicTokenCounter();

@@ -10,15 +10,15 @@ import {
 import type { AgentEventSink } from "./event-sink.js";
 import { nextBareLoopId, runAgentLoop } from "./loop.js";
 import { effectiveConfigId } from "./loop-id.js";
-import { defaultTokenCounter } from "./tokens.js";
+import { defaultTokenCounter } from "./token-count.js";
 import type { AgentContext, AgentLoopConfig, TokenCounter } from "./types.js";
 
 // REQ-200–202, 207–209: the LLM judge. It reads the query (and the conversation before it), the
-// final answer of each branch that finished, numbered, and names the best by its number. What it
+// final answer of each candidate that finished, numbered, and names the best by its number. What it
 // reads must fit the judge model's budget at once (the comprehension criteria): when it does not,
-// the material is compacted in two iterations, the prior context first, then the answers, each
+// the material is optimized in two iterations, the prior context first, then the answers, each
 // through three tiers (the last 80 lines, the first and last paragraphs, a hard character limit).
-// The judge only reads compacted copies: the chosen branch is returned whole.
+// The judge only reads optimized copies: the chosen candidate is returned whole.
 
 export const DEFAULT_JUDGE_SYSTEM_PROMPT =
   "You are an impartial judge. You are shown a query, sometimes with the conversation before it, " +
@@ -52,7 +52,7 @@ export interface LlmJudgeOptions {
   loopId?: string;
 }
 
-/** REQ-201/207: the judge's material from the run's prompts and the branches' outcomes. */
+/** REQ-201/207: the judge's material from the run's prompts and the candidates' outcomes. */
 export function judgeMaterial(
   prompts: readonly AgentMessage[],
   outcomes: readonly ParallelLoopOutcome[],
@@ -106,9 +106,9 @@ export interface JudgeCompaction {
 }
 
 /**
- * REQ-202/208: compaction in two iterations. Iteration 1 compacts the prior context only, the
+ * REQ-202/208: optimization in two iterations. Iteration 1 optimizes the prior context only, the
  * outputs intact, tier by tier, stopping as soon as everything fits; only if that is not enough,
- * iteration 2 compacts each output on its own, tier by tier. Tier 3's limit for the outputs is
+ * iteration 2 optimizes each output on its own, tier by tier. Tier 3's limit for the outputs is
  * what the budget leaves, divided by their number.
  */
 export function compactForJudge(
@@ -167,7 +167,7 @@ export function compactForJudge(
   return { material: current, fits: false, priorTiers, outputTiers };
 }
 
-/** REQ-200/201: asks `judgeConfig`'s model which branch answered best. */
+/** REQ-200/201: asks `judgeConfig`'s model which candidate answered best. */
 export class LlmJudgeEvaluation implements EvaluationStrategy {
   readonly name = "llm_judge";
   readonly #options: LlmJudgeOptions;
@@ -202,7 +202,7 @@ export class LlmJudgeEvaluation implements EvaluationStrategy {
         ? { systemPrompt, counter: judgeConfig.tokenCounter }
         : { systemPrompt },
     );
-    // REQ-201: the judge runs in the branches' session, so its loop sits beside theirs
+    // REQ-201: the judge runs in the candidates' session, so its loop sits beside theirs
     const first = outcomes[0]?.context;
     const sessionId = first?.sessionId ?? "";
     // its span links to the candidates' spans (those recorded: set when each one's loop started)

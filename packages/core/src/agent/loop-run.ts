@@ -4,10 +4,10 @@ import type { AgentEventSink } from "./event-sink.js";
 import type { AgentContext, AgentLoopConfig, Logger } from "./types.js";
 
 // The state one agent-loop run shares between loop.ts and the steps it calls
-// (assistant-response.ts, context-compaction.ts). Its own module so those steps need not import
+// (assistant-response.ts, optimization-step.ts). Its own module so those steps need not import
 // the loop that calls them.
 
-/** Everything one run shares; `context.messages` is the working history (compaction may replace it). */
+/** Everything one run shares; `context.messages` is the working history (optimization may replace it). */
 export interface LoopRun {
   readonly context: AgentContext;
   readonly config: AgentLoopConfig;

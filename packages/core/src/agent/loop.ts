@@ -16,7 +16,6 @@ import type { LoopKind } from "../telemetry/names.js";
 import { LoopTrace, type ToolDecision } from "../telemetry/spans.js";
 import { toolDefinition } from "../tools/tool.js";
 import { streamAssistantResponse } from "./assistant-response.js";
-import { compactContext } from "./context-compaction.js";
 import type { AgentEventSink } from "./event-sink.js";
 import { EventStream } from "./event-stream.js";
 import { ExecutionTracker } from "./execution-limits.js";
@@ -24,6 +23,7 @@ import { callHook, errorText, silentLogger } from "./hook-calls.js";
 import { applyInputFilters } from "./input-filters.js";
 import { effectiveConfigId, LoopIdAllocator } from "./loop-id.js";
 import type { LoopRun } from "./loop-run.js";
+import { optimizeContext } from "./optimization-step.js";
 import { executeToolCalls } from "./tool-execution.js";
 import type {
   AgentContext,
@@ -505,7 +505,7 @@ async function buildRequest(
   reason: "budget" | "overflow",
 ): Promise<{ request: StreamRequest; compacted: boolean }> {
   const { config, context } = run;
-  const compacted = await compactContext(run, reason);
+  const compacted = await optimizeContext(run, reason);
   let messages = context.messages;
   if (config.transformContext) messages = await config.transformContext(messages, run.signal);
   const llmMessages = (config.convertToLlm ?? defaultConvertToLlm)(messages);

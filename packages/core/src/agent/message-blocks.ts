@@ -1,7 +1,7 @@
 import type { AgentMessage } from "../model/llm-messages.js";
 
-// Atomic units of a history for compaction. Providers reject a tool result whose call is missing
-// and an assistant tool call without its result, so compaction only ever cuts between blocks.
+// Atomic units of a history for optimization. Providers reject a tool result whose call is missing
+// and an assistant tool call without its result, so optimization only ever cuts between blocks.
 
 /** [start, end) indexes into the message list. */
 export interface MessageBlock {
@@ -76,7 +76,7 @@ export function headEnd(blocks: readonly MessageBlock[], index: Int32Array, keep
 }
 
 /**
- * Checks the invariants compaction promises (used by tests and available to debug hooks):
+ * Checks the invariants optimization promises (used by tests and available to debug hooks):
  * every tool result answers a call made by an earlier assistant message that is not answered yet,
  * and every tool call is answered. Returns the first problem found.
  */

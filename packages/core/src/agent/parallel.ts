@@ -12,17 +12,17 @@ import type { AgentContext, AgentEvent, AgentLoopConfig } from "./types.js";
 
 // REQ-196–209: N candidate loops from one context, at the same time, and one of them chosen.
 //
-//   parallelLoopStart{loopIds} → every branch's own events (agentStart … agentEnd, interleaved,
+//   parallelLoopStart{loopIds} → every candidate's own events (agentStart … agentEnd, interleaved,
 //   each with its loop id) → the evaluation (an LLM judge's loop events too) → parallelLoopEnd
 //
-// Each branch runs on its own copy of the context (the base's messages, then its own), with its
+// Each candidate runs on its own copy of the context (the base's messages, then its own), with its
 // own config: another model, system prompt, thinking level or temperature. They share the tools
-// and the signal: an abort ends every branch and the evaluation. With no prompts every branch
+// and the signal: an abort ends every candidate and the evaluation. With no prompts every candidate
 // continues the base context (agentLoopContinue, REQ-205). The result holds every outcome, the
-// chosen one whole, and the usage of all branches plus the evaluation's.
+// chosen one whole, and the usage of all candidates plus the evaluation's.
 
 /** One candidate: a loop config, and optionally its own system prompt. */
-export type ParallelBranchConfig = AgentLoopConfig & { systemPrompt?: string };
+export type ParallelCandidateConfig = AgentLoopConfig & { systemPrompt?: string };
 
 /** REQ-198 */
 export interface ParallelLoopResult {
@@ -30,30 +30,30 @@ export interface ParallelLoopResult {
   groupId: string;
   selectedIndex: number;
   selectedLoopId: string;
-  /** the chosen branch, its messages as it produced them (never the judge's compacted copy) */
+  /** the chosen candidate, its messages as it produced them (never the judge's optimized copy) */
   selected: ParallelLoopOutcome;
-  /** every branch, in config order */
+  /** every candidate, in config order */
   outcomes: ParallelLoopOutcome[];
   reason: string;
   /** the strategy chose nothing and the first candidate was taken (EvaluationDecision.fallback) */
   fallback?: true;
   evaluationUsage: Usage;
-  /** REQ-197: every branch's usage and the evaluation's, summed */
+  /** REQ-197: every candidate's usage and the evaluation's, summed */
   usage: Usage;
 }
 
 export interface ParallelLoopOptions {
-  /** the branches' loop ids, in config order (default: `{sessionId}.{configId}.{n}`) */
+  /** the candidates' loop ids, in config order (default: `{sessionId}.{configId}.{n}`) */
   loopIds?: string[];
   /** the group's id (default `{sessionId}.parallel.{n}`) */
   groupId?: string;
 }
 
-/** REQ-203: runs the branches and the evaluation, returning an EventStream at once. */
+/** REQ-203: runs the candidates and the evaluation, returning an EventStream at once. */
 export function agentLoopParallel(
   prompts: AgentMessage[],
   baseContext: AgentContext,
-  configs: ParallelBranchConfig[],
+  configs: ParallelCandidateConfig[],
   strategy: EvaluationStrategy,
   signal?: AbortSignal,
   options: ParallelLoopOptions = {},
@@ -79,7 +79,7 @@ export function agentLoopParallel(
 export function runAgentLoopParallel(
   prompts: AgentMessage[],
   baseContext: AgentContext,
-  configs: ParallelBranchConfig[],
+  configs: ParallelCandidateConfig[],
   strategy: EvaluationStrategy,
   sink: AgentEventSink,
   signal?: AbortSignal,
@@ -110,7 +110,9 @@ export function runAgentLoopParallel(
     options.loopIds ?? configs.map((c) => nextBareLoopId(sessionId, effectiveConfigId(c)));
   const groupId = options.groupId ?? nextBareLoopId(sessionId, "parallel");
   const abort = signal ?? new AbortController().signal;
-  const contexts = configs.map((config, i) => branchContext(baseContext, config, loopIds[i] ?? ""));
+  const contexts = configs.map((config, i) =>
+    candidateContext(baseContext, config, loopIds[i] ?? ""),
+  );
   // one span for the group: the candidates and the judge are its children (telemetry/)
   const names = TELEMETRY_NAMES;
   return inSpan(
@@ -123,7 +125,7 @@ export function runAgentLoopParallel(
       [names.attributes.parallelCandidates]: loopIds.length,
     },
     async (span) => {
-      const result = await runBranches(
+      const result = await runCandidates(
         prompts,
         contexts,
         configs,
@@ -141,9 +143,9 @@ export function runAgentLoopParallel(
   );
 }
 
-function branchContext(
+function candidateContext(
   base: AgentContext,
-  config: ParallelBranchConfig,
+  config: ParallelCandidateConfig,
   loopId: string,
 ): AgentContext {
   return {
@@ -157,10 +159,10 @@ function branchContext(
   };
 }
 
-async function runBranches(
+async function runCandidates(
   prompts: AgentMessage[],
   contexts: AgentContext[],
-  configs: ParallelBranchConfig[],
+  configs: ParallelCandidateConfig[],
   strategy: EvaluationStrategy,
   sink: AgentEventSink,
   signal: AbortSignal,
@@ -177,11 +179,11 @@ async function runBranches(
     timestamp: Date.now(),
   });
   const outcomes = await Promise.all(
-    configs.map(async (branchConfig, i): Promise<ParallelLoopOutcome> => {
-      const { systemPrompt: _own, ...config } = branchConfig;
+    configs.map(async (candidateConfig, i): Promise<ParallelLoopOutcome> => {
+      const { systemPrompt: _own, ...config } = candidateConfig;
       const context = contexts[i] as AgentContext;
       let usage = emptyUsage();
-      // per branch: its usage, from its own agentEnd (REQ-203)
+      // per candidate: its usage, from its own agentEnd (REQ-203)
       const forward: AgentEventSink = {
         push: (event) => {
           if (event.type === "agentEnd" && event.loopId === context.loopId) usage = event.usage;
@@ -211,7 +213,7 @@ async function runBranches(
     evaluationUsage = evaluated.usage;
     evaluationModel = evaluated.model;
   } catch (error) {
-    // a strategy is user code: its failure picks the first branch rather than losing the run
+    // a strategy is user code: its failure picks the first candidate rather than losing the run
     decision = {
       index: 0,
       reason: `The ${strategy.name} evaluation failed (${errorText(error)}), so the first candidate was taken.`,

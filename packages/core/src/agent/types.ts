@@ -335,7 +335,7 @@ export interface AgentContext {
 
 /**
  * How one loop keeps what its model sees within the model's context window: the runtime's
- * compaction (contextConfig), or the caller's own view (transformContext) with its own recovery
+ * optimization (contextConfig), or the caller's own view (transformContext) with its own recovery
  * from a context overflow. A session builds this for its run and for every child loop it starts
  * (context/session/loop-context.ts); a sub-agent tool and the fold runtime ask for it per loop.
  */
@@ -361,11 +361,11 @@ export interface AgentLoopConfig {
   configId?: string;
   getSteeringMessages?: () => AgentMessage[];
   getFollowUpMessages?: () => AgentMessage[];
-  /** null disables compaction (REQ-060) */
+  /** null disables optimization (REQ-060) */
   contextConfig?: ContextConfig | null;
   /**
    * The caller's own recovery from a context overflow (REQ-077), used in place of the runtime's
-   * compaction when the provider reports that a request does not fit the model's window: called
+   * optimization when the provider reports that a request does not fit the model's window: called
    * at most once per response. Resolve true when the context was made smaller: the request is
    * then rebuilt (transformContext) and sent once more; false (or a throw, logged) lets the
    * response fail with the provider's error. A second overflow fails the response.

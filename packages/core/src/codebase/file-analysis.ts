@@ -5,7 +5,7 @@ import type * as TreeSitter from "@vscode/tree-sitter-wasm";
 import type { AnalysedFile, Definition } from "./file-record.js";
 import { SIGNATURE_MAX } from "./file-record.js";
 import { type DefinitionKind, type LanguageId, languageSpec } from "./languages.js";
-import { termFrequencies } from "./tokens.js";
+import { termFrequencies } from "./search-terms.js";
 
 // Reads one file's definitions and identifier occurrences with tree-sitter (WebAssembly, no
 // native build). Runs inside the indexing worker; nothing here touches the index itself.

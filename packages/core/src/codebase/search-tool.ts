@@ -3,8 +3,8 @@ import { type AgentTool, defineTool } from "../tools/tool.js";
 import type { CodebaseIndex } from "./codebase-index.js";
 import type { DefinitionKind } from "./languages.js";
 import { BoundedText, clipLine, DEFAULT_CODEBASE_OUTPUT_CHARS, LineReader } from "./output.js";
+import { identifierTerms, queryTerms } from "./search-terms.js";
 import type { RankedFile } from "./symbol-index.js";
-import { identifierTerms, queryTerms } from "./tokens.js";
 
 // codebase_search: ranked places in the code for a query — BM25 over identifier parts and text,
 // definitions whose names hold the query's words first.

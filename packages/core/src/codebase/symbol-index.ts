@@ -1,7 +1,7 @@
 import { bm25Idf, bm25TermScore } from "./bm25.js";
 import { type Definition, type FileRecord, identLinesAt, StringTable } from "./file-record.js";
 import type { IndexChanges } from "./indexer.js";
-import { identifierTerms, queryTerms } from "./tokens.js";
+import { identifierTerms, queryTerms } from "./search-terms.js";
 
 // The in-memory index: files, definitions by name, identifier postings (for references) and term
 // postings (for BM25). Applying a worker's changes is the only way it changes; lookups are

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { estimateTextTokens } from "../agent/tokens.js";
+import { estimateTextTokens } from "../agent/token-count.js";
 import {
   budgetWarningText,
   FOLD_MEMORY_SHARE,

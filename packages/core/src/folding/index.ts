@@ -1,3 +1,4 @@
+export * from "./fold-runtime.js";
 export * from "./fold-session.js";
 export * from "./ledger.js";
 export * from "./mcp-http.js";

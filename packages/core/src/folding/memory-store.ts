@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { renameSync } from "node:fs";
 import path from "node:path";
-import { estimateTextTokens } from "../agent/tokens.js";
+import { estimateTextTokens } from "../agent/token-count.js";
 import {
   FOLD_MEMORY_LIMIT,
   type FoldMemoryEntry,

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { estimateTextTokens } from "../agent/tokens.js";
+import { estimateTextTokens } from "../agent/token-count.js";
 import { bm25Idf, bm25TermScore } from "../codebase/bm25.js";
-import { queryTerms, termFrequencies } from "../codebase/tokens.js";
+import { queryTerms, termFrequencies } from "../codebase/search-terms.js";
 import { workspaceFile, writeFileAtomic } from "../codebase/workspace-file.js";
 
 // Fold memories (issue #13): short lessons a fold kept when it returned, stored per workspace

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// The arguments of `branch` and `return`, as Arbor's own agents call them (fold-runtime) and as
+// The arguments of `branch` and `return`, as Arbor's own agents call them (fold-runtime.ts) and as
 // other agents call them over MCP (mcp-server.ts): the spec's limits (a description of at most
 // 500 characters, a prompt of at most 10 000).
 

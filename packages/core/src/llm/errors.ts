@@ -3,7 +3,7 @@ import type { AssistantMessage } from "../model/llm-messages.js";
 import type { ProviderError } from "./provider.js";
 
 // Provider failure classification (REQ-075 / REQ-076). The order matters and is the contract:
-// context overflow first (a 400 that says "prompt is too long" must trigger compaction, not be
+// context overflow first (a 400 that says "prompt is too long" must trigger optimization, not be
 // reported as a plain API error), then rate limiting, overload, auth, network, other statuses.
 
 /**

@@ -128,7 +128,7 @@ export type Message = z.infer<typeof MessageSchema>;
 
 /**
  * REQ-004: app-level messages kept in the agent's history but never sent to the model
- * (UI notices, compaction markers, plan cards…). `convertToLlm` decides what, if anything,
+ * (UI notices, optimization markers, plan cards…). `convertToLlm` decides what, if anything,
  * the model sees of them; by default they are dropped (REQ-044).
  */
 export const ExtensionMessageSchema = z.object({

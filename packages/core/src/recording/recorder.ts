@@ -339,7 +339,7 @@ export class LoopRecorder {
     }
     record.messages = event.messages;
     // agentEnd.usage is the loop's own total (it may include calls that are not turns, such as
-    // compaction summaries); a loop that reports none keeps the per-turn sum.
+    // optimization summaries); a loop that reports none keeps the per-turn sum.
     if (event.usage.totalTokens > 0) record.usage = event.usage;
     if (last) record.config ??= configSnapshot(record, last);
     record.endedAt = event.timestamp;

@@ -9,9 +9,9 @@ import { type SkillDir, SkillSet } from "./skill-set.js";
 // not on the list is on: a new skill or agent file is offered as before.
 //
 // A switched-off skill is not in the system prompt's `<available_skills>` and the `skill` tool
-// does not load it; a switched-off sub-agent is not a tool of any session (EnabledSkills here,
-// EnabledAgents in subagents/). The listings (GET /api/skills, /api/agents) still show them,
-// `enabled: false`, with who switched them off.
+// does not load it; a switched-off sub-agent is not a tool of any session (one EnabledCatalog
+// here: EnabledSkills, and EnabledAgents in subagents/). The listings (GET /api/skills,
+// /api/agents) still show them, `enabled: false`, with who switched them off.
 
 export type ExtensionKind = "skill" | "agent";
 
@@ -106,59 +106,95 @@ export class ExtensionSwitches {
   }
 }
 
-/** What a session reads of its skills: SkillLibrary, or EnabledSkills over one. */
-export interface SkillCatalog {
-  readonly dirs: readonly SkillDir[];
-  /** Reads the directories now and returns the set. */
-  load(): SkillSet;
-  /** The set of the last `load()`. */
-  current(): SkillSet;
+/**
+ * What a session reads of a library of definitions found in directories (skills, agent files):
+ * the library itself, or an EnabledCatalog over one.
+ */
+export interface Catalog<Found, Dir> {
+  readonly dirs: readonly Dir[];
+  /** Reads the directories now and returns what was found. */
+  load(): Found;
+  /** What the last `load()` found. */
+  current(): Found;
   /** Grows whenever `current()` may have changed. */
   version(): number;
 }
 
 /**
- * The skills a session offers: the library's, without those switched off. Its version grows with
- * the library's and the switches', so a session's tool list follows a switch at its next turn.
+ * A library's definitions without those an admin switched off: one shape for skills and
+ * sub-agents (`keep` says how to filter what was found). Its version grows with the library's
+ * and the switches', so a session's tool list follows a switch at its next turn.
  */
-export class EnabledSkills implements SkillCatalog {
-  readonly #library: SkillCatalog;
+export class EnabledCatalog<Found, Dir> implements Catalog<Found, Dir> {
+  readonly #library: Catalog<Found, Dir>;
   readonly #switches: ExtensionSwitches;
+  readonly #kind: ExtensionKind;
+  readonly #keep: (all: Found, enabled: (name: string) => boolean) => Found;
   #seen = "";
   #version = 0;
-  #offered = new SkillSet();
+  #offered: { found: Found } | undefined;
 
-  constructor(library: SkillCatalog, switches: ExtensionSwitches) {
+  constructor(
+    library: Catalog<Found, Dir>,
+    switches: ExtensionSwitches,
+    kind: ExtensionKind,
+    keep: (all: Found, enabled: (name: string) => boolean) => Found,
+  ) {
     this.#library = library;
     this.#switches = switches;
+    this.#kind = kind;
+    this.#keep = keep;
   }
 
-  get dirs(): readonly SkillDir[] {
+  get dirs(): readonly Dir[] {
     return this.#library.dirs;
   }
 
-  load(): SkillSet {
+  load(): Found {
     this.#library.load();
     return this.current();
   }
 
-  current(): SkillSet {
-    this.version();
-    return this.#offered;
+  current(): Found {
+    return this.#refresh().found;
   }
 
   version(): number {
-    // the library's version grows when its skills change (a reread that finds the same keeps it)
+    this.#refresh();
+    return this.#version;
+  }
+
+  #refresh(): { found: Found } {
+    // the library's version grows when what it found changes (a reread that finds the same keeps it)
     const seen = `${this.#library.version()}:${this.#switches.version()}`;
-    if (seen !== this.#seen) {
+    if (seen !== this.#seen || this.#offered === undefined) {
       this.#seen = seen;
-      const all = this.#library.current();
-      this.#offered = new SkillSet(
-        all.list().filter((s) => this.#switches.isEnabled("skill", s.name)),
-        all.problems,
-      );
+      this.#offered = {
+        found: this.#keep(this.#library.current(), (name) =>
+          this.#switches.isEnabled(this.#kind, name),
+        ),
+      };
       this.#version++;
     }
-    return this.#version;
+    return this.#offered;
+  }
+}
+
+/** What a session reads of its skills: SkillLibrary, or EnabledSkills over one. */
+export type SkillCatalog = Catalog<SkillSet, SkillDir>;
+
+/** The skills a session offers: the library's, without those switched off. */
+export class EnabledSkills extends EnabledCatalog<SkillSet, SkillDir> {
+  constructor(library: SkillCatalog, switches: ExtensionSwitches) {
+    super(
+      library,
+      switches,
+      "skill",
+      (all, enabled) =>
+        new SkillSet(
+          all.list().filter((s) => enabled(s.name)),
+          all.problems,
+        ),
+    );
   }
 }

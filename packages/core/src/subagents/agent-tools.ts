@@ -1,4 +1,3 @@
-import { type SubAgentGate, SubAgentTool } from "../agent/sub-agent.js";
 import type {
   AgentEvent,
   AgentHooks,
@@ -11,6 +10,7 @@ import type { StreamProvider } from "../llm/provider.js";
 import { ApiProtocolSchema, type ModelConfig, type ThinkingLevel } from "../model/llm-config.js";
 import type { AnyAgentTool } from "../tools/tool.js";
 import type { AgentDefinition } from "./agent-files.js";
+import { type SubAgentGate, SubAgentTool } from "./sub-agent-tool.js";
 
 // Agent definitions → sub-agent tools bound to a host (a session): the child's model, tools and
 // approval gate are asked of the host at each call, so a change of the session's model, mode or

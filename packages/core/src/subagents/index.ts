@@ -2,4 +2,5 @@
 export * from "./agent-files.js";
 export * from "./agent-tools.js";
 export * from "./enabled-agents.js";
+export * from "./sub-agent-tool.js";
 export * from "./views.js";

@@ -100,7 +100,7 @@ export const TELEMETRY_NAMES = {
   events: {
     /** on a run's span: it ended with calls waiting for a decision (attribute: their ids) */
     approvalWait: "arbor.approval.wait",
-    /** on a run's span: a compaction of its history (tiers, tokens before and after) */
+    /** on a run's span: an optimization of its history (tiers, tokens before and after) */
     compaction: "arbor.compaction",
   },
   metrics: {

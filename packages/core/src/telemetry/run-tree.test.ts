@@ -5,11 +5,11 @@ import { registerTestTelemetry, type TestTelemetry } from "../../test/support/te
 import { LlmJudgeEvaluation } from "../agent/judge.js";
 import { runAgentLoop } from "../agent/loop.js";
 import { runAgentLoopParallel } from "../agent/parallel.js";
-import { SubAgentTool } from "../agent/sub-agent.js";
 import type { AgentLoopConfig, ToolCallVerdict } from "../agent/types.js";
-import { FoldRuntime } from "../fold-runtime/fold-runtime.js";
+import { FoldRuntime } from "../folding/fold-runtime.js";
 import type { StreamRequest } from "../llm/provider.js";
 import { type AgentMessage, messageText, userMessage } from "../model/llm-messages.js";
+import { SubAgentTool } from "../subagents/sub-agent-tool.js";
 import type { ScriptedTurn } from "../testing/script.js";
 import { ScriptedProvider } from "../testing/scripted-provider.js";
 import { secretsFromEnv } from "../tools/secrets.js";

@@ -207,7 +207,7 @@ export class LoopTrace {
     return tool;
   }
 
-  /** The history was compacted (the runtime's tiers): an event on the run's span. */
+  /** The history was optimized (the runtime's tiers): an event on the run's span. */
   compaction(info: { reason: string; tokensBefore: number; tokensAfter: number }): void {
     if (!this.#recording) return;
     this.#span.addEvent(E.compaction, {

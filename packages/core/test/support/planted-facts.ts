@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { estimateTextTokens } from "../../src/agent/tokens.js";
+import { estimateTextTokens } from "../../src/agent/token-count.js";
 import type { Logger } from "../../src/agent/types.js";
 import type { Session } from "../../src/context/session/session.js";
 import type { SessionDeps } from "../../src/context/session/session-deps.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fileReference, text, toolPair } from "../../../test/support/random-context-history.js";
-import { estimateTextTokens } from "../../agent/tokens.js";
+import { estimateTextTokens } from "../../agent/token-count.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import { extractiveSummary, factKind } from "./extractive-summarizer.js";
 

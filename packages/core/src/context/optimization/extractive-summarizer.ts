@@ -1,4 +1,4 @@
-import { defaultTokenCounter } from "../../agent/tokens.js";
+import { defaultTokenCounter } from "../../agent/token-count.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import { RECENT_FILES_HEADING } from "./recent-files.js";
 import type { SummarizeOptions, Summarizer } from "./summarizer.js";

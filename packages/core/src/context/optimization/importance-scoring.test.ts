@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { message, text, toolPair } from "../../../test/support/random-context-history.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import { importanceScore, importanceScoringStrategy } from "./importance-scoring.js";
-import { contextMessageTokens } from "./token-budget.js";
+import { contextMessageTokens } from "./request-tokens.js";
 
 describe("ImportanceScoring", () => {
   it("scores by the documented formula: 0.7·type + 0.2·recency + 0.2·mentions − length", () => {

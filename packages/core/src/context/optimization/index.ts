@@ -25,6 +25,15 @@ export {
   strategyFor,
 } from "./optimizer.js";
 export { type RecentNOptions, recentNStrategy } from "./recent-n.js";
+export {
+  contextMessageTokens,
+  countRequestTokens,
+  needsOptimization,
+  optimizationTarget,
+  type RequestShape,
+  type RequestTokens,
+  toolDefinitionTokens,
+} from "./request-tokens.js";
 export type {
   Disposition,
   OptimizationStrategyImpl,
@@ -40,14 +49,5 @@ export {
   type SummarizeOptions,
   type Summarizer,
 } from "./summarizer.js";
-export {
-  contextMessageTokens,
-  countRequestTokens,
-  needsOptimization,
-  optimizationTarget,
-  type RequestShape,
-  type RequestTokens,
-  toolDefinitionTokens,
-} from "./token-budget.js";
 export { TOOL_RESULT_MAX_LINES, truncateToolResult } from "./tool-output-truncation.js";
 export { expandSummary, viewFromRecords } from "./view-record.js";

@@ -5,7 +5,7 @@ import { OptimizationConfigSchema } from "../../model/session-config.js";
 import { ExtractiveSummarizer } from "./extractive-summarizer.js";
 import { intelligentStrategy } from "./intelligent.js";
 import { optimizeBranch } from "./optimizer.js";
-import { contextMessageTokens } from "./token-budget.js";
+import { contextMessageTokens } from "./request-tokens.js";
 
 function history(): ContextMessage[] {
   const out: ContextMessage[] = [];

@@ -24,7 +24,7 @@ export function mcpResourceHeader(body: BodyOf<"mcp_resource">): string {
  * header (resolved content when present), tool requests as prose + `name(args)` per call, tool
  * results with their tool name and status, MCP resources with their origin, plans as numbered
  * steps, questions with their choices, summaries and notices as their text. Images in tool
- * results appear as `[image <mime>]`; their token cost is counted separately (token-budget.ts).
+ * results appear as `[image <mime>]`; their token cost is counted separately (request-tokens.ts).
  */
 export function toModelText(message: ContextMessage): string {
   const body = message.body;

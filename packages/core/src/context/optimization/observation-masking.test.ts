@@ -6,8 +6,8 @@ import { ExtractiveSummarizer } from "./extractive-summarizer.js";
 import { isSummary } from "./model-view.js";
 import { isMasked, MASK_PREFIX, maskNote } from "./observation-masking.js";
 import { type OptimizeBranchInput, optimizeBranch } from "./optimizer.js";
+import { countRequestTokens } from "./request-tokens.js";
 import type { SummarizeOptions, Summarizer } from "./summarizer.js";
-import { countRequestTokens } from "./token-budget.js";
 import { viewFromRecords } from "./view-record.js";
 
 // Issue #15, cheap tiers first: old tool outputs are masked (the call stays, its result becomes a

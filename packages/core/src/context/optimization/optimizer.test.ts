@@ -11,8 +11,8 @@ import type { OptimizationView } from "../../store/types.js";
 import { ExtractiveSummarizer } from "./extractive-summarizer.js";
 import { isSummary } from "./model-view.js";
 import { type OptimizeBranchInput, optimizeBranch } from "./optimizer.js";
+import { contextMessageTokens, countRequestTokens } from "./request-tokens.js";
 import { segmentUnits } from "./selection.js";
-import { contextMessageTokens, countRequestTokens } from "./token-budget.js";
 
 // The invariants every strategy must keep, checked on seeded random histories.
 

@@ -1,4 +1,4 @@
-import { defaultTokenCounter } from "../../agent/tokens.js";
+import { defaultTokenCounter } from "../../agent/token-count.js";
 import type { TokenCounter } from "../../agent/types.js";
 import type { ToolDefinition } from "../../model/llm-config.js";
 import type { ContextMessage } from "../../model/message-types.js";
@@ -18,16 +18,16 @@ import {
   withoutRecentFiles,
 } from "./recent-files.js";
 import { recentNStrategy } from "./recent-n.js";
-import { type OptimizationStrategyImpl, recentTailUnit, segmentUnits } from "./selection.js";
-import type { SummarizeOptions, Summarizer } from "./summarizer.js";
-import { summaryShares } from "./summary-share.js";
 import {
   cachedContextMessageTokens,
   contextMessageTokens,
   countRequestTokens,
   needsOptimization,
   optimizationTarget,
-} from "./token-budget.js";
+} from "./request-tokens.js";
+import { type OptimizationStrategyImpl, recentTailUnit, segmentUnits } from "./selection.js";
+import type { SummarizeOptions, Summarizer } from "./summarizer.js";
+import { summaryShares } from "./summary-share.js";
 import { estimateTruncatedTokens, truncateToolResult } from "./tool-output-truncation.js";
 
 // optimizeBranch: what the model sees of a branch. The cascade, cheapest first (issue #15):

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { fileReference, text, toolPair } from "../../../test/support/random-context-history.js";
-import { defaultTokenCounter } from "../../agent/tokens.js";
+import { defaultTokenCounter } from "../../agent/token-count.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import { OptimizationConfigSchema } from "../../model/session-config.js";
 import { ExtractiveSummarizer, extractiveSummary } from "./extractive-summarizer.js";
 import { optimizeBranch } from "./optimizer.js";
 import { RECENT_FILES_HEADING, recentFilePaths, recentFilesSection } from "./recent-files.js";
-import { countRequestTokens } from "./token-budget.js";
+import { countRequestTokens } from "./request-tokens.js";
 
-// Issue #15: after a compaction, up to five recently used files are re-read as they are NOW into
+// Issue #15: after an optimization, up to five recently used files are re-read as they are NOW into
 // the newest summary (old contents are not kept), within the room the target leaves.
 
 const read = (name: string) =>

@@ -2,7 +2,7 @@ import type { TokenCounter } from "../../agent/types.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import { isMasked } from "./observation-masking.js";
 
-// Re-reading recently used files after a compaction (issue #15, as Claude Code does): the files
+// Re-reading recently used files after an optimization (issue #15, as Claude Code does): the files
 // the summarized or masked messages read or changed, most recent first, at most
 // MAX_RECENT_FILES, are read again AS THEY ARE NOW and put at the end of the newest summary,
 // within the room the target leaves. Old contents are never kept: a file the kept messages still

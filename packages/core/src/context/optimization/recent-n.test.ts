@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { text, toolPair } from "../../../test/support/random-context-history.js";
 import { recentNStrategy } from "./recent-n.js";
-import { contextMessageTokens } from "./token-budget.js";
+import { contextMessageTokens } from "./request-tokens.js";
 
 describe("RecentN", () => {
   const messages = [

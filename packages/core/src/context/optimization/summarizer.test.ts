@@ -6,8 +6,8 @@ import { OptimizationConfigSchema } from "../../model/session-config.js";
 import { ScriptedProvider } from "../../testing/scripted-provider.js";
 import type { ExtractiveSummarizer } from "./extractive-summarizer.js";
 import { optimizeBranch } from "./optimizer.js";
+import { countRequestTokens } from "./request-tokens.js";
 import { LlmSummarizer, SummarizationError } from "./summarizer.js";
-import { countRequestTokens } from "./token-budget.js";
 
 const model = modelConfig({ protocol: "offline", model: "summarizer" });
 const signal = new AbortController().signal;

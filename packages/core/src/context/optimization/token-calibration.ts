@@ -2,7 +2,7 @@ import type { Usage } from "../../model/llm-messages.js";
 
 // Token counts of a session, held against the provider's own (context-manager "Token limit
 // detection": messages SHALL be tokenized accurately). Arbor counts every request with one
-// tokenizer (o200k, agent/tokens.ts): cheap, cached per message, the same for every provider, and
+// tokenizer (o200k, agent/token-count.ts): cheap, cached per message, the same for every provider, and
 // off by a provider-dependent factor (Claude's tokenizer counts 10–30 % more on prose and code).
 // The provider's figure corrects it: Anthropic's count_tokens before a request, exact
 // (session-token-count.ts), and every other provider's reported input usage after one. The ratio

@@ -1,4 +1,4 @@
-import { truncateText } from "../../agent/compaction-tiers.js";
+import { truncateText } from "../../agent/optimization-tiers.js";
 import type { ContextMessage } from "../../model/message-types.js";
 
 // Tier 1, the cheap one: long tool result texts are cut to their head and tail around a

@@ -4,7 +4,7 @@ import type { ContextMessage } from "../../model/message-types.js";
 import { OptimizationConfigSchema } from "../../model/session-config.js";
 import { ExtractiveSummarizer } from "./extractive-summarizer.js";
 import { optimizeBranch } from "./optimizer.js";
-import { countRequestTokens } from "./token-budget.js";
+import { countRequestTokens } from "./request-tokens.js";
 import { expandSummary, viewFromRecords } from "./view-record.js";
 
 async function optimized(messages: ContextMessage[], divisor: number, prefix: string) {

@@ -1,68 +1,9 @@
+import { EventStream } from "../../agent/event-stream.js";
 import type { ErrorEvent, SessionEvent } from "../../protocol/events.js";
 
-// The concurrency pieces of the Session: an unbounded async channel (the live half of
-// `events()`), an operation (its event channel and its typed result) and the per-session
-// operation queue.
-
-/**
- * A push-based AsyncIterable with one consumer. `push` never blocks (events are buffered until
- * read); `end` finishes the iteration after the buffered items. `return()` (a `break` in a
- * for-await) closes it at once, even while a `next()` is waiting, and calls `onClose`.
- */
-export class Channel<T> implements AsyncIterableIterator<T> {
-  readonly #buffer: T[] = [];
-  #waiting: ((result: IteratorResult<T>) => void) | undefined;
-  #ended = false;
-  readonly #onClose: (() => void) | undefined;
-
-  constructor(onClose?: () => void) {
-    this.#onClose = onClose;
-  }
-
-  get ended(): boolean {
-    return this.#ended;
-  }
-
-  push(item: T): void {
-    if (this.#ended) return;
-    const waiting = this.#waiting;
-    if (waiting) {
-      this.#waiting = undefined;
-      waiting({ value: item, done: false });
-    } else this.#buffer.push(item);
-  }
-
-  end(): void {
-    if (this.#ended) return;
-    this.#ended = true;
-    const waiting = this.#waiting;
-    this.#waiting = undefined;
-    waiting?.({ value: undefined, done: true });
-  }
-
-  next(): Promise<IteratorResult<T>> {
-    const item = this.#buffer.shift();
-    if (item !== undefined || this.#buffer.length > 0) {
-      return Promise.resolve({ value: item as T, done: false });
-    }
-    if (this.#ended) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => {
-      this.#waiting = resolve;
-    });
-  }
-
-  return(): Promise<IteratorResult<T>> {
-    this.#buffer.length = 0;
-    const wasEnded = this.#ended;
-    this.end();
-    if (!wasEnded) this.#onClose?.();
-    return Promise.resolve({ value: undefined, done: true });
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
-    return this;
-  }
-}
+// The concurrency pieces of the Session: an operation (its events, an EventStream, and its typed
+// result) and the per-session operation queue. The live half of `events()` is an EventStream too
+// (agent/event-stream.ts, the one async-stream primitive of core).
 
 /** The refusal or failure an operation reported as its one `error` event. */
 export type OperationError = Omit<ErrorEvent, "context_id">;
@@ -79,22 +20,34 @@ export interface Operation<R> extends AsyncIterable<SessionEvent> {
   readonly result: Promise<OperationResult<R>>;
 }
 
-/** The channel of one operation's events, ended with the operation's result. */
-export class OperationChannel<R> extends Channel<SessionEvent> implements Operation<R> {
+/**
+ * The channel of one operation's events, ended with the operation's result: an EventStream of its
+ * events (push, iterate) beside the result's promise.
+ */
+export class OperationChannel<R> implements Operation<R> {
   readonly result: Promise<OperationResult<R>>;
+  readonly #events = new EventStream<SessionEvent>();
   #resolve: (result: OperationResult<R>) => void = () => {};
 
   constructor() {
-    super();
     this.result = new Promise((resolve) => {
       this.#resolve = resolve;
     });
   }
 
+  /** Adds an event (never blocks; dropped once the operation finished or its reader stopped). */
+  push(event: SessionEvent): void {
+    this.#events.push(event);
+  }
+
   /** Ends the events (after the buffered ones) and resolves the result. */
   finish(result: OperationResult<R>): void {
     this.#resolve(result);
-    this.end();
+    this.#events.end();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<SessionEvent> {
+    return this.#events;
   }
 }
 

@@ -1,5 +1,5 @@
-import { estimateTextTokens } from "../../agent/tokens.js";
-import { foldExtractiveSummary } from "../../fold-runtime/fold-runtime.js";
+import { estimateTextTokens } from "../../agent/token-count.js";
+import { foldExtractiveSummary } from "../../folding/fold-runtime.js";
 import { forcedReturnHeader } from "../../folding/ledger.js";
 import { scrubSecrets } from "../../folding/scrub.js";
 import type { FoldReturned, FoldStarted } from "../../protocol/events.js";

@@ -3,7 +3,6 @@
 export * from "./approval-policy.js";
 export type { BranchPatch, MergeInput, MergeReport } from "./branch-operations.js";
 export {
-  Channel,
   type Operation,
   type OperationError,
   OperationQueue,

@@ -8,7 +8,8 @@ import {
   type SessionCoordinator,
 } from "../../store/coordination.js";
 import { activeTraceparent } from "../../telemetry/trace-context.js";
-import { Channel, type Operation, OperationChannel, type OperationError } from "./channel.js";
+import { EventStream } from "../../agent/event-stream.js";
+import { type Operation, OperationChannel, type OperationError } from "./channel.js";
 import { BusyElsewhere, type CoreRef } from "./operation-runner.js";
 import { recoverSession } from "./recovery.js";
 import type { RunResult } from "./run-driver.js";
@@ -192,7 +193,7 @@ export class InstanceForwarding {
     const id = core.id;
     const from = core.lastSequence;
     // a stream that is closed once it has seen a resting state (or nothing runs anywhere)
-    const out = new Channel<SessionEvent>(() => void source[Symbol.asyncIterator]().return?.());
+    const out = new EventStream<SessionEvent>(() => void source[Symbol.asyncIterator]().return?.());
     const source = followEvents(core.deps.store, coordinator, id, from, (error) => ({
       ...core.errorEvent("storage", `cannot read events: ${String(error)}`, true),
       sequence: 0,

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { OVERFLOW_TARGET } from "../../agent/context-compaction.js";
+import { OVERFLOW_TARGET } from "../../agent/optimization-step.js";
 import type { ChildLoopSetup, LoopContextHandling } from "../../agent/types.js";
 import type { ToolDefinition } from "../../model/llm-config.js";
 import { type AgentMessage, messageText } from "../../model/llm-messages.js";
@@ -13,7 +13,7 @@ import { toAgentMessage, toAgentMessages } from "./to-agent-messages.js";
 // How every loop of a session keeps its context within the model's window (issue #26 finding
 // 4). The session's run and each child loop it starts — a sub-agent, a fold, an ask-N-ways
 // candidate — get their handling from `loopContext`, so they behave the same:
-// - the runtime's compaction is off (contextConfig null): the session's optimization stands in,
+// - the runtime's optimization is off (contextConfig null): the session's optimization stands in,
 //   with the session's settings (strategy, trigger and target ratios, summary model, window);
 // - before every model request the model gets the optimized view (transformContext), optimized
 //   once it passes the trigger;

@@ -7,7 +7,7 @@ import type {
   AgentLoopConfig,
   ToolCallVerdict,
 } from "../../agent/types.js";
-import type { FoldRuntime } from "../../fold-runtime/fold-runtime.js";
+import type { FoldRuntime } from "../../folding/fold-runtime.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
 import type { ModelConfig } from "../../model/llm-config.js";
 import type { AgentMessage, ToolCallContent } from "../../model/llm-messages.js";

@@ -1,4 +1,3 @@
-import { isSubAgentDetails, SubAgentTool } from "../../agent/sub-agent.js";
 import type { AgentEvent } from "../../agent/types.js";
 import { costOfUsage } from "../../llm/pricing.js";
 import type {
@@ -11,6 +10,7 @@ import { bashCommandOf, suggestedRules } from "../../model/permission-rules.js";
 import type { ContextState } from "../../model/states.js";
 import { pricedUsage } from "../../model/usage-cost.js";
 import type { SubAgentUpdate } from "../../protocol/events.js";
+import { isSubAgentDetails, SubAgentTool } from "../../subagents/sub-agent-tool.js";
 import { isPlanTool } from "../plan-act.js";
 import { assistantRow, hasToolCalls, toolResultRow } from "./agent-rows.js";
 import { approvalFor } from "./approval-policy.js";

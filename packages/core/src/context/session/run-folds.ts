@@ -1,5 +1,5 @@
 import type { AgentEvent, AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
-import { type FoldEvent, type FoldRecord, FoldRuntime } from "../../fold-runtime/fold-runtime.js";
+import { type FoldEvent, type FoldRecord, FoldRuntime } from "../../folding/fold-runtime.js";
 import { scrubSecrets } from "../../folding/scrub.js";
 import {
   type AgentMessage,

@@ -1,4 +1,4 @@
-import { OVERFLOW_TARGET } from "../../agent/context-compaction.js";
+import { OVERFLOW_TARGET } from "../../agent/optimization-step.js";
 import { isContextOverflow } from "../../llm/errors.js";
 import type { ContextState } from "../../model/states.js";
 import { TELEMETRY_NAMES } from "../../telemetry/names.js";
@@ -74,7 +74,7 @@ export class OverflowRecovery {
         ...this.#setup,
         signal,
         // the provider counts differently from us: aim below what it refused, as the runtime's
-        // own overflow compaction does
+        // own overflow optimization does
         shrinkTo: OVERFLOW_TARGET,
       });
       const result = step.stored.at(-1);

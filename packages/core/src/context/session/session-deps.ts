@@ -78,7 +78,7 @@ export interface SessionDeps {
    */
   optimizeAhead?: boolean;
   retryConfig?: RetryConfig;
-  /** the runtime's own limits, kept (the session's optimization replaces its compaction) */
+  /** the runtime's own limits, kept (the session's optimization replaces the runtime's) */
   executionLimits?: ExecutionLimits | null;
   processors?: ProcessorRegistry;
   /**

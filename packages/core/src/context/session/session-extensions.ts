@@ -1,5 +1,4 @@
 import { effectiveConfigId, loopIdOf } from "../../agent/loop-id.js";
-import { type SubAgentGate, SubAgentTool } from "../../agent/sub-agent.js";
 import { strategyForMode } from "../../agent/tool-execution.js";
 import type { AgentLoopConfig, ToolCallVerdict } from "../../agent/types.js";
 import { sessionModelConfig } from "../../llm/env-config.js";
@@ -10,6 +9,7 @@ import type { SessionEventBody } from "../../protocol/events.js";
 import { createSkillTool, SKILL_TOOL } from "../../skills/skill-tool.js";
 import { type AgentDefinition, withoutShadowedAgents } from "../../subagents/agent-files.js";
 import { agentTool } from "../../subagents/agent-tools.js";
+import { type SubAgentGate, SubAgentTool } from "../../subagents/sub-agent-tool.js";
 import type { ToolRegistry, ToolSource } from "../../tools/registry.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { ASK_QUESTION, isPlanTool, PRESENT_PLAN, toolsForMode } from "../plan-act.js";

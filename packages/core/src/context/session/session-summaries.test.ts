@@ -175,7 +175,7 @@ describe("summaries by the session's model", () => {
   });
 });
 
-describe("files re-read after a compaction", () => {
+describe("files re-read after an optimization", () => {
   it("the newest summary holds the files the summarized turns read, as they are now, secrets redacted", async () => {
     const secret = "sk-ant-test-file-secret-0042";
     const workspace = mkdtempSync(join(tmpdir(), "arbor-recent-"));

@@ -4,7 +4,7 @@ import { createDefaultProviderRegistry } from "../../llm/registry.js";
 import { modelConfig } from "../../model/llm-config.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../../testing/fake-llm-server/index.js";
-import { contextMessageTokens } from "../optimization/token-budget.js";
+import { contextMessageTokens } from "../optimization/request-tokens.js";
 import { EXACT_COUNT_FROM } from "./session-token-count.js";
 
 // Context Manager "Token limit detection" (issue #26 finding 10): the session's counts are the

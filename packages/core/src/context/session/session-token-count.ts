@@ -6,7 +6,7 @@ import { DEFAULT_CACHE_CONFIG, type ModelConfig } from "../../model/llm-config.j
 import type { ContextMessage } from "../../model/message-types.js";
 import type { AnyAgentTool } from "../../tools/tool.js";
 import { toolDefinition } from "../../tools/tool.js";
-import { countRequestTokens } from "../optimization/token-budget.js";
+import { countRequestTokens } from "../optimization/request-tokens.js";
 import type { StoredSession } from "./stored-session.js";
 import { toAgentMessages } from "./to-agent-messages.js";
 

@@ -15,7 +15,7 @@ import {
   listWorkspaceFiles,
 } from "../../tools/builtin/workspace-files.js";
 import { toolDefinition } from "../../tools/tool.js";
-import { countRequestTokens, optimizationTarget } from "../optimization/token-budget.js";
+import { countRequestTokens, optimizationTarget } from "../optimization/request-tokens.js";
 import type { TransitionRecord } from "../state-machine.js";
 import { MAX_INSTRUCTION_CHARS, type WorkspaceInstructions } from "../workspace-instructions.js";
 import { queuedMessages } from "./message-queue.js";

@@ -21,7 +21,8 @@ import {
   switchBranchOp,
   updateBranchOp,
 } from "./branch-operations.js";
-import { Channel, type Operation } from "./channel.js";
+import { EventStream } from "../../agent/event-stream.js";
+import type { Operation } from "./channel.js";
 import {
   applyConfig,
   approvePlanOp,
@@ -285,7 +286,7 @@ export class Session extends SessionViews {
     if (this.#runner.queued === 0 && instances !== undefined && !instances.holdsLease) {
       return instances.interrupt();
     }
-    const channel = new Channel<SessionEvent>(() => unsubscribe());
+    const channel = new EventStream<SessionEvent>(() => unsubscribe());
     const unsubscribe = this.#core.subscribe((event) => channel.push(event));
     if (this.#runner.queued === 0) {
       unsubscribe();

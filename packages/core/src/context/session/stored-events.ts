@@ -1,8 +1,8 @@
+import { EventStream } from "../../agent/event-stream.js";
 import { SESSION_EVENT_SCHEMAS } from "../../protocol/event-schemas.js";
 import type { SessionEvent, SessionEventName } from "../../protocol/events.js";
 import type { SessionCoordinator } from "../../store/coordination.js";
 import type { SessionStore, StoredEvent } from "../../store/types.js";
-import { Channel } from "./channel.js";
 import type { StoredSession } from "./stored-session.js";
 
 // Stored event rows → typed SessionEvents. A row that does not parse (corrupt or from a newer
@@ -63,7 +63,7 @@ export function replayEvents(
     if (replaying) buffered.push(event);
     else forward(event);
   });
-  const channel = new Channel<SessionEvent>(unsubscribe);
+  const channel = new EventStream<SessionEvent>(unsubscribe);
   void core.deps.store.readEvents(core.id, afterSequence).then(
     (rows) => {
       for (const row of rows) {
@@ -130,7 +130,7 @@ export function followEvents(
     clearInterval(timer);
     stopWatching();
   };
-  const channel = new Channel<SessionEvent>(stop);
+  const channel = new EventStream<SessionEvent>(stop);
   /** forwards the rows after `last`; contiguous: stops at a gap (the caller reads what is missing) */
   function forward(rows: readonly StoredEvent[], contiguous = false): void {
     for (const row of rows) {

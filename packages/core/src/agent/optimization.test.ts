@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../model/llm-messages.js";
 import { messageText, userMessage } from "../model/llm-messages.js";
+import { findPairingProblem } from "./message-blocks.js";
 import {
   COMPACTION_TARGET_RATIO,
   compactionBudget,
@@ -8,9 +9,8 @@ import {
   createTieredCompaction,
   keepWithinBudget,
   tieredCompaction,
-} from "./compaction.js";
-import { findPairingProblem } from "./message-blocks.js";
-import { heuristicTokenCounter, totalTokens } from "./tokens.js";
+} from "./optimization.js";
+import { heuristicTokenCounter, totalTokens } from "./token-count.js";
 import type { ContextConfig } from "./types.js";
 import { DEFAULT_CONTEXT_CONFIG } from "./types.js";
 

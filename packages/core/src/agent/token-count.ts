@@ -197,7 +197,7 @@ function cacheFor(counter: TokenCounter): WeakMap<AgentMessage, number> {
 }
 
 /**
- * Tool results that compaction cut (tier 1) → the result they were cut from. The cut keeps whole
+ * Tool results that optimization cut (tier 1) → the result they were cut from. The cut keeps whole
  * lines of the original, so when the original has been counted its cut is estimated from it (its
  * text tokens scaled by the characters kept) instead of being tokenized again: the one place a
  * long history would otherwise pay the tokenizer twice.

@@ -10,7 +10,7 @@ import {
   messageTokens,
   TOKENIZER_MAX_CHARS,
   totalTokens,
-} from "./tokens.js";
+} from "./token-count.js";
 import type { TokenCounter } from "./types.js";
 
 const heuristic = heuristicTokenCounter();

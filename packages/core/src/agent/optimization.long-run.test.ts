@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { HistoryGenerator, REALISTIC_SHAPE } from "../../test/support/random-history.js";
 import type { AgentMessage } from "../model/llm-messages.js";
-import { compactionBudget, compactionTarget, compactMessages } from "./compaction.js";
 import { findPairingProblem } from "./message-blocks.js";
-import { heuristicTokenCounter, totalTokens } from "./tokens.js";
+import { compactionBudget, compactionTarget, compactMessages } from "./optimization.js";
+import { heuristicTokenCounter, totalTokens } from "./token-count.js";
 import type { ContextConfig } from "./types.js";
 
 // REQ-171 / REQ-172 at the compaction level: 1,000 model turns where, as in the loop, the working

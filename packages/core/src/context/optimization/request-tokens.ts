@@ -3,7 +3,7 @@ import {
   imageTokens,
   TOOL_RESULT_OVERHEAD,
   USER_ASSISTANT_OVERHEAD,
-} from "../../agent/tokens.js";
+} from "../../agent/token-count.js";
 import type { TokenCounter } from "../../agent/types.js";
 import { mcpResourceImage } from "../../mcp/resource-message.js";
 import type { ToolDefinition } from "../../model/llm-config.js";
@@ -129,7 +129,7 @@ export function needsOptimization(
 
 /**
  * What a triggered optimization aims for: target_ratio of the window, kept well below the trigger
- * (hysteresis, learned from the runtime's compaction) so that several turns fit before the next
+ * (hysteresis, learned from the runtime's optimization) so that several turns fit before the next
  * optimization invalidates the provider's prompt cache again. A target_ratio configured above
  * trigger_ratio is clamped to the trigger.
  */

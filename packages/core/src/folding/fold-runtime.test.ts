@@ -6,7 +6,6 @@ import { z } from "zod";
 import { echoTool, loopConfig } from "../../test/support/agent-fixtures.js";
 import { runAgentLoop } from "../agent/loop.js";
 import type { AgentLoopConfig } from "../agent/types.js";
-import { FoldMemoryFile } from "../folding/memory.js";
 import type { StreamRequest } from "../llm/provider.js";
 import {
   type AgentMessage,
@@ -23,6 +22,7 @@ import {
   FoldRuntime,
   foldExtractiveSummary,
 } from "./fold-runtime.js";
+import { FoldMemoryFile } from "./memory.js";
 
 function text(m: Message): string {
   return messageText(m as AgentMessage);

@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { collect, echoTool, loopConfig, testModel } from "../../test/support/agent-fixtures.js";
+import { agentLoop } from "../agent/loop.js";
+import type { AgentEvent } from "../agent/types.js";
 import { userMessage } from "../model/llm-messages.js";
 import { ScriptedProvider } from "../testing/scripted-provider.js";
 import { defineTool } from "../tools/tool.js";
-import { agentLoop } from "./loop.js";
 import {
   extractFinalText,
   NO_TEXT_OUTPUT,
   type SubAgentDetails,
   SubAgentTool,
-} from "./sub-agent.js";
-import type { AgentEvent } from "./types.js";
+} from "./sub-agent-tool.js";
 
 function ctx(signal = new AbortController().signal) {
   const updates: unknown[] = [];

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { runAgentLoop } from "../agent/loop.js";
-import { estimateTextTokens } from "../agent/tokens.js";
+import { estimateTextTokens } from "../agent/token-count.js";
 import type {
   AgentEvent,
   AgentLoopConfig,
@@ -8,15 +8,6 @@ import type {
   LoopContextHandling,
   ToolCallVerdict,
 } from "../agent/types.js";
-import {
-  budgetWarningText,
-  FOLD_MEMORY_SHARE,
-  type FoldForcedReason,
-  FoldLedger,
-  forcedReturnHeader,
-} from "../folding/ledger.js";
-import type { FoldMemorySource } from "../folding/memory.js";
-import { BranchParams, ReturnParams } from "../folding/params.js";
 import { childAbortController } from "../model/cancellation.js";
 import {
   type AgentMessage,
@@ -28,6 +19,15 @@ import {
 import type { FoldingSettings } from "../model/session-config.js";
 import type { SessionEventBody } from "../protocol/events.js";
 import { type AnyAgentTool, defineTool, ToolError, type ToolResult } from "../tools/tool.js";
+import {
+  budgetWarningText,
+  FOLD_MEMORY_SHARE,
+  type FoldForcedReason,
+  FoldLedger,
+  forcedReturnHeader,
+} from "./ledger.js";
+import type { FoldMemorySource } from "./memory.js";
+import { BranchParams, ReturnParams } from "./params.js";
 
 // The fold runtime (issue #13): `branch` starts a fold, a child loop whose context is the
 // session's system prompt, a note of what the fold is for, injected memories and its prompt,
@@ -88,7 +88,7 @@ export interface FoldHost {
   /**
    * How each fold keeps its context within the model's window, asked per fold with its system
    * prompt and tools (a session: its own optimization and overflow recovery). Absent: the
-   * fold's budget alone (no compaction), as `loopConfig`'s transformContext shapes the view.
+   * fold's budget alone (no optimization), as `loopConfig`'s transformContext shapes the view.
    */
   context?: (setup: ChildLoopSetup) => LoopContextHandling;
   /**
@@ -399,7 +399,7 @@ export class FoldRuntime {
             },
           }
         : {}),
-      // the fold's own budget replaces the runtime's compaction; the host's context handling
+      // the fold's own budget replaces the runtime's optimization; the host's context handling
       // (a session's optimization) keeps what the fold's model sees within its window
       contextConfig: null,
       ...(own?.recoverContextOverflow !== undefined

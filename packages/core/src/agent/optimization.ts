@@ -1,21 +1,21 @@
 import type { AgentMessage } from "../model/llm-messages.js";
+import { segmentBlocks } from "./message-blocks.js";
 import {
   dropMiddle,
   firstTimestamp,
   omissionMarker,
   summarizeOldTurns,
   truncateToolOutputs,
-} from "./compaction-tiers.js";
-import { segmentBlocks } from "./message-blocks.js";
-import { defaultTokenCounter, messageTokens, totalTokens } from "./tokens.js";
+} from "./optimization-tiers.js";
+import { defaultTokenCounter, messageTokens, totalTokens } from "./token-count.js";
 import type { CompactionStrategy, ContextConfig, TokenCounter } from "./types.js";
 
-// The built-in compaction cascade (REQ-056): cheap, deterministic tiers, no model call.
+// The built-in optimization cascade (REQ-056): cheap, deterministic tiers, no model call.
 //
-// Trigger and hysteresis: compaction runs when the history exceeds the budget
+// Trigger and hysteresis: optimization runs when the history exceeds the budget
 // (maxContextTokens − systemPromptTokens, REQ-011). Once triggered it aims lower, at
 // COMPACTION_TARGET_RATIO × budget: each tier runs only while the total is still above that
-// target, so after a compaction several turns fit before the next one, instead of compacting (and
+// target, so after an optimization several turns fit before the next one, instead of optimizing (and
 // invalidating the provider's prompt cache) on every turn. The target is best effort: the tiers
 // never touch the last keepRecent messages, so a large recent tail can leave the total between the
 // target and the budget. The budget itself is a hard limit: when tier 3 still does not fit, the
@@ -25,7 +25,7 @@ import type { CompactionStrategy, ContextConfig, TokenCounter } from "./types.js
 // result is never separated from the assistant message that called it; the first message sent to
 // the model is a user message whenever anything was dropped or summarized at the front.
 
-/** Fraction of the budget that a triggered compaction aims for. */
+/** Fraction of the budget that a triggered optimization aims for. */
 export const COMPACTION_TARGET_RATIO = 0.7;
 
 export interface CompactionResult {
@@ -41,7 +41,7 @@ export function compactionBudget(config: ContextConfig): number {
   return Math.max(0, config.maxContextTokens - config.systemPromptTokens);
 }
 
-/** The low-water mark a triggered compaction aims for. */
+/** The low-water mark a triggered optimization aims for. */
 export function compactionTarget(config: ContextConfig): number {
   return Math.floor(compactionBudget(config) * COMPACTION_TARGET_RATIO);
 }

@@ -4,7 +4,7 @@ import {
   defaultTokenCounter,
   TOOL_RESULT_OVERHEAD,
   USER_ASSISTANT_OVERHEAD,
-} from "../../agent/tokens.js";
+} from "../../agent/token-count.js";
 import { OptimizationConfigSchema } from "../../model/session-config.js";
 import { toModelText } from "./model-view.js";
 import {
@@ -13,7 +13,7 @@ import {
   needsOptimization,
   optimizationTarget,
   toolDefinitionTokens,
-} from "./token-budget.js";
+} from "./request-tokens.js";
 
 describe("Token limit detection", () => {
   const counter = defaultTokenCounter();

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { HistoryGenerator, type HistoryShape } from "../../test/support/random-history.js";
 import type { AgentMessage } from "../model/llm-messages.js";
 import { messageText } from "../model/llm-messages.js";
-import { compactionBudget, compactMessages } from "./compaction.js";
 import { findPairingProblem } from "./message-blocks.js";
-import { defaultTokenCounter, heuristicTokenCounter, totalTokens } from "./tokens.js";
+import { compactionBudget, compactMessages } from "./optimization.js";
+import { defaultTokenCounter, heuristicTokenCounter, totalTokens } from "./token-count.js";
 import type { ContextConfig, TokenCounter } from "./types.js";
 
 // REQ-165: property test of compactMessages over seeded random valid histories (user turns with

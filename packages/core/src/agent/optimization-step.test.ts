@@ -17,7 +17,7 @@ function agent(provider: ScriptedProvider): Agent {
 
 const text = (message: AgentMessage | undefined) => (message ? messageText(message) : "");
 
-describe("compactContext", () => {
+describe("optimizeContext", () => {
   it("REQ-060: with a small contextConfig, history is compacted before the model request and a compaction event is emitted", async () => {
     const provider = new ScriptedProvider([{ blocks: [{ type: "text", text: "ok" }] }]);
     const a = agent(provider).withContextConfig({

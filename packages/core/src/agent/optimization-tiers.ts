@@ -5,9 +5,9 @@ import type {
   UserMessage,
 } from "../model/llm-messages.js";
 import { blockIndexOf, headEnd, segmentBlocks, tailStart } from "./message-blocks.js";
-import { noteCutMessage } from "./tokens.js";
+import { noteCutMessage } from "./token-count.js";
 
-// The three compaction tiers (REQ-057–059) as pure functions over a message list. Each returns the
+// The three optimization tiers (REQ-057–059) as pure functions over a message list. Each returns the
 // input array itself when it has nothing to do. Their outputs are deterministic and cached per
 // source message, so re-running a tier on the next turn yields the very same message objects:
 // token counts stay cached and the provider's prompt cache sees an unchanged prefix.

@@ -6,15 +6,15 @@ import type {
   UserMessage,
 } from "../model/llm-messages.js";
 import { messageText, userMessage } from "../model/llm-messages.js";
+import { findPairingProblem } from "./message-blocks.js";
 import {
   dropMiddle,
   summarizeOldTurns,
   TOOL_OUTPUT_MAX_LINE_CHARS,
   truncateText,
   truncateToolOutputs,
-} from "./compaction-tiers.js";
-import { findPairingProblem } from "./message-blocks.js";
-import { defaultTokenCounter, messageTokens } from "./tokens.js";
+} from "./optimization-tiers.js";
+import { defaultTokenCounter, messageTokens } from "./token-count.js";
 import type { TokenCounter } from "./types.js";
 
 const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };

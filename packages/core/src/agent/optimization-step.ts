@@ -1,20 +1,20 @@
 import type { AgentMessage } from "../model/llm-messages.js";
-import { compactionBudget, compactMessages } from "./compaction.js";
 import type { LoopRun } from "./loop-run.js";
-import { totalTokens } from "./tokens.js";
+import { compactionBudget, compactMessages } from "./optimization.js";
+import { totalTokens } from "./token-count.js";
 import type { ContextConfig } from "./types.js";
 
-// The loop's compaction step (REQ-060, 077, 146): before every model request when contextConfig
+// The loop's optimization step (REQ-060, 077, 146): before every model request when contextConfig
 // is set, with the caller's CompactionStrategy when given, else the built-in tiered cascade.
 // It replaces the run's working history (context.messages) and emits a `compaction` event when
 // something changed. The run's new messages are reported untouched (agentEnd.messages); the Agent
-// keeps the compacted working history afterwards (REQ-172).
+// keeps the optimized working history afterwards (REQ-172).
 
 /** How much of the current estimate to aim for after the provider reported an overflow. */
 export const OVERFLOW_TARGET = 0.7;
 
 /** Returns true when the history changed. Throws what a custom strategy throws. */
-export async function compactContext(
+export async function optimizeContext(
   run: LoopRun,
   reason: "budget" | "overflow",
 ): Promise<boolean> {

@@ -1,4 +1,15 @@
 import { z } from "zod";
+import { runAgentLoop } from "../agent/loop.js";
+import {
+  type AgentContext,
+  type AgentEvent,
+  type AgentHooks,
+  type AgentLoopConfig,
+  type ApproveToolCalls,
+  type ChildLoopSetup,
+  DEFAULT_EXECUTION_LIMITS,
+  type LoopContextHandling,
+} from "../agent/types.js";
 import type { StreamProvider } from "../llm/provider.js";
 import { childAbortController } from "../model/cancellation.js";
 import type { ModelConfig, ThinkingLevel } from "../model/llm-config.js";
@@ -19,17 +30,6 @@ import {
   type ToolOrigin,
   type ToolResult,
 } from "../tools/tool.js";
-import { runAgentLoop } from "./loop.js";
-import {
-  type AgentContext,
-  type AgentEvent,
-  type AgentHooks,
-  type AgentLoopConfig,
-  type ApproveToolCalls,
-  type ChildLoopSetup,
-  DEFAULT_EXECUTION_LIMITS,
-  type LoopContextHandling,
-} from "./types.js";
 
 // The sub-agent tool (REQ-141, REQ-148–151, REQ-163, REQ-194–195): a tool whose call runs a
 // child agent loop with its own system prompt, tools, model and turn limit, starting from the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { identifierTerms, queryTerms, splitIdentifier, termFrequencies } from "./tokens.js";
+import { identifierTerms, queryTerms, splitIdentifier, termFrequencies } from "./search-terms.js";
 
 describe("tokens", () => {
   it("splits identifiers on case, digits and underscores", () => {
