@@ -1,5 +1,6 @@
+import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
-import { harness } from "../../../test/support/session-harness.js";
+import { harness, silent } from "../../../test/support/session-harness.js";
 import { McpManager } from "../../mcp/manager.js";
 
 // Why a payload would be refused before anything is stored (Session.payloadProblem): the MCP
@@ -21,7 +22,7 @@ describe("Session.payloadProblem", () => {
   });
 
   it("asks the session's MCP servers which server, resource or prompt is missing", async () => {
-    const mcp = new McpManager({ sources: [], env: {} });
+    const mcp = new McpManager({ sources: [], env: {}, workspaceRoot: tmpdir(), logger: silent });
     const session = await harness([], { mcp }).manager.create();
     expect(
       session.payloadProblem({ type: "mcp_resource", server_name: "docs", resource_uri: "x://y" }),
