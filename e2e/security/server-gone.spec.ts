@@ -50,6 +50,7 @@ async function recordFlashes(context: BrowserContext, pattern: RegExp): Promise<
     (window as unknown as { __flashes: string[] }).__flashes = seen;
     const matcher = new RegExp(source, "g");
     const look = () => {
+      // biome-ignore lint/performance/useDomNodeTextContent: what is shown, not hidden text
       const text = document.body?.innerText ?? "";
       for (const match of text.match(matcher) ?? []) seen.push(match);
     };
