@@ -2,13 +2,15 @@ import { type Browser, type BrowserContext, expect, type Page, test } from "@pla
 import { Servers } from "./harness.js";
 
 // Issue #27 case 7, who may change the install's MCP servers (authorize(): install.configure,
-// docs/accounts.md): in Session settings a member sees the servers listed (an admin added one) but
-// no "Add an MCP server" form, no Enabled switch and no Remove; the owner, as a control, sees all
-// three. Over the API a member's add, switch and removal are refused 403 and change nothing.
+// docs/accounts.md): in Session settings a member sees the servers listed (an admin added one),
+// with who added it, but no "Add an MCP server" form, no Enabled switch, no Remove and no
+// Reconnect; the owner, as a control, sees all four. Over the API a member's add, switch, removal
+// and reconnect are refused 403 and change nothing; the listing names who added the server.
 
 let servers: Servers;
 let owner: BrowserContext;
 let member: Awaited<ReturnType<Servers["invite"]>>;
+let admin: Awaited<ReturnType<Servers["invite"]>>;
 let memberBrowser: BrowserContext;
 const NAME = "team-docs";
 
@@ -22,7 +24,8 @@ async function signedIn(browser: Browser, cookie: string): Promise<BrowserContex
 test.beforeAll(async ({ browser }) => {
   servers = await Servers.start();
   // an admin's server: a remote one that is not there (it fails to connect, and is still listed)
-  const added = await servers.api.post("/api/mcp/servers", {
+  admin = await servers.invite("admin", "Ada Admin");
+  const added = await admin.client.post("/api/mcp/servers", {
     name: NAME,
     url: "http://127.0.0.1:9/mcp",
   });
@@ -56,6 +59,8 @@ test("a member sees the MCP servers but no add form, no switch and no Remove; th
   await expect(asOwner.section.getByRole("group", { name: "Add an MCP server" })).toBeVisible();
   await expect(asOwner.item.getByRole("checkbox", { name: `Enabled ${NAME}` })).toBeVisible();
   await expect(asOwner.item.getByRole("button", { name: `Remove ${NAME}` })).toBeVisible();
+  await expect(asOwner.item.getByRole("button", { name: `Reconnect ${NAME}` })).toBeVisible();
+  await expect(asOwner.item.getByTestId("mcp-added")).toHaveText("added by Ada Admin");
   await asOwner.page.close();
 
   const asMember = await mcpSection(memberBrowser, member.client);
@@ -64,10 +69,14 @@ test("a member sees the MCP servers but no add form, no switch and no Remove; th
   await expect(asMember.section.getByRole("textbox", { name: "Server name" })).toHaveCount(0);
   await expect(asMember.section.getByRole("checkbox")).toHaveCount(0);
   await expect(asMember.section.getByRole("button", { name: `Remove ${NAME}` })).toHaveCount(0);
+  // the route would answer 403: no button to press
+  await expect(asMember.section.getByRole("button", { name: `Reconnect ${NAME}` })).toHaveCount(0);
+  await expect(asMember.section.getByRole("button")).toHaveCount(0);
+  await expect(asMember.item.getByTestId("mcp-added")).toHaveText("added by Ada Admin");
   await asMember.page.close();
 });
 
-test("a member's add, switch and removal are refused 403 and change nothing", async () => {
+test("a member's add, switch, removal and reconnect are refused 403 and change nothing", async () => {
   const listed = await member.client.get("/api/mcp/servers");
   expect(listed.status).toBe(200);
   const add = await member.client.post("/api/mcp/servers", {
@@ -80,12 +89,17 @@ test("a member's add, switch and removal are refused 403 and change nothing", as
   expect(off.status, off.text).toBe(403);
   const remove = await member.client.delete(`/api/mcp/servers/${NAME}`);
   expect(remove.status, remove.text).toBe(403);
+  const reconnect = await member.client.post(`/api/mcp/servers/${NAME}/reconnect`);
+  expect(reconnect.status, reconnect.text).toBe(403);
 
   const after = (await servers.api.get("/api/mcp/servers")).json as {
     servers: Array<{ name: string; status: string; managed?: boolean }>;
   };
   expect(after.servers.map((s) => s.name)).toEqual([NAME]);
-  expect(after.servers[0]).toMatchObject({ managed: true });
+  expect(after.servers[0]).toMatchObject({
+    managed: true,
+    added_by: { id: admin.id, name: "Ada Admin" },
+  });
   expect(after.servers[0]?.status).not.toBe("disabled");
   const audit = (await servers.api.get("/api/audit")).json as {
     entries: Array<{ action: string; actor_id: string | null }>;

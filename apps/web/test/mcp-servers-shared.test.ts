@@ -77,8 +77,8 @@ afterAll(async () => {
   await a?.close();
 });
 
-const named = (runtime: Pick<Runtime, "mcp" | "appMcp">, name: string) =>
-  serverViews(runtime).find((server) => server.name === name);
+const named = async (runtime: Pick<Runtime, "mcp" | "appMcp">, name: string) =>
+  (await serverViews(runtime)).find((server) => server.name === name);
 
 describe("MCP servers of the settings, shared through the database", () => {
   it("an older version's data-directory file is brought into the database once, on and off kept", async () => {
@@ -94,8 +94,10 @@ describe("MCP servers of the settings, shared through the database", () => {
     // both instances have them, as the settings' own (managed), whichever data dir held the file
     for (const runtime of [a.runtime, b]) {
       await runtime.mcp.settled();
-      expect(named(runtime, "legacy")).toMatchObject({ managed: true, status: "connected" });
-      expect(named(runtime, "paused")).toMatchObject({ managed: true, status: "disabled" });
+      expect(await named(runtime, "legacy")).toMatchObject({ managed: true, status: "connected" });
+      expect(await named(runtime, "paused")).toMatchObject({ managed: true, status: "disabled" });
+      // brought over from a file: nobody is named as having added it
+      expect((await named(runtime, "legacy"))?.added_by).toBeUndefined();
     }
     const rows = await a.runtime.appMcp.records();
     expect(rows.map((r) => [r.name, r.enabled, r.addedBy])).toEqual([
@@ -113,6 +115,7 @@ describe("MCP servers of the settings, shared through the database", () => {
     expect(McpServerViewSchema.parse(await added.json())).toMatchObject({
       name: "shared",
       managed: true,
+      added_by: { id: a.runtime.people.owner.id, name: a.runtime.people.owner.name },
     });
     const row = (await b.appMcp.records()).find((r) => r.name === "shared");
     expect(row?.addedBy).toEqual({
@@ -121,8 +124,13 @@ describe("MCP servers of the settings, shared through the database", () => {
     });
     const started = Date.now();
     await vi.waitFor(
-      () => {
-        expect(named(b, "shared")).toMatchObject({ managed: true, status: "connected" });
+      async () => {
+        expect(await named(b, "shared")).toMatchObject({
+          managed: true,
+          status: "connected",
+          // B names who added it through A: it is the row's, not A's memory
+          added_by: { id: a.runtime.people.owner.id, name: a.runtime.people.owner.name },
+        });
         expect(b.mcp.tools().map((t) => t.name)).toContain("mcp__shared__echo");
       },
       { timeout: 15_000, interval: 100 },
@@ -140,8 +148,8 @@ describe("MCP servers of the settings, shared through the database", () => {
     );
     expect(off.status).toBe(200);
     await vi.waitFor(
-      () => {
-        expect(named(b, "shared")?.status).toBe("disabled");
+      async () => {
+        expect((await named(b, "shared"))?.status).toBe("disabled");
         expect(b.mcp.tools().map((t) => t.name)).not.toContain("mcp__shared__echo");
       },
       { timeout: 10_000, interval: 100 },
@@ -151,7 +159,7 @@ describe("MCP servers of the settings, shared through the database", () => {
       params({ name: "shared" }),
     );
     expect(removed.status).toBe(204);
-    await vi.waitFor(() => expect(named(b, "shared")).toBeUndefined(), {
+    await vi.waitFor(async () => expect(await named(b, "shared")).toBeUndefined(), {
       timeout: 10_000,
       interval: 100,
     });

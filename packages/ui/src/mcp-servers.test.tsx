@@ -51,6 +51,30 @@ describe("McpServerList", () => {
     expect(screen.queryByRole("button", { name: "Remove ghost" })).toBeNull();
   });
 
+  it("a member's view: who added each server of the settings, and no Reconnect, switch or Remove", () => {
+    const listed: McpServerView[] = [
+      {
+        ...(servers[0] as McpServerView),
+        managed: true,
+        added_by: { id: "p1", name: "Ada Admin" },
+      },
+      { ...(servers[1] as McpServerView), managed: true },
+      servers[2] as McpServerView,
+    ];
+    render(<McpServerList servers={listed} />);
+    const items = screen.getAllByTestId("mcp-server");
+    expect(within(items[0] as HTMLElement).getByTestId("mcp-added").textContent).toBe(
+      "added by Ada Admin",
+    );
+    // brought over from an older version's file: nobody to name
+    expect(within(items[1] as HTMLElement).getByTestId("mcp-added").textContent).toBe(
+      "added in the settings",
+    );
+    expect(within(items[2] as HTMLElement).queryByTestId("mcp-added")).toBeNull();
+    expect(screen.queryByRole("button")).toBeNull();
+    expect(screen.queryByRole("checkbox")).toBeNull();
+  });
+
   it("adds a local server with its arguments, one per line, and shows the server's refusal", async () => {
     const user = userEvent.setup();
     const onAdd = vi

@@ -5,7 +5,8 @@ import { McpServerForm } from "./mcp-server-form.js";
 import { badgeClass, buttonClass } from "./styles.js";
 
 // The MCP servers of mcp_servers.json, as the settings show them: a status dot and word, the
-// error of a failed server, its tools (with the name the model sees), and a reconnect button.
+// error of a failed server, its tools (with the name the model sees), who added a server of the
+// settings, and a reconnect button for those who may change the install's servers.
 
 const statusStyle: Record<McpServerView["status"], { dot: string; label: string }> = {
   connected: { dot: "bg-emerald-500", label: "connected" },
@@ -23,8 +24,11 @@ const transportLabel: Record<McpServerView["transport"], string> = {
 
 export interface McpServerListProps {
   servers: readonly McpServerView[];
-  /** retries one server (POST /api/mcp/servers/{name}/reconnect) */
-  onReconnect: (name: string) => void;
+  /**
+   * retries one server (POST /api/mcp/servers/{name}/reconnect, install.configure); absent: no
+   * Reconnect button (a member, whom the route would answer 403)
+   */
+  onReconnect?: (name: string) => void;
   /** names whose reconnect is under way (their button is disabled) */
   reconnecting?: ReadonlySet<string>;
   /** adds a server (admins); absent: no form. Resolves with an error to show, or undefined */
@@ -47,7 +51,7 @@ export function McpServerList({
     <>
       <ServerItems
         servers={servers}
-        onReconnect={onReconnect}
+        {...(onReconnect !== undefined ? { onReconnect } : {})}
         {...(reconnecting !== undefined ? { reconnecting } : {})}
         {...(onSetEnabled !== undefined ? { onSetEnabled } : {})}
         {...(onRemove !== undefined ? { onRemove } : {})}
@@ -98,7 +102,7 @@ function ServerItems({
               <span className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="mcp-status">
                 {style.label}
               </span>
-              {server.status !== "disabled" && (
+              {onReconnect !== undefined && server.status !== "disabled" && (
                 <button
                   type="button"
                   className={buttonClass.secondary}
@@ -110,7 +114,7 @@ function ServerItems({
                 </button>
               )}
             </div>
-            {server.managed === true && (onSetEnabled !== undefined || onRemove !== undefined) && (
+            {server.managed === true && (
               <div className="mt-1 flex items-center gap-2">
                 {onSetEnabled !== undefined && (
                   <label className="flex items-center gap-1 text-xs">
@@ -133,8 +137,10 @@ function ServerItems({
                     Remove
                   </button>
                 )}
-                <span className="text-xs text-zinc-500 dark:text-zinc-400">
-                  added in the settings
+                <span className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="mcp-added">
+                  {server.added_by !== undefined
+                    ? `added by ${server.added_by.name}`
+                    : "added in the settings"}
                 </span>
               </div>
             )}

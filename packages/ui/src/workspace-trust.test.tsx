@@ -117,3 +117,18 @@ describe("WorkspaceTrustList", () => {
     expect(onRevoke).toHaveBeenCalledWith(definitions[2]);
   });
 });
+
+describe("a member's view (no install.configure)", () => {
+  it("shows what waits and what is trusted, with no Trust or Revoke to press", () => {
+    const { unmount } = render(<WorkspaceTrustPrompt definitions={definitions} trustAll={false} />);
+    expect(screen.getAllByTestId("trust-definition")).toHaveLength(2);
+    expect(screen.getByTestId("workspace-trust-prompt").textContent).toContain(
+      "until an admin trusts it",
+    );
+    expect(screen.queryByRole("button")).toBeNull();
+    unmount();
+    render(<WorkspaceTrustList definitions={definitions} />);
+    expect(screen.getAllByTestId("trust-definition")).toHaveLength(3);
+    expect(screen.queryByRole("button")).toBeNull();
+  });
+});

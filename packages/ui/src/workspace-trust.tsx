@@ -14,7 +14,8 @@ export interface WorkspaceTrustPromptProps {
   definitions: readonly TrustDefinitionView[];
   /** ARBOR_TRUST_WORKSPACE_CONFIG=1: shown as a warning instead of a prompt */
   trustAll: boolean;
-  onTrust: (definition: TrustDefinitionView) => void;
+  /** trusts one (install.configure); absent: no Trust button, the prompt says who may */
+  onTrust?: ((definition: TrustDefinitionView) => void) | undefined;
   /** keys (`file\0name`) whose trust is being saved */
   busy?: ReadonlySet<string>;
   /** hides the prompt until the next change (the definitions stay inert) */
@@ -56,8 +57,10 @@ export function WorkspaceTrustPrompt({
       <div className="flex items-start gap-2">
         <p className="flex-1">
           This workspace's files define {waiting.length === 1 ? "something" : "things"} that would
-          run on this machine. Nothing of it starts, is read or is fetched until you trust it. Trust
-          only what you recognise.
+          run on this machine.{" "}
+          {onTrust !== undefined
+            ? "Nothing of it starts, is read or is fetched until you trust it. Trust only what you recognise."
+            : "Nothing of it starts, is read or is fetched until an admin trusts it."}
         </p>
         {onDismiss !== undefined && (
           <button type="button" className={buttonClass.ghost} onClick={onDismiss}>
@@ -71,7 +74,9 @@ export function WorkspaceTrustPrompt({
             key={trustKey(definition)}
             definition={definition}
             busy={busy?.has(trustKey(definition)) === true}
-            action={{ label: "Trust", onClick: () => onTrust(definition) }}
+            {...(onTrust !== undefined
+              ? { action: { label: "Trust", onClick: () => onTrust(definition) } }
+              : {})}
           />
         ))}
       </ul>
@@ -81,8 +86,9 @@ export function WorkspaceTrustPrompt({
 
 export interface WorkspaceTrustListProps {
   definitions: readonly TrustDefinitionView[];
-  onTrust: (definition: TrustDefinitionView) => void;
-  onRevoke: (definition: TrustDefinitionView) => void;
+  /** trust and revoke (install.configure); absent: the list without buttons (a member) */
+  onTrust?: ((definition: TrustDefinitionView) => void) | undefined;
+  onRevoke?: ((definition: TrustDefinitionView) => void) | undefined;
   busy?: ReadonlySet<string>;
 }
 
@@ -108,11 +114,14 @@ export function WorkspaceTrustList({
           key={trustKey(definition)}
           definition={definition}
           busy={busy?.has(trustKey(definition)) === true}
-          action={
-            definition.status === "trusted"
-              ? { label: "Revoke", onClick: () => onRevoke(definition) }
-              : { label: "Trust", onClick: () => onTrust(definition) }
-          }
+          {...(onTrust === undefined || onRevoke === undefined
+            ? {}
+            : {
+                action:
+                  definition.status === "trusted"
+                    ? { label: "Revoke", onClick: () => onRevoke(definition) }
+                    : { label: "Trust", onClick: () => onTrust(definition) },
+              })}
         />
       ))}
     </ul>
@@ -138,7 +147,8 @@ function DefinitionCard({
 }: {
   definition: TrustDefinitionView;
   busy: boolean;
-  action: { label: string; onClick: () => void };
+  /** absent: nothing to press (a member) */
+  action?: { label: string; onClick: () => void };
 }) {
   const { runs } = definition;
   const kind = kindLabel[definition.kind];
@@ -166,15 +176,17 @@ function DefinitionCard({
         >
           {statusLabel[definition.status]}
         </span>
-        <button
-          type="button"
-          className={action.label === "Trust" ? buttonClass.primary : buttonClass.secondary}
-          disabled={busy}
-          aria-label={`${action.label} ${definition.name}`}
-          onClick={action.onClick}
-        >
-          {busy ? "Saving…" : action.label}
-        </button>
+        {action !== undefined && (
+          <button
+            type="button"
+            className={action.label === "Trust" ? buttonClass.primary : buttonClass.secondary}
+            disabled={busy}
+            aria-label={`${action.label} ${definition.name}`}
+            onClick={action.onClick}
+          >
+            {busy ? "Saving…" : action.label}
+          </button>
+        )}
       </div>
       <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-2 gap-y-0.5 text-xs">
         {runs.hook !== undefined && (

@@ -558,15 +558,17 @@ export function ChatView({
               workspaceTrust={
                 <WorkspaceTrustList
                   definitions={workspaceTrust.data?.definitions ?? []}
-                  onTrust={workspaceTrust.trust}
-                  onRevoke={workspaceTrust.revoke}
+                  // trusting is install.configure's: a member sees the list, no buttons
+                  onTrust={canConfigure ? workspaceTrust.trust : undefined}
+                  onRevoke={canConfigure ? workspaceTrust.revoke : undefined}
                   busy={workspaceTrust.busy}
                 />
               }
               mcpServers={
                 <McpServerList
                   servers={mcpServers.data?.servers ?? []}
-                  onReconnect={(name) => void reconnectMcp(name)}
+                  // a member is answered 403 (install.configure): no button to press
+                  onReconnect={canConfigure ? (name) => void reconnectMcp(name) : undefined}
                   reconnecting={reconnecting}
                   onAdd={canConfigure ? addMcp : undefined}
                   onSetEnabled={
@@ -715,7 +717,7 @@ export function ChatView({
             <WorkspaceTrustPrompt
               definitions={workspaceTrust.data.definitions}
               trustAll={workspaceTrust.data.trust_all}
-              onTrust={workspaceTrust.trust}
+              onTrust={canConfigure ? workspaceTrust.trust : undefined}
               busy={workspaceTrust.busy}
               onDismiss={workspaceTrust.dismiss}
             />

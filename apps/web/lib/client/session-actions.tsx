@@ -138,6 +138,9 @@ export function useCreateSession() {
       toast.error("Could not create a session", {
         id: "create-session",
         description: errorText(error),
+        // it stays until it is acted on: the Retry is for when the server is back, which may be
+        // longer than a toast's few seconds
+        duration: Number.POSITIVE_INFINITY,
         action: { label: "Retry", onClick: () => create.mutate() },
       }),
   });

@@ -13,12 +13,26 @@ import type { Runtime } from "./runtime";
 
 /**
  * Every MCP server as the API shows it; those added in the settings (kept in the database) are
- * marked `managed`: only they can be turned on or off and removed there.
+ * marked `managed`: only they can be turned on or off and removed there, and they name who added
+ * them (`added_by`, from the rows).
  */
-export function serverViews(arbor: Pick<Runtime, "mcp" | "appMcp">): McpServerView[] {
-  return arbor.mcp
-    .servers()
-    .map((server) => (server.file === arbor.appMcp.file ? { ...server, managed: true } : server));
+export async function serverViews(
+  arbor: Pick<Runtime, "mcp" | "appMcp">,
+): Promise<McpServerView[]> {
+  const addedBy = new Map(
+    (await arbor.appMcp.records()).flatMap((record) =>
+      record.addedBy !== null ? [[record.name, record.addedBy] as const] : [],
+    ),
+  );
+  return arbor.mcp.servers().map((server) => {
+    if (server.file !== arbor.appMcp.file) return server;
+    const by = addedBy.get(server.name);
+    return {
+      ...server,
+      managed: true,
+      ...(by !== undefined ? { added_by: { id: by.id, name: by.name } } : {}),
+    };
+  });
 }
 
 /**

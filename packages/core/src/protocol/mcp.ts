@@ -33,6 +33,12 @@ export const McpServerViewSchema = z
       .describe(
         "true: added in the settings (kept in the database, so every instance offers it), so it can be turned on or off and removed there (PATCH / DELETE /api/mcp/servers/{name})",
       ),
+    added_by: z
+      .object({ id: z.string(), name: z.string() })
+      .optional()
+      .describe(
+        "who added it in the settings (a `managed` server); absent for a file's server and for one brought over from an older version's data directory",
+      ),
     tools: z
       .array(
         z.object({

@@ -12,7 +12,7 @@ export const GET = handle("GET /api/mcp/servers", async () => {
   const arbor = await getRuntime();
   const configErrors = arbor.mcp.configErrors();
   const body: McpServersResponse = {
-    servers: serverViews(arbor),
+    servers: await serverViews(arbor),
     ...(configErrors.length > 0
       ? { config_errors: configErrors.map(({ field, message }) => ({ field, message })) }
       : {}),
@@ -48,6 +48,6 @@ export const POST = handle("POST /api/mcp/servers", async (request, _context, ac
     hash: added.hash,
   });
   await arbor.mcp.reload();
-  const server = serverViews(arbor).find((s) => s.name === name);
+  const server = (await serverViews(arbor)).find((s) => s.name === name);
   return json(server, 201);
 });

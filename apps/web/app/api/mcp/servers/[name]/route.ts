@@ -23,8 +23,11 @@ type Context = { params: Promise<{ name: string }> };
  * trusting it and off by taking the trust back (/api/workspace/trust), and ARBOR_MCP_CONFIG is
  * the operator's own file.
  */
-function managedOrRefuse(arbor: Pick<Runtime, "mcp" | "appMcp">, name: string): void {
-  const server = serverViews(arbor).find((s) => s.name === name);
+async function managedOrRefuse(
+  arbor: Pick<Runtime, "mcp" | "appMcp">,
+  name: string,
+): Promise<void> {
+  const server = (await serverViews(arbor)).find((s) => s.name === name);
   if (server === undefined) throw new HttpError(notFound(`no MCP server is named ${name}`));
   if (server.managed !== true) {
     throw new HttpError(
@@ -42,7 +45,7 @@ export const PATCH = handle(
     const { name } = await context.params;
     const { enabled } = await readBody(request, UpdateMcpServerRequestSchema);
     const arbor = await getRuntime();
-    managedOrRefuse(arbor, name);
+    await managedOrRefuse(arbor, name);
     const changed = await arbor.appMcp.setEnabled(name, enabled);
     if (changed.type === "not_found") {
       throw new HttpError(notFound(`no MCP server is named ${name}`));
@@ -54,7 +57,7 @@ export const PATCH = handle(
       `mcp_server:${name}`,
     );
     await arbor.mcp.reload();
-    return json(serverViews(arbor).find((s) => s.name === name));
+    return json((await serverViews(arbor)).find((s) => s.name === name));
   },
 );
 
@@ -65,7 +68,7 @@ export const DELETE = handle(
     const { name } = await context.params;
     await readNoBody(request);
     const arbor = await getRuntime();
-    managedOrRefuse(arbor, name);
+    await managedOrRefuse(arbor, name);
     const removed = await arbor.appMcp.remove(name);
     if (removed.type === "not_found") {
       throw new HttpError(notFound(`no MCP server is named ${name}`));
