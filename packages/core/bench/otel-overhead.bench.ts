@@ -34,7 +34,6 @@ const CHUNKS = 40;
 const CHUNK_DELAY_MS = 1;
 const PAIRS = 12;
 const WARMUP_ROUNDS = 2;
-const TARGET = 1.03;
 
 const model = modelConfig({ protocol: "offline", model: "bench" });
 const TEXT = Array.from({ length: CHUNKS }, (_, i) => `c${String(i).padStart(3, "0")} `).join("");
@@ -153,14 +152,18 @@ export async function run(): Promise<BenchFigure[]> {
   }
   const ratio = perChunk(on) / perChunk(off);
   const spansPerAnswer = on.spans / (on.chunks / CHUNKS);
+  const added = perChunk(on) - perChunk(off);
   return [
     {
       name: "OpenTelemetry SDK registered / none: loop CPU per streamed chunk",
       value: ratio,
       unit: "×",
-      target: `≤ ${TARGET}× (issue #28)`,
-      pass: ratio <= TARGET && on.spans > 0,
-      notes: `${perChunk(on).toFixed(2)} / ${perChunk(off).toFixed(2)} µs CPU per chunk (${(perChunk(on) - perChunk(off)).toFixed(2)} µs added, ${((perChunk(on) - perChunk(off)) * CHUNKS).toFixed(0)} µs per answer); median of the ${PAIRS} pairs' ratios ${median(pairRatios).toFixed(3)}×; ${SESSIONS} agents at once × ${ANSWERS} answers × ${CHUNKS} chunks ${CHUNK_DELAY_MS} ms apart per round, ${PAIRS} rounds per arm, alternating; ON recorded ${spansPerAnswer.toFixed(1)} spans per answer (batch processor, in-memory exporter)`,
+      // the loop alone does next to nothing per chunk: issue #28's 3% is the web bench's, against
+      // the app's whole CPU per chunk (e2e/bench/otel-overhead.bench.ts); here the µs added count
+      target: "-",
+      pass: on.spans > 0,
+      informational: true,
+      notes: `${perChunk(on).toFixed(2)} / ${perChunk(off).toFixed(2)} µs CPU per chunk (${added.toFixed(2)} µs added, ${(added * CHUNKS).toFixed(0)} µs per ${CHUNKS}-chunk answer); median of the ${PAIRS} pairs' ratios ${median(pairRatios).toFixed(3)}×; ${SESSIONS} agents at once × ${ANSWERS} answers × ${CHUNKS} chunks ${CHUNK_DELAY_MS} ms apart per round, ${PAIRS} rounds per arm, alternating; ON recorded ${spansPerAnswer.toFixed(1)} spans per answer (batch processor, in-memory exporter)`,
     },
   ];
 }
