@@ -28,7 +28,7 @@ import {
 // the app's CPU (its process group's user + system time) per delivered chunk. Target: ON within
 // 3% of OFF on both. The receiver's count of spans shows the export really ran.
 
-const ROUNDS = 4;
+const ROUNDS = 6;
 const ROUND_MS = 15_000;
 const GRACE_MS = 10_000;
 const TARGET = 1.03;

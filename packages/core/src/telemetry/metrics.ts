@@ -1,4 +1,5 @@
 import {
+  type Attributes,
   type Counter,
   type Histogram,
   type MeterProvider,
@@ -70,6 +71,43 @@ function instruments(): Instruments {
   return current;
 }
 
+/** The attribute sets of one kind of request: built once, reused by every request like it. */
+interface RequestAttributes {
+  duration: Attributes;
+  input: Attributes;
+  output: Attributes;
+}
+
+/** Few distinct (provider, model, error) combinations occur; bounded all the same. */
+const MAX_ATTRIBUTE_SETS = 256;
+const requestAttributeSets = new Map<string, RequestAttributes>();
+
+function requestAttributes(info: {
+  provider: string;
+  requestModel: string;
+  responseModel?: string;
+  errorType?: string;
+}): RequestAttributes {
+  const key = `${info.provider}\0${info.requestModel}\0${info.responseModel ?? ""}\0${info.errorType ?? ""}`;
+  const known = requestAttributeSets.get(key);
+  if (known !== undefined) return known;
+  const duration: Record<string, string> = {
+    [A.operationName]: "chat",
+    [A.providerName]: info.provider,
+    [A.requestModel]: info.requestModel,
+  };
+  if (info.responseModel !== undefined) duration[A.responseModel] = info.responseModel;
+  if (info.errorType !== undefined) duration[A.errorType] = info.errorType;
+  const sets: RequestAttributes = {
+    duration,
+    input: { ...duration, [A.tokenType]: "input" },
+    output: { ...duration, [A.tokenType]: "output" },
+  };
+  if (requestAttributeSets.size >= MAX_ATTRIBUTE_SETS) requestAttributeSets.clear();
+  requestAttributeSets.set(key, sets);
+  return sets;
+}
+
 /** One model request's duration and (on success) its tokens, per the GenAI conventions. */
 export function recordModelRequest(
   info: { provider: string; requestModel: string; responseModel?: string; errorType?: string },
@@ -77,20 +115,11 @@ export function recordModelRequest(
   usage: Usage | undefined,
 ): void {
   const i = instruments();
-  const attributes: Record<string, string> = {
-    [A.operationName]: "chat",
-    [A.providerName]: info.provider,
-    [A.requestModel]: info.requestModel,
-  };
-  if (info.responseModel !== undefined) attributes[A.responseModel] = info.responseModel;
-  if (info.errorType !== undefined) attributes[A.errorType] = info.errorType;
-  i.operationDuration.record(seconds, attributes);
+  const attributes = requestAttributes(info);
+  i.operationDuration.record(seconds, attributes.duration);
   if (usage === undefined || info.errorType !== undefined) return;
-  i.tokenUsage.record(usage.input + usage.cacheRead + usage.cacheWrite, {
-    ...attributes,
-    [A.tokenType]: "input",
-  });
-  i.tokenUsage.record(usage.output, { ...attributes, [A.tokenType]: "output" });
+  i.tokenUsage.record(usage.input + usage.cacheRead + usage.cacheWrite, attributes.input);
+  i.tokenUsage.record(usage.output, attributes.output);
 }
 
 /** One tool call, by tool name and outcome. */

@@ -3,9 +3,12 @@ import {
   type Context,
   context,
   type Link,
+  ProxyTracerProvider,
   type Span,
   SpanKind,
   SpanStatusCode,
+  type Tracer,
+  type TracerProvider,
   trace,
 } from "@opentelemetry/api";
 import { costOfUsage } from "../llm/pricing.js";
@@ -28,14 +31,27 @@ import { contextFromTraceparent, formatTraceparent, parseTraceparent } from "./t
 // be active mid-stream). Children a tool starts (a sub-agent, a fold) find the call's span as the
 // active context: the tool runs inside `ToolTrace.run`. With no SDK registered the tracer hands
 // out non-recording spans and every method here returns before building an attribute; nothing
-// is done per streamed delta in any case (the first chunk is noted once per request).
+// is done per streamed delta in any case (the first chunk is noted once per request). With an SDK,
+// the work is per loop, request and call only: the tracer is looked up once per registered
+// provider, and whether content is captured is read once per loop (bench/otel-overhead.bench.ts).
 
 const S = TELEMETRY_NAMES.spans;
 const A = TELEMETRY_NAMES.attributes;
 const E = TELEMETRY_NAMES.events;
 
-function tracer() {
-  return trace.getTracer(INSTRUMENTATION_SCOPE);
+let cachedTracer: { provider: TracerProvider; tracer: Tracer } | undefined;
+
+/**
+ * Core's tracer, from whichever provider is registered now: looked up again only when another
+ * one is registered (the API's own getTracer builds a key and asks the provider each time).
+ */
+function tracer(): Tracer {
+  const global = trace.getTracerProvider();
+  const provider = global instanceof ProxyTracerProvider ? global.getDelegate() : global;
+  if (cachedTracer?.provider !== provider) {
+    cachedTracer = { provider, tracer: provider.getTracer(INSTRUMENTATION_SCOPE) };
+  }
+  return cachedTracer.tracer;
 }
 
 /** How a loop's span is placed and named; AgentContext.trace carries it into the loop. */
@@ -81,6 +97,8 @@ export class LoopTrace {
   readonly #context: Context;
   readonly #recording: boolean;
   readonly #provider: string;
+  /** content attributes on this loop's spans (the variable, read once when the loop starts) */
+  readonly #content: boolean;
   /** W3C traceparent of this loop's span; undefined when it is not recorded */
   readonly traceparent: string | undefined;
 
@@ -89,6 +107,7 @@ export class LoopTrace {
     this.#recording = span.isRecording();
     this.#context = trace.setSpan(parent, span);
     this.#provider = provider;
+    this.#content = this.#recording && capturingContent();
     this.traceparent = this.#recording ? formatTraceparent(span.spanContext()) : undefined;
   }
 
@@ -158,8 +177,8 @@ export class LoopTrace {
       { kind: SpanKind.CLIENT },
       this.#context,
     );
-    const chat = new ChatTrace(span, this.#provider, request.model);
-    if (!span.isRecording()) return chat;
+    const chat = new ChatTrace(span, this.#provider, request.model, this.#content);
+    if (!chat.recording) return chat;
     const attributes: Attributes = {
       [A.operationName]: "chat",
       [A.providerName]: this.#provider,
@@ -168,7 +187,7 @@ export class LoopTrace {
     if (request.maxTokens !== undefined) attributes[A.requestMaxTokens] = request.maxTokens;
     if (request.temperature !== undefined) attributes[A.requestTemperature] = request.temperature;
     if (request.attempt > 0) attributes[A.retryAttempt] = request.attempt;
-    if (capturingContent()) {
+    if (this.#content) {
       attributes[A.systemInstructions] = contentAttribute([
         { type: "text", content: request.systemPrompt },
       ]);
@@ -185,8 +204,15 @@ export class LoopTrace {
       { kind: SpanKind.INTERNAL },
       this.#context,
     );
-    const tool = new ToolTrace(span, trace.setSpan(this.#context, span), call.name, decision);
-    if (!span.isRecording()) return tool;
+    const recording = span.isRecording();
+    const tool = new ToolTrace(
+      span,
+      trace.setSpan(this.#context, span),
+      call.name,
+      decision,
+      recording && this.#content,
+    );
+    if (!recording) return tool;
     const attributes: Attributes = {
       [A.operationName]: S.executeTool,
       [A.toolName]: call.name,
@@ -202,7 +228,7 @@ export class LoopTrace {
       attributes[A.approvalDeciderType] = "policy";
       if (decision.rule !== undefined) attributes[A.approvalRule] = decision.rule;
     }
-    if (capturingContent()) attributes[A.toolCallArguments] = contentAttribute(call.arguments);
+    if (this.#content) attributes[A.toolCallArguments] = contentAttribute(call.arguments);
     span.setAttributes(attributes);
     return tool;
   }
@@ -244,7 +270,7 @@ export class LoopTrace {
       const last = outcome.lastMessage;
       if (last !== undefined) {
         span.setAttribute(A.responseFinishReasons, [finishReason(last.stopReason)]);
-        if (capturingContent() && last.stopReason !== "error") {
+        if (this.#content && last.stopReason !== "error") {
           span.setAttribute(A.outputMessages, contentAttribute([semconvMessage(last)]));
         }
       }
@@ -265,13 +291,18 @@ export class ChatTrace {
   readonly #span: Span;
   readonly #provider: string;
   readonly #model: string;
+  readonly #content: boolean;
   readonly #started = performance.now();
   #firstChunkMs: number | undefined;
+  /** whether the span is recorded (an SDK is registered and sampled it) */
+  readonly recording: boolean;
 
-  constructor(span: Span, provider: string, model: string) {
+  constructor(span: Span, provider: string, model: string, content = false) {
     this.#span = span;
     this.#provider = provider;
     this.#model = model;
+    this.recording = span.isRecording();
+    this.#content = this.recording && content;
   }
 
   /** The first chunk of the response arrived. */
@@ -288,7 +319,7 @@ export class ChatTrace {
       message.usage,
     );
     const span = this.#span;
-    if (span.isRecording()) {
+    if (this.recording) {
       const attributes: Attributes = {
         ...usageAttributes(message.usage),
         [A.responseModel]: message.model,
@@ -299,7 +330,7 @@ export class ChatTrace {
       }
       const cost = costOfUsage(message.usage, message.model);
       if (cost !== undefined) attributes[A.costUsd] = cost;
-      if (capturingContent()) {
+      if (this.#content) {
         attributes[A.outputMessages] = contentAttribute([semconvMessage(message)]);
       }
       span.setAttributes(attributes);
@@ -316,7 +347,7 @@ export class ChatTrace {
       undefined,
     );
     const span = this.#span;
-    if (span.isRecording()) {
+    if (this.recording) {
       span.setAttribute(A.errorType, kind);
       if (usage !== undefined) span.setAttributes(usageAttributes(usage));
       if (this.#firstChunkMs !== undefined) {
@@ -334,13 +365,15 @@ export class ToolTrace {
   readonly #context: Context;
   readonly #name: string;
   readonly #decision: ToolDecision;
+  readonly #content: boolean;
   readonly #started = performance.now();
 
-  constructor(span: Span, ctx: Context, name: string, decision: ToolDecision) {
+  constructor(span: Span, ctx: Context, name: string, decision: ToolDecision, content = false) {
     this.#span = span;
     this.#context = ctx;
     this.#name = name;
     this.#decision = decision;
+    this.#content = content;
   }
 
   /** Runs `fn` with this call's span active (a sub-agent's or a fold's loop becomes its child). */
@@ -364,7 +397,7 @@ export class ToolTrace {
     if (span.isRecording()) {
       span.setAttribute(A.toolOutcome, outcome);
       if (result.childLoopId !== undefined) span.setAttribute(A.childLoopId, result.childLoopId);
-      if (capturingContent()) {
+      if (this.#content) {
         span.setAttribute(
           A.toolCallResult,
           contentAttribute(

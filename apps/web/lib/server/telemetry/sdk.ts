@@ -46,12 +46,16 @@ export interface TelemetrySdk {
 /** Next's own request spans are not Arbor's loop tree: their tracer is a no-op (decision 0060). */
 export const DROPPED_TRACERS: ReadonlySet<string> = new Set(["next.js"]);
 
-/** The provider Next and core both ask: hands out a no-op tracer for DROPPED_TRACERS. */
+/**
+ * The provider Next and core both ask: hands out a no-op tracer for DROPPED_TRACERS. Next asks for
+ * its tracer at every traced step of every request: the no-op tracer is made once, not per call
+ * (an unregistered ProxyTracerProvider makes a new ProxyTracer each time it is asked).
+ */
 class ArborTracerProvider implements TracerProvider {
-  readonly #noop = new ProxyTracerProvider();
+  readonly #noop = new ProxyTracerProvider().getTracer("arbor.dropped");
   constructor(readonly sdk: BasicTracerProvider) {}
   getTracer(name: string, version?: string, options?: TracerOptions): Tracer {
-    if (DROPPED_TRACERS.has(name)) return this.#noop.getTracer(name, version, options);
+    if (DROPPED_TRACERS.has(name)) return this.#noop;
     return this.sdk.getTracer(name, version, options);
   }
 }
