@@ -56,7 +56,10 @@ function pnpm(...args) {
 /**
  * System tools the tests use, from Debian's packages when missing and we may install them (root
  * with apt-get, as on CI and our machines): Chromium for the e2e suite (Playwright's own browser
- * download cannot be fetched), ripgrep for the search tool's rg path (grep is the fallback).
+ * download cannot be fetched), ripgrep for the search tool's rg path (grep is the fallback),
+ * PostgreSQL 15 for the PostgreSQL half of the store's tests and the multi-instance e2e suite (they
+ * start throwaway clusters from its binaries; none is left running). A test never skips for a
+ * missing tool: without it, it fails and says which.
  */
 function ensureSystemTools() {
   const missing = [];
@@ -67,6 +70,8 @@ function ensureSystemTools() {
   // sandbox tests fail without it
   if (spawnSync("sh", ["-c", "command -v bwrap"], { stdio: "ignore" }).status !== 0)
     missing.push("bubblewrap");
+  const pgBin = process.env.ARBOR_PG_BIN ?? "/usr/lib/postgresql/15/bin";
+  if (!existsSync(`${pgBin}/initdb`) || !existsSync(`${pgBin}/pg_ctl`)) missing.push("postgresql");
   if (missing.length === 0) return;
   const canInstall =
     process.getuid?.() === 0 && spawnSync("sh", ["-c", "command -v apt-get"]).status === 0;
@@ -95,7 +100,16 @@ switch (task) {
   case "test":
     ensureSystemTools();
     pnpm("exec", "biome", "check", ".");
-    pnpm("turbo", "run", "typecheck", "test", "--concurrency=1");
+    // test results are never replayed from turbo's cache (turbo.json: test has cache off); on CI
+    // nothing is (--force), so every check runs on the commit under test (docs/decisions/0070)
+    pnpm(
+      "turbo",
+      "run",
+      "typecheck",
+      "test",
+      "--concurrency=1",
+      ...(process.env.CI ? ["--force"] : []),
+    );
     break;
   case "bench":
     pnpm("turbo", "run", "bench", "--concurrency=1");

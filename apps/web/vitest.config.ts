@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { VitestNoSkips } from "../../scripts/no-skips.mjs";
 
 export default defineConfig({
   // the workspace packages' TypeScript sources (no build needed, never a stale dist). The tests
@@ -10,6 +11,8 @@ export default defineConfig({
   },
   ssr: { resolve: { conditions: ["@arbor/source", "node", "development|production"] } },
   test: {
+    // a skipped test fails the run where CI is set (docs/decisions/0070)
+    reporters: ["default", new VitestNoSkips()],
     include: ["**/*.test.ts"],
     exclude: ["node_modules", ".next"],
     testTimeout: 20_000,

@@ -1,76 +1,24 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
-import {
-  type PgCluster,
-  pgClusterUnavailableReason,
-  startPgCluster,
-} from "../../packages/db/src/pg-cluster.js";
-import {
-  APP_TOKEN,
-  freePort,
-  type ServerProcess,
-  startApp,
-  startFakeLlm,
-} from "../crash/app-server.js";
+import { APP_TOKEN, type ServerProcess } from "../crash/app-server.js";
 import { createSession, fakeRequestBodies, resetFake, scriptFake } from "../crash/client.js";
 import { readSse, type SseEvent } from "../crash/sse.js";
+import { multiInstance } from "./cluster.js";
 
 // Issue #26 finding 5 over HTTP: a call held for a person inside a fold, a sub-agent or an
 // ask-N-ways candidate survives the death of the instance running it. Two production servers
 // (`next start`) on one throwaway PostgreSQL: A runs the session until the child's call waits,
 // A is killed (SIGKILL), and B, reading the session from the database, shows the call still
 // waiting; approved through B it runs once (a line appended to a file) and the parent's run goes
-// on. Skipped, with the reason printed, when a PostgreSQL cluster cannot be started here.
+// on (./cluster.ts).
 
-const unavailable = pgClusterUnavailableReason();
-if (unavailable !== undefined) console.log(`held-child-calls suite skipped: ${unavailable}`);
-test.skip(unavailable !== undefined, unavailable ?? "");
-test.describe.configure({ timeout: 180_000 });
+const multi = multiInstance({ prefix: "held", env: { ARBOR_SHUTDOWN_GRACE_MS: "3000" } });
+const twoInstances = (prepare?: (ws: string) => void) => multi.twoInstances(prepare);
 
-let cluster: PgCluster | undefined;
-let fake: ServerProcess | undefined;
-const apps: ServerProcess[] = [];
-let workspace = "";
-
-test.beforeAll(async () => {
-  cluster = await startPgCluster();
-  fake = await startFakeLlm();
-});
-test.afterAll(async () => {
-  await fake?.kill();
-  cluster?.stop();
-});
 test.beforeEach(async () => {
-  await resetFake(fake!.url);
+  await resetFake(multi.fake.url);
 });
-test.afterEach(async () => {
-  for (const app of apps.splice(0)) await app.kill();
-  if (workspace) rmSync(workspace, { recursive: true, force: true });
-});
-
-let databases = 0;
-/** Instances A and B on a new database and a new workspace (A first: it runs the migrations). */
-async function twoInstances(
-  prepare: (ws: string) => void = () => undefined,
-): Promise<[ServerProcess, ServerProcess]> {
-  const url = await cluster!.createDatabase(`held_${++databases}`);
-  workspace = mkdtempSync(join(tmpdir(), "arbor-held-ws-"));
-  prepare(workspace);
-  const start = async () =>
-    startApp({
-      port: await freePort(),
-      dataDir: mkdtempSync(join(tmpdir(), "arbor-held-data-")),
-      fakeLlmUrl: fake!.url,
-      env: { DATABASE_URL: url, WORKSPACE_DIR: workspace, ARBOR_SHUTDOWN_GRACE_MS: "3000" },
-    });
-  const a = await start();
-  apps.push(a);
-  const b = await start();
-  apps.push(b);
-  return [a, b];
-}
 
 function call(url: string, init: RequestInit = {}): Promise<Response> {
   const headers = new Headers(init.headers);
@@ -147,7 +95,7 @@ async function killAndRecover(a: ServerProcess, b: ServerProcess, id: string, ca
 /** The lines the held bash call appended (it runs once: one line). */
 function runs(): string[] {
   try {
-    return readFileSync(join(workspace, "runs.txt"), "utf8").trim().split("\n");
+    return readFileSync(join(multi.workspace, "runs.txt"), "utf8").trim().split("\n");
   } catch {
     return [];
   }
@@ -197,7 +145,7 @@ async function expectAudited(app: ServerProcess, id: string) {
 
 /** The text of every tool_result the fake model was last sent. */
 async function lastToolResults(): Promise<string> {
-  const bodies = (await fakeRequestBodies(fake!.url)) as Array<{
+  const bodies = (await fakeRequestBodies(multi.fake.url)) as Array<{
     messages: Array<{ content: unknown }>;
   }>;
   return JSON.stringify(bodies.at(-1)?.messages.flatMap((m) => m.content));
@@ -207,7 +155,7 @@ test("a held call inside a fold survives a restart and is approved after it", as
   page,
 }, testInfo) => {
   const [a, b] = await twoInstances();
-  await scriptFake(fake!.url, [
+  await scriptFake(multi.fake.url, [
     {
       blocks: [
         {
@@ -287,7 +235,7 @@ test("a held call inside a sub-agent survives a restart and is approved after it
       "---\nname: scribe\ndescription: Appends lines\ntools: Bash\n---\nYou append lines.\n",
     );
   });
-  await scriptFake(fake!.url, [
+  await scriptFake(multi.fake.url, [
     {
       blocks: [
         { type: "toolCall", id: "call-agent", name: "scribe", arguments: { task: "append" } },
@@ -321,7 +269,11 @@ test("a held call inside a sub-agent survives a restart and is approved after it
 test("a held call inside an ask-N-ways candidate survives a restart and is approved after it", async () => {
   const [a, b] = await twoInstances();
   // whichever candidate asks first calls bash (held), the other answers at once
-  await scriptFake(fake!.url, [bash("call-held"), say("the other way"), say("the answer goes on")]);
+  await scriptFake(multi.fake.url, [
+    bash("call-held"),
+    say("the other way"),
+    say("the answer goes on"),
+  ]);
   const id = await createSession(a.url, "held in a candidate", {
     approval_policy: { type: "manual" },
   });

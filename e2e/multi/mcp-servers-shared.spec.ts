@@ -1,22 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { everythingServerScript } from "@arbor/core/testing";
 import { expect, test } from "@playwright/test";
-import {
-  type PgCluster,
-  pgClusterUnavailableReason,
-  startPgCluster,
-} from "../../packages/db/src/pg-cluster.js";
-import {
-  APP_TOKEN,
-  freePort,
-  type ServerProcess,
-  startApp,
-  startFakeLlm,
-} from "../crash/app-server.js";
+import { APP_TOKEN, type ServerProcess } from "../crash/app-server.js";
 import { createSession, getMessages, scriptFake, sendAndWait } from "../crash/client.js";
 import { toolResults } from "../security/harness.js";
+import { multiInstance } from "./cluster.js";
 
 // Issue #27 / docs/decisions/0056 over HTTP against the production build: two instances on one
 // PostgreSQL, each with a data directory of its own. An MCP server an admin adds through A's API
@@ -24,27 +11,7 @@ import { toolResults } from "../security/harness.js";
 // it, and a session on B calls its tool within seconds; turned off or removed through A, B stops
 // offering it.
 
-const unavailable = pgClusterUnavailableReason();
-if (unavailable !== undefined)
-  console.log(`multi-instance MCP settings suite skipped: ${unavailable}`);
-test.skip(unavailable !== undefined, unavailable ?? "");
-test.describe.configure({ timeout: 180_000 });
-
-let cluster: PgCluster | undefined;
-let fake: ServerProcess | undefined;
-const apps: ServerProcess[] = [];
-let workspace = "";
-
-test.beforeAll(async () => {
-  cluster = await startPgCluster();
-  fake = await startFakeLlm();
-});
-test.afterAll(async () => {
-  for (const app of apps.splice(0)) await app.kill();
-  await fake?.kill();
-  cluster?.stop();
-  if (workspace) rmSync(workspace, { recursive: true, force: true });
-});
+const multi = multiInstance({ prefix: "mcp_settings" });
 
 interface ServerView {
   name: string;
@@ -68,19 +35,7 @@ async function listed(app: ServerProcess, name: string): Promise<ServerView | un
 }
 
 test("an MCP server added through A's API is listed, started and used in a session on B; off or removed on A, B stops offering it", async () => {
-  const url = await cluster!.createDatabase("mcp_settings_shared");
-  workspace = mkdtempSync(join(tmpdir(), "arbor-multi-mcp-settings-ws-"));
-  const start = async () =>
-    startApp({
-      port: await freePort(),
-      dataDir: mkdtempSync(join(tmpdir(), "arbor-multi-mcp-settings-data-")),
-      fakeLlmUrl: fake!.url,
-      env: { DATABASE_URL: url, WORKSPACE_DIR: workspace },
-    });
-  const a = await start();
-  apps.push(a);
-  const b = await start();
-  apps.push(b);
+  const [a, b] = await multi.twoInstances();
   expect(await listed(b, "shared")).toBeUndefined();
 
   const added = await call(`${a.url}/api/mcp/servers`, {
@@ -107,7 +62,7 @@ test("an MCP server added through A's API is listed, started and used in a sessi
   const sessionId = await createSession(b.url, "mcp on B", {
     approval_policy: { type: "auto_approve_all" },
   });
-  await scriptFake(fake!.url, [
+  await scriptFake(multi.fake.url, [
     {
       blocks: [
         {

@@ -1,24 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect, test } from "@playwright/test";
-import {
-  type PgCluster,
-  pgClusterUnavailableReason,
-  startPgCluster,
-} from "../../packages/db/src/pg-cluster.js";
-import {
-  APP_TOKEN,
-  freePort,
-  type ServerProcess,
-  startApp,
-  startFakeLlm,
-} from "../crash/app-server.js";
+import { APP_TOKEN, type ServerProcess } from "../crash/app-server.js";
+import { multiInstance } from "./cluster.js";
 
 // Issue #26, finding 6, over HTTP against the production build: Arbor's MCP server (/api/mcp)
 // behind the round-robin proxy the README recommends, two instances on one PostgreSQL, each with
@@ -26,50 +15,14 @@ import {
 // instance's: a real MCP SDK client through a small round-robin proxy, and lessons kept through
 // one instance offered by the other.
 
-const unavailable = pgClusterUnavailableReason();
-if (unavailable !== undefined) console.log(`multi-instance MCP suite skipped: ${unavailable}`);
-test.skip(unavailable !== undefined, unavailable ?? "");
-test.describe.configure({ timeout: 180_000 });
-
-let cluster: PgCluster | undefined;
-let fake: ServerProcess | undefined;
-const apps: ServerProcess[] = [];
+const multi = multiInstance({ prefix: "mcp_shared" });
 const proxies: Server[] = [];
-let workspace = "";
-
-test.beforeAll(async () => {
-  cluster = await startPgCluster();
-  fake = await startFakeLlm();
-});
-test.afterAll(async () => {
-  await fake?.kill();
-  cluster?.stop();
-});
-test.afterEach(async () => {
+test.afterEach(() => {
   for (const proxy of proxies.splice(0)) proxy.close();
-  for (const app of apps.splice(0)) await app.kill();
-  if (workspace) rmSync(workspace, { recursive: true, force: true });
 });
-
-let databases = 0;
 /** Instances A and B on a new database, each with a data directory of its own. */
-async function twoInstances(): Promise<[ServerProcess, ServerProcess]> {
-  const url = await cluster!.createDatabase(`mcp_shared_${++databases}`);
-  workspace = mkdtempSync(join(tmpdir(), "arbor-multi-mcp-ws-"));
-  writeFileSync(join(workspace, "notes.txt"), "alpha\nbeta\ngamma\n");
-  const start = async () =>
-    startApp({
-      port: await freePort(),
-      dataDir: mkdtempSync(join(tmpdir(), "arbor-multi-mcp-data-")),
-      fakeLlmUrl: fake!.url,
-      env: { DATABASE_URL: url, WORKSPACE_DIR: workspace },
-    });
-  const a = await start();
-  apps.push(a);
-  const b = await start();
-  apps.push(b);
-  return [a, b];
-}
+const twoInstances = () =>
+  multi.twoInstances((ws) => writeFileSync(join(ws, "notes.txt"), "alpha\nbeta\ngamma\n"));
 
 interface Proxied {
   backend: number;

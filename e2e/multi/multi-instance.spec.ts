@@ -1,68 +1,17 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
-import {
-  type PgCluster,
-  pgClusterUnavailableReason,
-  startPgCluster,
-} from "../../packages/db/src/pg-cluster.js";
-import {
-  APP_TOKEN,
-  freePort,
-  type ServerProcess,
-  startApp,
-  startFakeLlm,
-} from "../crash/app-server.js";
+import { APP_TOKEN, type ServerProcess } from "../crash/app-server.js";
 import { createSession, fakeRequestBodies, scriptFake } from "../crash/client.js";
 import { readSse, type SseEvent } from "../crash/sse.js";
 import { Client } from "../security/harness.js";
+import { multiInstance } from "./cluster.js";
 
 // Issue #17 over HTTP: two production servers (`next start`) on one throwaway PostgreSQL and one
-// fake LLM. Each test starts its own database and instances. Skipped, with the reason printed,
-// when a PostgreSQL cluster cannot be started here.
+// fake LLM (./cluster.ts). Each test starts its own database and instances.
 
-const unavailable = pgClusterUnavailableReason();
-if (unavailable !== undefined) console.log(`multi-instance suite skipped: ${unavailable}`);
-test.skip(unavailable !== undefined, unavailable ?? "");
-test.describe.configure({ timeout: 180_000 });
-
-let cluster: PgCluster | undefined;
-let fake: ServerProcess | undefined;
-const apps: ServerProcess[] = [];
-let workspace = "";
-
-test.beforeAll(async () => {
-  cluster = await startPgCluster();
-  fake = await startFakeLlm();
-});
-test.afterAll(async () => {
-  await fake?.kill();
-  cluster?.stop();
-});
-test.afterEach(async () => {
-  for (const app of apps.splice(0)) await app.kill();
-  if (workspace) rmSync(workspace, { recursive: true, force: true });
-});
-
-let databases = 0;
-/** Instances A and B on a new database (A first: it runs the migrations). */
-async function twoInstances(): Promise<[ServerProcess, ServerProcess]> {
-  const url = await cluster!.createDatabase(`multi_${++databases}`);
-  workspace = mkdtempSync(join(tmpdir(), "arbor-multi-ws-"));
-  const start = async () =>
-    startApp({
-      port: await freePort(),
-      dataDir: mkdtempSync(join(tmpdir(), "arbor-multi-data-")),
-      fakeLlmUrl: fake!.url,
-      env: { DATABASE_URL: url, WORKSPACE_DIR: workspace, ARBOR_SHUTDOWN_GRACE_MS: "3000" },
-    });
-  const a = await start();
-  apps.push(a);
-  const b = await start();
-  apps.push(b);
-  return [a, b];
-}
+const multi = multiInstance({ prefix: "multi", env: { ARBOR_SHUTDOWN_GRACE_MS: "3000" } });
+const twoInstances = () => multi.twoInstances();
 
 function call(url: string, init: RequestInit = {}): Promise<Response> {
   const headers = new Headers(init.headers);
@@ -139,7 +88,7 @@ async function messages(app: ServerProcess, id: string) {
 
 test("live events on B for a stream on A; B's reads reflect the database", async () => {
   const [a, b] = await twoInstances();
-  await scriptFake(fake!.url, [longAnswer(80, 5)]);
+  await scriptFake(multi.fake.url, [longAnswer(80, 5)]);
   const id = await createSession(a.url, "live");
   const stop = new AbortController();
   const onB = await watch(b, id, 0, stop.signal);
@@ -156,7 +105,10 @@ test("live events on B for a stream on A; B's reads reflect the database", async
 test("sends through A and B at once: B's message is queued by A and answered next, in order; another operation through B gets 409", async () => {
   const [a, b] = await twoInstances();
   // A answers for about 4 s: long enough for both requests through B
-  await scriptFake(fake!.url, [longAnswer(400, 10), { blocks: [{ type: "text", text: "two" }] }]);
+  await scriptFake(multi.fake.url, [
+    longAnswer(400, 10),
+    { blocks: [{ type: "text", text: "two" }] },
+  ]);
   const id = await createSession(a.url, "concurrent");
   const onA = collect(await send(a, id, "one"));
   await until(() => onA.events.some((e) => e.event === "content_delta"), "A streaming");
@@ -183,13 +135,13 @@ test("sends through A and B at once: B's message is queued by A and answered nex
     "user",
     "assistant",
   ]);
-  const bodies = (await fakeRequestBodies(fake!.url)) as Array<{ messages: unknown[] }>;
+  const bodies = (await fakeRequestBodies(multi.fake.url)) as Array<{ messages: unknown[] }>;
   expect(bodies.at(-1)?.messages.length).toBe(3);
 });
 
 test("an approval decided through B runs the tool once", async () => {
   const [a, b] = await twoInstances();
-  await scriptFake(fake!.url, [
+  await scriptFake(multi.fake.url, [
     {
       blocks: [
         {
@@ -214,12 +166,14 @@ test("an approval decided through B runs the tool once", async () => {
   const again = await decide(a);
   const text = await again.text();
   expect(again.status === 409 || text.includes("event: error")).toBe(true);
-  expect(readFileSync(join(workspace, "runs.txt"), "utf8").trim().split("\n")).toEqual(["run"]);
+  expect(readFileSync(join(multi.workspace, "runs.txt"), "utf8").trim().split("\n")).toEqual([
+    "run",
+  ]);
 });
 
 test("interrupt through B stops A's run", async () => {
   const [a, b] = await twoInstances();
-  await scriptFake(fake!.url, [longAnswer(2000, 10)]);
+  await scriptFake(multi.fake.url, [longAnswer(2000, 10)]);
   const id = await createSession(a.url, "interrupt");
   const onA = collect(await send(a, id, "long"));
   await until(() => onA.events.some((e) => e.event === "content_delta"), "A streaming");
@@ -232,7 +186,7 @@ test("interrupt through B stops A's run", async () => {
 
 test("kill -9 of the owner mid-answer: the client reconnects to B and the session recovers", async () => {
   const [a, b] = await twoInstances();
-  await scriptFake(fake!.url, [
+  await scriptFake(multi.fake.url, [
     longAnswer(2000, 10),
     { blocks: [{ type: "text", text: "after" }] },
   ]);
@@ -252,13 +206,13 @@ test("kill -9 of the owner mid-answer: the client reconnects to B and the sessio
   expect(all).toEqual(Array.from({ length: all.length }, (_, i) => i + 1));
   expect((await messages(b, id)).find((m) => m.role === "assistant")?.status).toBe("incomplete");
   await collect(await send(b, id, "second question")).done;
-  const bodies = (await fakeRequestBodies(fake!.url)) as Array<{ messages: unknown[] }>;
+  const bodies = (await fakeRequestBodies(multi.fake.url)) as Array<{ messages: unknown[] }>;
   expect(JSON.stringify(bodies.at(-1))).toContain("first question");
 });
 
 test("SIGTERM of A mid-stream ends its streams with a retry hint; the client goes on through B", async () => {
   const [a, b] = await twoInstances();
-  await scriptFake(fake!.url, [longAnswer(300, 10)]);
+  await scriptFake(multi.fake.url, [longAnswer(300, 10)]);
   const id = await createSession(a.url, "sigterm");
   const stop = new AbortController();
   const watching = await call(`${a.url}/api/sessions/${id}/events`, { signal: stop.signal });

@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { VitestNoSkips } from "../../scripts/no-skips.mjs";
 
 export default defineConfig({
   // the workspace packages' TypeScript sources, never a stale dist. The tests run in Vite's SSR
@@ -6,6 +7,8 @@ export default defineConfig({
   resolve: { conditions: ["@arbor/source"] },
   ssr: { resolve: { conditions: ["@arbor/source", "node", "development|production"] } },
   test: {
+    // a skipped test fails the run where CI is set (docs/decisions/0070)
+    reporters: ["default", new VitestNoSkips()],
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 60_000,

@@ -1,10 +1,13 @@
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vitest/config";
+import { VitestNoSkips } from "../../scripts/no-skips.mjs";
 
 export default defineConfig({
   plugins: [react()],
   resolve: { conditions: ["@arbor/source"] },
   test: {
+    // a skipped test fails the run where CI is set (docs/decisions/0070)
+    reporters: ["default", new VitestNoSkips()],
     environment: "jsdom",
     setupFiles: ["./vitest.setup.ts"],
     include: ["src/**/*.test.ts", "src/**/*.test.tsx"],

@@ -11,9 +11,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
+  type BenchFigure,
+  type BenchRan,
   benchFiles,
+  measureBench,
   printFigures,
-  type RecordedFigure,
   writeBenchRecord,
 } from "@arbor/core/testing";
 import pg from "pg";
@@ -54,41 +56,45 @@ const postgres: BenchTarget | undefined =
         },
       };
 
-const figures: RecordedFigure[] = [];
+const ran: BenchRan[] = [];
 try {
   for (const file of files) {
     const mod = (await import(pathToFileURL(join(here, file)).href)) as { run: BenchRun };
-    for (const target of [sqlite, postgres]) {
-      if (target === undefined) {
-        figures.push({
-          bench: file,
-          name: `${file.replace(".bench.ts", "")} (postgresql)`,
-          value: 0,
-          unit: "",
-          target: "runs",
-          pass: false,
-          notes: `not run: ${pgReason}`,
-        });
-        continue;
-      }
-      process.stdout.write(`running ${file} on ${target.provider} …\n`);
-      for (const figure of await mod.run(target)) figures.push({ bench: file, ...figure });
-    }
+    ran.push(
+      await measureBench(file, async () => {
+        const figures: BenchFigure[] = [];
+        for (const target of [sqlite, postgres]) {
+          if (target === undefined) {
+            figures.push({
+              name: `${file.replace(".bench.ts", "")} (postgresql)`,
+              value: 0,
+              unit: "",
+              target: "runs",
+              pass: false,
+              notes: `not run: ${pgReason}`,
+            });
+            continue;
+          }
+          process.stdout.write(`running ${file} on ${target.provider} …\n`);
+          figures.push(...(await mod.run(target)));
+        }
+        return figures;
+      }),
+    );
   }
 } finally {
   cluster?.stop();
   rmSync(tmp, { recursive: true, force: true });
 }
 
-printFigures(figures);
+printFigures(ran.flatMap((r) => r.figures));
 writeBenchRecord({
   resultsDir: join(here, "..", "..", "..", "bench-results"),
   name: "db",
   packageName: "@arbor/db",
-  figures,
-  ranFiles: files,
-  filtered: only !== undefined,
+  ran,
+  filter: only,
 });
-console.log(`\nwrote bench-results/db.json (${figures.length} figures)`);
+console.log(`\nwrote bench-results/db.json (${ran.length} benches)`);
 // the pg driver may hold an idle socket open for its idle timeout; nothing is pending
 process.exit(0);

@@ -1,0 +1,13 @@
+import type { TestModule } from "vitest/node";
+
+/** Vitest 4 reporter: lists skipped tests; with CI set, a skipped test fails the run. */
+export declare class VitestNoSkips {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void;
+}
+
+/** Playwright reporter: lists skipped tests; with CI set, a skipped test fails the run. */
+export default class PlaywrightNoSkips {
+  onTestEnd(test: unknown, result: { status: string }): void;
+  onEnd(): { status?: "failed" } | undefined;
+  printsToStdio(): boolean;
+}

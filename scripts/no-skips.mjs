@@ -1,0 +1,68 @@
+// A skipped test is a test that did not run. Where CI is set (CI=true, as on CI; the README's
+// test command installs every tool the tests need), a run with a skipped test fails, naming each
+// one and its reason; elsewhere the skipped tests are listed and the run keeps its result
+// (docs/decisions/0070). Two reporters over one rule: `VitestNoSkips` for the vitest configs,
+// the default export for Playwright (e2e/playwright.config.ts).
+
+const strict = () =>
+  process.env.CI !== undefined && process.env.CI !== "" && process.env.CI !== "false";
+
+/** @param {string[]} skipped */
+function report(skipped) {
+  if (skipped.length === 0) return false;
+  const fail = strict();
+  const head = fail
+    ? `${skipped.length} test(s) skipped, and CI is set: a skipped test fails the run here`
+    : `${skipped.length} test(s) skipped (with CI set this run would fail)`;
+  process.stderr.write(`\n${head}:\n${skipped.map((s) => `  - ${s}`).join("\n")}\n`);
+  return fail;
+}
+
+/** Vitest 4 reporter: `reporters: ["default", new VitestNoSkips()]`. */
+export class VitestNoSkips {
+  /**
+   * @param {ReadonlyArray<import("vitest/node").TestModule>} testModules
+   */
+  onTestRunEnd(testModules) {
+    /** @type {string[]} */
+    const skipped = [];
+    for (const module of testModules) {
+      for (const test of module.children.allTests()) {
+        const result = test.result();
+        if (result.state !== "skipped") continue;
+        const why = result.note ? ` (${result.note})` : "";
+        skipped.push(`${module.relativeModuleId} > ${test.fullName}${why}`);
+      }
+    }
+    if (report(skipped)) process.exitCode = 1;
+  }
+}
+
+/** Playwright reporter (the default export), listed in playwright.config.ts's `reporter`. */
+export default class PlaywrightNoSkips {
+  /** @type {string[]} */
+  skipped = [];
+
+  /**
+   * @param {import("@playwright/test/reporter").TestCase} test
+   * @param {import("@playwright/test/reporter").TestResult} result
+   */
+  onTestEnd(test, result) {
+    if (result.status !== "skipped") return;
+    const why = test.annotations
+      .filter((a) => a.type === "skip" || a.type === "fixme")
+      .map((a) => a.description)
+      .filter(Boolean)
+      .join("; ");
+    this.skipped.push(`${test.titlePath().filter(Boolean).join(" > ")}${why ? ` (${why})` : ""}`);
+  }
+
+  /** @returns {{ status?: "failed" } | undefined} */
+  onEnd() {
+    return report(this.skipped) ? { status: "failed" } : undefined;
+  }
+
+  printsToStdio() {
+    return false;
+  }
+}
