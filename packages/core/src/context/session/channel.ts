@@ -51,6 +51,16 @@ export class Channel<T> implements AsyncIterableIterator<T> {
     });
   }
 
+  /**
+   * Up to `max` buffered items, oldest first, without waiting (possibly none): a consumer that
+   * writes in batches (the web's SSE stream) takes what is ready in one go instead of paying a
+   * promise per item. Same single consumer as `next()`.
+   */
+  takeBuffered(max = Number.POSITIVE_INFINITY): T[] {
+    if (this.#buffer.length === 0) return [];
+    return this.#buffer.splice(0, max);
+  }
+
   return(): Promise<IteratorResult<T>> {
     this.#buffer.length = 0;
     const wasEnded = this.#ended;
