@@ -143,8 +143,10 @@ export function sseStream(
   function write(controller: ReadableStreamDefaultController<Uint8Array>): boolean {
     if (pending === "" || closed) return true;
     if ((controller.desiredSize ?? 0) <= 0) return false;
-    controller.enqueue(encoder.encode(pending));
+    // cleared first: enqueue may call pull() at once, which writes what is pending
+    const text = pending;
     pending = "";
+    controller.enqueue(encoder.encode(text));
     return true;
   }
 
@@ -183,8 +185,9 @@ export function sseStream(
     }
     if (closed) return;
     // the end: whatever is pending is written even when the client is behind (it is bounded)
-    if (pending !== "") controller.enqueue(encoder.encode(pending));
+    const rest = pending;
     pending = "";
+    if (rest !== "") controller.enqueue(encoder.encode(rest));
     finish(controller);
   }
 }
