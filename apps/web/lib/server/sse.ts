@@ -146,8 +146,17 @@ export function sseStream(
     // cleared first: enqueue may call pull() at once, which writes what is pending
     const text = pending;
     pending = "";
-    controller.enqueue(encoder.encode(text));
+    send(controller, text);
     return true;
+  }
+
+  /** Enqueues `text`; a stream the runtime already closed (the client left) ends this one. */
+  function send(controller: ReadableStreamDefaultController<Uint8Array>, text: string): void {
+    try {
+      controller.enqueue(encoder.encode(text));
+    } catch {
+      finish(controller);
+    }
   }
 
   /** Reads the events and writes them a turn at a time (see the top of this file). */
@@ -187,7 +196,7 @@ export function sseStream(
     // the end: whatever is pending is written even when the client is behind (it is bounded)
     const rest = pending;
     pending = "";
-    if (rest !== "") controller.enqueue(encoder.encode(rest));
+    if (rest !== "") send(controller, rest);
     finish(controller);
   }
 }
