@@ -126,9 +126,17 @@ export class EventStream<T, R = void> implements AsyncIterableIterator<T> {
     return this;
   }
 
-  /** Batch API: every buffered event, oldest first (possibly none). Never blocks. */
-  takeBuffered(): T[] {
+  /**
+   * Batch API: the buffered events (at most `max`), oldest first (possibly none). Never blocks.
+   * A consumer that writes in batches (the web's SSE stream) takes what is ready in one go.
+   */
+  takeBuffered(max = Number.POSITIVE_INFINITY): T[] {
     if (this.head >= this.buffer.length) return [];
+    if (this.buffer.length - this.head > max) {
+      const some = this.buffer.slice(this.head, this.head + max);
+      this.head += some.length;
+      return some;
+    }
     const out = this.head === 0 ? this.buffer : this.buffer.slice(this.head);
     this.buffer = [];
     this.head = 0;

@@ -8,7 +8,22 @@ import type { StoredSession } from "./stored-session.js";
 // Stored event rows → typed SessionEvents. A row that does not parse (corrupt or from a newer
 // version) is skipped by the callers, never fatal.
 
+/**
+ * Each row's outcome, checked once: with several instances one notification's rows reach every
+ * watcher of the session (one per client), and all of them read the same row objects
+ * (docs/decisions/0071). Rows and events are never changed after they are made.
+ */
+const parsedRows = new WeakMap<StoredEvent, SessionEvent | null>();
+
 export function parseStoredEvent(row: StoredEvent): SessionEvent | undefined {
+  const known = parsedRows.get(row);
+  if (known !== undefined) return known ?? undefined;
+  const event = parseRow(row);
+  parsedRows.set(row, event ?? null);
+  return event;
+}
+
+function parseRow(row: StoredEvent): SessionEvent | undefined {
   if (!Object.hasOwn(SESSION_EVENT_SCHEMAS, row.name)) return undefined;
   const parsed = SESSION_EVENT_SCHEMAS[row.name as SessionEventName].schema.safeParse(row.payload);
   // the schema is the one of this name, so name and payload belong together
