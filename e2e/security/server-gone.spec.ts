@@ -45,21 +45,23 @@ async function signedIn(
  * shows, however briefly (a MutationObserver sees an alert that is gone by the next assertion).
  */
 async function recordFlashes(context: BrowserContext, pattern: RegExp): Promise<void> {
-  await context.addInitScript((source) => {
-    const seen: string[] = [];
-    (window as unknown as { __flashes: string[] }).__flashes = seen;
-    const matcher = new RegExp(source, "g");
-    const look = () => {
-      // biome-ignore lint/performance/useDomNodeTextContent: what is shown, not hidden text
-      const text = document.body?.innerText ?? "";
-      for (const match of text.match(matcher) ?? []) seen.push(match);
-    };
-    new MutationObserver(look).observe(document, {
-      subtree: true,
-      childList: true,
-      characterData: true,
-    });
-  }, pattern.source);
+  // a script in the page's own words (e2e compiles without the DOM's types)
+  await context.addInitScript({
+    content: `(() => {
+      const seen = [];
+      window.__flashes = seen;
+      const matcher = new RegExp(${JSON.stringify(pattern.source)}, "g");
+      const look = () => {
+        const text = document.body ? document.body.innerText : "";
+        for (const match of text.match(matcher) || []) seen.push(match);
+      };
+      new MutationObserver(look).observe(document, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+      });
+    })();`,
+  });
 }
 
 async function flashes(page: Page): Promise<string[]> {
