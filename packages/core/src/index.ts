@@ -1,20 +1,361 @@
-// @arbor/core public API. Each folder's index.ts re-exports its own public parts.
-export * from "./agent/index.js";
-export * from "./codebase/index.js";
-export * from "./command-hooks/index.js";
-export * from "./context/index.js";
-export * from "./fold-runtime/index.js";
-export * from "./folding/index.js";
-export * from "./llm/index.js";
-export * from "./mcp/index.js";
-export * from "./model/index.js";
-export * from "./openapi/index.js";
-export * from "./protocol/index.js";
-export * from "./recording/index.js";
-export * from "./runtime-info.js";
-export * from "./skills/index.js";
-export * from "./store/index.js";
-export * from "./subagents/index.js";
-export * from "./telemetry/index.js";
-export * from "./tools/index.js";
-export * from "./trust/index.js";
+// @arbor/core: the server entry. A list of names, not `export *`: what the app's server code,
+// packages/db, e2e and the docs' examples use (docs/decisions/0069-core-entries.md). Code that runs
+// in a browser imports @arbor/core/browser instead. A name a consumer needs is added here, under
+// the folder that exports it.
+
+export type { Logger } from "./agent/index.js";
+export {
+  Agent,
+  agentLoopParallel,
+  LlmJudgeEvaluation,
+} from "./agent/index.js";
+export type { FileViewResult } from "./codebase/index.js";
+export {
+  CodebaseIndex,
+  checkCodebaseParts,
+  readWorkspaceFile,
+  reinstallFix,
+  withCodebaseTools,
+} from "./codebase/index.js";
+export { CommandHooks } from "./command-hooks/index.js";
+export type {
+  BranchProblem,
+  MergeReport,
+  Operation,
+  SessionSearchHit,
+} from "./context/index.js";
+export {
+  Channel,
+  countRequestTokens,
+  DEFAULT_BASE_PROMPT,
+  DEFAULT_PIPELINE,
+  ExtractiveSummarizer,
+  fromStoredMessages,
+  initialApproval,
+  optimizeBranch,
+  Session,
+  SessionManager,
+  toolNameOwner,
+} from "./context/index.js";
+export type {
+  FoldMemoryEntry,
+  FoldMemoryRecords,
+  McpSessionRow,
+  McpSessionStore,
+} from "./folding/index.js";
+export {
+  createServedTools,
+  FoldingMcpHttp,
+  FoldMemories,
+  FoldMemoryFile,
+  importFoldMemoryFile,
+  mcpSessionKey,
+  runFoldingMcpStdio,
+} from "./folding/index.js";
+export type {
+  ModelConfigDescription,
+  StreamProvider,
+  StreamRequest,
+  TokenBudget,
+} from "./llm/index.js";
+export {
+  costOfUsage,
+  createDefaultProviderRegistry,
+  DEFAULT_MODELS,
+  describeModelConfig,
+  effectivePrices,
+  inEnvironment,
+  keyHint,
+  loadPriceOverride,
+  modelConfigFromEnv,
+  OFFLINE_MODEL_ID,
+  PROVIDER_KEY_VARIABLES,
+  PriceFileError,
+  providerKeySource,
+  usePriceOverride,
+  withProviderKeys,
+} from "./llm/index.js";
+export type {
+  AppMcpServerRecord,
+  AppMcpServerRecords,
+} from "./mcp/index.js";
+export {
+  AppMcpServers,
+  importAppMcpFile,
+  isMcpLookupError,
+  McpManager,
+  mcpConfigSources,
+} from "./mcp/index.js";
+export type {
+  ApiProtocol,
+  Approvers,
+  Branch,
+  ContextMessage,
+  ContextState,
+  LoopRecord,
+  MergeWarning,
+  ModelConfig,
+  OptimizationStrategy,
+  OptimizationView,
+  PendingMerge,
+  PersonRef,
+  SessionModel,
+  SessionRecord,
+  SessionSummary,
+  StoredEvent,
+} from "./model/index.js";
+export {
+  applyLifecycleUpdate,
+  BranchSchema,
+  ContextStateSchema,
+  DEFAULT_CACHE_CONFIG,
+  describeLifecycleUpdateError,
+  emptyUsage,
+  isAbiMismatch,
+  isNativePartError,
+  LoopRecordSchema,
+  MergeConflictSchema,
+  MergeWarningSchema,
+  matchingRule,
+  mayApprove,
+  modelConfig,
+  NativePartError,
+  nativeLoadCause,
+  OptimizationConfigSchema,
+  PendingMergeSchema,
+  PRIVATE_DIR_MODE,
+  PRIVATE_FILE_MODE,
+  personRef,
+  rebuildCommand,
+  SessionConfigSchema,
+  securePrivateTree,
+  tightenPrivateFile,
+  UsageSchema,
+  userMessage,
+} from "./model/index.js";
+export {
+  OpenApiManager,
+  openApiConfigPath,
+  openApiTools,
+} from "./openapi/index.js";
+export type {
+  AgentsResponse,
+  ApiTokenResponse,
+  ApprovalDecision,
+  AuditAction,
+  AuditEntry,
+  AuditVerifyResponse,
+  BranchListResponse,
+  BudgetResponse,
+  ConfigResponse,
+  ContextUsage,
+  CreatedInvitationResponse,
+  CreatedLink,
+  CreatedTokenResponse,
+  CreateLinkRequest,
+  CreateSessionRequest,
+  CreateSessionResponse,
+  ErrorResponse,
+  FieldError,
+  FileContentResponse,
+  FileListResponse,
+  FoldListResponse,
+  ForkLinkResponse,
+  ImportSessionRequest,
+  ImportSessionResponse,
+  InterruptResponse,
+  InvitationResponse,
+  KeyProvider,
+  LinkShare,
+  LoopTreeResponse,
+  McpPromptResponse,
+  McpServersResponse,
+  McpServerView,
+  MeResponse,
+  MergeResponse,
+  MessagesResponse,
+  OpenApiSpecsResponse,
+  OptimizeResponse,
+  ParseResult,
+  PersonResponse,
+  PricesResponse,
+  ProviderKeysResponse,
+  SearchResponse,
+  SessionAccessResponse,
+  SessionDetail,
+  SessionEvent,
+  SetPasswordRequest,
+  SettingsResponse,
+  SharedBranchResponse,
+  SharedPerson,
+  ShareRequest,
+  SharesResponse,
+  SkillsResponse,
+  TrustDefinitionView,
+  WorkspaceInstructionsResponse,
+  WorkspaceTrustResponse,
+} from "./protocol/index.js";
+export {
+  AddMcpServerRequestSchema,
+  AgentsResponseSchema,
+  ApprovalsRequestSchema,
+  ApprovePlanRequestSchema,
+  AUDIT_ACTION_MEANINGS,
+  AUDIT_ACTIONS,
+  AuditListResponseSchema,
+  AuditQuerySchema,
+  AuditVerifyResponseSchema,
+  BranchListResponseSchema,
+  BudgetResponseSchema,
+  ChooseParallelAnswerRequestSchema,
+  ConfigResponseSchema,
+  CreateBranchRequestSchema,
+  CreatedInvitationResponseSchema,
+  CreatedLinkSchema,
+  CreatedTokenResponseSchema,
+  CreateInvitationRequestSchema,
+  CreateLinkRequestSchema,
+  CreateSessionRequestSchema,
+  CreateSessionResponseSchema,
+  CreateTokenRequestSchema,
+  EditMessageRequestSchema,
+  EmptyRequestSchema,
+  ErrorResponseSchema,
+  ExtensionSwitchRequestSchema,
+  FileContentQuerySchema,
+  FileContentResponseSchema,
+  FileListQuerySchema,
+  FileListResponseSchema,
+  FoldListResponseSchema,
+  ForkLinkResponseSchema,
+  ImportSessionRequestSchema,
+  ImportSessionResponseSchema,
+  InterruptResponseSchema,
+  InvitationListResponseSchema,
+  KEY_PROVIDERS,
+  KeyProviderSchema,
+  LoopTreeResponseSchema,
+  loopTreeResponse,
+  MAX_TEXT_CHARS,
+  McpPromptRequestSchema,
+  McpPromptResponseSchema,
+  McpServersResponseSchema,
+  McpServerViewSchema,
+  MeResponseSchema,
+  MergeRequestSchema,
+  MergeResponseSchema,
+  MessagesQuerySchema,
+  MessagesResponseSchema,
+  OpenApiSpecsResponseSchema,
+  OptimizeResponseSchema,
+  ParallelChoiceResponseSchema,
+  ParallelMessageRequestSchema,
+  PatchConfigRequestSchema,
+  PatchSessionRequestSchema,
+  PeopleResponseSchema,
+  PersonSchema,
+  PricesResponseSchema,
+  ProviderKeysResponseSchema,
+  PutBudgetRequestSchema,
+  PutProviderKeyRequestSchema,
+  parseRequest,
+  pendingMergeSummary,
+  ResolveMergeRequestSchema,
+  RevokeTrustRequestSchema,
+  ROOT_FIELD,
+  renderSchemaSection,
+  SearchQuerySchema,
+  SearchResponseSchema,
+  SendMessageRequestSchema,
+  SessionAccessResponseSchema,
+  SessionDetailSchema,
+  SessionSummarySchema,
+  SetPasswordRequestSchema,
+  SettingsResponseSchema,
+  SharedBranchResponseSchema,
+  SharedPersonSchema,
+  ShareRequestSchema,
+  SharesResponseSchema,
+  SkillsResponseSchema,
+  TokenListResponseSchema,
+  TrustDefinitionRequestSchema,
+  toMergeDecision,
+  UpdateBranchRequestSchema,
+  UpdateMcpServerRequestSchema,
+  UpdatePersonRequestSchema,
+  WorkspaceInstructionsResponseSchema,
+  WorkspaceTrustResponseSchema,
+} from "./protocol/index.js";
+export {
+  childrenOf,
+  LoopRecorder,
+  listSessionIds,
+  loadSession,
+  loopTreesFromRecords,
+  rootLoops,
+  saveSession,
+} from "./recording/index.js";
+export type {
+  DisabledExtension,
+  ExtensionKind,
+  ExtensionSwitchRecords,
+} from "./skills/index.js";
+export {
+  defaultSkillDirs,
+  EnabledSkills,
+  ExtensionSwitches,
+  SkillLibrary,
+} from "./skills/index.js";
+export type {
+  CorruptRow,
+  LoadedSession,
+  SessionControl,
+  SessionCoordinator,
+  SessionStore,
+  SessionWrite,
+  WorkspaceTrustRecord,
+} from "./store/index.js";
+export {
+  checkExpectedSequence,
+  decodeSessionControl,
+  encodeSessionControl,
+  InMemorySessionStore,
+  isBusyElsewhere,
+  nextLoopNumberOf,
+  pollStore,
+  STORE_POLL_MS,
+  StoreError,
+  withSequence,
+} from "./store/index.js";
+export {
+  AgentLibrary,
+  agentsResponse,
+  defaultAgentDirs,
+  EnabledAgents,
+  skillsResponse,
+  withoutShadowedAgents,
+} from "./subagents/index.js";
+export {
+  setTelemetrySecrets,
+  TELEMETRY_NAMES,
+} from "./telemetry/index.js";
+export type { AnyAgentTool } from "./tools/index.js";
+export {
+  createDefaultTools,
+  defineTool,
+  detectSandbox,
+  endGroupsOnShutdown,
+  probeBubblewrap,
+  REDACTED,
+  redact,
+  refuseInWorkspaces,
+  SECRET_NAME,
+  sandboxSettings,
+  secretsFromEnv,
+  ToolProcesses,
+  ToolRegistry,
+  toolEnvironment,
+  toolEnvNames,
+  withoutVariables,
+} from "./tools/index.js";
+export { WorkspaceTrust } from "./trust/index.js";

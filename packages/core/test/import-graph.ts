@@ -4,6 +4,7 @@
 // import by its specifier. The layering tests of core, ui and web share it through the
 // source-only entry `@arbor/core/import-graph` (package.json; there is no built copy).
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { isBuiltin } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 
@@ -263,4 +264,34 @@ export function describeCycles(graph: ImportGraph, prefix = ""): string[] {
         .map((f) => `${prefix}${f}`)
         .join(" → ")} (files in the cycle: ${component.join(", ")})`,
   );
+}
+
+/** What a module that runs in a browser may not import, and why (packages/ui, web's client code). */
+function browserRefusal(specifier: string): string | undefined {
+  if (specifier.startsWith("node:") || isBuiltin(specifier)) return "a Node module";
+  if (specifier === "@arbor/core" || specifier.startsWith("@arbor/core/")) {
+    return specifier === "@arbor/core/browser"
+      ? undefined
+      : "not core's browser entry (take @arbor/core/browser)";
+  }
+  if (specifier === "@arbor/db" || specifier.startsWith("@arbor/db/"))
+    return "the database package";
+  return undefined;
+}
+
+/** Each import of `files` that browser code may not make (type-only ones too: a server entry's
+ * types belong to the server), as "prefix+file imports X: why". */
+export function browserImportProblems(
+  sources: SourceImports,
+  files: Iterable<string>,
+  prefix = "",
+): string[] {
+  const problems: string[] = [];
+  for (const file of [...files].sort()) {
+    for (const { specifier } of sources.imports.get(file) ?? []) {
+      const why = browserRefusal(specifier);
+      if (why !== undefined) problems.push(`${prefix}${file} imports ${specifier}: ${why}`);
+    }
+  }
+  return problems;
 }

@@ -6,7 +6,6 @@ import {
   type McpServerView,
 } from "@arbor/core";
 import type { Database } from "@arbor/db";
-import type { Runtime } from "./runtime";
 
 // The MCP servers an admin adds in the settings (issue #27, docs/decisions/0056): rows of the
 // database every instance reads, so a server added through one instance is offered by all.
@@ -15,7 +14,10 @@ import type { Runtime } from "./runtime";
  * Every MCP server as the API shows it; those added in the settings (kept in the database) are
  * marked `managed`: only they can be turned on or off and removed there.
  */
-export function serverViews(arbor: Pick<Runtime, "mcp" | "appMcp">): McpServerView[] {
+export function serverViews(arbor: {
+  readonly mcp: McpManager;
+  readonly appMcp: AppMcpServers;
+}): McpServerView[] {
   return arbor.mcp
     .servers()
     .map((server) => (server.file === arbor.appMcp.file ? { ...server, managed: true } : server));

@@ -1,6 +1,6 @@
 "use client";
 
-import type { BodyOf, Usage } from "@arbor/core";
+import type { BodyOf, Usage } from "@arbor/core/browser";
 import type { ReactNode } from "react";
 import { badgeClass } from "../styles.js";
 import { preClass } from "./disclosure.js";

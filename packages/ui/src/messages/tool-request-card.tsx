@@ -1,6 +1,11 @@
 "use client";
 
-import type { ApprovalDecision, ApprovalStatus, BodyOf, ToolCallRequest } from "@arbor/core";
+import type {
+  ApprovalDecision,
+  ApprovalStatus,
+  BodyOf,
+  ToolCallRequest,
+} from "@arbor/core/browser";
 import { useState } from "react";
 import { unreachable } from "../state-label.js";
 import { badgeClass, buttonClass } from "../styles.js";
