@@ -1,6 +1,13 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { cyclePath, findCycles, type ImportGraph, readImportGraph } from "./import-graph.js";
+import {
+  cyclePath,
+  findCycles,
+  type ImportGraph,
+  readImportGraph,
+  readSourceImports,
+  type SourceImports,
+} from "./import-graph.js";
 
 // Core's layers, bottom first (docs/decisions/0010-core-layers.md). A file may import files of its
 // own folder and of folders listed before its own, never one listed after it. Files directly in
@@ -57,6 +64,29 @@ function upwardImports(graph: ImportGraph): string[] {
   return wrong;
 }
 
+/** Packages only tests may import: src/ ships in the build, a test library does not belong there
+ * (helpers that need one live in test/support/, e.g. the store contract suite). */
+const TEST_LIBRARIES = [
+  /^vitest(\/|$)/,
+  /^@vitest\//,
+  /^@testing-library\//,
+  /^@playwright\//,
+  /^jsdom$/,
+];
+
+/** Every import of a test library by a source file that is not a test, as "file imports pkg". */
+function testLibraryImports(sources: SourceImports): string[] {
+  const wrong: string[] = [];
+  for (const [file, imports] of sources.imports) {
+    for (const { specifier } of imports) {
+      if (TEST_LIBRARIES.some((library) => library.test(specifier))) {
+        wrong.push(`src/${file} imports ${specifier}, a test library (move it to test/support/)`);
+      }
+    }
+  }
+  return wrong;
+}
+
 function describeCycles(graph: ImportGraph): string[] {
   return findCycles(graph.edges).map(
     (component) =>
@@ -80,6 +110,10 @@ describe("core's import graph", () => {
 
   it("has no import cycle between files", () => {
     expect(describeCycles(graph)).toEqual([]);
+  });
+
+  it("imports no test library outside test files", () => {
+    expect(testLibraryImports(readSourceImports(SRC))).toEqual([]);
   });
 
   it("model/ imports nothing else of Arbor", () => {
@@ -136,6 +170,25 @@ describe("the checks themselves", () => {
     const graph = graphOf({ "agent/loop.ts": ["../test/support/random-history.ts"] });
     expect(upwardImports(graph)).toEqual([
       "src/agent/loop.ts imports test/support/random-history.ts, outside src/ (test helpers are for tests)",
+    ]);
+  });
+
+  it("report a source file that imports a test library", () => {
+    const sources: SourceImports = {
+      files: ["store/store-contract.ts"],
+      imports: new Map([
+        [
+          "store/store-contract.ts",
+          [
+            { specifier: "vitest", typeOnly: false, file: undefined },
+            { specifier: "zod", typeOnly: false, file: undefined },
+          ],
+        ],
+      ]),
+      useClient: new Set(),
+    };
+    expect(testLibraryImports(sources)).toEqual([
+      "src/store/store-contract.ts imports vitest, a test library (move it to test/support/)",
     ]);
   });
 

@@ -1,4 +1,4 @@
-import type { AgentMode } from "@arbor/core";
+import type { AgentMode } from "@arbor/core/browser";
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";

@@ -1,8 +1,8 @@
 "use client";
 
-import type { AgentMode, MessageDelivery } from "@arbor/core";
+import type { AgentMode, MessageDelivery } from "@arbor/core/browser";
 // the browser-safe module alone: the package's index brings Node-only code into the bundle
-import { refusedFileType } from "@arbor/core/file-types";
+import { refusedFileType } from "@arbor/core/browser";
 import * as ToggleGroup from "@radix-ui/react-toggle-group";
 import { useId, useRef, useState } from "react";
 import {

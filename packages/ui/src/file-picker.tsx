@@ -1,6 +1,6 @@
 "use client";
 
-import type { LineRange } from "@arbor/core";
+import type { LineRange } from "@arbor/core/browser";
 import * as Dialog from "@radix-ui/react-dialog";
 import { useId, useMemo, useState } from "react";
 import { DialogPanel } from "./dialog.js";

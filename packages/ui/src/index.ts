@@ -1,5 +1,6 @@
 // @arbor/ui: React components for the Arbor web app. Props in, callbacks out; no data fetching.
-// Wire types come from @arbor/core as types only, so the browser bundle pulls no Node code.
+// What it takes from core comes from @arbor/core/browser only, so the browser bundle pulls no
+// Node code (test/import-layers.test.ts).
 // The app provides Tailwind 4, a highlight.js theme and "@xyflow/react/dist/style.css".
 // Component files start with "use client" so Next server components can render them; the pure
 // helpers (format, state-label, layout-branches, build-loop-tree, line-range) stay server-safe.

@@ -1,6 +1,6 @@
 "use client";
 
-import type { WorkspaceInstructionsResponse } from "@arbor/core";
+import type { WorkspaceInstructionsResponse } from "@arbor/core/browser";
 import { formatTokens, plural } from "./format.js";
 
 // "Instructions in use": which workspace instruction files (AGENTS.md, CLAUDE.md,

@@ -1,4 +1,4 @@
-import type { LineRange } from "@arbor/core";
+import type { LineRange } from "@arbor/core/browser";
 
 export type LineRangeInput =
   | { ok: true; range: LineRange | undefined }

@@ -1,6 +1,6 @@
 "use client";
 
-import type { AddMcpServerRequest } from "@arbor/core";
+import type { AddMcpServerRequest } from "@arbor/core/browser";
 import { type KeyboardEvent, useId, useState } from "react";
 import { buttonClass, inputClass } from "./styles.js";
 

@@ -1,6 +1,6 @@
 "use client";
 
-import type { AddMcpServerRequest, McpServerView } from "@arbor/core";
+import type { AddMcpServerRequest, McpServerView } from "@arbor/core/browser";
 import { McpServerForm } from "./mcp-server-form.js";
 import { badgeClass, buttonClass } from "./styles.js";
 

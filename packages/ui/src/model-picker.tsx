@@ -1,6 +1,6 @@
 "use client";
 
-import type { SessionModel } from "@arbor/core";
+import type { SessionModel } from "@arbor/core/browser";
 import { useId } from "react";
 
 /** A model the session can switch to, e.g. "claude-sonnet-4-5 (anthropic-messages)". */

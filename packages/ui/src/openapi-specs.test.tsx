@@ -1,4 +1,4 @@
-import type { OpenApiSpecView } from "@arbor/core";
+import type { OpenApiSpecView } from "@arbor/core/browser";
 import { render, screen, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { OpenApiSpecList } from "./openapi-specs.js";

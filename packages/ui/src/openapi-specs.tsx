@@ -1,6 +1,6 @@
 "use client";
 
-import type { OpenApiSpecView } from "@arbor/core";
+import type { OpenApiSpecView } from "@arbor/core/browser";
 import { badgeClass } from "./styles.js";
 
 // The OpenAPI specs of .arbor/openapi.json, as the settings show them: a status dot and word,

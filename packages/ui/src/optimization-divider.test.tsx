@@ -1,4 +1,4 @@
-import type { ContextMessage, OptimizationView } from "@arbor/core";
+import type { ContextMessage, OptimizationView } from "@arbor/core/browser";
 import { render, screen } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";

@@ -1,6 +1,6 @@
 "use client";
 
-import type { ContextMessage, OptimizationView } from "@arbor/core";
+import type { ContextMessage, OptimizationView } from "@arbor/core/browser";
 import * as Collapsible from "@radix-ui/react-collapsible";
 import { type ReactNode, useState } from "react";
 import { formatTokens } from "./format.js";

@@ -1,6 +1,6 @@
 "use client";
 
-import type { OptimizationConfig, OptimizationStrategy } from "@arbor/core";
+import type { OptimizationConfig, OptimizationStrategy } from "@arbor/core/browser";
 import { useId } from "react";
 import { type ModelOption, modelKey } from "./model-picker.js";
 import { unreachable } from "./state-label.js";

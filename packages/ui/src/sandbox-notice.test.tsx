@@ -1,4 +1,4 @@
-import type { SandboxSettingsView } from "@arbor/core";
+import type { SandboxSettingsView } from "@arbor/core/browser";
 import { render, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { SandboxBanner } from "./sandbox-notice.js";

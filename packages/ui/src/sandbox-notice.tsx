@@ -1,6 +1,6 @@
 "use client";
 
-import type { SandboxSettingsView } from "@arbor/core";
+import type { SandboxSettingsView } from "@arbor/core/browser";
 import { unreachable } from "./state-label.js";
 
 // How tool processes (bash's commands, local MCP servers) run here, from GET /api/settings: one

@@ -1,4 +1,4 @@
-import type { ContextMessage } from "@arbor/core";
+import type { ContextMessage } from "@arbor/core/browser";
 import { roleLabel } from "./messages/card-shell.js";
 import { messagePreview } from "./messages/preview.js";
 import { unreachable } from "./state-label.js";

@@ -1,6 +1,6 @@
 "use client";
 
-import type { MessageSearchHit, SessionSummary } from "@arbor/core";
+import type { MessageSearchHit, SessionSummary } from "@arbor/core/browser";
 import { type ReactNode, useId, useState } from "react";
 import { costText, formatRelativeTime, formatTokens, plural } from "./format.js";
 import type { ExportFormat } from "./session-export.js";

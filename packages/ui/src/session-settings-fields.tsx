@@ -6,7 +6,7 @@ import type {
   SessionConfig,
   SessionModel,
   ThinkingLevel,
-} from "@arbor/core";
+} from "@arbor/core/browser";
 import { useId } from "react";
 import { sandboxFixText, sandboxText } from "./sandbox-notice.js";
 import { inputClass } from "./styles.js";

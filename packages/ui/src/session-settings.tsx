@@ -10,7 +10,7 @@ import type {
   SessionConfig,
   ToolExecutionMode,
   WorkspaceInstructionsResponse,
-} from "@arbor/core";
+} from "@arbor/core/browser";
 import * as Dialog from "@radix-ui/react-dialog";
 import * as Select from "@radix-ui/react-select";
 import { type ReactNode, useId, useState } from "react";

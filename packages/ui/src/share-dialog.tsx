@@ -1,6 +1,6 @@
 "use client";
 
-import type { LinkShare, SharedPerson, ShareRole } from "@arbor/core";
+import type { LinkShare, SharedPerson, ShareRole } from "@arbor/core/browser";
 import * as Dialog from "@radix-ui/react-dialog";
 import { useId, useState } from "react";
 import { CopyButton } from "./copy-button.js";

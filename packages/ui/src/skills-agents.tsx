@@ -1,6 +1,6 @@
 "use client";
 
-import type { AgentsResponse, SkillsResponse } from "@arbor/core";
+import type { AgentsResponse, SkillsResponse } from "@arbor/core/browser";
 import type { ReactNode } from "react";
 import { badgeClass } from "./styles.js";
 

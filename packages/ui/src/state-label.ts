@@ -1,4 +1,4 @@
-import type { ContextState } from "@arbor/core";
+import type { ContextState } from "@arbor/core/browser";
 import { plural } from "./format.js";
 
 // What the state line says for each fine-grained state. Exhaustive: a new state in core fails the

@@ -1,4 +1,4 @@
-import type { ContextState, ContextStateType } from "@arbor/core";
+import type { ContextState, ContextStateType } from "@arbor/core/browser";
 import { render, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { isRunning, stateLabel, stateTone } from "./state-label.js";

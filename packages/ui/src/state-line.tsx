@@ -1,6 +1,6 @@
 "use client";
 
-import type { ContextState } from "@arbor/core";
+import type { ContextState } from "@arbor/core/browser";
 import { type StateTone, shortStateLabel, stateTone } from "./state-label.js";
 
 const toneClasses: Record<StateTone, string> = {

@@ -1,6 +1,6 @@
 "use client";
 
-import type { TrustDefinitionView } from "@arbor/core";
+import type { TrustDefinitionView } from "@arbor/core/browser";
 import type { ReactNode } from "react";
 import { badgeClass, buttonClass } from "./styles.js";
 

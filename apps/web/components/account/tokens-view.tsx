@@ -1,6 +1,6 @@
 "use client";
 
-import type { ApiTokenResponse, CreatedTokenResponse } from "@arbor/core";
+import type { ApiTokenResponse, CreatedTokenResponse } from "@arbor/core/browser";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { api, errorText } from "@/lib/client/api";

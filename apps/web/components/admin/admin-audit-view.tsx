@@ -1,6 +1,6 @@
 "use client";
 
-import type { AuditAction } from "@arbor/core";
+import type { AuditAction } from "@arbor/core/browser";
 import {
   AuditFilters,
   type AuditFilterValues,

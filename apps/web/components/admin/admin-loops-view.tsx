@@ -1,6 +1,6 @@
 "use client";
 
-import type { ContextMessage, LoopTreeLoop } from "@arbor/core";
+import type { ContextMessage, LoopTreeLoop } from "@arbor/core/browser";
 import { LoopTree, messagePreview } from "@arbor/ui";
 import { useQueries, useQuery } from "@tanstack/react-query";
 import Link from "next/link";

@@ -5,7 +5,7 @@ import type {
   CreatedInvitationResponse,
   InvitationResponse,
   PersonResponse,
-} from "@arbor/core";
+} from "@arbor/core/browser";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { type FormEvent, useState } from "react";

@@ -5,7 +5,7 @@ import type {
   ParallelStrategyName,
   SessionModel,
   ThinkingLevel,
-} from "@arbor/core";
+} from "@arbor/core/browser";
 import type { ModelOption } from "@arbor/ui";
 import { useId, useState } from "react";
 import { buttonClass, inputClass } from "../styles";

@@ -7,7 +7,7 @@ import type {
   ResolveMergeRequest,
   SessionDetail,
   UpdateBranchRequest,
-} from "@arbor/core";
+} from "@arbor/core/browser";
 import { BranchGraph, BranchSettings } from "@arbor/ui";
 import { useQueries } from "@tanstack/react-query";
 import { useMemo } from "react";

@@ -1,6 +1,6 @@
 "use client";
 
-import type { AddMcpServerRequest, ContextMessage, ContextState } from "@arbor/core";
+import type { AddMcpServerRequest, ContextMessage, ContextState } from "@arbor/core/browser";
 import {
   AgentList,
   Composer,

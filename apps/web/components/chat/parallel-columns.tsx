@@ -1,6 +1,6 @@
 "use client";
 
-import type { ApprovalDecision } from "@arbor/core";
+import type { ApprovalDecision } from "@arbor/core/browser";
 import { costText } from "@arbor/ui";
 import {
   chosenCandidate,

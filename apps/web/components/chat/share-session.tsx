@@ -1,6 +1,6 @@
 "use client";
 
-import type { ShareRole } from "@arbor/core";
+import type { ShareRole } from "@arbor/core/browser";
 import { ShareDialog } from "@arbor/ui";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";

@@ -1,6 +1,6 @@
 "use client";
 
-import type { ContextState } from "@arbor/core";
+import type { ContextState } from "@arbor/core/browser";
 import { Skeleton } from "@arbor/ui";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";

@@ -7,7 +7,7 @@ import type {
   ContextState,
   FoldView,
   OptimizationView,
-} from "@arbor/core";
+} from "@arbor/core/browser";
 import {
   type BranchNotice,
   branchNotices,

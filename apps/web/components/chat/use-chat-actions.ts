@@ -11,7 +11,7 @@ import type {
   PatchConfigRequest,
   ResolveMergeRequest,
   UpdateBranchRequest,
-} from "@arbor/core";
+} from "@arbor/core/browser";
 import {
   type AttachmentSelection,
   type ComposerSubmission,

@@ -1,6 +1,6 @@
 "use client";
 
-import type { KeyProvider, ProviderKeyView } from "@arbor/core";
+import type { KeyProvider, ProviderKeyView } from "@arbor/core/browser";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { type FormEvent, useState } from "react";

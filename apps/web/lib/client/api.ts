@@ -58,7 +58,7 @@ import type {
   UpdateBranchRequest,
   WorkspaceInstructionsResponse,
   WorkspaceTrustResponse,
-} from "@arbor/core";
+} from "@arbor/core/browser";
 import { readSseEvents, type StreamedEvent } from "./sse";
 
 // Typed fetch wrappers for every endpoint of docs/api.md. Types only come from @arbor/core (the

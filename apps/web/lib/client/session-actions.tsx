@@ -1,6 +1,6 @@
 "use client";
 
-import type { ContextMessage, MessageSearchHit, SessionSummary } from "@arbor/core";
+import type { ContextMessage, MessageSearchHit, SessionSummary } from "@arbor/core/browser";
 import {
   type ExportFormat,
   exportFileName,

@@ -7,7 +7,7 @@ import type {
   MessageType,
   SubAgentUpdate,
   Usage,
-} from "@arbor/core";
+} from "@arbor/core/browser";
 import { applyParallel, type LiveParallel } from "./parallel-store";
 import type { StreamedEvent } from "./sse";
 

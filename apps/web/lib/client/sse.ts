@@ -1,4 +1,4 @@
-import type { SessionEvent, SessionEventName } from "@arbor/core";
+import type { SessionEvent, SessionEventName } from "@arbor/core/browser";
 
 // Server-sent events over fetch. EventSource cannot POST (messages, approvals, resume answer with
 // a stream) and cannot be told where to resume after a page reload, so both the POST answers and

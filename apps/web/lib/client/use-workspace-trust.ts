@@ -1,6 +1,6 @@
 "use client";
 
-import type { TrustDefinitionView } from "@arbor/core";
+import type { TrustDefinitionView } from "@arbor/core/browser";
 import { trustKey } from "@arbor/ui";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useState } from "react";

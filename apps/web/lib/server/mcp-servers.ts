@@ -6,7 +6,6 @@ import {
   type McpServerView,
 } from "@arbor/core";
 import type { Database } from "@arbor/db";
-import type { Runtime } from "./runtime";
 
 // The MCP servers an admin adds in the settings (issue #27, docs/decisions/0056): rows of the
 // database every instance reads, so a server added through one instance is offered by all.
@@ -16,9 +15,10 @@ import type { Runtime } from "./runtime";
  * marked `managed`: only they can be turned on or off and removed there, and they name who added
  * them (`added_by`, from the rows).
  */
-export async function serverViews(
-  arbor: Pick<Runtime, "mcp" | "appMcp">,
-): Promise<McpServerView[]> {
+export async function serverViews(arbor: {
+  readonly mcp: McpManager;
+  readonly appMcp: AppMcpServers;
+}): Promise<McpServerView[]> {
   const addedBy = new Map(
     (await arbor.appMcp.records()).flatMap((record) =>
       record.addedBy !== null ? [[record.name, record.addedBy] as const] : [],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { describeSessionStoreContract } from "../../test/support/store-contract.js";
 import { everyMessageType, sampleSession, textMessage } from "./contract-fixtures.js";
 import { InMemorySessionStore, type StoreOperation } from "./memory-store.js";
-import { describeSessionStoreContract } from "./store-contract.js";
 import { StoreError } from "./types.js";
 
 describeSessionStoreContract("InMemorySessionStore", async () => ({

@@ -20,7 +20,7 @@ import {
 } from "./types.js";
 
 // The in-memory SessionStore: unit tests, the bench, and single-process use without a database.
-// It honours the contract in types.ts exactly (store-contract.ts checks it) and adds fault
+// It honours the contract in types.ts exactly (test/support/store-contract.ts checks it) and adds fault
 // injection so the Context Manager's storage-failure tests can make a chosen operation fail.
 //
 // Atomicity: `write` validates the whole SessionWrite against the current state first and only

@@ -18,7 +18,7 @@ export type {
 };
 
 // Storage interfaces of the Context Manager. The in-memory store (memory-store.ts) and the Prisma
-// store (packages/db) both implement them and both pass store-contract.ts.
+// store (packages/db) both implement them and both pass test/support/store-contract.ts.
 //
 // Contract for every implementation:
 // - `write` is atomic: all of it lands or none of it does (one transaction).

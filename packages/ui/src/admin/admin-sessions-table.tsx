@@ -1,6 +1,6 @@
 "use client";
 
-import type { SessionSummary } from "@arbor/core";
+import type { SessionSummary } from "@arbor/core/browser";
 import { costText, formatRelativeTime, formatTokens } from "../format.js";
 import { stateLabel } from "../state-label.js";
 

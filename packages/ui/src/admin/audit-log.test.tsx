@@ -1,4 +1,4 @@
-import type { AuditAction, AuditEntry } from "@arbor/core";
+import type { AuditAction, AuditEntry } from "@arbor/core/browser";
 import { render, screen, within } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";

@@ -1,12 +1,12 @@
 "use client";
 
-import type { AuditAction, AuditEntry, AuditVerifyResponse } from "@arbor/core";
+import type { AuditAction, AuditEntry, AuditVerifyResponse } from "@arbor/core/browser";
 import { type FormEvent, useState } from "react";
 
 // The admin's audit page (docs/audit.md): the rows newest first, filters by person, action and
 // time, and the chain check's verdict. The page fetches; these only show and ask. The actions and
 // their meanings come as props (the page reads AUDIT_ACTIONS on the server): browser code takes
-// only types from @arbor/core.
+// only the browser entry of @arbor/core.
 
 /** "tool_approved" → "Tool approved". */
 export function auditActionLabel(action: string): string {

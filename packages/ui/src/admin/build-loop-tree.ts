@@ -1,4 +1,4 @@
-import type { LoopTreeLoop } from "@arbor/core";
+import type { LoopTreeLoop } from "@arbor/core/browser";
 
 // The admin viewer's loop tree as plain data. Loops hang under their parent loop (continuations
 // and sub-agents alike); siblings that belong to one parallel evaluation group are gathered into a

@@ -1,6 +1,6 @@
 "use client";
 
-import type { CostedUsage, LoopStatus, LoopTreeLoop } from "@arbor/core";
+import type { CostedUsage, LoopStatus, LoopTreeLoop } from "@arbor/core/browser";
 import { costText, formatDuration, formatTokens, plural } from "../format.js";
 import { unreachable } from "../state-label.js";
 import { badgeClass, buttonClass } from "../styles.js";

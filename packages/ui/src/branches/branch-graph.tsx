@@ -6,7 +6,7 @@ import type {
   MergeRequest,
   MergeResponse,
   ResolveMergeRequest,
-} from "@arbor/core";
+} from "@arbor/core/browser";
 import {
   Background,
   Controls,

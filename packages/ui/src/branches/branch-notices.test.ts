@@ -1,4 +1,4 @@
-import type { ContextMessage } from "@arbor/core";
+import type { ContextMessage } from "@arbor/core/browser";
 import { describe, expect, it } from "vitest";
 import { branch } from "../test-support/branches.js";
 import { text } from "../test-support/messages.js";

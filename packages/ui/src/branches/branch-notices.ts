@@ -1,4 +1,4 @@
-import type { Branch, ContextMessage } from "@arbor/core";
+import type { Branch, ContextMessage } from "@arbor/core/browser";
 
 // What the transcript says where the active branch left the one it came from (issue #27, case 6):
 // a fork, a regenerated answer and an edit each make a branch, and the reader is told which, at

@@ -1,6 +1,6 @@
 "use client";
 
-import type { Branch, UpdateBranchRequest } from "@arbor/core";
+import type { Branch, UpdateBranchRequest } from "@arbor/core/browser";
 import * as Dialog from "@radix-ui/react-dialog";
 import { useId, useState } from "react";
 import { DialogPanel } from "../dialog.js";

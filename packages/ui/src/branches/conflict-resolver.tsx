@@ -5,7 +5,7 @@ import type {
   ContextMessage,
   MergeConflict,
   ResolutionKind,
-} from "@arbor/core";
+} from "@arbor/core/browser";
 import { useId, useState } from "react";
 import { Markdown } from "../messages/markdown.js";
 import { messageExcerpt, nameMessagesIn } from "../messages/preview.js";

@@ -1,4 +1,4 @@
-import type { Branch, MergeStrategyName } from "@arbor/core";
+import type { Branch, MergeStrategyName } from "@arbor/core/browser";
 import dagre from "@dagrejs/dagre";
 
 // The branch graph's geometry, apart from React Flow so it can be tested as plain data.

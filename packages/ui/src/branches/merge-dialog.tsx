@@ -8,7 +8,7 @@ import type {
   MergeStrategyName,
   MergeWarning,
   ResolveMergeRequest,
-} from "@arbor/core";
+} from "@arbor/core/browser";
 import * as Dialog from "@radix-ui/react-dialog";
 import { useId, useState } from "react";
 import { DialogPanel } from "../dialog.js";

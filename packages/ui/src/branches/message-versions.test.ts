@@ -1,4 +1,4 @@
-import type { Branch } from "@arbor/core";
+import type { Branch } from "@arbor/core/browser";
 import { describe, expect, it } from "vitest";
 import { messageVersions } from "./message-versions.js";
 

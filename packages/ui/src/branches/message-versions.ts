@@ -1,4 +1,4 @@
-import type { Branch } from "@arbor/core";
+import type { Branch } from "@arbor/core/browser";
 
 // The `‹ 1/2 ›` switcher of a message: the versions of one place in the conversation. Two
 // branches that hold the same messages up to a position and different ones at it (an edit, a

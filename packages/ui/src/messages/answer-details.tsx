@@ -1,6 +1,6 @@
 "use client";
 
-import type { ContextMessage } from "@arbor/core";
+import type { ContextMessage } from "@arbor/core/browser";
 import { costText } from "../format.js";
 
 // An answer's details, folded away under it: which model answered, the tokens it used (cache

@@ -1,4 +1,4 @@
-import type { ToolCallRequest } from "@arbor/core";
+import type { ToolCallRequest } from "@arbor/core/browser";
 import { render, screen } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";

@@ -1,6 +1,6 @@
 "use client";
 
-import type { BodyOf } from "@arbor/core";
+import type { BodyOf } from "@arbor/core/browser";
 import { PaperclipIcon } from "../paperclip-icon.js";
 import { Disclosure, preClass } from "./disclosure.js";
 

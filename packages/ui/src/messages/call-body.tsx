@@ -1,6 +1,6 @@
 "use client";
 
-import type { BodyOf, FileDiff, ToolCallRequest } from "@arbor/core";
+import type { BodyOf, FileDiff, ToolCallRequest } from "@arbor/core/browser";
 import { unreachable } from "../state-label.js";
 import { CallPreview } from "./call-preview.js";
 import { DiffView } from "./diff-view.js";

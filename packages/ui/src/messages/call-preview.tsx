@@ -1,4 +1,4 @@
-import type { HttpCallPreview } from "@arbor/core";
+import type { HttpCallPreview } from "@arbor/core/browser";
 import { unreachable } from "../state-label.js";
 
 // What a tool call will do, as its tool described it when the call was stored: for an OpenAPI

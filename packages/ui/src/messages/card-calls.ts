@@ -1,4 +1,4 @@
-import type { ContextMessage } from "@arbor/core";
+import type { ContextMessage } from "@arbor/core/browser";
 
 // present_plan and ask_question calls become Plan and Question messages with cards of their own
 // (agent-rows.ts): their tool_request would show the same plan or question a second time, as raw

@@ -1,6 +1,6 @@
 "use client";
 
-import type { ContextMessage, MessageRole, MessageStatus } from "@arbor/core";
+import type { ContextMessage, MessageRole, MessageStatus } from "@arbor/core/browser";
 import { type ReactNode, useState } from "react";
 import { CopyButton } from "../copy-button.js";
 import { unreachable } from "../state-label.js";

@@ -6,7 +6,7 @@ import type {
   FindReferencesDetails,
   OverviewTreeNode,
   ProjectOverview,
-} from "@arbor/core";
+} from "@arbor/core/browser";
 import type { ReactNode } from "react";
 
 // The codebase tools' results (issue #12) as lists of `file:line` links that open the file view at

@@ -1,6 +1,6 @@
 "use client";
 
-import type { DiffHunk, FileDiff } from "@arbor/core";
+import type { DiffHunk, FileDiff } from "@arbor/core/browser";
 import * as ToggleGroup from "@radix-ui/react-toggle-group";
 import { type ReactNode, useMemo, useState } from "react";
 import { highlightLines, languageOf } from "./highlight.js";

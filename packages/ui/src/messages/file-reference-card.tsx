@@ -1,6 +1,6 @@
 "use client";
 
-import type { BodyOf } from "@arbor/core";
+import type { BodyOf } from "@arbor/core/browser";
 import { Disclosure, preClass } from "./disclosure.js";
 
 /** "src/a.ts:2-4", "src/a.ts:7" or "src/a.ts" */

@@ -1,6 +1,6 @@
 "use client";
 
-import type { ApprovalDecision, BodyOf, ContextMessage, FoldView } from "@arbor/core";
+import type { ApprovalDecision, BodyOf, ContextMessage, FoldView } from "@arbor/core/browser";
 import { formatTokens } from "../format.js";
 import { badgeClass } from "../styles.js";
 import { Disclosure } from "./disclosure.js";

@@ -1,6 +1,6 @@
 "use client";
 
-import type { BodyOf } from "@arbor/core";
+import type { BodyOf } from "@arbor/core/browser";
 import { Disclosure, preClass } from "./disclosure.js";
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;

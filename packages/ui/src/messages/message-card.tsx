@@ -1,6 +1,6 @@
 "use client";
 
-import type { ApprovalDecision, ContextMessage } from "@arbor/core";
+import type { ApprovalDecision, ContextMessage } from "@arbor/core/browser";
 import { unreachable } from "../state-label.js";
 import { AttachmentCard } from "./attachment-card.js";
 import { CardShell, type VersionSwitch } from "./card-shell.js";

@@ -1,6 +1,6 @@
 "use client";
 
-import type { BodyOf } from "@arbor/core";
+import type { BodyOf } from "@arbor/core/browser";
 import { useState } from "react";
 import { buttonClass } from "../styles.js";
 import { Markdown } from "./markdown.js";

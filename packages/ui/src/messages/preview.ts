@@ -1,4 +1,4 @@
-import type { ContextMessage } from "@arbor/core";
+import type { ContextMessage } from "@arbor/core/browser";
 import { unreachable } from "../state-label.js";
 import { fileReferenceLabel } from "./file-reference-card.js";
 

@@ -1,6 +1,6 @@
 "use client";
 
-import type { BodyOf } from "@arbor/core";
+import type { BodyOf } from "@arbor/core/browser";
 import { useId, useState } from "react";
 import { buttonClass, inputClass } from "../styles.js";
 

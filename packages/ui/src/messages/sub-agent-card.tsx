@@ -1,15 +1,16 @@
 "use client";
 
-import type { ApprovalDecision, BodyOf, Usage } from "@arbor/core";
+import type { BodyOf, Usage } from "@arbor/core/browser";
+import type { ReactNode } from "react";
 import { badgeClass } from "../styles.js";
 import { preClass } from "./disclosure.js";
-import { ToolRequestCard } from "./tool-request-card.js";
 
 // A sub-agent call's child loop, inside its tool call's row: a collapsible card, open while the
 // child runs, showing its tool calls (progress lines) and the text it streams; once it ended, its
 // status, turns and tokens (its final text is the call's result, shown below it as usual). A
 // child's call the approval policy holds for a person shows with the chat's own Approve / Deny
-// while it waits, and its decision after.
+// while it waits, and its decision after: the card takes that rendering as its children (the
+// tool-request card passes itself in), so neither module imports the other.
 
 /** A child's call that the session's approval policy held for a person (subagent_update). */
 export interface SubAgentApprovalView {
@@ -74,16 +75,36 @@ export function subAgentFromResult(
   };
 }
 
+/** The child's calls held for a person, as a tool request to render; undefined when none. */
+export function subAgentApprovals(view: SubAgentView): BodyOf<"tool_request"> | undefined {
+  const approvals = view.approvals ?? [];
+  if (approvals.length === 0) return undefined;
+  return {
+    message_type: "tool_request",
+    text: "",
+    thinking: [],
+    calls: approvals.map((a) => ({
+      id: a.call_id,
+      name: a.call_name,
+      arguments: a.arguments,
+      approval: APPROVAL[a.status],
+      ...(a.status === "pending_approval"
+        ? {}
+        : { approval_note: a.cancelled ? "cancelled" : "user" }),
+      ...(a.decided_by ? { decided_by: a.decided_by } : {}),
+    })),
+  };
+}
+
 export interface SubAgentCardProps {
   name: string;
   view: SubAgentView;
-  /** decides a child's call that waits for a person; absent: shown read-only */
-  onDecide?: ((decisions: ApprovalDecision[]) => void) | undefined;
+  /** the rendering of subAgentApprovals(view), shown in the card's "Approvals of …" section */
+  children?: ReactNode;
 }
 
-export function SubAgentCard({ name, view, onDecide }: SubAgentCardProps) {
+export function SubAgentCard({ name, view, children }: SubAgentCardProps) {
   const running = view.status === "running";
-  const approvals = view.approvals ?? [];
   const tokens = view.usage ? view.usage.input + view.usage.output : undefined;
   return (
     <details
@@ -125,26 +146,9 @@ export function SubAgentCard({ name, view, onDecide }: SubAgentCardProps) {
           ))}
         </ol>
       )}
-      {approvals.length > 0 && (
+      {children !== undefined && children !== null && children !== false && (
         <section aria-label={`Approvals of ${name}`} className="mt-2">
-          <ToolRequestCard
-            body={{
-              message_type: "tool_request",
-              text: "",
-              thinking: [],
-              calls: approvals.map((a) => ({
-                id: a.call_id,
-                name: a.call_name,
-                arguments: a.arguments,
-                approval: APPROVAL[a.status],
-                ...(a.status === "pending_approval"
-                  ? {}
-                  : { approval_note: a.cancelled ? "cancelled" : "user" }),
-                ...(a.decided_by ? { decided_by: a.decided_by } : {}),
-              })),
-            }}
-            onToolDecisions={running ? onDecide : undefined}
-          />
+          {children}
         </section>
       )}
       {view.text !== "" && <pre className={`${preClass} mt-2`}>{view.text}</pre>}

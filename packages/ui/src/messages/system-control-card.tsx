@@ -1,6 +1,6 @@
 "use client";
 
-import type { BodyOf } from "@arbor/core";
+import type { BodyOf } from "@arbor/core/browser";
 import { unreachable } from "../state-label.js";
 
 type Kind = BodyOf<"system_control">["kind"];

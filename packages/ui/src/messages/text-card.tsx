@@ -1,6 +1,6 @@
 "use client";
 
-import type { BodyOf, ContextMessage } from "@arbor/core";
+import type { BodyOf, ContextMessage } from "@arbor/core/browser";
 import { AttachmentCard } from "./attachment-card.js";
 import { LongText } from "./long-text.js";
 import { Markdown } from "./markdown.js";

@@ -1,6 +1,11 @@
 "use client";
 
-import type { ApprovalDecision, ApprovalStatus, BodyOf, ToolCallRequest } from "@arbor/core";
+import type {
+  ApprovalDecision,
+  ApprovalStatus,
+  BodyOf,
+  ToolCallRequest,
+} from "@arbor/core/browser";
 import { useState } from "react";
 import { unreachable } from "../state-label.js";
 import { badgeClass, buttonClass } from "../styles.js";
@@ -8,7 +13,12 @@ import { ApprovalActions } from "./approval-actions.js";
 import { CallBody } from "./call-body.js";
 import { Markdown } from "./markdown.js";
 import { McpServerTag } from "./mcp-origin.js";
-import { SubAgentCard, type SubAgentView, subAgentFromResult } from "./sub-agent-card.js";
+import {
+  SubAgentCard,
+  type SubAgentView,
+  subAgentApprovals,
+  subAgentFromResult,
+} from "./sub-agent-card.js";
 import { ToolResultCard } from "./tool-result-card.js";
 
 // The assistant's tool calls with inline approval. Several calls may wait at once; each has its own
@@ -98,6 +108,7 @@ function ToolCallRow({
   onNestedDecisions,
 }: ToolCallRowProps) {
   const child = subAgent ?? subAgentFromResult(result);
+  const childApprovals = child ? subAgentApprovals(child) : undefined;
   const pending = call.approval === "pending";
   const approved = call.approval === "approved" || call.approval === "auto_approved";
   return (
@@ -135,11 +146,16 @@ function ToolCallRow({
       <CallBody call={call} result={result} />
       {pending && onDecide && <ApprovalActions call={call} decided={decided} onDecide={onDecide} />}
       {child && (
-        <SubAgentCard
-          name={call.name}
-          view={child}
-          onDecide={running && !result ? onNestedDecisions : undefined}
-        />
+        <SubAgentCard name={call.name} view={child}>
+          {childApprovals && (
+            <ToolRequestCard
+              body={childApprovals}
+              onToolDecisions={
+                child.status === "running" && running && !result ? onNestedDecisions : undefined
+              }
+            />
+          )}
+        </SubAgentCard>
       )}
       {result && (
         <div className="mt-2">

@@ -1,6 +1,6 @@
 "use client";
 
-import type { BodyOf, ToolResultStatus } from "@arbor/core";
+import type { BodyOf, ToolResultStatus } from "@arbor/core/browser";
 import { unreachable } from "../state-label.js";
 import { badgeClass } from "../styles.js";
 import { codebaseResultView, type OpenFile } from "./codebase-result.js";

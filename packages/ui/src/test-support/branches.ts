@@ -1,4 +1,4 @@
-import type { Branch } from "@arbor/core";
+import type { Branch } from "@arbor/core/browser";
 
 export function branch(id: string, overrides: Partial<Branch> = {}): Branch {
   return {

@@ -1,4 +1,4 @@
-import type { LoopTreeLoop } from "@arbor/core";
+import type { LoopTreeLoop } from "@arbor/core/browser";
 
 export function loop(loop_id: string, overrides: Partial<LoopTreeLoop> = {}): LoopTreeLoop {
   return {

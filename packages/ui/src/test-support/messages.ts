@@ -1,4 +1,4 @@
-import type { ContextMessage, MessageBody } from "@arbor/core";
+import type { ContextMessage, MessageBody } from "@arbor/core/browser";
 
 // Builders for test messages: a body plus whatever the test cares about; the rest is defaulted.
 

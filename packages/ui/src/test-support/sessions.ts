@@ -1,4 +1,4 @@
-import type { SessionSummary } from "@arbor/core";
+import type { SessionSummary } from "@arbor/core/browser";
 
 export function summary(
   id: string,

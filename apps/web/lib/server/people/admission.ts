@@ -1,21 +1,27 @@
 import { type Credential, gate, gateRequest, processGate, type Verdict } from "../request-gate";
-import type { Runtime } from "../runtime";
 import type { Actor } from "./actor";
+import type { People } from "./people";
 
 // Who a request is and whether it passes the gate: the one step proxy.ts (pages, requests
 // without a body) and handle() (route handlers) both take. The runtime is reached through the
 // function runtime.ts puts on globalThis: proxy.ts is bundled apart from the route handlers and
-// must not load a second copy of the runtime's modules.
+// must not load a second copy of the runtime's modules. What it needs of the runtime is written
+// here (its people), not imported from runtime.ts, which imports this module (no import cycle).
+
+/** The part of the runtime (runtime.ts) the gate and proxy.ts use. */
+export interface SharedRuntime {
+  readonly people: People;
+}
 
 const RUNTIME_GETTER = Symbol.for("arbor.web.getRuntime");
-type Holder = { [RUNTIME_GETTER]?: () => Promise<Runtime> };
+type Holder = { [RUNTIME_GETTER]?: () => Promise<SharedRuntime> };
 
 /** Called by runtime.ts when it loads. */
-export function shareRuntimeGetter(get: () => Promise<Runtime>): void {
+export function shareRuntimeGetter(get: () => Promise<SharedRuntime>): void {
   (globalThis as Holder)[RUNTIME_GETTER] = get;
 }
 
-export function sharedRuntime(): Promise<Runtime> {
+export function sharedRuntime(): Promise<SharedRuntime> {
   const get = (globalThis as Holder)[RUNTIME_GETTER];
   if (get === undefined) return Promise.reject(new Error("the runtime is not loaded yet"));
   return get();

@@ -1,16 +1,22 @@
 import { describe, expect, it } from "vitest";
-import type { Branch } from "../model/branch.js";
-import { emptyUsage } from "../model/llm-messages.js";
-import type { LoopRecord } from "../model/loop-records.js";
-import type { PendingMerge } from "../model/merge-types.js";
-import type { ContextMessage } from "../model/message-types.js";
-import { sessionConfig } from "../model/session-config.js";
-import { everyMessageType, sampleSession, textMessage } from "./contract-fixtures.js";
-import type { OptimizationView, SessionStore, SessionWrite, StoreErrorCode } from "./types.js";
+import type { Branch } from "../../src/model/branch.js";
+import { emptyUsage } from "../../src/model/llm-messages.js";
+import type { LoopRecord } from "../../src/model/loop-records.js";
+import type { PendingMerge } from "../../src/model/merge-types.js";
+import type { ContextMessage } from "../../src/model/message-types.js";
+import { sessionConfig } from "../../src/model/session-config.js";
+import { everyMessageType, sampleSession, textMessage } from "../../src/store/contract-fixtures.js";
+import type {
+  OptimizationView,
+  SessionStore,
+  SessionWrite,
+  StoreErrorCode,
+} from "../../src/store/types.js";
 
 // The behaviour every SessionStore must have (the contract written in types.ts), as a Vitest
 // suite. memory-store.test.ts runs it against InMemorySessionStore; the database store runs the
-// same function. Imported by test files only: it imports vitest, so it is not in store/index.ts.
+// same function (through the source-only entry @arbor/core/store-contract). It imports vitest, so
+// it lives here in test/, never in src/ (no test library is imported from src/).
 //
 // Defined here beyond types.ts (every store must agree):
 // - readEvents / write / deleteSession on an unknown session → StoreError "not_found";
