@@ -338,6 +338,7 @@ export {
 export {
   setTelemetrySecrets,
   TELEMETRY_NAMES,
+  watchApprovalsWaiting,
 } from "./telemetry/index.js";
 export type { AnyAgentTool } from "./tools/index.js";
 export {

@@ -1,4 +1,9 @@
-import type { CandidateTool, ParallelStrategyName, ParallelVerdict, Usage } from "@arbor/core/browser";
+import type {
+  CandidateTool,
+  ParallelStrategyName,
+  ParallelVerdict,
+  Usage,
+} from "@arbor/core/browser";
 import type { StreamedEvent } from "./sse";
 
 // "Ask N ways" as the chat page sees it (issue #14): the running (or last) group's columns, fed by

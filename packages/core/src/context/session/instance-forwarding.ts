@@ -1,3 +1,4 @@
+import { EventStream } from "../../agent/event-stream.js";
 import type { SessionEvent } from "../../protocol/events.js";
 import {
   busyElsewhereMessage,
@@ -8,7 +9,6 @@ import {
   type SessionCoordinator,
 } from "../../store/coordination.js";
 import { activeTraceparent } from "../../telemetry/trace-context.js";
-import { EventStream } from "../../agent/event-stream.js";
 import { type Operation, OperationChannel, type OperationError } from "./channel.js";
 import { BusyElsewhere, type CoreRef } from "./operation-runner.js";
 import { recoverSession } from "./recovery.js";

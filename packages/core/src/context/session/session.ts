@@ -1,3 +1,4 @@
+import { EventStream } from "../../agent/event-stream.js";
 import type { Branch } from "../../model/branch.js";
 import type { MergeDecision } from "../../model/merge-types.js";
 import type { ContextMessage, MessageDelivery } from "../../model/message-types.js";
@@ -21,7 +22,6 @@ import {
   switchBranchOp,
   updateBranchOp,
 } from "./branch-operations.js";
-import { EventStream } from "../../agent/event-stream.js";
 import type { Operation } from "./channel.js";
 import {
   applyConfig,
