@@ -124,6 +124,11 @@ export class RunSteering {
     return out;
   }
 
+  /** true once this run handed the loop a message sent while it works */
+  get steered(): boolean {
+    return this.#taken.size > 0;
+  }
+
   /** The queued row of a message this run handed to the loop; undefined for any other message. */
   taken(message: AgentMessage): ContextMessage | undefined {
     return this.#taken.get(message);

@@ -50,8 +50,11 @@ export interface RunInput {
   history: AgentMessage[];
   systemPrompt: string;
   tools: AnyAgentTool[];
-  /** the optimized view of the active branch, as the model must see it now */
-  view: (signal: AbortSignal) => Promise<AgentMessage[]>;
+  /**
+   * the optimized view of the active branch, as the model must see it now; `steered`: the run has
+   * handed the loop messages sent while it works (their rows join the branch as they go out)
+   */
+  view: (signal: AbortSignal, steered: boolean) => Promise<AgentMessage[]>;
   /** a continuation's parent: the loop whose tool calls (or pause) this run continues */
   parentLoopId?: string;
   /** how the run continues (REQ-180); `default` when only `parentLoopId` is given */
@@ -411,10 +414,10 @@ function startTimer(run: RunContext): void {
 
 async function transformContext(
   run: RunContext,
-  view: (signal: AbortSignal) => Promise<AgentMessage[]>,
+  view: (signal: AbortSignal, steered: boolean) => Promise<AgentMessage[]>,
   signal: AbortSignal,
 ): Promise<AgentMessage[]> {
-  const messages = await view(signal);
+  const messages = await view(signal, run.steering.steered);
   if (run.state.type === "PreparingLLMRequest") run.hold({ type: "ConnectingToLLM" });
   // stored while the request goes out (behind the loop); the first chunk's write follows them,
   // and a failed write aborts the request (RunContext.fail)

@@ -589,12 +589,11 @@ export async function respond(
     systemPrompt: setup.systemPrompt,
     tools: setup.tools,
     ...(options.signal ? { signal: options.signal } : {}),
-    view: async (signal) => {
-      if (prepared !== undefined) {
-        const view = prepared;
-        prepared = undefined;
-        return toAgentMessages(view);
-      }
+    view: async (signal, steered) => {
+      // prepared before the run began: it holds no message the run steered in at its start
+      const ready = steered ? undefined : prepared;
+      prepared = undefined;
+      if (ready !== undefined) return toAgentMessages(ready);
       // the prompt may still be on its way into the pool (TurnSetup.stored)
       const pooled = message === undefined ? undefined : core.pool.get(message.id);
       const pending =
