@@ -144,7 +144,9 @@ export function readSourceImports(root: string, options: ReadOptions = {}): Sour
       let base: string | undefined;
       if (specifier.startsWith(".")) base = resolve(dirname(file), specifier);
       else if (alias) base = resolve(root, alias[1], specifier.slice(alias[0].length));
-      if (base === undefined) {
+      // a file outside the folder read (a shared script a config imports) is no node of its graph
+      const outside = base !== undefined && relative(root, base).startsWith("..");
+      if (base === undefined || outside) {
         list.push({ specifier, typeOnly, file: undefined });
         continue;
       }
