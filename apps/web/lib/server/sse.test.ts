@@ -1,5 +1,5 @@
 import { EventStream, type SessionEvent } from "@arbor/core";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { formatSseEvent, sseStream } from "./sse";
 
 function delta(sequence: number, text: string): SessionEvent {
@@ -80,62 +80,5 @@ describe("sseStream", () => {
     expect(chunks.length).toBeGreaterThan(2);
     const ids = [...chunks.join("").matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
     expect(ids).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-  });
-
-  it("writes the first event of a turn at once and the later ones of that turn as one chunk", async () => {
-    const channel = new EventStream<SessionEvent>();
-    const reader = sseStream(channel, { heartbeatMs: 0 }).getReader();
-    expect(await readChunk(reader)).toBe(": stream open\n\n");
-
-    let turnEnded = false;
-    setImmediate(() => {
-      turnEnded = true;
-    });
-    channel.push(delta(1, "a"));
-    // two more events later in the same turn (after the first has been taken)
-    void Promise.resolve()
-      .then(() => Promise.resolve())
-      .then(() => {
-        channel.push(delta(2, "b"));
-        return Promise.resolve();
-      })
-      .then(() => channel.push(delta(3, "c")));
-    // the first is not held for the others: it arrives before the turn ends
-    expect(await readChunk(reader)).toBe(formatSseEvent(delta(1, "a")));
-    expect(turnEnded).toBe(false);
-    // the others arrive together, once the turn has ended
-    expect(await readChunk(reader)).toBe(
-      formatSseEvent(delta(2, "b")) + formatSseEvent(delta(3, "c")),
-    );
-    expect(turnEnded).toBe(true);
-    channel.end();
-    expect(await readChunk(reader)).toBe("<end>");
-  });
-
-  it("serializes an event once however many clients stream it", async () => {
-    const shared = [delta(1, "a"), delta(2, "b"), delta(3, "c")];
-    const clients = [new EventStream<SessionEvent>(), new EventStream<SessionEvent>()];
-    const readers = clients.map((channel) => sseStream(channel, { heartbeatMs: 0 }).getReader());
-    for (const reader of readers) expect(await readChunk(reader)).toBe(": stream open\n\n");
-    const stringify = vi.spyOn(JSON, "stringify");
-    try {
-      // the session hands every subscriber the same event objects
-      for (const event of shared) for (const channel of clients) channel.push(event);
-      for (const channel of clients) channel.end();
-      const expected = shared.map((event) => formatSseEvent(event)).join("");
-      for (const reader of readers) {
-        let text = "";
-        for (
-          let chunk = await readChunk(reader);
-          chunk !== "<end>";
-          chunk = await readChunk(reader)
-        )
-          text += chunk;
-        expect(text).toBe(expected);
-      }
-      expect(stringify).toHaveBeenCalledTimes(shared.length);
-    } finally {
-      stringify.mockRestore();
-    }
   });
 });

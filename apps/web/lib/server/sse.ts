@@ -5,22 +5,19 @@ import { DRAIN_RETRY_MS, drainSignal } from "./shutdown";
 //   id: <sequence>          (left out for unsequenced events, sequence 0: refusals, storage errors)
 //   event: <name>
 //   data: <JSON payload>
-// Writes, one event-loop turn at a time (docs/decisions/0071): the first event of a turn is
-// written at once, together with whatever its source already holds (one store write emits
-// several), so the first delta never waits; the events that come later in the same turn are
-// batched and written as ONE chunk when the turn ends (setImmediate). Each event is serialized
-// once however many clients stream it: the session hands every subscriber the same event object,
-// and its text is kept beside it (a WeakMap), so the fan-out shares the string.
-// Backpressure: at most one batch of CHUNK_CHARS waits here for a slow client; the rest stays in
-// the session's channel, not in the socket. The stream ends when the events end, when `signal`
-// aborts (the client went away), or when the server shuts down (with a `retry:` hint: the client
-// reconnects, elsewhere behind a load balancer, and replays from its Last-Event-ID); in every case
-// the iterator is returned so the session stops feeding it.
+// The stream pulls the next events only when the client has taken the previous ones
+// (backpressure: a slow client leaves events buffered in the session's channel, not in the
+// socket). One pull takes every event that is ready at once (one store write emits several) into
+// one chunk, so a burst costs one socket write instead of one per event. It ends when the events
+// end, when `signal` aborts (the client went away), or when the server shuts down (with a
+// `retry:` hint: the client reconnects, elsewhere behind a load balancer, and replays from its
+// Last-Event-ID); in every case the iterator is returned so the session stops feeding it.
 
 const encoder = new TextEncoder();
 
-/** A batch is written once it reaches this size, without waiting for the end of the turn. */
+/** A chunk stops taking ready events at this size; the rest go in the next one. */
 const CHUNK_CHARS = 64 * 1024;
+const NOT_READY = Symbol("not ready");
 
 export const HEARTBEAT_MS = 15_000;
 
@@ -33,25 +30,9 @@ export const SSE_HEADERS: Record<string, string> = {
   "x-accel-buffering": "no",
 };
 
-/** Each event's text, computed once for every client that streams it (events are immutable). */
-const formatted = new WeakMap<SessionEvent, string>();
-
 export function formatSseEvent(event: SessionEvent): string {
-  const cached = formatted.get(event);
-  if (cached !== undefined) return cached;
   const id = event.sequence > 0 ? `id: ${event.sequence}\n` : "";
-  const text = `${id}event: ${event.name}\ndata: ${JSON.stringify(event.payload)}\n\n`;
-  formatted.set(event, text);
-  return text;
-}
-
-/** A source that can also hand over what it holds without waiting (the session's EventStream). */
-interface BufferedSource {
-  takeBuffered(max: number): SessionEvent[];
-}
-
-function isBuffered(iterator: object): iterator is BufferedSource {
-  return typeof (iterator as Partial<BufferedSource>).takeBuffered === "function";
+  return `${id}event: ${event.name}\ndata: ${JSON.stringify(event.payload)}\n\n`;
 }
 
 export interface SseOptions {
@@ -66,19 +47,14 @@ export function sseStream(
   options: SseOptions = {},
 ): ReadableStream<Uint8Array> {
   const iterator = events[Symbol.asyncIterator]();
-  const buffered = isBuffered(iterator) ? iterator : undefined;
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let closed = false;
   let onAbort: (() => void) | undefined;
   let onDrain: (() => void) | undefined;
   const drain = drainSignal();
-  /** text read but not yet written */
-  let pending = "";
-  /** a turn's batch is open: events read now are written when the turn ends */
-  let turnOpen = false;
-  /** the pump waits here for the client to take what is queued (a full batch) */
-  let demand: (() => void) | undefined;
+  /** a next() that was not ready when the previous chunk was cut: the next pull awaits it */
+  let waiting: Promise<IteratorResult<SessionEvent>> | undefined;
 
   const finish = (controller?: ReadableStreamDefaultController<Uint8Array>): void => {
     if (closed) return;
@@ -88,9 +64,6 @@ export function sseStream(
     if (onDrain) drain.removeEventListener("abort", onDrain);
     // stop the session feeding an iterator nobody reads; a pending next() resolves done
     void iterator.return?.()?.catch(() => undefined);
-    const waiting = demand;
-    demand = undefined;
-    waiting?.();
     if (controller) {
       try {
         controller.close();
@@ -122,83 +95,41 @@ export function sseStream(
         };
         if (drain.aborted) onDrain();
         else drain.addEventListener("abort", onDrain, { once: true });
-        void pump(controller);
       },
-      pull(controller) {
-        // the client took what was queued: a batch held back for it goes now
-        if (!turnOpen) write(controller);
-        const waiting = demand;
-        demand = undefined;
-        waiting?.();
+      async pull(controller) {
+        let text = "";
+        let done = false;
+        try {
+          const first = await (waiting ?? iterator.next());
+          waiting = undefined;
+          if (first.done) done = true;
+          else text = formatSseEvent(first.value);
+          // then whatever is ready now, without waiting
+          while (!done && text.length < CHUNK_CHARS) {
+            const next = iterator.next();
+            const ready = await Promise.race([next, Promise.resolve(NOT_READY)]);
+            if (ready === NOT_READY) {
+              waiting = next;
+              break;
+            }
+            if (ready.done) done = true;
+            else text += formatSseEvent(ready.value);
+          }
+        } catch {
+          // the session's channels never throw; should another source, end the stream cleanly
+          done = true;
+        }
+        if (closed) return;
+        if (text !== "") controller.enqueue(encoder.encode(text));
+        if (done) finish(controller);
       },
       cancel() {
         finish();
       },
     },
-    // one chunk queued at a time: the pump reads on only once the client has taken it
+    // one event at a time: pull runs again only once the consumer has read what is queued
     { highWaterMark: 1 },
   );
-
-  /** Writes what is pending, if the client has room for it; returns whether it did. */
-  function write(controller: ReadableStreamDefaultController<Uint8Array>): boolean {
-    if (pending === "" || closed) return true;
-    if ((controller.desiredSize ?? 0) <= 0) return false;
-    // cleared first: enqueue may call pull() at once, which writes what is pending
-    const text = pending;
-    pending = "";
-    send(controller, text);
-    return true;
-  }
-
-  /** Enqueues `text`; a stream the runtime already closed (the client left) ends this one. */
-  function send(controller: ReadableStreamDefaultController<Uint8Array>, text: string): void {
-    try {
-      controller.enqueue(encoder.encode(text));
-    } catch {
-      finish(controller);
-    }
-  }
-
-  /** Reads the events and writes them a turn at a time (see the top of this file). */
-  async function pump(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
-    try {
-      for (;;) {
-        // a full batch waits for the client before anything more is read
-        while (pending.length >= CHUNK_CHARS && !closed && !write(controller)) {
-          await new Promise<void>((resolve) => {
-            demand = resolve;
-          });
-        }
-        if (closed) return;
-        const next = await iterator.next();
-        if (closed) return;
-        if (next.done) break;
-        pending += formatSseEvent(next.value);
-        // what the source already holds goes with it, up to a chunk's size
-        while (buffered !== undefined && pending.length < CHUNK_CHARS) {
-          const [ready] = buffered.takeBuffered(1);
-          if (ready === undefined) break;
-          pending += formatSseEvent(ready);
-        }
-        if (turnOpen) continue;
-        // the first event of a turn goes out at once; later ones wait for the turn's end
-        write(controller);
-        turnOpen = true;
-        setImmediate(() => {
-          turnOpen = false;
-          write(controller);
-        });
-      }
-    } catch {
-      // the session's channels never throw; should another source, end the stream cleanly
-    }
-    if (closed) return;
-    // the end: whatever is pending is written even when the client is behind (it is bounded)
-    const rest = pending;
-    pending = "";
-    if (rest !== "") send(controller, rest);
-    finish(controller);
-  }
 }
 
 export function sseResponse(events: AsyncIterable<SessionEvent>, options: SseOptions = {}) {
