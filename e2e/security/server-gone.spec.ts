@@ -165,3 +165,42 @@ for (const size of SIZES) {
     await context.close();
   });
 }
+
+for (const size of SIZES) {
+  test(`the app server stopped under the home page (${size.name}): New session fails as one lasting toast whose Retry works when it is back`, async () => {
+    test.setTimeout(180_000);
+    const title = `Home ${nonce()}`;
+    await servers.api.createSession({}, title);
+    const { context, page } = await signedIn(size);
+    await expect(page.getByRole("button", { name: "New session" }).first()).toBeEnabled();
+    // the home page loaded: its list is shown before the server goes (a list that never loaded
+    // says so itself, which is another error than the one this case is about)
+    await expect(page.getByText(title).first()).toBeVisible({ timeout: 30_000 });
+    const before = (await servers.api.get("/api/sessions")).json as unknown[];
+
+    await servers.app.kill();
+    await page.getByRole("button", { name: "New session" }).first().click();
+    const toast = page
+      .getByRole("region", { name: /Notifications/ })
+      .getByRole("listitem")
+      .filter({ hasText: "Could not create a session" });
+    await expect(toast).toHaveCount(1, { timeout: 30_000 });
+    await expect(toast).toContainText("The server could not be reached.");
+    // a second try while it is still away: the same one toast, not a second
+    await page.getByRole("button", { name: "New session" }).first().click();
+    await page.waitForTimeout(1_000);
+    await expect(toast).toHaveCount(1);
+    // it stays until acted on: longer than a toast's few seconds, and than a restart takes
+    await page.waitForTimeout(10_000);
+    await expect(toast).toHaveCount(1);
+    expect(await timesShown(page, "could not be reached")).toBe(1);
+
+    await servers.startApp();
+    await toast.getByRole("button", { name: "Retry" }).click();
+    await expect(page).toHaveURL(/\/sessions\/[^/]+$/, { timeout: 30_000 });
+    await expect(toast).toHaveCount(0);
+    const after = (await servers.api.get("/api/sessions")).json as unknown[];
+    expect(after.length).toBe(before.length + 1);
+    await context.close();
+  });
+}
