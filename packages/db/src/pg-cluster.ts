@@ -51,8 +51,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** runuser lives in an sbin folder, which a PATH without them (a minimal CI shell) leaves out */
+const RUNUSER =
+  ["/usr/sbin/runuser", "/sbin/runuser"].find((path) => existsSync(path)) ?? "runuser";
+
 function asPostgres(command: string, args: string[]): void {
-  execFileSync("runuser", ["-u", "postgres", "--", join(PG_BIN, command), ...args], {
+  execFileSync(RUNUSER, ["-u", "postgres", "--", join(PG_BIN, command), ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
 }
