@@ -38,28 +38,53 @@ export class VitestNoSkips {
   }
 }
 
-/** Playwright reporter (the default export), listed in playwright.config.ts's `reporter`. */
+/**
+ * Playwright reporter (the default export), listed in playwright.config.ts's `reporter`. A test is
+ * judged by its final outcome: one that did not run in a first attempt (its file's beforeAll
+ * failed) and ran in its retry (CI only, decision 0072) is not skipped. Tests that passed only on
+ * a retry are listed by name, with the error of their failed attempt, on every run.
+ */
 export default class PlaywrightNoSkips {
-  /** @type {string[]} */
-  skipped = [];
+  /** @type {Map<string, { test: import("@playwright/test/reporter").TestCase, failure: string }>} */
+  tests = new Map();
 
   /**
    * @param {import("@playwright/test/reporter").TestCase} test
    * @param {import("@playwright/test/reporter").TestResult} result
    */
   onTestEnd(test, result) {
-    if (result.status !== "skipped") return;
-    const why = test.annotations
-      .filter((a) => a.type === "skip" || a.type === "fixme")
-      .map((a) => a.description)
-      .filter(Boolean)
-      .join("; ");
-    this.skipped.push(`${test.titlePath().filter(Boolean).join(" > ")}${why ? ` (${why})` : ""}`);
+    const seen = this.tests.get(test.id);
+    const failure =
+      result.status === "failed" || result.status === "timedOut"
+        ? (result.error?.message ?? result.status).split("\n")[0]
+        : undefined;
+    this.tests.set(test.id, { test, failure: failure ?? seen?.failure ?? "" });
   }
 
   /** @returns {{ status?: "failed" } | undefined} */
   onEnd() {
-    return report(this.skipped) ? { status: "failed" } : undefined;
+    /** @type {string[]} */
+    const skipped = [];
+    /** @type {string[]} */
+    const flaky = [];
+    for (const { test, failure } of this.tests.values()) {
+      const name = test.titlePath().filter(Boolean).join(" > ");
+      const outcome = test.outcome();
+      if (outcome === "flaky") flaky.push(`${name}: ${failure}`);
+      if (outcome !== "skipped") continue;
+      const why = test.annotations
+        .filter((a) => a.type === "skip" || a.type === "fixme")
+        .map((a) => a.description)
+        .filter(Boolean)
+        .join("; ");
+      skipped.push(`${name}${why ? ` (${why})` : ""}`);
+    }
+    if (flaky.length > 0) {
+      process.stderr.write(
+        `\n${flaky.length} test(s) failed and then passed on a retry (flaky: a bug to find, decision 0072):\n${flaky.map((s) => `  - ${s}`).join("\n")}\n`,
+      );
+    }
+    return report(skipped) ? { status: "failed" } : undefined;
   }
 
   printsToStdio() {

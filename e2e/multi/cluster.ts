@@ -49,6 +49,13 @@ export function multiInstance(options: MultiInstanceOptions): MultiInstance {
     cluster?.stop();
   });
   test.afterEach(async () => {
+    // a failed test names its cause: each instance's log (its tail) goes with the failure
+    const info = test.info();
+    if (info.status !== info.expectedStatus) {
+      for (const [index, app] of apps.entries()) {
+        process.stderr.write(`\n--- instance ${index} (${app.url}), its log:\n${app.output()}\n`);
+      }
+    }
     for (const app of apps.splice(0)) await app.kill();
     if (workspace) rmSync(workspace, { recursive: true, force: true });
     workspace = "";
@@ -70,13 +77,25 @@ export function multiInstance(options: MultiInstanceOptions): MultiInstance {
       workspace = mkdtempSync(join(tmpdir(), `arbor-${options.prefix}-ws-`));
       prepare(workspace);
       const fakeLlmUrl = fake.url;
-      const start = async () =>
+      const dataDir = () => mkdtempSync(join(tmpdir(), `arbor-${options.prefix}-data-`));
+      const once = async () =>
         startApp({
           port: await freePort(),
-          dataDir: mkdtempSync(join(tmpdir(), `arbor-${options.prefix}-data-`)),
+          dataDir: dataDir(),
           fakeLlmUrl,
           env: { DATABASE_URL: url, WORKSPACE_DIR: workspace, ...options.env },
+          readyTimeoutMs: 45_000,
         });
+      // a start not ready within 45 s (a port taken between freePort() and the bind, a machine
+      // under load) is reported with its log and tried once more, inside the test's timeout
+      const start = async () => {
+        try {
+          return await once();
+        } catch (error) {
+          process.stderr.write(`an instance did not start; once more:\n${error}\n`);
+          return once();
+        }
+      };
       const a = await start();
       apps.push(a);
       const b = await start();

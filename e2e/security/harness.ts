@@ -114,7 +114,8 @@ export function useServersAndBrowser(
 export async function ownerContext(browser: Browser, servers: Servers): Promise<BrowserContext> {
   const owner = await browser.newContext({ baseURL: servers.url });
   const page = await owner.newPage();
-  await page.goto(`/?token=${encodeURIComponent(servers.token)}`);
+  // a navigation that hangs fails here, naming itself, instead of at the hook's timeout
+  await page.goto(`/?token=${encodeURIComponent(servers.token)}`, { timeout: 60_000 });
   await expect(page).toHaveURL(`${servers.url}/`);
   await page.close();
   return owner;

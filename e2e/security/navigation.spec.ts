@@ -111,15 +111,24 @@ test("a row's menu deletes; Undo lasts 10 s and waits while hovered", async () =
   const gone = `Delete me ${nonce()}`;
   const goneId = await servers.api.createSession({}, gone);
   const { context, page } = await signedIn("desktop");
+  // the page's clock (its timers and Date) is moved on by the test, not waited for; it also
+  // runs on by itself meanwhile, as a real one does
+  await page.clock.install();
   await page.goto(`${servers.url}/`);
   const row = (title: string) => page.getByRole("button", { name: new RegExp(`^${title}`) });
+  // the DELETEs the page sends: a timer that fires in a jump of the clock sends its DELETE at once
+  const deletes: string[] = [];
+  page.on("request", (request) => {
+    if (request.method() === "DELETE") deletes.push(new URL(request.url()).pathname);
+  });
 
   // deleted and left alone: gone after 10 s, not before
   await rowMenu(page, gone).click();
   await page.getByRole("menuitem", { name: "Delete session" }).click();
   await expect(row(gone)).toBeHidden();
-  await page.waitForTimeout(8_000);
+  await page.clock.fastForward(7_000);
   expect((await servers.api.get(`/api/sessions/${goneId}`)).status).toBe(200);
+  await page.clock.fastForward(3_500);
   await expect
     .poll(async () => (await servers.api.get(`/api/sessions/${goneId}`)).status, {
       timeout: 6_000,
@@ -132,13 +141,17 @@ test("a row's menu deletes; Undo lasts 10 s and waits while hovered", async () =
   const notice = page.getByText(`Deleted “${kept}”`);
   await expect(notice).toBeVisible();
   await notice.hover();
-  await page.waitForTimeout(12_000);
+  await page.clock.fastForward(12_000);
+  await page.waitForTimeout(500);
+  expect(deletes).toEqual([`/api/sessions/${goneId}`]);
   await expect(notice).toBeVisible();
   expect((await servers.api.get(`/api/sessions/${keptId}`)).status).toBe(200);
   await page.getByRole("button", { name: "Undo" }).click();
   await expect(row(kept)).toBeVisible();
   await page.mouse.move(0, 0);
-  await page.waitForTimeout(11_000);
+  await page.clock.fastForward(11_000);
+  await page.waitForTimeout(500);
+  expect(deletes).toEqual([`/api/sessions/${goneId}`]);
   expect((await servers.api.get(`/api/sessions/${keptId}`)).status).toBe(200);
   await context.close();
 });
@@ -147,12 +160,19 @@ test("the Undo waits while it has the keyboard focus", async () => {
   const kept = `Focus me ${nonce()}`;
   const keptId = await servers.api.createSession({}, kept);
   const { context, page } = await signedIn("desktop");
+  await page.clock.install();
   await page.goto(`${servers.url}/`);
+  const deletes: string[] = [];
+  page.on("request", (request) => {
+    if (request.method() === "DELETE") deletes.push(new URL(request.url()).pathname);
+  });
   await rowMenu(page, kept).click();
   await page.getByRole("menuitem", { name: "Delete session" }).click();
   const undo = page.getByRole("button", { name: "Undo" });
   await undo.focus();
-  await page.waitForTimeout(12_000);
+  await page.clock.fastForward(12_000);
+  await page.waitForTimeout(500);
+  expect(deletes).toEqual([]);
   await expect(undo).toBeVisible();
   expect((await servers.api.get(`/api/sessions/${keptId}`)).status).toBe(200);
   await page.keyboard.press("Enter");
@@ -302,9 +322,13 @@ test("an explanation opens on a tap on a touch screen and closes on a tap outsid
     "title",
     /./,
   );
-  await about.tap();
   const bubble = page.getByRole("dialog", { name: "the transcript views" });
-  await expect(bubble).toBeVisible();
+  // a tap that lands before the page is hydrated does nothing (a person taps again): the first
+  // tap is retried while no bubble shows, never once one does (a second tap would close it)
+  await expect(async () => {
+    if (!(await bubble.isVisible())) await about.tap();
+    await expect(bubble).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
   await expect(bubble).toContainText("older messages may be summarized or shortened");
   await expect(bubble).toContainText("Every message as it was written");
   // inside the screen's width

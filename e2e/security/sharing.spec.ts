@@ -12,13 +12,24 @@ let browserA: BrowserContext;
 let browserB: BrowserContext;
 const benEmail = `ben-${nonce()}@people.test`;
 
+// where the set-up is: a set-up that does not finish says where it stopped, with the app's log
+let setUp = "starting the servers";
+
 test.beforeAll(async ({ browser }) => {
   servers = await Servers.start();
+  setUp = "signing the owner in";
   browserA = await signInOwner(browser);
+  setUp = "signing Ben up";
   browserB = await signUpInvited(browser, "Ben", benEmail);
+  setUp = "done";
 });
 
 test.afterAll(async () => {
+  if (setUp !== "done") {
+    process.stderr.write(
+      `sharing: the set-up stopped at ${setUp}; the app's log:\n${servers?.appLog()}\n`,
+    );
+  }
   await browserA?.close();
   await browserB?.close();
   await servers?.close();

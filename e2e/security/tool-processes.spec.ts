@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { expect, test } from "@playwright/test";
@@ -55,6 +55,56 @@ async function untilToolRuns(
     if (Date.now() > deadline) throw new Error(`no process carries ${marker}`);
     await sleep(20);
   }
+}
+
+/** The group of a process of `marker` (field 5 of /proc/PID/stat), if it still runs. */
+function groupOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The records of running tool groups the server keeps (`<data dir>/tool-processes/<pgid>`). */
+function records(): string[] {
+  try {
+    return readdirSync(join(servers.dataDir, "tool-processes"));
+  } catch {
+    return [];
+  }
+}
+
+/** Waits until the group of a process carrying `marker` is recorded by the server. */
+async function untilRecorded(marker: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const groups = processesMatching(marker).map(groupOf);
+    if (groups.some((g) => g !== undefined && records().includes(String(g)))) return;
+    if (Date.now() > deadline) throw new Error(`no record names the group:\n${whatRuns(marker)}`);
+    await sleep(20);
+  }
+}
+
+/** What a failure needs to name its cause: the processes, the records, the app's log. */
+function whatRuns(marker: string): string {
+  const processes = processesMatching(marker).map((pid) => {
+    let stat = "";
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8").trim();
+    } catch {
+      stat = "(gone)";
+    }
+    return `  ${stat}`;
+  });
+  return [
+    `processes carrying ${marker}:`,
+    ...processes,
+    `records: ${records().join(", ") || "none"}`,
+    `the app's log (tail):`,
+    servers.app.output().slice(-3_000),
+  ].join("\n");
 }
 
 test("POST /interrupt during `sleep 20` answers, and the session is at rest, within 1 s", async () => {
@@ -137,13 +187,17 @@ test("kill -9 during a tool run: the tool dies too, its call is closed, and the 
     payload: { type: "text", text: "Sleep, then touch a file." },
   });
   await untilToolRuns(stream, marker, seen);
+  // the server records the group just after it starts it: killed in between (a window of
+  // microseconds) no record would name it, which is not the case this test is about
+  await untilRecorded(marker);
 
   await servers.app.kill("SIGKILL");
   await stream.return(undefined).catch(() => undefined);
   await servers.startApp();
 
   // the tool's processes do not outlive the crash: gone once the server is back
-  expect(await processesGone(marker, 3_000), "the tool's command still runs").toBe(true);
+  const gone = await processesGone(marker, 3_000);
+  expect(gone, gone ? "" : `the tool's command still runs:\n${whatRuns(marker)}`).toBe(true);
   expect(existsSync(afterFile)).toBe(false);
 
   const state = await api.state(id);

@@ -186,6 +186,8 @@ test("sessions: rename, export as Markdown and JSON, find by message text, delet
   const { session_id } = await offlineSession(request, "Before rename");
   const word = `zebra${Date.now()}`;
   await sendViaApi(request, session_id, `hello ${word}`);
+  // the Undo's window is passed by moving the page's clock on, not by waiting it out
+  await page.clock.install();
   await openSession(page, session_id);
 
   await page.getByRole("button", { name: "Session actions" }).click();
@@ -226,7 +228,8 @@ test("sessions: rename, export as Markdown and JSON, find by message text, delet
   await page.getByRole("button", { name: "Undo" }).click();
   await expect(page.getByText("Kept “Renamed session”")).toBeVisible();
   // past the undo window, the session is still there
-  await page.waitForTimeout(11_000);
+  await page.clock.fastForward(11_000);
+  await page.waitForTimeout(500);
   expect((await request.get(`/api/sessions/${session_id}`)).status()).toBe(200);
   // delete for good
   await page.goto(`/sessions/${session_id}`);
@@ -236,6 +239,7 @@ test("sessions: rename, export as Markdown and JSON, find by message text, delet
   await expect(
     page.getByRole("navigation", { name: "Sessions" }).getByText("Renamed session"),
   ).toHaveCount(0);
+  await page.clock.fastForward(10_500);
   await expect
     .poll(async () => (await request.get(`/api/sessions/${session_id}`)).status(), {
       timeout: 15_000,
