@@ -26,7 +26,8 @@ import {
 // alternate OFF, ON, ON, OFF, … so the machine's other load falls on both arms alike. Per arm:
 // the added latency per chunk (p99, measured at the clients as in streaming-load.bench.ts) and
 // the app's CPU (its process group's user + system time) per delivered chunk. Target: ON within
-// 3% of OFF on both. The receiver's count of spans shows the export really ran.
+// 3% of OFF on both. The receiver's count of spans shows the export really ran. The receiver runs
+// in this process and holds the bodies until the rounds are over, then decodes every one.
 // The load saturates a 2-core machine, so one arm's pooled figures drift with what else the
 // machine does in its rounds: the figure is the median over rounds of the ratio ON / OFF within
 // the round (both arms measured back to back), as the first-delta bench pairs its samples; the
@@ -80,7 +81,9 @@ async function round(context: BenchContext, arm: Arm): Promise<void> {
 }
 
 export async function run(context: BenchContext): Promise<BenchFigure[]> {
-  const receiver = await startOtlpReceiver();
+  // the receiver keeps the bodies and decodes them after the rounds: its decoding is the
+  // backend's work, and in this process it would stall the clients that time the chunks
+  const receiver = await startOtlpReceiver({ holdBodies: true });
   const dirs = [0, 1].map(() => mkdtempSync(join(tmpdir(), "arbor-otel-bench-")));
   const start = (dataDir: string, env: Record<string, string>) =>
     freePort().then((port) => startApp({ port, dataDir, fakeLlmUrl: context.fakeUrl, env }));
@@ -112,6 +115,7 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     // SIGTERM flushes the ON app's last spans (shutdown.ts) before the receiver closes
     await on.app.kill("SIGTERM");
     await receiver.close();
+    receiver.decodeHeld();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     await resetFake(context.fakeUrl);
   }

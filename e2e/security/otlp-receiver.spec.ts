@@ -231,3 +231,34 @@ test("a gzipped JSON body is taken; bad bodies, types and paths are refused as O
   expect((await post("/v1/traces", "text/plain", Buffer.from("x"))).status).toBe(415);
   expect((await post("/v1/logs", "application/json", Buffer.from("{}"))).status).toBe(404);
 });
+
+test("holding the bodies: nothing is decoded until decodeHeld, then every span is, and a bad body is refused", async () => {
+  const held = await startOtlpReceiver({ holdBodies: true });
+  try {
+    const exporter = new ProtoTraceExporter({ url: `${held.url}/v1/traces` });
+    const provider = new BasicTracerProvider({
+      resource,
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    const tracer = provider.getTracer("arbor", "0.1.0");
+    for (const name of ["held-1", "held-2"]) tracer.startSpan(name).end();
+    await provider.forceFlush();
+    await provider.shutdown();
+    const bad = await fetch(`${held.url}/v1/traces`, {
+      method: "POST",
+      headers: { "content-type": "application/x-protobuf" },
+      body: new Uint8Array([0x0a, 0xff, 0xff]),
+    });
+    // answered before it is read: the refusal comes with the decoding
+    expect(bad.status).toBe(200);
+    expect(held.requests).toHaveLength(3);
+    expect(held.spans).toEqual([]);
+    held.decodeHeld();
+    expect(held.spans.map((s) => s.name).sort()).toEqual(["held-1", "held-2"]);
+    expect(held.refused).toEqual([expect.objectContaining({ path: "/v1/traces", status: 400 })]);
+    held.decodeHeld(); // nothing is held twice
+    expect(held.spans).toHaveLength(2);
+  } finally {
+    await held.close();
+  }
+});

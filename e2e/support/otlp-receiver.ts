@@ -88,6 +88,11 @@ export interface OtlpReceiver {
   readonly requests: ReceivedRequest[];
   /** bodies refused (400/404/415), with why */
   readonly refused: Array<{ path: string; status: number; why: string }>;
+  /**
+   * With `holdBodies`: decodes the bodies held so far into `spans` and `metrics` (a body that does
+   * not decode goes to `refused`). Without it there is nothing held and this does nothing.
+   */
+  decodeHeld(): void;
   /** polls until `check` returns something other than undefined or false, or throws after `ms` */
   waitFor<T>(check: () => T | undefined | false, ms?: number, what?: string): Promise<T>;
   close(): Promise<void>;
@@ -297,13 +302,39 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
   return request.headers["content-encoding"] === "gzip" ? gunzipSync(body) : body;
 }
 
+export interface ReceiverOptions {
+  /**
+   * Answer every well-formed post at once and keep its body undecoded until `decodeHeld()`. A
+   * bench that measures latency in this process uses it, so the receiver's decoding (the
+   * backend's work, elsewhere in a real deployment) does not stall the measuring clients.
+   */
+  holdBodies?: boolean;
+}
+
+interface HeldBody {
+  signal: SignalPath;
+  encoding: Encoding;
+  body: Buffer;
+}
+
 /** Starts a receiver on a free loopback port. */
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<OtlpReceiver> {
   requestTypes(); // a broken .proto fails here, not on the first request
   const spans: ReceivedSpan[] = [];
   const metrics: ReceivedMetric[] = [];
   const requests: ReceivedRequest[] = [];
   const refused: OtlpReceiver["refused"] = [];
+  const held: HeldBody[] = [];
+
+  /** Decodes one body into `spans` or `metrics`; throws when it does not decode. */
+  const take = ({ signal, encoding, body }: HeldBody) => {
+    const decoded =
+      encoding === "protobuf"
+        ? decodeProtobuf(signal, body)
+        : (JSON.parse(body.toString("utf8")) as unknown);
+    if (signal === "/v1/traces") spans.push(...spansOf(decoded, encoding));
+    else metrics.push(...metricsOf(decoded, encoding));
+  };
 
   const refuse = (response: ServerResponse, path: string, status: number, why: string) => {
     refused.push({ path, status, why });
@@ -335,16 +366,11 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         refuse(response, path, 415, `unsupported content type ${type}`);
         return;
       }
-      let decoded: unknown;
       try {
         const body = await readBody(request);
         requests.push({ path, encoding, headers: request.headers, bytes: body.length });
-        decoded =
-          encoding === "protobuf"
-            ? decodeProtobuf(signal, body)
-            : (JSON.parse(body.toString("utf8")) as unknown);
-        if (signal === "/v1/traces") spans.push(...spansOf(decoded, encoding));
-        else metrics.push(...metricsOf(decoded, encoding));
+        if (options.holdBodies) held.push({ signal, encoding, body });
+        else take({ signal, encoding, body });
       } catch (error) {
         refuse(response, path, 400, error instanceof Error ? error.message : String(error));
         return;
@@ -366,6 +392,19 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     metrics,
     requests,
     refused,
+    decodeHeld() {
+      for (const entry of held.splice(0)) {
+        try {
+          take(entry);
+        } catch (error) {
+          refused.push({
+            path: entry.signal,
+            status: 400,
+            why: error instanceof Error ? error.message : String(error),
+          });
+        }
+      }
+    },
     async waitFor<T>(check: () => T | undefined | false, ms = 15_000, what = "the condition") {
       const deadline = Date.now() + ms;
       for (;;) {
