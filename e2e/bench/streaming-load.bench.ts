@@ -81,14 +81,14 @@ export function newTally(): Tally {
  * Each delta's lateness against the schedule the provider keeps (k × cadence apart), and for
  * each after the first its inter-arrival excess (gap to the previous − the cadence).
  */
-function addExcess(tally: Tally, arrivals: number[]): void {
+function addExcess(tally: Tally, arrivals: number[], cadenceMs = CHUNK_DELAY_MS): void {
   // The schedule is anchored on the answer's least delayed chunk (the provider's start time is
   // not visible to the client): that chunk counts as 0 ms late, so the figure is a lower bound.
   // Anchoring on the first chunk instead makes every chunk after a delayed first one look early.
-  const anchor = Math.min(...arrivals.map((at, k) => at - k * CHUNK_DELAY_MS));
+  const anchor = Math.min(...arrivals.map((at, k) => at - k * cadenceMs));
   for (let k = 0; k < arrivals.length; k++) {
-    if (k > 0) tally.excess.push(arrivals[k]! - arrivals[k - 1]! - CHUNK_DELAY_MS);
-    tally.lateness.push(arrivals[k]! - k * CHUNK_DELAY_MS - anchor);
+    if (k > 0) tally.excess.push(arrivals[k]! - arrivals[k - 1]! - cadenceMs);
+    tally.lateness.push(arrivals[k]! - k * cadenceMs - anchor);
   }
 }
 
@@ -165,27 +165,43 @@ export async function sessionLoop(
       await sleep(100);
       continue;
     }
-    tally.streams++;
-    const arrivals: number[] = [];
-    let text = "";
-    for (const event of events) {
-      if (event.id !== undefined) {
-        if (lastId !== undefined && event.id <= lastId) tally.outOfOrder++;
-        else if (lastId !== undefined) tally.gaps += event.id - lastId - 1;
-        lastId = Math.max(lastId ?? 0, event.id);
-      }
-      if (event.event === "error") tally.errors++;
-      if (event.event === "content_delta" && isContentDelta(event.data)) {
-        if (event.data.channel !== "text") continue;
-        text += event.data.delta;
-        arrivals.push(event.at);
-      }
-    }
-    tally.deltas += arrivals.length;
-    if (text !== ANSWER) tally.wrongText++;
-    if (!events.some((e) => e.event === "content_final")) tally.noFinal++;
-    addExcess(tally, arrivals);
+    lastId = tallyStream(tally, events, { text: ANSWER, cadenceMs: CHUNK_DELAY_MS }, lastId);
   }
+}
+
+/**
+ * Checks one answer's stream of a session and adds it to `tally`: its SSE ids against the last id
+ * the session's client saw (`lastId`, undefined after an abandoned stream: no gap is counted
+ * then), errors, the final event, the text against the scripted one, and each delta's lateness
+ * against the provider's cadence. Returns the session's new last id.
+ */
+export function tallyStream(
+  tally: Tally,
+  events: SseEvent[],
+  expected: { text: string; cadenceMs: number },
+  lastId: number | undefined,
+): number | undefined {
+  tally.streams++;
+  const arrivals: number[] = [];
+  let text = "";
+  for (const event of events) {
+    if (event.id !== undefined) {
+      if (lastId !== undefined && event.id <= lastId) tally.outOfOrder++;
+      else if (lastId !== undefined) tally.gaps += event.id - lastId - 1;
+      lastId = Math.max(lastId ?? 0, event.id);
+    }
+    if (event.event === "error") tally.errors++;
+    if (event.event === "content_delta" && isContentDelta(event.data)) {
+      if (event.data.channel !== "text") continue;
+      text += event.data.delta;
+      arrivals.push(event.at);
+    }
+  }
+  tally.deltas += arrivals.length;
+  if (text !== expected.text) tally.wrongText++;
+  if (!events.some((e) => e.event === "content_final")) tally.noFinal++;
+  addExcess(tally, arrivals, expected.cadenceMs);
+  return lastId;
 }
 
 /** The same load through the bare route: send, read to the end, check, repeat. */
