@@ -8,6 +8,7 @@ import { createSession, resetFake, scriptFake, sendMessage } from "../crash/clie
 import type { SseEvent } from "../crash/sse.js";
 import type { BenchContext, BenchFigure } from "./figure.js";
 import { percentile } from "./figure.js";
+import { heapAfterGc, inspectOption } from "./heap.js";
 import { newTally, type Tally, tallyStream } from "./streaming-load.bench.js";
 
 // Issue #30: 500 concurrent sessions, on one instance (SQLite) and on three instances sharing one
@@ -23,10 +24,11 @@ import { newTally, type Tally, tallyStream } from "./streaming-load.bench.js";
 // - failed: a refused, reset or timed-out request, an error event, no final event (target 0);
 // - the added latency per chunk against the provider's cadence, p99 (reported: the machine's two
 //   cores are far past their limit at 500 answers at once, so it is the queue's length);
-// - memory per idle session: the growth of the instances' resident memory (VmRSS of each `next
-//   start` process) from before the sessions were created to after every answer had ended and the
-//   server sat idle for IDLE_MS, divided by the sessions. It includes what V8 has not collected
-//   or given back, so it is an upper bound.
+// - memory per idle session: the growth of the instances' JS heap after a full garbage collection
+//   (read through each instance's inspector, bench/heap.ts) from before the sessions were created
+//   to after every answer had ended and the servers sat idle for IDLE_MS, divided by the sessions:
+//   what an idle session keeps alive. The growth of their resident memory (VmRSS) is in the notes;
+//   it also counts what V8 has not collected or given back to the system.
 
 const SESSIONS = 500;
 const ROUNDS = 2;
@@ -73,7 +75,21 @@ interface Outcome {
   firstDelta: number[];
   rssBefore: number | undefined;
   rssIdle: number | undefined;
+  /** the instances' JS heap after a full GC, bytes */
+  heapBefore: number;
+  heapIdle: number;
 }
+
+interface Instance {
+  app: ServerProcess;
+  inspectorPort: number;
+}
+
+const heapOf = async (instances: Instance[]) =>
+  (await Promise.all(instances.map((i) => heapAfterGc(i.inspectorPort)))).reduce(
+    (a, b) => a + b,
+    0,
+  );
 
 async function oneAnswer(
   url: string,
@@ -103,12 +119,14 @@ async function oneAnswer(
 }
 
 /** Creates the sessions (session i on apps[i % n]) and runs the rounds on them. */
-async function drive(fakeUrl: string, apps: ServerProcess[]): Promise<Outcome> {
+async function drive(fakeUrl: string, instances: Instance[]): Promise<Outcome> {
+  const apps = instances.map((i) => i.app);
   await resetFake(fakeUrl);
   await scriptFake(
     fakeUrl,
     Array.from({ length: SESSIONS * ROUNDS }, () => turn),
   );
+  const heapBefore = await heapOf(instances);
   const rssBefore = totalRss(apps);
   const at = (i: number, round: number) => apps[(i + round) % apps.length]!.url;
   const sessions = await Promise.all(
@@ -136,7 +154,9 @@ async function drive(fakeUrl: string, apps: ServerProcess[]): Promise<Outcome> {
   }
   const seconds = (performance.now() - started) / 1000;
   await sleep(IDLE_MS);
-  return { tally, seconds, firstDelta, rssBefore, rssIdle: totalRss(apps) };
+  const rssIdle = totalRss(apps);
+  const heapIdle = await heapOf(instances);
+  return { tally, seconds, firstDelta, rssBefore, rssIdle, heapBefore, heapIdle };
 }
 
 function figures(label: string, outcome: Outcome, instances: number): BenchFigure[] {
@@ -145,10 +165,11 @@ function figures(label: string, outcome: Outcome, instances: number): BenchFigur
   const broken = tally.failed + tally.errors + tally.noFinal;
   const expected = SESSIONS * ROUNDS;
   const load = `${SESSIONS} sessions × ${ROUNDS} answers at once, ${CHUNKS} chunks ${CHUNK_DELAY_MS} ms apart each; ${tally.streams} of ${expected} answers read in ${outcome.seconds.toFixed(1)} s`;
-  const perSession =
+  const perSession = (outcome.heapIdle - outcome.heapBefore) / 1024 / SESSIONS;
+  const rss =
     outcome.rssBefore === undefined || outcome.rssIdle === undefined
-      ? undefined
-      : ((outcome.rssIdle - outcome.rssBefore) * 1024) / SESSIONS;
+      ? "resident memory not readable"
+      : `resident memory ${outcome.rssBefore.toFixed(0)} → ${outcome.rssIdle.toFixed(0)} MiB (${(((outcome.rssIdle - outcome.rssBefore) * 1024) / SESSIONS).toFixed(0)} KiB per session, an upper bound: garbage not yet collected and heap V8 keeps count)`;
   const out: BenchFigure[] = [
     {
       name: `500 sessions, ${label}: events lost`,
@@ -183,17 +204,15 @@ function figures(label: string, outcome: Outcome, instances: number): BenchFigur
       notes: `p50 ${percentile(tally.lateness, 50).toFixed(0)} ms over ${tally.deltas} chunks; first delta after the round's start: p50 ${percentile(outcome.firstDelta, 50).toFixed(0)} ms, p99 ${percentile(outcome.firstDelta, 99).toFixed(0)} ms`,
     },
   ];
-  if (perSession !== undefined) {
-    out.push({
-      name: `500 sessions, ${label}: memory per idle session`,
-      value: perSession,
-      unit: "KiB",
-      target: "-",
-      pass: true,
-      informational: true,
-      notes: `resident memory of the ${instances === 1 ? "instance" : `${instances} instances`} ${outcome.rssBefore!.toFixed(0)} MiB before the sessions, ${outcome.rssIdle!.toFixed(0)} MiB ${IDLE_MS / 1000} s after the last answer (an upper bound: garbage not yet collected counts)`,
-    });
-  }
+  out.push({
+    name: `500 sessions, ${label}: memory per idle session`,
+    value: perSession,
+    unit: "KiB",
+    target: "-",
+    pass: true,
+    informational: true,
+    notes: `JS heap after a full GC of the ${instances === 1 ? "instance" : `${instances} instances`}: ${(outcome.heapBefore / 2 ** 20).toFixed(1)} MiB before the sessions, ${(outcome.heapIdle / 2 ** 20).toFixed(1)} MiB ${IDLE_MS / 1000} s after the last answer; ${rss}`,
+  });
   return out;
 }
 
@@ -203,24 +222,27 @@ async function startInstance(
   fakeLlmUrl: string,
   workspace: string,
   env: Record<string, string> = {},
-): Promise<ServerProcess> {
-  return startApp({
+): Promise<Instance> {
+  const inspectorPort = await freePort();
+  const app = await startApp({
     port: await freePort(),
     dataDir: dataDirs[dataDirs.push(mkdtempSync(join(tmpdir(), "arbor-many-data-"))) - 1]!,
     fakeLlmUrl,
-    env: { WORKSPACE_DIR: workspace, ...env },
+    // the inspector, for the heap after a full GC (bench/heap.ts); loopback only
+    env: { WORKSPACE_DIR: workspace, NODE_OPTIONS: inspectOption(inspectorPort), ...env },
   });
+  return { app, inspectorPort };
 }
 
 export async function run(context: BenchContext): Promise<BenchFigure[]> {
   const workspace = mkdtempSync(join(tmpdir(), "arbor-many-ws-"));
   const out: BenchFigure[] = [];
-  let apps: ServerProcess[] = [];
+  const apps: Instance[] = [];
   let cluster: PgCluster | undefined;
   try {
-    apps = [await startInstance(context.fakeUrl, workspace)];
+    apps.push(await startInstance(context.fakeUrl, workspace));
     out.push(...figures("1 instance (SQLite)", await drive(context.fakeUrl, apps), 1));
-    for (const app of apps.splice(0)) await app.kill("SIGTERM");
+    for (const { app } of apps.splice(0)) await app.kill("SIGTERM");
 
     cluster = await startPgCluster({ fsync: true });
     const env = { DATABASE_URL: await cluster.createDatabase("many_sessions") };
@@ -231,7 +253,7 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
     );
     out.push(...figures("3 instances (PostgreSQL)", await drive(context.fakeUrl, apps), 3));
   } finally {
-    for (const app of apps) await app.kill("SIGTERM");
+    for (const { app } of apps) await app.kill("SIGTERM");
     cluster?.stop();
     for (const dir of [workspace, ...dataDirs.splice(0)])
       rmSync(dir, { recursive: true, force: true });
