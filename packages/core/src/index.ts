@@ -28,6 +28,7 @@ export type {
 export {
   countRequestTokens,
   DEFAULT_BASE_PROMPT,
+  DEFAULT_IDLE_SESSION_MS,
   DEFAULT_PIPELINE,
   ExtractiveSummarizer,
   fromStoredMessages,

@@ -77,6 +77,7 @@ import type { Database, TokenBudgets } from "@arbor/db";
 import { audit } from "./audit";
 import { dataDirOf } from "./data-dir";
 import { servingBeyondLoopback } from "./exposure";
+import { idleSessionMs } from "./idle-sessions";
 import { installToken } from "./install-token";
 import { createRedactingLogger } from "./logger";
 import { appMcpServers, followAppMcp } from "./mcp-servers";
@@ -113,6 +114,9 @@ import { type OpenedStore, openStore } from "./store";
 //                  configuration without asking (scripted setups; logged as a warning)
 //   ARBOR_SHUTDOWN_GRACE_MS   how long a SIGTERM lets running operations finish before it
 //                  interrupts them (default 5000; shutdown.ts)
+//   ARBOR_IDLE_SESSION_SECONDS   a session at rest nobody asked for this long leaves the server's
+//                  memory and is read from the database on its next use (default 300; 0: never;
+//                  idle-sessions.ts)
 //   ARBOR_SUMMARIES=extractive   optimization never asks a model for summaries (default: it asks
 //                  the session's model, or the config's optimization.summary_model)
 //   <workspace>/.arbor/agents/*.md, .claude/agents/*.md   sub-agents, each a tool (README)
@@ -430,6 +434,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       file: memoryFile.file,
     });
   }
+  let idleMs: number;
+  try {
+    idleMs = idleSessionMs(env);
+  } catch (error) {
+    throw new StartRefused(error instanceof Error ? error.message : String(error));
+  }
   const manager = new SessionManager({
     store,
     tokenBudget: budgets,
@@ -442,6 +452,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     logger,
     // ARBOR_TITLES=first_message: no title request to the model after the first answer
     titles: env.ARBOR_TITLES?.trim() === "first_message" ? "first_message" : "model",
+    // ARBOR_IDLE_SESSION_SECONDS: how long a session at rest stays in this server's memory
+    idleSessionMs: idleMs,
     // optimization's summaries: the session's model (or its optimization.summary_model), unless
     // ARBOR_SUMMARIES=extractive; the offline model always gets extractive summaries
     summaries: env.ARBOR_SUMMARIES?.trim() === "extractive" ? "extractive" : "model",

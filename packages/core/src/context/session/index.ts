@@ -17,7 +17,7 @@ export { INTERRUPTED_BY_RESTART, type RecoveryReport, recoverSession } from "./r
 export type { RunStop } from "./run-context.js";
 export type { RunResult } from "./run-driver.js";
 export * from "./session.js";
-export type { SessionDeps } from "./session-deps.js";
+export { DEFAULT_IDLE_SESSION_MS, type SessionDeps } from "./session-deps.js";
 export { toolNameOwner } from "./session-extensions.js";
 export * from "./session-manager.js";
 export { parseStoredEvent } from "./stored-events.js";

@@ -104,6 +104,12 @@ export interface SessionDeps {
    * absent: no budgets
    */
   tokenBudget?: TokenBudget;
+  /**
+   * a cached session at rest this long (ms: nothing runs, waits or listens in it, and nobody asked
+   * for it) leaves the manager's cache and is read from the store on its next use; 0 keeps every
+   * session cached (default DEFAULT_IDLE_SESSION_MS)
+   */
+  idleSessionMs?: number;
   newId?: () => string;
   now?: () => Date;
 }
@@ -146,6 +152,9 @@ export interface ResolvedDeps
   lifecycle: { draining: boolean };
 }
 
+/** SessionDeps.idleSessionMs by default: 5 minutes */
+export const DEFAULT_IDLE_SESSION_MS = 5 * 60_000;
+
 const consoleLogger: Logger = {
   debug: () => undefined,
   info: (message, fields) => console.info(message, fields ?? {}),
@@ -184,6 +193,7 @@ export function resolveDeps(deps: SessionDeps): ResolvedDeps {
     commandHooks: deps.commandHooks,
     coordinator: deps.coordinator,
     tokenBudget: deps.tokenBudget,
+    idleSessionMs: deps.idleSessionMs ?? DEFAULT_IDLE_SESSION_MS,
     newId: deps.newId ?? randomUUID,
     now: deps.now ?? (() => new Date()),
     lifecycle: { draining: false },

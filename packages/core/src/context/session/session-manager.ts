@@ -18,7 +18,10 @@ import { StoredSession } from "./stored-session.js";
 // Creates, loads and caches sessions over a store. One Session per id per manager, so all
 // callers of a session share its operation queue. `get` loads a stored session once and runs
 // crash recovery on it before handing it out. Corrupt rows reported by the store are logged; the
-// rest of the session loads.
+// rest of the session loads. A cached session nobody has asked for in `idleSessionMs` and that is
+// at rest (Session.atRest: nothing runs, waits or listens in it) leaves the cache, so a server's
+// memory follows the sessions in use, not every session it has ever served; its next use reads it
+// from the store again.
 
 /**
  * The loop records share the store with the session's own writes; a run's first record waits this
@@ -43,6 +46,9 @@ export interface SessionImport {
 export class SessionManager {
   readonly #deps: ResolvedDeps;
   readonly #sessions = new Map<string, Promise<Session | undefined>>();
+  /** when each cached session was last handed out (deps.now(), ms) */
+  readonly #lastUsed = new Map<string, number>();
+  #sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(deps: SessionDeps) {
     const resolved = resolveDeps(deps);
@@ -92,6 +98,7 @@ export class SessionManager {
       () => this.#loadCore(record.id),
     );
     this.#sessions.set(record.id, Promise.resolve(session));
+    this.#used(record.id);
     return session;
   }
 
@@ -153,6 +160,7 @@ export class SessionManager {
 
   /** The session, loaded (and recovered) on first use; undefined when it does not exist. */
   get(id: string): Promise<Session | undefined> {
+    this.#used(id);
     let entry = this.#sessions.get(id);
     if (entry && this.#deps.coordinator) entry = this.#currentEntry(id, entry);
     if (!entry) {
@@ -166,6 +174,47 @@ export class SessionManager {
       );
     }
     return entry;
+  }
+
+  /** Marks a session as just handed out, and keeps the idle sweep going while any is cached. */
+  #used(id: string): void {
+    const idleMs = this.#deps.idleSessionMs;
+    if (idleMs <= 0) return;
+    this.#lastUsed.set(id, this.#deps.now().getTime());
+    if (this.#sweeper !== undefined) return;
+    this.#sweeper = setInterval(() => this.#sweep(), Math.max(1_000, Math.min(30_000, idleMs / 2)));
+    // the sweep alone must not keep a process alive
+    this.#sweeper.unref?.();
+  }
+
+  /** Drops the cached sessions at rest that nobody has asked for in `idleSessionMs`. */
+  #sweep(): void {
+    const idleMs = this.#deps.idleSessionMs;
+    const idle = (id: string) =>
+      this.#deps.now().getTime() - (this.#lastUsed.get(id) ?? 0) >= idleMs;
+    for (const [id, entry] of this.#sessions) {
+      if (!idle(id)) continue;
+      entry.then(
+        (session) => {
+          // handed out again, replaced or deleted meanwhile, or not at rest: it stays
+          if (this.#sessions.get(id) !== entry || !idle(id)) return;
+          if (session !== undefined && !session.atRest) return;
+          this.#sessions.delete(id);
+          this.#lastUsed.delete(id);
+        },
+        () => undefined,
+      );
+    }
+    for (const id of this.#lastUsed.keys()) if (!this.#sessions.has(id)) this.#lastUsed.delete(id);
+    if (this.#sessions.size === 0 && this.#sweeper !== undefined) {
+      clearInterval(this.#sweeper);
+      this.#sweeper = undefined;
+    }
+  }
+
+  /** How many sessions are cached (loaded or loading): for tests and benches. */
+  get cachedSessions(): number {
+    return this.#sessions.size;
   }
 
   /**
@@ -327,5 +376,6 @@ export class SessionManager {
       throw error;
     }
     this.#sessions.delete(id);
+    this.#lastUsed.delete(id);
   }
 }

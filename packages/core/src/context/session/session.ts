@@ -143,6 +143,21 @@ export class Session extends SessionViews {
     return this.#runner.active;
   }
   /**
+   * Nothing runs, waits or listens here: no operation (queued or running), no optimization made
+   * ahead still running, no open event stream, not being deleted, and the session rests in Idle.
+   * The manager may then drop it from its cache (SessionDeps.idleSessionMs): it is read again from
+   * the store on its next use, with nothing lost.
+   */
+  get atRest(): boolean {
+    return (
+      this.#runner.active === 0 &&
+      !this.#runner.deleting &&
+      this.#after.ahead === undefined &&
+      this.#core.state.type === "Idle" &&
+      this.#core.listenerCount === 0
+    );
+  }
+  /**
    * The agent is working: an operation runs (or waits its turn), or the run waits for a tool
    * approval. A text message sent now is queued (sendMessage).
    */

@@ -221,6 +221,11 @@ export class StoredSession {
     return undefined;
   }
 
+  /** how many listeners follow this session's events (an open stream each) */
+  get listenerCount(): number {
+    return this.#listeners.size;
+  }
+
   subscribe(listener: EventListener): () => void {
     this.#listeners.add(listener);
     return () => {
