@@ -145,10 +145,14 @@ export class LoopRecorder {
    * session is settled when all its loops are closed and every parent loop of another session
    * that spawned one of them is closed too: until then the parent's toolExecutionEnd may still
    * arrive to enrich the SpawnRef (REQ-221), so the child session is kept even if flushed.
+   * `keep` keeps the sessions it returns true for (SessionManager: the ones still cached there).
+   * A later loop of a released session is recorded as after a restart: its record names its
+   * parent loop, and the tree is built from those names (session-tree.ts).
    */
-  releaseSettled(): string[] {
+  releaseSettled(keep: (sessionId: string) => boolean = () => false): string[] {
     const released: string[] = [];
     for (const session of this.#sessions.values()) {
+      if (keep(session.sessionId)) continue;
       const settled = session.loops.every(
         (loop) => isTerminalStatus(loop.status) && !this.#hasOpenParentElsewhere(loop),
       );

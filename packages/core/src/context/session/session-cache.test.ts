@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { call, collect, harness, say } from "../../../test/support/session-harness.js";
+import { LoopRecorder } from "../../recording/recorder.js";
 
 // The manager's cache follows the sessions in use (issue #30: memory per idle session): a session
 // at rest that nobody has asked for in `idleSessionMs` leaves it and is read again from the store
@@ -11,11 +12,13 @@ const IDLE_MS = 2_000;
 
 function clockedHarness(script: Parameters<typeof harness>[0]) {
   let offset = 0;
+  const recorder = new LoopRecorder();
   const h = harness(script, {
     idleSessionMs: IDLE_MS,
     now: () => new Date(Date.now() + offset),
+    recorder,
   });
-  return { ...h, later: () => (offset += 60 * 60_000) };
+  return { ...h, recorder, later: () => (offset += 60 * 60_000) };
 }
 
 describe("the session cache", () => {
@@ -26,9 +29,14 @@ describe("the session cache", () => {
     await session.idle();
     expect(session.atRest).toBe(true);
     expect(h.manager.cachedSessions).toBe(1);
+    expect(h.recorder.getSession(session.id)?.loops).toHaveLength(1);
 
     h.later();
     await vi.waitFor(() => expect(h.manager.cachedSessions).toBe(0), { timeout: 5_000 });
+    // its loop tree leaves the recorder's memory at the next sweep (it is in the store)
+    await vi.waitFor(() => expect(h.recorder.getSession(session.id)).toBeUndefined(), {
+      timeout: 5_000,
+    });
 
     const again = await h.manager.get(session.id);
     expect(again).toBeDefined();

@@ -206,6 +206,9 @@ export class SessionManager {
       );
     }
     for (const id of this.#lastUsed.keys()) if (!this.#sessions.has(id)) this.#lastUsed.delete(id);
+    // the loop trees of the sessions no longer cached (dropped by an earlier sweep) leave the
+    // recorder's memory too: they are in the store
+    this.#deps.recorder?.releaseSettled((id) => this.#sessions.has(id));
     if (this.#sessions.size === 0 && this.#sweeper !== undefined) {
       clearInterval(this.#sweeper);
       this.#sweeper = undefined;
