@@ -26,7 +26,8 @@ import { newTally, type Tally, tallyStream } from "./streaming-load.bench.js";
 //   cores are far past their limit at 500 answers at once, so it is the queue's length);
 // - memory per idle session: the growth of the instances' JS heap after a full garbage collection
 //   (read through each instance's inspector, bench/heap.ts) from before the sessions were created
-//   to IDLE_MS after the last answer, divided by the sessions: what an idle session keeps alive
+//   (after WARM_UP answers on each instance, so the routes' modules are loaded) to IDLE_MS after
+//   the last answer, divided by the sessions: what an idle session keeps alive
 //   while the server still holds it; and again once ARBOR_IDLE_SESSION_SECONDS (set to
 //   IDLE_SESSION_S here, 300 by default) has passed and the sessions have left the servers'
 //   memory. The growth of their resident memory (VmRSS) is in the notes; it also counts what V8
@@ -46,6 +47,8 @@ const turn = {
 /** a stream still open after this is cut and counted as failed */
 const STREAM_TIMEOUT_MS = 240_000;
 const IDLE_MS = 5_000;
+/** sessions each instance answers before the heap is first read */
+const WARM_UP = 5;
 /** ARBOR_IDLE_SESSION_SECONDS of the bench's instances */
 const IDLE_SESSION_S = 15;
 /** after the last answer, the idle time and the cache's sweep (every IDLE_SESSION_S / 2) */
@@ -132,7 +135,19 @@ async function drive(fakeUrl: string, instances: Instance[]): Promise<Outcome> {
   await resetFake(fakeUrl);
   await scriptFake(
     fakeUrl,
-    Array.from({ length: SESSIONS * ROUNDS }, () => turn),
+    Array.from({ length: SESSIONS * ROUNDS + WARM_UP * instances.length }, () => turn),
+  );
+  // a first answer on every instance first: the routes' modules load and the code warms up on
+  // the first requests, a cost of the server's, not of each session's
+  await Promise.all(
+    instances.flatMap(({ app }) =>
+      Array.from({ length: WARM_UP }, async (_, i) => {
+        const id = await createSession(app.url, `warm-up ${i}`);
+        for await (const _event of await sendMessage(app.url, id, "warm up")) {
+          // read to the end
+        }
+      }),
+    ),
   );
   const heapBefore = await heapOf(instances);
   const rssBefore = totalRss(apps);
@@ -226,7 +241,7 @@ function figures(label: string, outcome: Outcome, instances: number): BenchFigur
       target: "-",
       pass: true,
       informational: true,
-      notes: `JS heap after a full GC of ${servers}: ${mib(outcome.heapBefore)} before the sessions, ${mib(outcome.heapIdle)} ${IDLE_MS / 1000} s after the last answer; ${rss}`,
+      notes: `JS heap after a full GC of ${servers}: ${mib(outcome.heapBefore)} before the sessions (after ${WARM_UP} warm-up answers per instance), ${mib(outcome.heapIdle)} ${IDLE_MS / 1000} s after the last answer; ${rss}`,
     },
     {
       name: `500 sessions, ${label}: memory per idle session, after ARBOR_IDLE_SESSION_SECONDS`,
