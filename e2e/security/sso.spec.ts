@@ -22,9 +22,12 @@ async function signInAtProvider(page: Page, login: string, issuerUrl: string): P
   const field = page.locator('input[name="login"]');
   const consent = page.getByRole("button", { name: "Continue" });
   const answered = new Set<string>();
+  /** every URL the browser was seen at, in order: the failure names the way it went */
+  const seen: string[] = [];
   const deadline = Date.now() + 45_000;
   while (Date.now() < deadline) {
     const url = page.url();
+    if (seen.at(-1) !== url) seen.push(url);
     if (url.startsWith(issuerUrl)) {
       if (!answered.has(url) && (await field.isVisible())) {
         answered.add(url);
@@ -40,7 +43,13 @@ async function signInAtProvider(page: Page, login: string, issuerUrl: string): P
     }
     await page.waitForTimeout(100);
   }
-  throw new Error(`the sign-in at the provider did not finish: the browser is at ${page.url()}`);
+  const text = await page
+    .locator("body")
+    .textContent({ timeout: 2_000 })
+    .catch((error: unknown) => `(no text: ${String(error)})`);
+  throw new Error(
+    `the sign-in at the provider did not finish: the browser is at ${page.url()}; it went ${seen.join(" → ")}; answered ${[...answered].join(", ") || "nothing"}; the page says: ${(text ?? "").replace(/\s+/g, " ").slice(0, 400)}`,
+  );
 }
 
 test.describe("SSO with ARBOR_SIGNUP=sso", () => {
