@@ -1,4 +1,5 @@
 import WebSocket from "ws";
+import { type AppOptions, freePort, type ServerProcess, startApp } from "../crash/app-server.js";
 
 // A server's JS heap after a full garbage collection, read through its inspector (the Chrome
 // DevTools Protocol over the WebSocket that `--inspect=HOST:PORT` opens): HeapProfiler's
@@ -11,9 +12,21 @@ interface Reply {
   error?: { message: string };
 }
 
-/** `--inspect=127.0.0.1:PORT` for NODE_OPTIONS. */
-export function inspectOption(port: number): string {
-  return `--inspect=127.0.0.1:${port}`;
+export interface InspectedApp {
+  app: ServerProcess;
+  /** the app's inspector, on loopback: give it to heapAfterGc */
+  inspectorPort: number;
+}
+
+/** The app on a free port (`options` without one), its inspector on another (loopback only). */
+export async function startInspectedApp(options: Omit<AppOptions, "port">): Promise<InspectedApp> {
+  const inspectorPort = await freePort();
+  const app = await startApp({
+    ...options,
+    port: await freePort(),
+    env: { ...options.env, NODE_OPTIONS: `--inspect=127.0.0.1:${inspectorPort}` },
+  });
+  return { app, inspectorPort };
 }
 
 /** Bytes of JS heap in use after a full GC in the process whose inspector listens on `port`. */

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { freePort, type ServerProcess, startApp } from "../crash/app-server.js";
+import type { ServerProcess } from "../crash/app-server.js";
 import { createSession, resetFake, scriptFake, sendMessage } from "../crash/client.js";
 import type { BenchContext, BenchFigure } from "./figure.js";
-import { heapAfterGc, inspectOption } from "./heap.js";
+import { heapAfterGc, startInspectedApp } from "./heap.js";
 
 // Issue #30, "memory per idle session", in steady state: what each session a server has served
 // keeps in its memory once it is idle. The many-sessions bench reads it once after 500 sessions,
@@ -53,19 +53,15 @@ async function batch(url: string, n: number): Promise<void> {
 
 async function measure(context: BenchContext, arm: Arm): Promise<void> {
   const dirs = [0, 1].map(() => mkdtempSync(join(tmpdir(), "arbor-idle-memory-")));
-  const inspectorPort = await freePort();
   let app: ServerProcess | undefined;
   try {
-    app = await startApp({
-      port: await freePort(),
+    const started = await startInspectedApp({
       dataDir: dirs[0]!,
       fakeLlmUrl: context.fakeUrl,
-      env: {
-        WORKSPACE_DIR: dirs[1]!,
-        NODE_OPTIONS: inspectOption(inspectorPort),
-        ARBOR_IDLE_SESSION_SECONDS: String(arm.idleSeconds),
-      },
+      env: { WORKSPACE_DIR: dirs[1]!, ARBOR_IDLE_SESSION_SECONDS: String(arm.idleSeconds) },
     });
+    app = started.app;
+    const { inspectorPort } = started;
     // the first answers load the routes' modules: a cost of the server's
     await batch(app.url, CONCURRENCY);
     await sleep(SETTLE_MS);

@@ -1,14 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type PgCluster, startPgCluster } from "@arbor/db/testing";
-import { freePort, type ServerProcess, startApp } from "../crash/app-server.js";
+import type { ServerProcess } from "../crash/app-server.js";
 import { createSession, resetFake, scriptFake, sendMessage } from "../crash/client.js";
 import type { SseEvent } from "../crash/sse.js";
+import { groupRssKb } from "../support/process-memory.js";
 import type { BenchContext, BenchFigure } from "./figure.js";
 import { percentile } from "./figure.js";
-import { heapAfterGc, inspectOption } from "./heap.js";
+import { heapAfterGc, type InspectedApp, startInspectedApp } from "./heap.js";
 import { newTally, type Tally, tallyStream } from "./streaming-load.bench.js";
 
 // Issue #30: 500 concurrent sessions, on one instance (SQLite) and on three instances sharing one
@@ -54,26 +55,9 @@ const IDLE_SESSION_S = 15;
 /** after the last answer, the idle time and the cache's sweep (every IDLE_SESSION_S / 2) */
 const DROPPED_MS = (IDLE_SESSION_S * 1.5 + 3) * 1000;
 
-/** VmRSS of a process in MiB; undefined where /proc cannot be read. */
-function rssMiB(pid: number): number | undefined {
-  try {
-    const line = readFileSync(`/proc/${pid}/status`, "utf8")
-      .split("\n")
-      .find((l) => l.startsWith("VmRSS:"));
-    return line === undefined ? undefined : Number(line.split(/\s+/)[1]) / 1024;
-  } catch {
-    return undefined;
-  }
-}
-
-function totalRss(apps: ServerProcess[]): number | undefined {
-  let sum = 0;
-  for (const app of apps) {
-    const rss = rssMiB(app.pid);
-    if (rss === undefined) return undefined;
-    sum += rss;
-  }
-  return sum;
+/** the instances' resident memory in MiB, each one's process group summed (/proc) */
+function totalRss(apps: ServerProcess[]): number {
+  return apps.reduce((sum, app) => sum + groupRssKb(app.pid), 0) / 1024;
 }
 
 interface Outcome {
@@ -82,8 +66,9 @@ interface Outcome {
   seconds: number;
   /** ms from the round's start to each session's first delta */
   firstDelta: number[];
-  rssBefore: number | undefined;
-  rssIdle: number | undefined;
+  /** the instances' resident memory, MiB */
+  rssBefore: number;
+  rssIdle: number;
   /** the instances' JS heap after a full GC, bytes */
   heapBefore: number;
   heapIdle: number;
@@ -91,12 +76,7 @@ interface Outcome {
   heapDropped: number;
 }
 
-interface Instance {
-  app: ServerProcess;
-  inspectorPort: number;
-}
-
-const heapOf = async (instances: Instance[]) =>
+const heapOf = async (instances: InspectedApp[]) =>
   (await Promise.all(instances.map((i) => heapAfterGc(i.inspectorPort)))).reduce(
     (a, b) => a + b,
     0,
@@ -130,7 +110,7 @@ async function oneAnswer(
 }
 
 /** Creates the sessions (session i on apps[i % n]) and runs the rounds on them. */
-async function drive(fakeUrl: string, instances: Instance[]): Promise<Outcome> {
+async function drive(fakeUrl: string, instances: InspectedApp[]): Promise<Outcome> {
   const apps = instances.map((i) => i.app);
   await resetFake(fakeUrl);
   await scriptFake(
@@ -195,10 +175,7 @@ function figures(label: string, outcome: Outcome, instances: number): BenchFigur
   const perDropped = (outcome.heapDropped - outcome.heapBefore) / 1024 / SESSIONS;
   const servers = instances === 1 ? "the instance" : `the ${instances} instances`;
   const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
-  const rss =
-    outcome.rssBefore === undefined || outcome.rssIdle === undefined
-      ? "resident memory not readable"
-      : `resident memory ${outcome.rssBefore.toFixed(0)} → ${outcome.rssIdle.toFixed(0)} MiB (${(((outcome.rssIdle - outcome.rssBefore) * 1024) / SESSIONS).toFixed(0)} KiB per session, an upper bound: garbage not yet collected and heap V8 keeps count)`;
+  const rss = `resident memory ${outcome.rssBefore.toFixed(0)} → ${outcome.rssIdle.toFixed(0)} MiB (${(((outcome.rssIdle - outcome.rssBefore) * 1024) / SESSIONS).toFixed(0)} KiB per session, an upper bound: garbage not yet collected and heap V8 keeps count)`;
   const out: BenchFigure[] = [
     {
       name: `500 sessions, ${label}: events lost`,
@@ -258,31 +235,22 @@ function figures(label: string, outcome: Outcome, instances: number): BenchFigur
 
 const dataDirs: string[] = [];
 
-async function startInstance(
+function startInstance(
   fakeLlmUrl: string,
   workspace: string,
   env: Record<string, string> = {},
-): Promise<Instance> {
-  const inspectorPort = await freePort();
-  const app = await startApp({
-    port: await freePort(),
+): Promise<InspectedApp> {
+  return startInspectedApp({
     dataDir: dataDirs[dataDirs.push(mkdtempSync(join(tmpdir(), "arbor-many-data-"))) - 1]!,
     fakeLlmUrl,
-    // the inspector, for the heap after a full GC (bench/heap.ts); loopback only
-    env: {
-      WORKSPACE_DIR: workspace,
-      NODE_OPTIONS: inspectOption(inspectorPort),
-      ARBOR_IDLE_SESSION_SECONDS: String(IDLE_SESSION_S),
-      ...env,
-    },
+    env: { WORKSPACE_DIR: workspace, ARBOR_IDLE_SESSION_SECONDS: String(IDLE_SESSION_S), ...env },
   });
-  return { app, inspectorPort };
 }
 
 export async function run(context: BenchContext): Promise<BenchFigure[]> {
   const workspace = mkdtempSync(join(tmpdir(), "arbor-many-ws-"));
   const out: BenchFigure[] = [];
-  const apps: Instance[] = [];
+  const apps: InspectedApp[] = [];
   let cluster: PgCluster | undefined;
   try {
     apps.push(await startInstance(context.fakeUrl, workspace));

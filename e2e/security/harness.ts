@@ -15,6 +15,8 @@ import {
 } from "../crash/app-server.js";
 import { readSse, type SseEvent } from "../crash/sse.js";
 
+export { groupRssKb } from "../support/process-memory.js";
+
 // The security suite's servers and HTTP client (issue #9). Each spec file starts its own fake LLM
 // and its own `next start` of the production build (e2e/crash/app-server.ts: process groups on
 // free loopback ports), with secrets of its own: the install token (ARBOR_TOKEN)
@@ -683,26 +685,6 @@ export async function processesGone(marker: string, timeoutMs: number): Promise<
     await sleep(50);
   }
   return true;
-}
-
-/** Resident memory of a process group, summed over its members, in KiB. */
-export function groupRssKb(pgid: number): number {
-  let total = 0;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      // fields[0] is the state (field 3 of stat), so the group id (field 5) is fields[2]
-      if (Number(fields[2]) !== pgid) continue;
-      const status = readFileSync(`/proc/${entry}/status`, "utf8");
-      const rss = /VmRSS:\s+(\d+)\s+kB/.exec(status);
-      if (rss?.[1]) total += Number(rss[1]);
-    } catch {
-      // gone while we looked
-    }
-  }
-  return total;
 }
 
 /** Waits until `check` holds (polled every 50 ms); whether it did before the timeout. */
