@@ -18,5 +18,8 @@ export default defineConfig({
     testTimeout: 20_000,
     setupFiles: ["./test/setup.ts"],
     pool: "forks",
+    // test files share a worker process and its module cache instead of each re-importing
+    // everything (docs/decisions/0077)
+    isolate: false,
   },
 });

@@ -14,5 +14,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // test files share a worker process and its module cache instead of each re-importing
+    // everything (docs/decisions/0077)
+    isolate: false,
   },
 });

@@ -10,6 +10,9 @@ export default defineConfig({
     reporters: ["default", new VitestNoSkips()],
     environment: "jsdom",
     setupFiles: ["./vitest.setup.ts"],
+    // test files share a worker process and its module cache instead of each re-importing
+    // everything (docs/decisions/0077)
+    isolate: false,
     include: ["src/**/*.test.ts", "src/**/*.test.tsx", "test/**/*.test.ts"],
   },
 });
