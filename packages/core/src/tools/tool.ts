@@ -168,7 +168,11 @@ function sharedDefinition(tool: AnyAgentTool): ToolDefinition {
   const key = `${tool.name}\0${tool.description}`;
   let def = byText.get(key);
   if (!def) {
-    def = { name: tool.name, description: tool.description, parameters: jsonSchemaOf(tool.parameters) };
+    def = {
+      name: tool.name,
+      description: tool.description,
+      parameters: jsonSchemaOf(tool.parameters),
+    };
     if (byText.size >= SHARED_PER_SCHEMA) {
       const oldest = byText.keys().next().value;
       if (oldest !== undefined) byText.delete(oldest);
