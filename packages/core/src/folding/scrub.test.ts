@@ -1,7 +1,9 @@
 import { generateKeyPairSync } from "node:crypto";
+import { lintSource } from "@secretlint/core";
 import { secretLintProfiler } from "@secretlint/profiler";
+import { rules as recommendedRules } from "@secretlint/secretlint-rule-preset-recommend";
 import { describe, expect, it } from "vitest";
-import { findSecrets, scrubSecrets } from "./scrub.js";
+import { AUDITED_SECRETLINT_RULES, findSecrets, scrubSecrets, secretlintMayFind } from "./scrub.js";
 
 // Planted secrets, shaped like the real thing (none is live). Long random-looking parts are
 // built here so the test file itself holds no token a scanner would flag as real.
@@ -171,6 +173,8 @@ describe("secretlint's profiler", () => {
   it("is not fed: no marks in Node's timeline, no entries kept (they grew with every scrub)", async () => {
     const marksBefore = performance.getEntriesByType("mark").length;
     for (let i = 0; i < 20; i++) {
+      // "secret": the text goes through secretlint (no pre-check can rule it out)
+      expect(secretlintMayFind(`line ${i}: nothing secret here`)).toBe(true);
       await scrubSecrets(`line ${i}: nothing secret here`);
       // the profiler's observer is told of marks a moment later
       await new Promise((resolve) => setTimeout(resolve, 1));
@@ -189,5 +193,111 @@ describe("findSecrets with a byte order mark", () => {
     expect(fragments(out, GITLAB, 4)).toEqual([]);
     expect(fragments(out, SLACK, 4)).toEqual([]);
     expect(out).toBe("\uFEFF[redacted] and [redacted]");
+  });
+});
+
+/** base64 of a JSON object ending in `fQ==` (a closing brace alone in its last group). */
+function onePasswordBody(): string {
+  let pad = "";
+  const json = () => JSON.stringify({ email: "sa@example.test", k: `${alnum(100, 32)}${pad}` });
+  while (Buffer.byteLength(json()) % 3 !== 1) pad += "x";
+  return Buffer.from(json()).toString("base64");
+}
+
+describe("the secretlint pre-check (a clean text skips secretlint's pass)", () => {
+  const config = {
+    rules: recommendedRules
+      .filter((rule) => rule.meta.id !== "@secretlint/secretlint-rule-filter-comments")
+      .map((rule) => ({ id: rule.meta.id, rule })),
+  };
+  /** What secretlint alone reports in `text`, as scrub.ts runs it. */
+  const secretlintFinds = async (text: string): Promise<string[]> => {
+    const result = await lintSource({
+      source: { filePath: "fold-return.txt", content: text, contentType: "text" },
+      options: { config, maskSecrets: false, noPhysicFilePath: true },
+    });
+    return result.messages.map((m) => m.ruleId);
+  };
+  // one finding of every audited rule that reports on a text file (gcp reads .json/.p12 only)
+  const findings: Array<[string, string]> = [
+    ["aws", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEX"],
+    ["npm", `token npm_${alnum(36, 21)} here`],
+    ["slack", `SLACK=${SLACK}`],
+    ["slack", `posted to ${SLACK_HOOK}`],
+    ["basicauth", `fetch https://deploy:${alnum(12, 22)}@example.com/x`],
+    ["openai", `the key ${OPENAI_LEGACY} worked`],
+    ["anthropic", `x-api-key: ${ANTHROPIC}`],
+    ["groq", `key gsk_${alnum(52, 23)} here`],
+    ["huggingface", `key hf_${alnum(34, 24).replace(/[0-9]/g, "q")} here`],
+    ["linear", `key lin_api_${alnum(40, 25)} here`],
+    ["notion", `key ntn_12345678901${alnum(35, 26)} here`],
+    ["privatekey", pemKeys().pkcs1],
+    ["sendgrid", `key SG.${alnum(22, 27)}.${alnum(43, 28)} here`],
+    ["shopify", `key shpat_${alnum(32, 29)} here`],
+    ["github", `export GH=${GITHUB}`],
+    ["github", `token is ${GITHUB_FINE}.`],
+    ["gitlab", `use ${GITLAB} for the API`],
+    ["grafana", `key glc_${alnum(40, 30)} here`],
+    ["grafana", `key glsa_${alnum(32, 31)}_0123abcd here`],
+    ["1password", `key ops_${onePasswordBody()} here`],
+    ["database-connection-string", `connect to ${MONGO_URL} first`],
+    ["database-connection-string", `DATABASE_URL=${PG_URL}`],
+    ["database-connection-string", `mysql://root:${alnum(12, 33)}@db.internal:3306/app`],
+    ["hashicorp-vault", `token hvs.${alnum(95, 34)} here`],
+    ["vercel", `token vcp_${alnum(30, 35)} here`],
+    ["databricks", "token dapi0123456789abcdef0123456789abcdef here"],
+    ["docker", `token dckr_pat_${alnum(27, 36)} here`],
+    ["figma", `token figd_${alnum(45, 37)} here`],
+  ];
+
+  it("was derived from the rules the preset has now (an upgrade must be audited again)", () => {
+    expect(config.rules.map((r) => r.id).sort()).toEqual([...AUDITED_SECRETLINT_RULES].sort());
+  });
+
+  for (const [rule, text] of findings) {
+    it(`lets through to secretlint every text it finds something in: ${rule}`, async () => {
+      const found = await secretlintFinds(`Result of the fold.\n${text}\nDone.`);
+      expect(found).toContain(`@secretlint/secretlint-rule-${rule}`);
+      expect(secretlintMayFind(`Result of the fold.\n${text}\nDone.`)).toBe(true);
+      // the pre-check ignores case, so it is at least as wide as the rules' own patterns
+      expect(secretlintMayFind(text.toUpperCase())).toBe(true);
+      expect(secretlintMayFind(text.toLowerCase())).toBe(true);
+    });
+  }
+
+  it("covers every rule that reports on a text", () => {
+    const covered = new Set(findings.map(([rule]) => `@secretlint/secretlint-rule-${rule}`));
+    const reporting = AUDITED_SECRETLINT_RULES.filter((id) => !id.endsWith("-gcp"));
+    expect(reporting.filter((id) => !covered.has(id))).toEqual([]);
+  });
+
+  it("rules out ordinary prose and code, which then skip secretlint", async () => {
+    const clean = [
+      "m3: value3 and value7 are unused in f1.ts; the rest are used.",
+      "The config loader lives in packages/core/src/model/session-config.ts; it parses the " +
+        "session config with zod and fills the folding defaults (budget 8192, depth 3).",
+      "Commit 3fbbaf5c2d9e4a1b7f60c8e9d1a2b3c4d5e6f708 changed the fold runtime.",
+      "ok",
+    ];
+    for (const text of clean) {
+      expect(secretlintMayFind(text), text).toBe(false);
+      expect(await secretlintFinds(text), text).toEqual([]);
+      expect(await scrubSecrets(text)).toBe(text);
+    }
+  });
+
+  it("never skips a text secretlint finds something in, pieces of findings included", async () => {
+    // every finding cut at a few places and put among prose: where secretlint still finds
+    // something, the pre-check must have let the text through
+    for (const [rule, text] of findings) {
+      for (const cut of [0, 3, 5, 8, 12, Math.floor(text.length / 2)]) {
+        for (const piece of [text.slice(cut), text.slice(0, text.length - cut)]) {
+          const sample = `A note. ${piece} The end.`;
+          if ((await secretlintFinds(sample)).length > 0) {
+            expect(secretlintMayFind(sample), `${rule}: ${sample}`).toBe(true);
+          }
+        }
+      }
+    }
   });
 });

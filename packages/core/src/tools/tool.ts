@@ -149,18 +149,51 @@ function jsonSchemaOf(parameters: z.ZodType): Record<string, unknown> {
   return schema;
 }
 
-/** REQ-016: the tool as the model sees it (parameters exported to JSON Schema once per schema). */
-export function toolDefinition(tool: AnyAgentTool): ToolDefinition {
-  let def = definitionCache.get(tool);
+/**
+ * Definitions by parameter schema, then by name and description: tools made again with the same
+ * content (a fold's `branch` and `return`, made per fold) share one definition, so what is
+ * cached per definition (its token count, optimization/request-tokens.ts) is not worked out
+ * again for each. A definition is never changed once made (requests share it already).
+ */
+const sharedDefinitions = new WeakMap<z.ZodType, Map<string, ToolDefinition>>();
+/** Names and descriptions kept per schema, at most: tools made with ever new descriptions. */
+const SHARED_PER_SCHEMA = 64;
+
+function sharedDefinition(tool: AnyAgentTool): ToolDefinition {
+  let byText = sharedDefinitions.get(tool.parameters);
+  if (!byText) {
+    byText = new Map();
+    sharedDefinitions.set(tool.parameters, byText);
+  }
+  const key = `${tool.name}\0${tool.description}`;
+  let def = byText.get(key);
   if (!def) {
     def = {
       name: tool.name,
       description: tool.description,
-      parameters:
-        tool.inputSchema !== undefined
-          ? structuredClone(tool.inputSchema as Record<string, unknown>)
-          : jsonSchemaOf(tool.parameters),
+      parameters: jsonSchemaOf(tool.parameters),
     };
+    if (byText.size >= SHARED_PER_SCHEMA) {
+      const oldest = byText.keys().next().value;
+      if (oldest !== undefined) byText.delete(oldest);
+    }
+    byText.set(key, def);
+  }
+  return def;
+}
+
+/** REQ-016: the tool as the model sees it (parameters exported to JSON Schema once per schema). */
+export function toolDefinition(tool: AnyAgentTool): ToolDefinition {
+  let def = definitionCache.get(tool);
+  if (!def) {
+    def =
+      tool.inputSchema !== undefined
+        ? {
+            name: tool.name,
+            description: tool.description,
+            parameters: structuredClone(tool.inputSchema as Record<string, unknown>),
+          }
+        : sharedDefinition(tool);
     definitionCache.set(tool, def);
   }
   return def;
