@@ -6,6 +6,7 @@ import {
   recordingLogger,
   types,
 } from "../../test/support/agent-fixtures.js";
+import type { ProviderEvent, StreamProvider } from "../llm/provider.js";
 import {
   type AgentMessage,
   type AssistantMessage,
@@ -14,8 +15,9 @@ import {
 } from "../model/llm-messages.js";
 import { ScriptedProvider } from "../testing/scripted-provider.js";
 import type { AgentEventSink } from "./event-sink.js";
+import { EventStream } from "./event-stream.js";
 import { agentLoop, runAgentLoop } from "./loop.js";
-import type { AgentContext, AgentHooks } from "./types.js";
+import type { AgentContext, AgentEvent, AgentHooks } from "./types.js";
 
 // streamAssistantResponse through the loop: errors as values, retry, interruption, abort.
 
@@ -141,5 +143,137 @@ describe("streamAssistantResponse", () => {
     expect(messageText(last as AssistantMessage).length).toBeGreaterThan(0);
     expect(order.slice(-4)).toEqual(["messageEnd", "turnEnd", "afterTurn", "agentEnd"]);
     expect(provider.requests).toHaveLength(1);
+  });
+});
+
+// docs/decisions/0074: provider events handed over together are mapped in one go and a sink that
+// persists is waited for once per batch; it still gets every event, in order, each one after the
+// previous one's write, and the loop takes nothing more from the provider before the batch is stored.
+describe("streamAssistantResponse: a persisting sink, waited for per batch", () => {
+  /** A provider whose stream the test fills, batch by batch, logging each read of the loop. */
+  class LoggedStream extends EventStream<ProviderEvent, AssistantMessage> {
+    readonly log: string[];
+    constructor(log: string[]) {
+      super();
+      this.log = log;
+    }
+    override takeBuffered(max?: number): ProviderEvent[] {
+      const taken = super.takeBuffered(max);
+      if (taken.length > 0) this.log.push(`take ${taken.length}`);
+      return taken;
+    }
+  }
+  class BatchedProvider implements StreamProvider {
+    readonly providerId = "mock";
+    readonly stream$: LoggedStream;
+    constructor(log: string[]) {
+      this.stream$ = new LoggedStream(log);
+    }
+    stream(): EventStream<ProviderEvent, AssistantMessage> {
+      return this.stream$;
+    }
+  }
+
+  const partial: AssistantMessage = {
+    role: "assistant",
+    content: [{ type: "text", text: "" }],
+    stopReason: "stop",
+    model: "scripted",
+    provider: "mock",
+    usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2 },
+    timestamp: 1,
+  };
+  function delta(text: string): ProviderEvent {
+    const block = partial.content[0] as { type: "text"; text: string };
+    block.text += text;
+    return { type: "textDelta", delta: text, partial };
+  }
+
+  it("hands each event over after the previous one is stored, every one in order, and reads the next batch only after", async () => {
+    const log: string[] = [];
+    const provider = new BatchedProvider(log);
+    const stored: AgentEvent[] = [];
+    let busy = 0;
+    const sink: AgentEventSink = {
+      async push(event) {
+        if (busy > 0) log.push("OVERLAP");
+        busy++;
+        const what =
+          event.type === "messageUpdate" && event.delta.type === "text"
+            ? event.delta.delta
+            : event.type;
+        log.push(`push ${what}`);
+        // the second batch arrives while the first is still being stored
+        if (what === "a") {
+          for (const text of ["d", "e"]) provider.stream$.push(delta(text));
+          provider.stream$.push({ type: "done", message: partial });
+          provider.stream$.end(partial);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        stored.push(event);
+        log.push(`stored ${what}`);
+        busy--;
+      },
+    };
+    // the first batch, there when the loop first reads: start and three deltas (one network
+    // read, many SSE events)
+    for (const event of [{ type: "start", partial } as const, delta("a"), delta("b"), delta("c")])
+      provider.stream$.push(event);
+    await runAgentLoop(ask(), context(), loopConfig(provider), sink);
+
+    expect(log).not.toContain("OVERLAP");
+    for (let i = 0; i < log.length; i++) {
+      const line = log[i] as string;
+      if (line.startsWith("push ")) expect(log[i + 1]).toBe(`stored ${line.slice(5)}`);
+    }
+    // the second read comes only once the first batch's last event is stored
+    const takes = log.flatMap((line, i) => (line.startsWith("take") ? [i] : []));
+    expect(takes).toHaveLength(2);
+    expect(log[(takes[1] as number) - 1]).toBe("stored c");
+    expect(log.slice(takes[1] as number, (takes[1] as number) + 2)).toEqual(["take 3", "push d"]);
+    expect(log[takes[0] as number]).toBe("take 4");
+    // every event, in order, with the run's one loop id
+    const updates = stored.filter((e) => e.type === "messageUpdate");
+    expect(
+      updates.map((e) => e.type === "messageUpdate" && e.delta.type === "text" && e.delta.delta),
+    ).toEqual(["a", "b", "c", "d", "e"]);
+    const streamed = stored.filter(
+      (e) => e.type.startsWith("message") && "message" in e && e.message.role === "assistant",
+    );
+    expect(types(streamed)).toEqual([
+      "messageStart",
+      ...Array(5).fill("messageUpdate"),
+      "messageEnd",
+    ]);
+    expect(new Set(stored.map((e) => e.loopId)).size).toBe(1);
+    expect(types(stored).at(-1)).toBe("agentEnd");
+  });
+
+  it("a burst of 1,000 chunks reaches a persisting sink and a sink that returns nothing alike, in order", async () => {
+    const text = Array.from({ length: 1000 }, (_, i) => `${i},`).join("");
+    const script = () => new ScriptedProvider([{ blocks: [{ type: "text", text }], chunkSize: 4 }]);
+    const persisted: AgentEvent[] = [];
+    let busy = 0;
+    let overlaps = 0;
+    await runAgentLoop(ask(), context(), loopConfig(script()), {
+      async push(event) {
+        if (busy++ > 0) overlaps++;
+        await Promise.resolve();
+        persisted.push(event);
+        busy--;
+      },
+    });
+    const plain: AgentEvent[] = [];
+    await runAgentLoop(ask(), context(), loopConfig(script()), {
+      push: (event) => void plain.push(event),
+    });
+    expect(overlaps).toBe(0);
+    const deltas = (events: AgentEvent[]) =>
+      events.flatMap((e) =>
+        e.type === "messageUpdate" && e.delta.type === "text" ? [e.delta.delta] : [],
+      );
+    expect(deltas(persisted).join("")).toBe(text);
+    expect(deltas(persisted)).toEqual(deltas(plain));
+    expect(types(persisted)).toEqual(types(plain));
   });
 });

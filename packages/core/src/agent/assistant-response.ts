@@ -174,19 +174,29 @@ async function streamOnce(run: LoopRun, request: StreamRequest, chat: ChatTrace)
   const source = run.config.provider.stream(request, run.signal);
   if (source instanceof EventStream) {
     // Fast path: handle every buffered event synchronously; await only when the buffer is empty.
+    // A sink that asks the loop to wait (it persists) is waited for once per batch of ready
+    // events, not per event: pushAfter hands it each event after the previous one's promise has
+    // settled, so it still sees them in order, one write after the other, and the loop reads
+    // nothing more from the provider, nor takes its next step, until the whole batch is through
+    // (docs/decisions/0074).
     const events = source as EventStream<ProviderEvent, unknown>;
     for (;;) {
       const batch = events.takeBuffered();
       for (let i = 0; i < batch.length; i++) {
         const outcome = handleEvent(state, batch[i] as ProviderEvent);
-        // the sink asked the loop to wait (it persists): nothing further until it has
-        if (state.wait !== undefined) await waitForSink(state);
-        if (outcome !== undefined) return outcome;
+        if (outcome !== undefined) {
+          if (state.wait !== undefined) await waitForSink(state);
+          return outcome;
+        }
         // A provider that delivers a burst would otherwise have every mapped event buffered in the
         // sink before the consumer reads any: yield now and then so it keeps up and the burst does
         // not outlive the young generation (that GC cost dominated the 10k-chunk bench).
-        if ((i & YIELD_MASK) === YIELD_MASK) await yieldToConsumer();
+        if ((i & YIELD_MASK) === YIELD_MASK) {
+          if (state.wait !== undefined) await waitForSink(state);
+          await yieldToConsumer();
+        }
       }
+      if (state.wait !== undefined) await waitForSink(state);
       if (events.isDone || run.signal.aborted) break;
       await waitForEventsOrAbort(events, run.signal);
     }

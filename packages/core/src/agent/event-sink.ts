@@ -6,8 +6,11 @@ import type { AgentEvent } from "./types.js";
  *
  * Backpressure (pi-mono's `await emit(event)`): when `push` returns a promise, the loop waits for
  * it before its next step, so a sink that persists each event sees them in order, each one after
- * the previous one's write, with no ordering of its own. A sink that returns nothing costs the
- * loop nothing (no await on the streaming hot path). Two kinds of event are pushed from outside
+ * the previous one's write, with no ordering of its own. Streamed deltas that a provider hands
+ * over together (one read, many events) are mapped in one go and the loop waits once for the
+ * batch: `pushAfter` still gives the sink each event only after the previous one's promise has
+ * settled, and the loop reads nothing more from the provider until the last one has. A sink that
+ * returns nothing costs the loop nothing (no await on the streaming hot path). Two kinds of event are pushed from outside
  * the loop's own sequence and are not waited for one by one: a running tool's updates and
  * progress (the tool does not wait for them; the loop waits for them all before that call's
  * toolExecutionEnd), and the events of tool calls run in parallel (they interleave).
