@@ -96,6 +96,38 @@ for (const provider of ["sqlite", "postgresql"] as const) {
       expect(await people.access("s1")).toEqual([]);
     });
 
+    it("remembers a grant it stored, and never one a revocation raced", async () => {
+      const created = await databases.store();
+      const people = new PeopleStore(created.db, { cacheMs: 60_000 });
+      const reads = () => {
+        let n = 0;
+        const client = created.db.client.sessionAccess;
+        const findUnique = client.findUnique.bind(client);
+        client.findUnique = ((...args: Parameters<typeof findUnique>) => {
+          n++;
+          return findUnique(...args);
+        }) as typeof client.findUnique;
+        return () => n;
+      };
+      const count = reads();
+      await people.grant({ sessionId: "s2", userId: "a", relation: "owner", grantedBy: "a" });
+      // the new session's first request: answered from what the grant stored
+      expect(await people.relation("s2", "a")).toBe("owner");
+      expect(count()).toBe(0);
+      // a revocation while a grant is on its way: the grant's value is not remembered
+      const granting = people.grant({
+        sessionId: "s2",
+        userId: "b",
+        relation: "collaborator",
+        grantedBy: "a",
+      });
+      const revoking = people.revokeAccess("s2", "b");
+      await granting;
+      await revoking;
+      expect(await people.relation("s2", "b")).toBeUndefined();
+      expect(count()).toBe(1);
+    });
+
     it("opens a link until it is revoked or expires", async () => {
       let now = new Date("2026-01-01T00:00:00Z");
       const people = await open(() => now);
