@@ -96,6 +96,28 @@ for (const provider of ["sqlite", "postgresql"] as const) {
       expect(await people.access("s1")).toEqual([]);
     });
 
+    it("remembers a grant it stored, and never one a revocation raced", async () => {
+      const created = await databases.store();
+      const people = new PeopleStore(created.db, { cacheMs: 60_000 });
+      await people.grant({ sessionId: "s2", userId: "a", relation: "owner", grantedBy: "a" });
+      // the row removed behind the store's back: the answer comes from what the grant stored
+      await created.db.client.$executeRawUnsafe(
+        `DELETE FROM "session_access" WHERE "session_id" = 's2' AND "user_id" = 'a'`,
+      );
+      expect(await people.relation("s2", "a")).toBe("owner");
+      // a revocation while a grant is on its way: the grant's value is not remembered
+      const granting = people.grant({
+        sessionId: "s2",
+        userId: "b",
+        relation: "collaborator",
+        grantedBy: "a",
+      });
+      const revoking = people.revokeAccess("s2", "b");
+      await granting;
+      await revoking;
+      expect(await people.relation("s2", "b")).toBeUndefined();
+    });
+
     it("opens a link until it is revoked or expires", async () => {
       let now = new Date("2026-01-01T00:00:00Z");
       const people = await open(() => now);

@@ -108,6 +108,8 @@ export class PeopleStore {
   readonly #db: Database;
   readonly #now: () => Date;
   readonly #cacheMs: number;
+  /** counts `forget()`s: a write remembers what it stored only if nothing was forgotten since */
+  #generation = 0;
   readonly #cache = new Map<string, { value: unknown; until: number }>();
   /** tokens whose use was recorded lately, by id: the time (a write per request is waste) */
   readonly #touched = new Map<string, number>();
@@ -121,6 +123,7 @@ export class PeopleStore {
   /** Forgets every cached read (a write here, or one through better-auth, calls it). */
   forget(): void {
     this.#cache.clear();
+    this.#generation++;
   }
 
   /** A read of who someone is, answered from memory within `cacheMs` (forgotten at any write). */
@@ -504,13 +507,23 @@ export class PeopleStore {
 
   async grant(input: Omit<SessionAccessRow, "grantedAt">): Promise<SessionAccessRow> {
     this.forget();
+    const generation = this.#generation;
     const grantedAt = this.#now().toISOString();
     const row = await this.#client.sessionAccess.upsert({
       where: { sessionId_userId: { sessionId: input.sessionId, userId: input.userId } },
       create: { ...input, grantedAt },
       update: { relation: input.relation, grantedBy: input.grantedBy, grantedAt },
     });
-    return { ...row, relation: row.relation as SessionRelation };
+    const relation = row.relation as SessionRelation;
+    // what was just stored is remembered (the first request of a new session asks for it at
+    // once), unless anything was forgotten meanwhile (a revocation racing this grant)
+    if (this.#cacheMs > 0 && generation === this.#generation) {
+      this.#cache.set(`relation:${input.sessionId}:${input.userId}`, {
+        value: relation,
+        until: Date.now() + this.#cacheMs,
+      });
+    }
+    return { ...row, relation };
   }
 
   async revokeAccess(sessionId: string, userId: string): Promise<boolean> {

@@ -63,6 +63,10 @@ function nextTick(): bigint {
   return lastTick;
 }
 
+/** The loop ids of a session that start with a prefix (nextLoopNumber's direct read). */
+const LOOP_IDS_WITH_PREFIX =
+  'SELECT "loop_id" FROM "loop_records" WHERE "session_id" = ? AND substr("loop_id", 1, ?) = ?';
+
 export class PrismaSessionStore implements SessionStore {
   readonly #db: Database;
   readonly #logger: StoreLogger;
@@ -287,10 +291,26 @@ export class PrismaSessionStore implements SessionStore {
   }
 
   async nextLoopNumber(sessionId: string, configId: string): Promise<number> {
+    const prefix = `${sessionId}.${configId}.`;
+    const direct = this.#db.direct;
+    if (direct !== undefined) {
+      // on the way to every answer's model request: one prepared SELECT instead of a Prisma
+      // transaction (the prefix compared exactly; nextLoopNumberOf checks each id again)
+      const ids = await this.#attempt("nextLoopNumber", () =>
+        direct.read(
+          (conn) =>
+            conn
+              .statement(LOOP_IDS_WITH_PREFIX)
+              .pluck(true)
+              .all(sessionId, prefix.length, prefix) as string[],
+        ),
+      );
+      return nextLoopNumberOf(ids, sessionId, configId);
+    }
     const rows = await this.#read((tx) =>
       tx.loopRecord.findMany({
         // the prefix narrows the rows; nextLoopNumberOf checks each id exactly
-        where: { sessionId, loopId: { startsWith: `${sessionId}.${configId}.` } },
+        where: { sessionId, loopId: { startsWith: prefix } },
         select: { loopId: true },
       }),
     );

@@ -189,6 +189,34 @@ export class SqliteDirect {
     });
   }
 
+  /**
+   * Runs `work`, which only reads, on the connection once no Prisma transaction is open: at once
+   * when none is (no BEGIN: one SELECT reads one consistent snapshot in WAL mode). It sees what is
+   * committed, as a read through Prisma does; writes still queued for the turn's commit are not.
+   */
+  read<T>(work: (conn: DirectConnection) => T): Promise<T> {
+    const run = (): T => {
+      try {
+        const conn = this.#conn;
+        const cache = this.#cache;
+        if (conn === undefined || cache === undefined || !conn.open) {
+          throw new Error("the SQLite connection is not open");
+        }
+        return work({ statement: (sql) => cache.get(sql) });
+      } finally {
+        this.#lock.release();
+      }
+    };
+    if (this.#lock.tryAcquire()) {
+      try {
+        return Promise.resolve(run());
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.#lock.acquire().then(run);
+  }
+
   /** Flushes the queue now if no Prisma transaction is open, else once the last one ends. */
   #flushWhenFree(): void {
     if (this.#lock.tryAcquire()) {

@@ -197,4 +197,42 @@ describe("SQLite direct writes", () => {
       await close();
     }
   });
+
+  it("numbers the next loop by a direct read, as Prisma would, while a write is queued", async () => {
+    const base = {
+      agentId: "arbor",
+      status: "running" as const,
+      startedAt: 1,
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
+      turns: 0,
+      messages: [],
+      childLoopIds: [],
+      childLoopRefs: [],
+    };
+    // other configs, other sessions, and ids LIKE's wildcards would match, beside the real ones
+    const ids = ["a.c.2", "a.c.10", "a.cx.40", "a.c_.50", "b.c.99", "a.c.9"];
+    const answers: number[][] = [];
+    for (const direct of [true, false]) {
+      const { store, db, close } = await openStore({ direct });
+      try {
+        expect(db.direct !== undefined).toBe(direct);
+        for (const loopId of ids) {
+          await store.upsertLoop({ ...base, sessionId: loopId.split(".")[0] as string, loopId });
+        }
+        // a write waiting for the turn's commit does not hold the read back
+        const queued = store.write("a", { events: [delta(1)] });
+        answers.push([
+          await store.nextLoopNumber("a", "c"),
+          await store.nextLoopNumber("a", "c_"),
+          await store.nextLoopNumber("a", "d"),
+          await store.nextLoopNumber("b", "c"),
+        ]);
+        await queued;
+      } finally {
+        await close();
+      }
+    }
+    expect(answers[0]).toEqual([11, 51, 1, 100]);
+    expect(answers[1]).toEqual(answers[0]);
+  });
 });

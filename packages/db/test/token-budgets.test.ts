@@ -34,9 +34,18 @@ for (const provider of ["sqlite", "postgresql"] as const satisfies readonly Prov
       });
       expect((await budgets.set("u-ana", null)).monthly_tokens).toBeNull();
       expect(await budgets.remaining(ana)).toBeUndefined();
+      // SQLite reads the budget on the direct connection: the same answers as through Prisma
+      if (provider === "sqlite") expect(db.direct).toBeDefined();
+      await budgets.set("u-ana", 1_000);
+      await budgets.record(ana, 5);
+      expect(await budgets.remaining(ana)).toEqual({ monthlyTokens: 1_000, usedTokens: 155 });
+      expect(await budgets.remaining({ id: "u-nobody", name: "N" })).toBeUndefined();
+      await budgets.set("u-ana", null);
       // a new calendar month (UTC) starts from zero
       now.setTime(Date.parse("2026-12-01T00:00:00Z"));
       expect(await budgets.view("u-ana")).toMatchObject({ month: "2026-12", used_tokens: 0 });
+      await budgets.set("u-ana", 10);
+      expect(await budgets.remaining(ana)).toEqual({ monthlyTokens: 10, usedTokens: 0 });
     });
 
     it("two instances counting at once add up exactly", async () => {

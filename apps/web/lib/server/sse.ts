@@ -5,19 +5,24 @@ import { DRAIN_RETRY_MS, drainSignal } from "./shutdown";
 //   id: <sequence>          (left out for unsequenced events, sequence 0: refusals, storage errors)
 //   event: <name>
 //   data: <JSON payload>
-// The stream pulls the next events only when the client has taken the previous ones
-// (backpressure: a slow client leaves events buffered in the session's channel, not in the
-// socket). One pull takes every event that is ready at once (one store write emits several) into
-// one chunk, so a burst costs one socket write instead of one per event. It ends when the events
-// end, when `signal` aborts (the client went away), or when the server shuts down (with a
-// `retry:` hint: the client reconnects, elsewhere behind a load balancer, and replays from its
-// Last-Event-ID); in every case the iterator is returned so the session stops feeding it.
+// Writes, one event-loop turn at a time (docs/decisions/0076): the first write of a turn goes out
+// at once, with whatever its source already holds (one store write emits several events), so the
+// first delta never waits; events that come later in the same turn are appended to one pending
+// text and written as ONE chunk when the turn ends (setImmediate, which runs after the turn's I/O
+// callbacks and all their microtasks). Each event is serialized once however many clients stream
+// it: the session hands every subscriber the same event object, never changed after it is made,
+// and its text is kept beside it (a WeakMap).
+// Backpressure: a chunk is enqueued only while the client has room (one queued chunk); at most
+// CHUNK_CHARS of read events wait here for a slow client, the rest stays in the session's channel,
+// not in the socket. The stream ends when the events end, when `signal` aborts (the client went
+// away), or when the server shuts down (with a `retry:` hint after what was read: the client
+// reconnects, elsewhere behind a load balancer, and replays from its Last-Event-ID); in every case
+// the iterator is returned so the session stops feeding it.
 
 const encoder = new TextEncoder();
 
-/** A chunk stops taking ready events at this size; the rest go in the next one. */
+/** Read events wait for a slow client up to this size; the pump reads on once it is written. */
 const CHUNK_CHARS = 64 * 1024;
-const NOT_READY = Symbol("not ready");
 
 export const HEARTBEAT_MS = 15_000;
 
@@ -30,9 +35,25 @@ export const SSE_HEADERS: Record<string, string> = {
   "x-accel-buffering": "no",
 };
 
+/** Each event's text, computed once for every client that streams it (events are immutable). */
+const formatted = new WeakMap<SessionEvent, string>();
+
 export function formatSseEvent(event: SessionEvent): string {
+  const cached = formatted.get(event);
+  if (cached !== undefined) return cached;
   const id = event.sequence > 0 ? `id: ${event.sequence}\n` : "";
-  return `${id}event: ${event.name}\ndata: ${JSON.stringify(event.payload)}\n\n`;
+  const text = `${id}event: ${event.name}\ndata: ${JSON.stringify(event.payload)}\n\n`;
+  formatted.set(event, text);
+  return text;
+}
+
+/** A source that can also hand over what it holds without waiting (core's EventStream). */
+interface BufferedSource {
+  takeBuffered(max: number): SessionEvent[];
+}
+
+function isBuffered(iterator: object): iterator is BufferedSource {
+  return typeof (iterator as Partial<BufferedSource>).takeBuffered === "function";
 }
 
 export interface SseOptions {
@@ -47,14 +68,25 @@ export function sseStream(
   options: SseOptions = {},
 ): ReadableStream<Uint8Array> {
   const iterator = events[Symbol.asyncIterator]();
+  const buffered = isBuffered(iterator) ? iterator : undefined;
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let closed = false;
   let onAbort: (() => void) | undefined;
   let onDrain: (() => void) | undefined;
   const drain = drainSignal();
-  /** a next() that was not ready when the previous chunk was cut: the next pull awaits it */
-  let waiting: Promise<IteratorResult<SessionEvent>> | undefined;
+  /** the text of events read but not yet written, in order */
+  let pending = "";
+  /** a chunk went out in this event-loop turn: later events wait for the turn's end */
+  let wroteThisTurn = false;
+  /** the pump waits here for the client to take what is queued (a full pending text) */
+  let demand: (() => void) | undefined;
+
+  const wake = (): void => {
+    const waiting = demand;
+    demand = undefined;
+    waiting?.();
+  };
 
   const finish = (controller?: ReadableStreamDefaultController<Uint8Array>): void => {
     if (closed) return;
@@ -64,6 +96,7 @@ export function sseStream(
     if (onDrain) drain.removeEventListener("abort", onDrain);
     // stop the session feeding an iterator nobody reads; a pending next() resolves done
     void iterator.return?.()?.catch(() => undefined);
+    wake();
     if (controller) {
       try {
         controller.close();
@@ -73,6 +106,71 @@ export function sseStream(
     }
   };
 
+  /** Enqueues `text`; a stream the runtime already closed (the client left) ends this one. */
+  const send = (controller: ReadableStreamDefaultController<Uint8Array>, text: string): void => {
+    try {
+      controller.enqueue(encoder.encode(text));
+    } catch {
+      finish(controller);
+    }
+  };
+
+  /** Writes what is pending when the client has room; returns whether nothing is left. */
+  const write = (controller: ReadableStreamDefaultController<Uint8Array>): boolean => {
+    if (pending === "" || closed) return true;
+    if ((controller.desiredSize ?? 0) <= 0) return false;
+    // cleared first: enqueue may call pull() at once
+    const text = pending;
+    pending = "";
+    send(controller, text);
+    return true;
+  };
+
+  /** The turn's first write goes now; the rest of the turn's events, when it ends. */
+  const writeInTurn = (controller: ReadableStreamDefaultController<Uint8Array>): void => {
+    if (wroteThisTurn || pending === "" || !write(controller)) return;
+    wroteThisTurn = true;
+    setImmediate(() => {
+      wroteThisTurn = false;
+      // no room now: pull() writes it once the client has taken what is queued
+      writeInTurn(controller);
+    });
+  };
+
+  /** Reads the events and writes them a turn at a time (see the top of this file). */
+  const pump = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> => {
+    try {
+      for (;;) {
+        // a full pending text waits for the client before anything more is read
+        while (pending.length >= CHUNK_CHARS && !closed && !write(controller)) {
+          await new Promise<void>((resolve) => {
+            demand = resolve;
+          });
+        }
+        if (closed) return;
+        const next = await iterator.next();
+        if (closed) return;
+        if (next.done) break;
+        pending += formatSseEvent(next.value);
+        // what the source already holds goes with it, up to a chunk's size
+        while (buffered !== undefined && pending.length < CHUNK_CHARS) {
+          const [ready] = buffered.takeBuffered(1);
+          if (ready === undefined) break;
+          pending += formatSseEvent(ready);
+        }
+        writeInTurn(controller);
+      }
+    } catch {
+      // the session's channels never throw; should another source, end the stream cleanly
+    }
+    if (closed) return;
+    // the end: what is pending is written even when the client is behind (it is bounded)
+    const rest = pending;
+    pending = "";
+    if (rest !== "") send(controller, rest);
+    finish(controller);
+  };
+
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
@@ -80,7 +178,7 @@ export function sseStream(
         controller.enqueue(encoder.encode(": stream open\n\n"));
         if (heartbeatMs > 0) {
           heartbeat = setInterval(() => {
-            if (!closed) controller.enqueue(encoder.encode(": heartbeat\n\n"));
+            if (!closed) send(controller, ": heartbeat\n\n");
           }, heartbeatMs);
           // a heartbeat alone must not keep the process alive
           heartbeat.unref?.();
@@ -90,44 +188,26 @@ export function sseStream(
         else options.signal?.addEventListener("abort", onAbort, { once: true });
         onDrain = () => {
           if (closed) return;
-          controller.enqueue(encoder.encode(`retry: ${DRAIN_RETRY_MS}\n\n`));
+          // what was read goes first: the client's Last-Event-ID then names the last of it
+          const rest = pending;
+          pending = "";
+          send(controller, `${rest}retry: ${DRAIN_RETRY_MS}\n\n`);
           finish(controller);
         };
         if (drain.aborted) onDrain();
         else drain.addEventListener("abort", onDrain, { once: true });
+        if (!closed) void pump(controller);
       },
-      async pull(controller) {
-        let text = "";
-        let done = false;
-        try {
-          const first = await (waiting ?? iterator.next());
-          waiting = undefined;
-          if (first.done) done = true;
-          else text = formatSseEvent(first.value);
-          // then whatever is ready now, without waiting
-          while (!done && text.length < CHUNK_CHARS) {
-            const next = iterator.next();
-            const ready = await Promise.race([next, Promise.resolve(NOT_READY)]);
-            if (ready === NOT_READY) {
-              waiting = next;
-              break;
-            }
-            if (ready.done) done = true;
-            else text += formatSseEvent(ready.value);
-          }
-        } catch {
-          // the session's channels never throw; should another source, end the stream cleanly
-          done = true;
-        }
-        if (closed) return;
-        if (text !== "") controller.enqueue(encoder.encode(text));
-        if (done) finish(controller);
+      pull(controller) {
+        // the client took what was queued: what waited for room goes now
+        writeInTurn(controller);
+        wake();
       },
       cancel() {
         finish();
       },
     },
-    // one event at a time: pull runs again only once the consumer has read what is queued
+    // one chunk queued at a time: the pump reads on only once the client has taken it
     { highWaterMark: 1 },
   );
 }

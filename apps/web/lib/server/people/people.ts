@@ -60,6 +60,7 @@ export class People {
   readonly signup: SignupMode;
   readonly sso: { name: string } | undefined;
   readonly #installToken: string;
+  readonly #installHash: string;
   readonly #logger: Logger;
   #owner: Person;
 
@@ -67,6 +68,7 @@ export class People {
     this.store = store;
     this.#owner = owner;
     this.#installToken = options.installToken;
+    this.#installHash = sha256(options.installToken);
     this.#logger = options.logger;
     this.signup = signupMode(options.env);
     const oidc = oidcSettings(options.env);
@@ -162,7 +164,10 @@ export class People {
 
   async #bearer(bearer: string, address: string): Promise<Authentication> {
     if (sameSecret(bearer, this.#installToken)) {
-      const row = await this.#installRow();
+      // by its hash, as any token: the store remembers it briefly (forgotten at once when it is
+      // revoked or replaced here), where listing the owner's tokens asked the database each time
+      const found = await this.store.tokenByHash(this.#installHash);
+      const row = found?.id === INSTALL_TOKEN_ID ? found : undefined;
       if (row === undefined || row.revokedAt !== null) return "wrong";
       const owner = await this.store.person(row.userId);
       if (owner === undefined || owner.disabled) return "wrong";
@@ -233,7 +238,7 @@ export class People {
 
   /** The install token as the owner's token row, so it is listed and can be revoked. */
   async #registerInstallToken(): Promise<void> {
-    const hash = sha256(this.#installToken);
+    const hash = this.#installHash;
     const existing = await this.store.tokenByHash(hash);
     if (existing !== undefined) {
       if (existing.revokedAt !== null) {
