@@ -104,6 +104,11 @@ export interface PeopleStoreOptions {
   cacheMs?: number;
 }
 
+/** The cache key of a person's relation to a session (read by `relation`, kept by `grant`). */
+function relationKey(sessionId: string, userId: string): string {
+  return `relation:${sessionId}:${userId}`;
+}
+
 export class PeopleStore {
   readonly #db: Database;
   readonly #now: () => Date;
@@ -137,9 +142,14 @@ export class PeopleStore {
     const hit = this.#cache.get(key);
     if (hit !== undefined && hit.until > now) return hit.value as T;
     const value = await read();
+    this.#keep(key, value, now);
+    return value;
+  }
+
+  /** Keeps `value` under `key` for `cacheMs` from `now` (the cache never grows past 10,000). */
+  #keep(key: string, value: unknown, now: number): void {
     if (this.#cache.size > 10_000) this.#cache.clear();
     this.#cache.set(key, { value, until: now + this.#cacheMs });
-    return value;
   }
 
   get #client() {
@@ -518,10 +528,7 @@ export class PeopleStore {
     // what was just stored is remembered (the first request of a new session asks for it at
     // once), unless anything was forgotten meanwhile (a revocation racing this grant)
     if (this.#cacheMs > 0 && generation === this.#generation) {
-      this.#cache.set(`relation:${input.sessionId}:${input.userId}`, {
-        value: relation,
-        until: Date.now() + this.#cacheMs,
-      });
+      this.#keep(relationKey(input.sessionId, input.userId), relation, Date.now());
     }
     return { ...row, relation };
   }
@@ -535,7 +542,7 @@ export class PeopleStore {
   }
 
   async relation(sessionId: string, userId: string): Promise<SessionRelation | undefined> {
-    return this.#cached(`relation:${sessionId}:${userId}`, async () => {
+    return this.#cached(relationKey(sessionId, userId), async () => {
       const row = await this.#client.sessionAccess.findUnique({
         where: { sessionId_userId: { sessionId, userId } },
       });
