@@ -19,6 +19,7 @@ function port(variable: string, fallback: number): number {
 export const FAKE_LLM_PORT = port("E2E_FAKE_LLM_PORT", 8787);
 export const APP_PORT = port("E2E_APP_PORT", 3100);
 export const OFFLINE_APP_PORT = port("E2E_OFFLINE_APP_PORT", 3101);
+const E2E_WORKERS = port("E2E_WORKERS", 2);
 
 const root = resolve(import.meta.dirname, "..");
 const workspace = join(import.meta.dirname, "fixtures", "workspace");
@@ -54,8 +55,12 @@ export default defineConfig({
   outputDir: "./test-results",
   timeout: 60_000,
   expect: { timeout: 15_000 },
+  // Two workers by default (E2E_WORKERS moves it): the projects that share one fake LLM server or
+  // one app (fake-llm, offline) and the multi-instance specs take one worker each at most, so
+  // their files still run one after another; the security specs start servers of their own on free
+  // ports and fill whatever worker is free (docs/decisions/0078).
   fullyParallel: false,
-  workers: 1,
+  workers: E2E_WORKERS,
   // on CI a failed test runs once more; one that passes then is listed as flaky by name with its
   // first error, and a skipped one still fails the run (no-skips.mjs, docs/decisions/0072)
   retries: process.env.CI && process.env.CI !== "false" ? 1 : 0,
@@ -81,17 +86,22 @@ export default defineConfig({
     {
       name: "fake-llm",
       testIgnore: /offline\.spec\.ts/,
+      // every file scripts the one fake LLM server's answers: one file at a time
+      workers: 1,
       use: { baseURL: `http://127.0.0.1:${APP_PORT}`, extraHTTPHeaders: withToken },
     },
     {
       name: "offline",
       testMatch: /offline\.spec\.ts/,
+      workers: 1,
       use: { baseURL: `http://127.0.0.1:${OFFLINE_APP_PORT}`, extraHTTPHeaders: withToken },
     },
     {
       // issue #17's multi-instance suite: two servers on one PostgreSQL, started by the spec
       name: "multi",
       testDir: "./multi",
+      // each spec runs two or three apps on a PostgreSQL cluster of its own: one spec at a time
+      workers: 1,
       timeout: 180_000,
       use: { screenshot: "off", trace: "off" },
     },
