@@ -19,7 +19,7 @@ import { classifyFailure } from "./failures.js";
 import { loadSessionRows } from "./load-session.js";
 import { branchRow, CLIENT_METADATA_KEY, describeZodError, loopRow, parseJson } from "./rows.js";
 import { applyWrite, checkWriteShape } from "./write-session.js";
-import { applyWriteDirect, isDirectWrite } from "./write-session-direct.js";
+import { applyWriteDirect, isDirectWrite, upsertLoopDirect } from "./write-session-direct.js";
 
 // The Prisma SessionStore: the contract of core's store/types.ts on SQLite or PostgreSQL.
 // Every operation is one transaction. Writes are incremental (a message is one row, an append to
@@ -280,6 +280,13 @@ export class PrismaSessionStore implements SessionStore {
       throw new StoreError("invalid", `loop ${record.loopId}: ${describeZodError(parsed.error)}`);
     }
     const row = loopRow(parsed.data, nextTick());
+    const direct = this.#db.direct;
+    if (direct !== undefined) {
+      // every loop's start and end: one prepared upsert in the turn's group commit instead of a
+      // Prisma transaction of its own
+      await this.#attempt("upsertLoop", () => direct.write((conn) => upsertLoopDirect(conn, row)));
+      return;
+    }
     const { ordinal: _first, sessionId, loopId, ...update } = row;
     await this.#write("upsertLoop", async (tx) => {
       await tx.loopRecord.upsert({

@@ -26,6 +26,12 @@ const BUDGET_OF = 'SELECT "monthly_tokens" FROM "person_budgets" WHERE "person_i
 const USED_IN_MONTH =
   'SELECT "used_tokens" FROM "person_token_usage" WHERE "person_id" = ? AND "month" = ?';
 
+/** Adds a response's tokens to the month's usage: the database adds, so no count is lost. */
+const RECORD_USAGE = `INSERT INTO "person_token_usage" ("person_id", "month", "used_tokens")
+  VALUES (?, ?, ?)
+  ON CONFLICT ("person_id", "month")
+  DO UPDATE SET "used_tokens" = "person_token_usage"."used_tokens" + excluded."used_tokens"`;
+
 export class TokenBudgets implements TokenBudget {
   readonly #db: Database;
   readonly #now: () => Date;
@@ -96,6 +102,13 @@ export class TokenBudgets implements TokenBudget {
     if (!Number.isSafeInteger(tokens) || tokens <= 0) return;
     const month = monthOf(this.#now());
     const used = BigInt(tokens);
+    const direct = this.#db.direct;
+    if (direct !== undefined) {
+      // after every model response: the same statement, prepared once, in the turn's group
+      // commit instead of a Prisma query of its own
+      await direct.write((conn) => conn.statement(RECORD_USAGE).run(person.id, month, used));
+      return;
+    }
     // one statement: the database adds, so concurrent responses (any instance) all count
     await this.#db.client.$executeRaw`
       INSERT INTO "person_token_usage" ("person_id", "month", "used_tokens")

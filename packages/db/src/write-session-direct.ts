@@ -5,7 +5,7 @@ import {
   StoreError,
 } from "@arbor/core";
 import { isUniqueViolation } from "./failures.js";
-import { approvalRows, messageRow } from "./rows.js";
+import { approvalRows, type loopRow, messageRow } from "./rows.js";
 import type { DirectConnection } from "./sqlite-direct.js";
 import { storedEvents, type WriteContext } from "./write-session.js";
 import { EVENT_COLUMNS, MESSAGE_COLUMNS } from "./write-statements.js";
@@ -54,6 +54,29 @@ const INSERT_BRANCH_ENTRY = insertSql("branch_messages", [
   "position",
   "message_id",
 ]);
+const LOOP_COLUMNS = [
+  "session_id",
+  "loop_id",
+  "agent_id",
+  "parent_loop_id",
+  "continuation_kind",
+  "status",
+  "started_at",
+  "ended_at",
+  "duration_ms",
+  "turns",
+  "usage",
+  "child_loop_ids",
+  "record",
+  "ordinal",
+] as const;
+/** A loop's record, kept in first-upsert order: a later upsert changes every column but that. */
+const UPSERT_LOOP = `${insertSql("loop_records", LOOP_COLUMNS)}
+  ON CONFLICT ("session_id", "loop_id") DO UPDATE SET ${LOOP_COLUMNS.filter(
+    (c) => c !== "session_id" && c !== "loop_id" && c !== "ordinal",
+  )
+    .map((c) => `"${c}" = excluded."${c}"`)
+    .join(", ")}`;
 const MESSAGE_EXISTS = `SELECT 1 FROM "messages" WHERE "session_id" = ? AND "id" = ?`;
 const RESERVE_BRANCH = `UPDATE "branches" SET "updated_at" = ?, "last_position" = "last_position" + ?
   WHERE "session_id" = ? AND "id" = ? RETURNING "last_position"`;
@@ -190,4 +213,29 @@ export function applyWriteDirect(
     insert.run(sessionId, event.sequence, event.name, JSON.stringify(event.payload ?? null), at);
   }
   return stored;
+}
+
+/**
+ * A loop's record (its start, each end): one prepared upsert in the turn's group commit, as
+ * `upsertLoop` does through Prisma on PostgreSQL.
+ */
+export function upsertLoopDirect(conn: DirectConnection, row: ReturnType<typeof loopRow>): void {
+  conn
+    .statement(UPSERT_LOOP)
+    .run(
+      row.sessionId,
+      row.loopId,
+      row.agentId,
+      row.parentLoopId,
+      row.continuationKind,
+      row.status,
+      row.startedAt,
+      row.endedAt,
+      row.durationMs,
+      row.turns,
+      row.usage,
+      row.childLoopIds,
+      row.record,
+      row.ordinal,
+    );
 }
