@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { VitestNoSkips } from "../../scripts/no-skips.mjs";
@@ -18,6 +19,8 @@ export default defineConfig({
     testTimeout: 20_000,
     setupFiles: ["./test/setup.ts"],
     pool: "forks",
+    // every core (Vitest leaves one free by default: one worker on a 2-core machine), 0078
+    maxWorkers: availableParallelism(),
     // test files share a worker process and its module cache instead of each re-importing
     // everything (docs/decisions/0077)
     isolate: false,

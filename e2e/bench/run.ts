@@ -35,6 +35,10 @@ const appEnv: Record<string, string> = Object.fromEntries(
       entry[0].startsWith("ARBOR_SQLITE_") && entry[1] !== undefined,
   ),
 );
+// BENCH_APP_NODE_OPTIONS becomes the app's NODE_OPTIONS, CPU_PROFILE_DIR passes on: CPU profiles
+// of the app under a bench's load (cpu-profile.cjs says how)
+if (process.env.BENCH_APP_NODE_OPTIONS) appEnv.NODE_OPTIONS = process.env.BENCH_APP_NODE_OPTIONS;
+if (process.env.CPU_PROFILE_DIR) appEnv.CPU_PROFILE_DIR = process.env.CPU_PROFILE_DIR;
 const app = await startApp({
   port: await freePort(),
   dataDir,

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 import { VitestNoSkips } from "../../scripts/no-skips.mjs";
 
@@ -16,6 +17,8 @@ export default defineConfig({
     reporters: ["default", new VitestNoSkips()],
     testTimeout: 20_000,
     pool: "forks",
+    // every core (Vitest leaves one free by default: one worker on a 2-core machine), 0078
+    maxWorkers: availableParallelism(),
     projects: [
       {
         extends: true,

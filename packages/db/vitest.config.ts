@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { VitestNoSkips } from "../../scripts/no-skips.mjs";
 
@@ -14,6 +15,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // every core (Vitest leaves one free by default: one worker on a 2-core machine), 0078
+    maxWorkers: availableParallelism(),
     // test files share a worker process and its module cache instead of each re-importing
     // everything (docs/decisions/0077)
     isolate: false,

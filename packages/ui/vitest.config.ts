@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vitest/config";
 import { VitestNoSkips } from "../../scripts/no-skips.mjs";
@@ -13,6 +14,8 @@ export default defineConfig({
     // test files share a worker process and its module cache instead of each re-importing
     // everything (docs/decisions/0077)
     isolate: false,
+    // every core (Vitest leaves one free by default: one worker on a 2-core machine), 0078
+    maxWorkers: availableParallelism(),
     include: ["src/**/*.test.ts", "src/**/*.test.tsx", "test/**/*.test.ts"],
   },
 });
