@@ -107,10 +107,14 @@ test("Alt+Enter queues a follow-up that starts its own run once the answer is do
   page,
   request,
 }, testInfo) => {
+  // the story streams for about 18 s (60 chunks 300 ms apart): the steps between its second
+  // sentence and the check that the follow-up waits must fit in it on a loaded machine too (two
+  // e2e workers on two cores: at 100 ms apart the story once ended before the check)
+  test.setTimeout(120_000);
   const { session_id } = await createSession(request);
   const story = numberedSentences(40, "Story");
   await scriptFakeLlm(request, [
-    { blocks: [{ type: "text", text: story }], chunkSize: 12, chunkDelayMs: 100 },
+    { blocks: [{ type: "text", text: story }], chunkSize: 12, chunkDelayMs: 300 },
     { blocks: [{ type: "text", text: "In short: forty numbered sentences." }] },
   ]);
 
@@ -123,14 +127,14 @@ test("Alt+Enter queues a follow-up that starts its own run once the answer is do
   await box.press("Alt+Enter");
   await expect(box).toHaveValue("");
   await expect(queuedList(page)).toContainText("Queued · follow-up");
-  await keepScreenshot(page, testInfo, "follow-up-queued");
   // still streaming the first answer: the follow-up is not in the transcript yet
   await expect(transcript(page)).not.toContainText("Now summarise it in one line.");
+  await keepScreenshot(page, testInfo, "follow-up-queued");
 
   await expect(assistantMessages(page).last()).toContainText(
     "In short: forty numbered sentences.",
     {
-      timeout: 30_000,
+      timeout: 60_000,
     },
   );
   await expect(stateLine(page)).toHaveText("Ready");
