@@ -47,19 +47,22 @@ test("Enter while the agent works steers it after the running tool, before its n
   page,
   request,
 }, testInfo) => {
+  // the preamble streams for about 18 s (60 chunks 300 ms apart) before the tool call: the steps
+  // between its second sentence and the steer must fit in it on a loaded machine too (two e2e
+  // workers on two cores: at 100 ms apart the run once ended before the steer was sent)
+  test.setTimeout(120_000);
   const { session_id } = await createSession(request, {
     config: { approval_policy: { type: "auto_approve_all" } },
   });
   const preamble = numberedSentences(40, "Reading");
   await scriptFakeLlm(request, [
-    // ~60 deltas 100 ms apart before the tool call: time to type a message mid-run
     {
       blocks: [
         { type: "text", text: preamble },
         { type: "toolCall", name: "read_file", arguments: { path: "notes.txt" } },
       ],
       chunkSize: 12,
-      chunkDelayMs: 100,
+      chunkDelayMs: 300,
     },
     { blocks: [{ type: "text", text: "Only the first line: first line of the notes." }] },
   ]);
@@ -81,7 +84,7 @@ test("Enter while the agent works steers it after the running tool, before its n
   await keepScreenshot(page, testInfo, "steer-queued");
 
   // delivered after the tool's result: it leaves the list and sits in the transcript there
-  await expect(stateLine(page)).toHaveText("Ready", { timeout: 30_000 });
+  await expect(stateLine(page)).toHaveText("Ready", { timeout: 60_000 });
   await expect(queuedList(page)).toBeHidden();
   await expect(userMessages(page).last()).toContainText("Actually, only the first line.");
   await expect(assistantMessages(page).last()).toContainText("Only the first line");
