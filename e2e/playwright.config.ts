@@ -19,7 +19,7 @@ function port(variable: string, fallback: number): number {
 export const FAKE_LLM_PORT = port("E2E_FAKE_LLM_PORT", 8787);
 export const APP_PORT = port("E2E_APP_PORT", 3100);
 export const OFFLINE_APP_PORT = port("E2E_OFFLINE_APP_PORT", 3101);
-const E2E_WORKERS = port("E2E_WORKERS", 2);
+const E2E_WORKERS = port("E2E_WORKERS", 1);
 
 const root = resolve(import.meta.dirname, "..");
 const workspace = join(import.meta.dirname, "fixtures", "workspace");
@@ -55,10 +55,11 @@ export default defineConfig({
   outputDir: "./test-results",
   timeout: 60_000,
   expect: { timeout: 15_000 },
-  // Two workers by default (E2E_WORKERS moves it): the projects that share one fake LLM server or
+  // One worker by default; E2E_WORKERS=2 runs two: the projects that share one fake LLM server or
   // one app (fake-llm, offline) and the multi-instance specs take one worker each at most, so
   // their files still run one after another; the security specs start servers of their own on free
-  // ports and fill whatever worker is free (docs/decisions/0078).
+  // ports and fill whatever worker is free. Two are not the default yet: under them a few tests
+  // that act mid-stream lost their race on a fresh clone (docs/decisions/0078).
   fullyParallel: false,
   workers: E2E_WORKERS,
   // on CI a failed test runs once more; one that passes then is listed as flaky by name with its
