@@ -282,7 +282,9 @@ test("the header takes the model's automatic title when it arrives, as the sessi
   await servers.resetFake();
   await servers.script([
     { blocks: [{ type: "text", text: "Sorting algorithms compared." }] },
-    { blocks: [{ type: "text", text: "Comparing sorting algorithms" }], firstChunkDelayMs: 1_000 },
+    // held until the first message's words are seen in the header (a timer lost that race on a
+    // loaded machine: the header went straight to the model's title)
+    { blocks: [{ type: "text", text: "Comparing sorting algorithms" }], holdAfterChunks: 0 },
   ]);
   const id = await newSession();
   const page = await signedIn();
@@ -292,6 +294,13 @@ test("the header takes the model's automatic title when it arrives, as the sessi
   const heading = page.getByRole("heading", { level: 1 });
   // first the first message's words, then the model's title, without a reload
   await expect(heading).toHaveText(/which sort is fastest/i);
+  // the answer is in and the title request waits for its release
+  await expect
+    .poll(
+      async () => (await servers.fakeRequests()).filter((r) => !r.path.includes("count")).length,
+    )
+    .toBe(2);
+  expect(await servers.release()).toBe(1);
   await expect(heading).toHaveText("Comparing sorting algorithms");
   await expect(page).toHaveTitle("Comparing sorting algorithms · Arbor");
   await page.close();

@@ -62,6 +62,8 @@ export interface FakeTurn {
   chunkSize?: number;
   /** the usage the response reports (default: from the text's length) */
   usage?: { input?: number; output?: number };
+  /** pause after this many wire events (0: before the response starts) until `release()` */
+  holdAfterChunks?: number;
 }
 
 /** The sizes the UI specs check at: a desktop and a phone (issue #27). */
@@ -312,6 +314,13 @@ export class Servers {
       body: JSON.stringify({ turns }),
     });
     if (!response.ok) throw new Error(`script the fake LLM: ${response.status}`);
+  }
+
+  /** Lets every answer paused by its turn's `holdAfterChunks` go on; how many there were. */
+  async release(): Promise<number> {
+    const response = await fetch(`${this.fake.url}/__fake/release`, { method: "POST" });
+    if (!response.ok) throw new Error(`release the fake LLM: ${response.status}`);
+    return ((await response.json()) as { released: number }).released;
   }
 
   async resetFake(): Promise<void> {

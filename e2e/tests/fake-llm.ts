@@ -1,9 +1,11 @@
 import type { APIRequestContext } from "@playwright/test";
+import { LANE } from "./lane.js";
 
 // Scripts the fake LLM server the app talks to (its control endpoints), per test. The turn format
 // is core's ScriptedTurn (packages/core/src/testing/script.ts), repeated here as plain JSON types:
 // the e2e tests talk to the fake over HTTP, as the app does.
-export const FAKE_LLM_URL = `http://127.0.0.1:${process.env.E2E_FAKE_LLM_PORT ?? "8787"}`;
+// Each worker scripts the fake of its own lane (lane.ts).
+export const FAKE_LLM_URL = `http://127.0.0.1:${LANE.fakeLlmPort}`;
 
 export type FakeBlock =
   | { type: "text"; text: string }
@@ -24,6 +26,8 @@ export interface FakeTurn {
   error?: { status: number; message?: string };
   /** drop the connection after this many wire events */
   interruptAfterChunks?: number;
+  /** pause after this many wire events (0: before the response starts) until releaseFakeLlm */
+  holdAfterChunks?: number;
 }
 
 /** One LLM request as the fake received it (Anthropic Messages wire format for the e2e app). */
@@ -38,6 +42,16 @@ export interface FakeRequest {
 export async function resetFakeLlm(request: APIRequestContext): Promise<void> {
   const response = await request.post(`${FAKE_LLM_URL}/__fake/reset`);
   if (!response.ok()) throw new Error(`fake LLM reset failed: ${response.status()}`);
+}
+
+/**
+ * Lets every answer paused by its turn's `holdAfterChunks` go on (how many there were): a test acts
+ * while an answer is in flight, then releases it, instead of racing a slow stream's timer.
+ */
+export async function releaseFakeLlm(request: APIRequestContext): Promise<number> {
+  const response = await request.post(`${FAKE_LLM_URL}/__fake/release`);
+  if (!response.ok()) throw new Error(`fake LLM release failed: ${response.status()}`);
+  return ((await response.json()) as { released: number }).released;
 }
 
 export async function scriptFakeLlm(request: APIRequestContext, turns: FakeTurn[]): Promise<void> {

@@ -9,11 +9,12 @@ import {
   sendFromComposer,
 } from "./app.js";
 import { fakeLlmRequests, resetFakeLlm, scriptFakeLlm } from "./fake-llm.js";
+import { LANE } from "./lane.js";
 
 // Workspace instructions: an AGENTS.md in the workspace shows in the session settings as
 // "Instructions in use" and reaches the model's system prompt; an edit shows on the next opening.
 
-const agentsFile = join(import.meta.dirname, "..", "fixtures", "workspace", "AGENTS.md");
+const agentsFile = join(LANE.workspace, "AGENTS.md");
 
 test.beforeEach(async ({ request }) => {
   await resetFakeLlm(request);

@@ -14,7 +14,7 @@ import {
   userMessages,
 } from "./app.js";
 import { fakeLlmRequests, resetFakeLlm, scriptFakeLlm } from "./fake-llm.js";
-import { MCP_CONFIG } from "./mcp-config.js";
+import { LANE } from "./lane.js";
 
 // Issue #11 in Chromium: the app's MCP config is written while it runs (the app watches the file)
 // with the MCP project's `everything` reference server and a server whose command does not exist;
@@ -34,7 +34,7 @@ async function mcpServers(request: APIRequestContext): Promise<ServerState[]> {
 
 test.beforeAll(async ({ request }) => {
   writeFileSync(
-    MCP_CONFIG,
+    LANE.mcpConfig,
     JSON.stringify({
       mcpServers: {
         everything: { command: process.execPath, args: [everythingServerScript(), "stdio"] },
@@ -50,7 +50,7 @@ test.beforeAll(async ({ request }) => {
 });
 
 test.afterAll(async ({ request }) => {
-  rmSync(MCP_CONFIG, { force: true });
+  rmSync(LANE.mcpConfig, { force: true });
   // the other specs see no MCP tools again
   await expect.poll(async () => (await mcpServers(request)).length, { timeout: 30_000 }).toBe(0);
 });

@@ -15,6 +15,7 @@ import {
   type FakeRequest,
   fakeLlmRequests,
   numberedSentences,
+  releaseFakeLlm,
   resetFakeLlm,
   scriptFakeLlm,
 } from "./fake-llm.js";
@@ -22,7 +23,8 @@ import {
 // Typing while the agent works (docs/decisions/0011): the composer stays usable during a run,
 // Enter steers the agent at its next step, Alt+Enter sends a follow-up for after the run, and the
 // composer lists each queued message until it is delivered and appears in the transcript at its
-// real place. The fake LLM streams slowly so there is time to type mid-run.
+// real place. The fake LLM holds each answer after its first sentences (holdAfterChunks) until the
+// test has typed and checked what it needs mid-run, then releases it: no race with a timer.
 
 test.beforeEach(async ({ request }) => {
   await resetFakeLlm(request);
@@ -47,10 +49,6 @@ test("Enter while the agent works steers it after the running tool, before its n
   page,
   request,
 }, testInfo) => {
-  // the preamble streams for about 18 s (60 chunks 300 ms apart) before the tool call: the steps
-  // between its second sentence and the steer must fit in it on a loaded machine too (two e2e
-  // workers on two cores: at 100 ms apart the run once ended before the steer was sent)
-  test.setTimeout(120_000);
   const { session_id } = await createSession(request, {
     config: { approval_policy: { type: "auto_approve_all" } },
   });
@@ -62,7 +60,8 @@ test("Enter while the agent works steers it after the running tool, before its n
         { type: "toolCall", name: "read_file", arguments: { path: "notes.txt" } },
       ],
       chunkSize: 12,
-      chunkDelayMs: 300,
+      // held after its first sentences (two events open the message, one a block) until released
+      holdAfterChunks: 8,
     },
     { blocks: [{ type: "text", text: "Only the first line: first line of the notes." }] },
   ]);
@@ -82,9 +81,10 @@ test("Enter while the agent works steers it after the running tool, before its n
   await expect(queuedList(page)).toContainText("Queued · steer");
   await expect(queuedList(page)).toContainText("Actually, only the first line.");
   await keepScreenshot(page, testInfo, "steer-queued");
+  expect(await releaseFakeLlm(request)).toBe(1);
 
   // delivered after the tool's result: it leaves the list and sits in the transcript there
-  await expect(stateLine(page)).toHaveText("Ready", { timeout: 60_000 });
+  await expect(stateLine(page)).toHaveText("Ready");
   await expect(queuedList(page)).toBeHidden();
   await expect(userMessages(page).last()).toContainText("Actually, only the first line.");
   await expect(assistantMessages(page).last()).toContainText("Only the first line");
@@ -110,14 +110,10 @@ test("Alt+Enter queues a follow-up that starts its own run once the answer is do
   page,
   request,
 }, testInfo) => {
-  // the story streams for about 18 s (60 chunks 300 ms apart): the steps between its second
-  // sentence and the check that the follow-up waits must fit in it on a loaded machine too (two
-  // e2e workers on two cores: at 100 ms apart the story once ended before the check)
-  test.setTimeout(120_000);
   const { session_id } = await createSession(request);
   const story = numberedSentences(40, "Story");
   await scriptFakeLlm(request, [
-    { blocks: [{ type: "text", text: story }], chunkSize: 12, chunkDelayMs: 300 },
+    { blocks: [{ type: "text", text: story }], chunkSize: 12, holdAfterChunks: 8 },
     { blocks: [{ type: "text", text: "In short: forty numbered sentences." }] },
   ]);
 
@@ -133,13 +129,9 @@ test("Alt+Enter queues a follow-up that starts its own run once the answer is do
   // still streaming the first answer: the follow-up is not in the transcript yet
   await expect(transcript(page)).not.toContainText("Now summarise it in one line.");
   await keepScreenshot(page, testInfo, "follow-up-queued");
+  expect(await releaseFakeLlm(request)).toBe(1);
 
-  await expect(assistantMessages(page).last()).toContainText(
-    "In short: forty numbered sentences.",
-    {
-      timeout: 60_000,
-    },
-  );
+  await expect(assistantMessages(page).last()).toContainText("In short: forty numbered sentences.");
   await expect(stateLine(page)).toHaveText("Ready");
   await expect(queuedList(page)).toBeHidden();
   await expect(userMessages(page)).toHaveCount(2);

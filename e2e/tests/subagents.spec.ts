@@ -12,6 +12,7 @@ import {
   transcript,
 } from "./app.js";
 import { fakeLlmRequests, resetFakeLlm, scriptFakeLlm } from "./fake-llm.js";
+import { LANE } from "./lane.js";
 
 // A sub-agent in the chat (issue #14): an agent file in the workspace becomes a tool; its call's
 // card shows the child loop working (its tool call, its streamed text) and folds away when done,
@@ -19,7 +20,7 @@ import { fakeLlmRequests, resetFakeLlm, scriptFakeLlm } from "./fake-llm.js";
 // while this spec runs (sessions re-read agent files before each message), so the other specs'
 // sessions keep their usual tools.
 
-const agents = join(import.meta.dirname, "..", "fixtures", "workspace", ".arbor", "agents");
+const agents = join(LANE.workspace, ".arbor", "agents");
 
 test.beforeAll(() => {
   mkdirSync(agents, { recursive: true });

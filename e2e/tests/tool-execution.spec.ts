@@ -12,7 +12,7 @@ import {
   transcript,
 } from "./app.js";
 import { fakeLlmRequests, resetFakeLlm, scriptFakeLlm } from "./fake-llm.js";
-import { MCP_CONFIG } from "./mcp-config.js";
+import { LANE } from "./lane.js";
 
 // Issue #26 finding 3 against the production build: a session's read-only tool calls of one
 // answer run at the same time (tool_execution parallel_read_only, the default) while a write of
@@ -22,8 +22,7 @@ import { MCP_CONFIG } from "./mcp-config.js";
 // session stores as tool_progress events: their store sequence is when each call was running.
 
 const LONG = "mcp__everything__trigger-long-running-operation";
-const workspace = join(import.meta.dirname, "..", "fixtures", "workspace");
-const written = join(workspace, `tool-execution-e2e-${process.pid}.txt`);
+const written = join(LANE.workspace, `tool-execution-e2e-${process.pid}.txt`);
 
 async function mcpStatuses(request: APIRequestContext): Promise<string[]> {
   const response = await request.get("/api/mcp/servers");
@@ -36,7 +35,7 @@ async function mcpStatuses(request: APIRequestContext): Promise<string[]> {
 
 test.beforeAll(async ({ request }) => {
   writeFileSync(
-    MCP_CONFIG,
+    LANE.mcpConfig,
     JSON.stringify({
       mcpServers: {
         everything: { command: process.execPath, args: [everythingServerScript(), "stdio"] },
@@ -49,7 +48,7 @@ test.beforeAll(async ({ request }) => {
 });
 
 test.afterAll(async ({ request }) => {
-  rmSync(MCP_CONFIG, { force: true });
+  rmSync(LANE.mcpConfig, { force: true });
   rmSync(written, { force: true });
   await expect.poll(async () => (await mcpStatuses(request)).length, { timeout: 30_000 }).toBe(0);
 });
@@ -75,7 +74,7 @@ test("three read-only tool calls of one turn overlap in time while a write waits
     name: LONG,
     arguments: { duration: 3, steps: 3 },
   });
-  const fileName = written.slice(workspace.length + 1);
+  const fileName = written.slice(LANE.workspace.length + 1);
   await scriptFakeLlm(request, [
     {
       blocks: [

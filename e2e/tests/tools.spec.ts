@@ -12,7 +12,13 @@ import {
   stateLine,
   transcript,
 } from "./app.js";
-import { type FakeRequest, fakeLlmRequests, resetFakeLlm, scriptFakeLlm } from "./fake-llm.js";
+import {
+  type FakeRequest,
+  fakeLlmRequests,
+  releaseFakeLlm,
+  resetFakeLlm,
+  scriptFakeLlm,
+} from "./fake-llm.js";
 
 test.beforeEach(async ({ request }) => {
   await resetFakeLlm(request);
@@ -213,15 +219,20 @@ test("the state line shows each auto-processing round while the loop runs", asyn
           arguments: { path: "notes.txt" },
         },
       ],
-      // each next request takes 400 ms to start: the round it follows is on screen that long
-      firstChunkDelayMs: 400,
+      // each request after the first is held before it starts: the round it follows stays on
+      // screen until the test has seen it and releases the next answer
+      ...(n > 1 ? { holdAfterChunks: 0 } : {}),
     })),
-    { blocks: [{ type: "text", text: "Done looking." }], firstChunkDelayMs: 400 },
+    { blocks: [{ type: "text", text: "Done looking." }], holdAfterChunks: 0 },
   ]);
 
   await recordStateLine(page);
   await openSession(page, session_id);
   await sendFromComposer(page, "Read the notes three times.");
+  for (const round of ["round 1 · 1 tool", "round 2 · 2 tools", "round 3 · 3 tools"]) {
+    await expect(stateLine(page)).toHaveText(`Auto-processing · ${round}`);
+    await expect.poll(() => releaseFakeLlm(request)).toBe(1);
+  }
   await expect(assistantMessages(page).last()).toContainText("Done looking.");
   await expect(stateLine(page)).toHaveText("Ready");
   await keepScreenshot(page, testInfo, "auto-loop-rounds");

@@ -35,6 +35,12 @@ export interface ScriptedTurn {
   error?: ScriptedError;
   /** drop the connection (server) / end with a network error (provider) after this many chunks */
   interruptAfterChunks?: number;
+  /**
+   * Fake server only: pause the response after this many wire events (0: before it starts) until
+   * the test releases it (POST /__fake/release, `server.release()`), so a test can act while an
+   * answer is in flight without racing a timer.
+   */
+  holdAfterChunks?: number;
   /** model id to report; defaults to the requested model */
   model?: string;
 }

@@ -4,7 +4,8 @@ import type { Frame } from "./wire-format.js";
 
 // Writes a streamed answer frame by frame, honouring the turn's timing. Contract: never throws;
 // stops as soon as the client goes away; `interruptAfterChunks` destroys the socket after that
-// many frames reached it (the client sees a dropped connection, not a clean end).
+// many frames reached it (the client sees a dropped connection, not a clean end);
+// `holdAfterChunks` waits for `hold()` (the test's release) after that many frames.
 
 export function sleep(ms: number): Promise<void> {
   return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
@@ -36,9 +37,12 @@ export async function writeStream(
   frames: Frame[],
   turn: ScriptedTurn,
   isClosed: () => boolean,
+  hold: () => Promise<void>,
 ): Promise<void> {
   const interruptAfter = turn.interruptAfterChunks;
   for (let i = 0; i < frames.length; i++) {
+    // 0 is held before the response starts (server.ts)
+    if (i > 0 && i === turn.holdAfterChunks) await hold();
     if (interruptAfter !== undefined && i >= interruptAfter) {
       res.socket?.destroy();
       return;
@@ -48,6 +52,7 @@ export async function writeStream(
     if (isClosed() || frame === undefined) return;
     await writeFrame(res, frame);
   }
+  if (frames.length > 0 && turn.holdAfterChunks === frames.length) await hold();
   if (interruptAfter !== undefined && interruptAfter <= frames.length) {
     res.socket?.destroy();
     return;

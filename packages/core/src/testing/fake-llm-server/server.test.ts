@@ -75,6 +75,47 @@ describe("fake LLM server behaviour", () => {
     expect(text).not.toContain("message_stop");
   });
 
+  it("holdAfterChunks pauses after exactly that many events until a release", async () => {
+    server.enqueue({ blocks: [{ type: "text", text: "x".repeat(100) }], holdAfterChunks: 3 });
+    const response = await postMessages(server.url);
+    const reader = response.body?.getReader();
+    if (!reader) throw new Error("no body");
+    const decoder = new TextDecoder();
+    let text = "";
+    const events = () => text.match(/^event: /gm)?.length ?? 0;
+    while (events() < 3) text += decoder.decode((await reader.read()).value, { stream: true });
+    // nothing more comes while it is held: the next read is still pending after 200 ms
+    const next = reader.read();
+    const raced = await Promise.race([next, new Promise((r) => setTimeout(() => r("held"), 200))]);
+    expect(raced).toBe("held");
+    expect(events()).toBe(3);
+
+    const released = await fetch(`${server.url}/__fake/release`, { method: "POST" });
+    expect(await released.json()).toEqual({ released: 1 });
+    text += decoder.decode((await next).value, { stream: true });
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    expect(text).toContain("message_stop");
+    expect(server.release()).toBe(0);
+  });
+
+  it("holdAfterChunks 0 holds the response before it starts; a reset lets it go", async () => {
+    server.enqueue({ blocks: [{ type: "text", text: "late" }], holdAfterChunks: 0 });
+    const pending = postMessages(server.url, { stream: false });
+    const raced = await Promise.race([
+      pending,
+      new Promise((r) => setTimeout(() => r("held"), 200)),
+    ]);
+    expect(raced).toBe("held");
+    // the request is recorded while its answer waits
+    expect(server.requests).toHaveLength(1);
+    server.reset();
+    expect(await (await pending).json()).toMatchObject({ content: [{ text: "late" }] });
+  });
+
   it("keeps serving after a client walks away mid-stream", async () => {
     server.enqueue({
       blocks: [{ type: "text", text: "y".repeat(400) }],

@@ -39,7 +39,31 @@ class ScriptState {
   /** count_tokens' counter; default estimateInputTokens (the same figure usage reports) */
   countTokens: ((body: unknown) => number) | undefined;
 
+  /** responses paused by their turn's `holdAfterChunks`, each waiting for a release */
+  private readonly held = new Set<() => void>();
+
+  /** Resolves on the next release (or reset), or when the response closes. */
+  hold(res: ServerResponse): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.held.delete(done);
+        res.off("close", done);
+        resolve();
+      };
+      this.held.add(done);
+      res.once("close", done);
+    });
+  }
+
+  /** Lets every held response go on; returns how many there were. */
+  release(): number {
+    const waiting = [...this.held];
+    for (const done of waiting) done();
+    return waiting.length;
+  }
+
   reset(): void {
+    this.release();
     this.queue = [];
     this.decide = undefined;
     this.contextWindow = this.initialContextWindow;
@@ -133,6 +157,7 @@ async function answer(
   }
   const turn = state.nextTurn({ protocol: route.protocol, model, index, body: recorded.body });
   await sleep(turn.firstChunkDelayMs ?? 0);
+  if (turn.holdAfterChunks === 0) await state.hold(res);
   if (isClosed()) return;
 
   if (turn.error) {
@@ -162,7 +187,8 @@ async function answer(
     connection: "keep-alive",
   });
   res.flushHeaders();
-  await writeStream(res, route.format.streamFrames(plan, { body: recorded.body }), turn, isClosed);
+  const frames = route.format.streamFrames(plan, { body: recorded.body });
+  await writeStream(res, frames, turn, isClosed, () => state.hold(res));
 }
 
 async function handle(state: ScriptState, req: IncomingMessage, res: ServerResponse) {
@@ -277,6 +303,10 @@ function handleControl(
     sendJson(res, 200, { requests: state.requests });
     return;
   }
+  if (method === "POST" && path === "/__fake/release") {
+    sendJson(res, 200, { released: state.release() });
+    return;
+  }
   if (method === "POST" && path === "/__fake/reset") {
     state.reset();
     sendJson(res, 200, { ok: true });
@@ -326,6 +356,7 @@ export async function startFakeLlmServer(
       state.contextWindow = tokens;
     },
     reset: () => state.reset(),
+    release: () => state.release(),
     setTokenCounter: (count) => {
       state.countTokens = count;
     },

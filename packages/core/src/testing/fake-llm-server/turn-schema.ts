@@ -44,6 +44,7 @@ export const ScriptedTurnSchema = z.object({
     })
     .optional(),
   interruptAfterChunks: count.optional(),
+  holdAfterChunks: count.optional(),
   model: z.string().optional(),
 }) satisfies z.ZodType<ScriptedTurn>;
 

@@ -47,6 +47,8 @@ export interface FakeLlmServer {
    * What POST /v1/messages/count_tokens answers as `input_tokens` for a body; default: the JSON
    * size of the body / 4, the same figure a turn reports as its input usage
    */
+  /** lets every response paused by its turn's `holdAfterChunks` go on; returns how many */
+  release(): number;
   setTokenCounter(count: ((body: unknown) => number) | undefined): void;
   close(): Promise<void>;
 }
