@@ -3,10 +3,11 @@
 //     pnpm bench streaming-load
 // Node 20 refuses --cpu-prof in NODE_OPTIONS, and run.ts's servers end by a signal: this runs V8's
 // sampling profiler through the inspector and writes one profile per 10 s window,
-// <dir>/<pid>-<n>.cpuprofile (windows with no work are skipped). Open them in Chrome's DevTools.
+// <dir>/<pid>-<thread>-<n>.cpuprofile (windows with no work are skipped). Open them in Chrome's DevTools.
 const inspector = require("node:inspector");
 const { writeFileSync } = require("node:fs");
 const { join } = require("node:path");
+const { threadId } = require("node:worker_threads");
 
 const dir = process.env.CPU_PROFILE_DIR || require("node:os").tmpdir();
 const session = new inspector.Session();
@@ -22,7 +23,7 @@ setInterval(() => {
   session.post("Profiler.stop", (error, result) => {
     if (!error && cpu.user + cpu.system > 500_000) {
       writeFileSync(
-        join(dir, `${process.pid}-${window}.cpuprofile`),
+        join(dir, `${process.pid}-${threadId}-${window}.cpuprofile`),
         JSON.stringify(result.profile),
       );
     }
