@@ -26,7 +26,7 @@ describe("writeStream", () => {
         return write(...args);
       }) as typeof res.write;
       res.writeHead(200, { "content-type": "text/event-stream" });
-      finished = writeStream(res, frames, { chunkDelayMs: 5 }, closedFlag(res));
+      finished = writeStream(res, frames, { chunkDelayMs: 5 }, closedFlag(res), async () => {});
     });
     await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
