@@ -64,8 +64,8 @@ export default defineConfig({
   outputDir: "./test-results",
   timeout: 60_000,
   expect: { timeout: 15_000 },
-  // E2E_WORKERS workers (default: one per core, four at most), each fake-llm file on its worker's own lane (tests/lane.ts);
-  // the offline app and the multi-instance specs take one worker at most; the security specs start
+  // E2E_WORKERS workers (default: one per core, four at most), each fake-llm file on its worker's
+  // own lane (tests/lane.ts); the offline app and the multi-instance specs take one worker at most; the security specs start
   // servers of their own on free ports and fill whatever worker is free (docs/decisions/0079).
   fullyParallel: false,
   workers: E2E_WORKERS,

@@ -13,9 +13,10 @@ function port(variable: string, fallback: number): number {
   return Number.isInteger(value) && value > 0 ? value : fallback;
 }
 
-/** Ports can be moved (E2E_FAKE_LLM_PORT, E2E_APP_PORT, E2E_OFFLINE_APP_PORT) so two runs can share a machine. */
-export const FAKE_LLM_PORT = port("E2E_FAKE_LLM_PORT", 8787);
-export const APP_PORT = port("E2E_APP_PORT", 3100);
+// Ports can be moved (E2E_FAKE_LLM_PORT, E2E_APP_PORT, E2E_OFFLINE_APP_PORT) so two runs can
+// share a machine.
+const FAKE_LLM_PORT = port("E2E_FAKE_LLM_PORT", 8787);
+const APP_PORT = port("E2E_APP_PORT", 3100);
 export const OFFLINE_APP_PORT = port("E2E_OFFLINE_APP_PORT", 3101);
 
 /** Lanes are ten ports apart: lane 0 is the base ports, lane 1 the base + 10, … */
