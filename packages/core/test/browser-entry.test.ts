@@ -1,6 +1,11 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { graphOf, reachable, readSourceImports, type SourceImports } from "./import-graph.js";
+import {
+  type EntryAllowance,
+  entryClosureProblems,
+  readSourceImports,
+  type SourceImports,
+} from "./import-graph.js";
 
 // @arbor/core/browser (src/browser.ts) is what browser code may take from core
 // (docs/decisions/0069-core-entries.md). What a bundler pulls in from it is every module its
@@ -10,28 +15,15 @@ import { graphOf, reachable, readSourceImports, type SourceImports } from "./imp
 
 const SRC = fileURLToPath(new URL("../src", import.meta.url));
 const ENTRY = "browser.ts";
-/** Folders whose modules may run in a browser. */
-const BROWSER_FOLDERS = ["model/", "protocol/"];
-/** Packages browser-safe modules may import at run time. */
-const BROWSER_PACKAGES = new Set(["zod"]);
+/** What browser code's modules may reach and load at run time. */
+const BROWSER: EntryAllowance = {
+  folders: ["model/", "protocol/"],
+  packages: new Set(["zod"]),
+  nodeModules: false,
+};
 
-/** Every reason the runtime closure of `entry` is not browser-safe, as readable lines. */
-function browserProblems(sources: SourceImports, entry: string): string[] {
-  const runtime = graphOf(sources, true);
-  const problems: string[] = [];
-  for (const file of [...reachable(runtime.edges, [entry])].sort()) {
-    if (file !== entry && !BROWSER_FOLDERS.some((folder) => file.startsWith(folder))) {
-      problems.push(
-        `src/${file} is reached at run time and is not in ${BROWSER_FOLDERS.join(", ")}`,
-      );
-    }
-    for (const { specifier, typeOnly, file: target } of sources.imports.get(file) ?? []) {
-      if (target !== undefined || typeOnly || BROWSER_PACKAGES.has(specifier)) continue;
-      problems.push(`src/${file} imports ${specifier}, which is not browser-safe`);
-    }
-  }
-  return problems;
-}
+const browserProblems = (sources: SourceImports, entry: string) =>
+  entryClosureProblems(sources, entry, BROWSER);
 
 describe("@arbor/core/browser", () => {
   const sources = readSourceImports(SRC);
@@ -76,7 +68,7 @@ describe("the check itself", () => {
     });
     expect(browserProblems(sources, "browser.ts")).toEqual([
       "src/context/index.ts is reached at run time and is not in model/, protocol/",
-      "src/model/private-files.ts imports node:fs, which is not browser-safe",
+      "src/model/private-files.ts imports node:fs, which the entry may not load",
     ]);
   });
 

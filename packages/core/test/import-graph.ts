@@ -297,3 +297,42 @@ export function browserImportProblems(
   }
   return problems;
 }
+
+/** What an entry's runtime closure may reach (test/browser-entry.test.ts, storage-entry.test.ts). */
+export interface EntryAllowance {
+  /** folders of src/ (with their trailing slash) whose modules it may reach */
+  folders: readonly string[];
+  /** single files of src/ outside those folders it may reach */
+  files?: readonly string[];
+  /** packages its modules may import at run time */
+  packages: ReadonlySet<string>;
+  /** whether its modules may import Node's own modules (node:fs, …) */
+  nodeModules: boolean;
+}
+
+/** Every reason the runtime closure of `entry` goes beyond `allowed`, as readable lines. */
+export function entryClosureProblems(
+  sources: SourceImports,
+  entry: string,
+  allowed: EntryAllowance,
+): string[] {
+  const runtime = graphOf(sources, true);
+  const problems: string[] = [];
+  for (const file of [...reachable(runtime.edges, [entry])].sort()) {
+    const inside =
+      file === entry ||
+      allowed.folders.some((folder) => file.startsWith(folder)) ||
+      (allowed.files ?? []).includes(file);
+    if (!inside) {
+      problems.push(
+        `src/${file} is reached at run time and is not in ${allowed.folders.join(", ")}`,
+      );
+    }
+    for (const { specifier, typeOnly, file: target } of sources.imports.get(file) ?? []) {
+      if (target !== undefined || typeOnly || allowed.packages.has(specifier)) continue;
+      if (allowed.nodeModules && (specifier.startsWith("node:") || isBuiltin(specifier))) continue;
+      problems.push(`src/${file} imports ${specifier}, which the entry may not load`);
+    }
+  }
+  return problems;
+}

@@ -1,18 +1,20 @@
+import type {
+  Branch,
+  ContextMessage,
+  CorruptRow,
+  LoadedSession,
+  OptimizationView,
+  PendingMerge,
+  SessionRecord,
+} from "@arbor/core";
 import {
-  type Branch,
   BranchSchema,
-  type ContextMessage,
   ContextStateSchema,
-  type CorruptRow,
   fromStoredMessages,
-  type LoadedSession,
-  type OptimizationView,
-  type PendingMerge,
   PendingMergeSchema,
   SessionConfigSchema,
-  type SessionRecord,
   StoreError,
-} from "@arbor/core";
+} from "@arbor/core/storage";
 import { z } from "zod";
 import type { Tx } from "./database.js";
 import type { Prisma } from "./generated/sqlite/client.js";

@@ -1,10 +1,5 @@
-import {
-  decodeSessionControl,
-  encodeSessionControl,
-  type SessionControl,
-  type SessionCoordinator,
-  type StoredEvent,
-} from "@arbor/core";
+import type { SessionControl, SessionCoordinator, StoredEvent } from "@arbor/core";
+import { decodeSessionControl, encodeSessionControl } from "@arbor/core/storage";
 import pg from "pg";
 
 // Several app instances on one PostgreSQL (issue #17, docs/decisions/0030). Two dedicated

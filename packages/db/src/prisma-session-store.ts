@@ -1,19 +1,21 @@
+import type {
+  Branch,
+  LoadedSession,
+  LoopRecord,
+  SessionRecord,
+  SessionStore,
+  SessionSummary,
+  SessionWrite,
+  StoredEvent,
+  WorkspaceTrustRecord,
+} from "@arbor/core";
 import {
-  type Branch,
   ContextStateSchema,
   emptyUsage,
-  type LoadedSession,
-  type LoopRecord,
   LoopRecordSchema,
   nextLoopNumberOf,
-  type SessionRecord,
-  type SessionStore,
-  type SessionSummary,
-  type SessionWrite,
-  type StoredEvent,
   StoreError,
-  type WorkspaceTrustRecord,
-} from "@arbor/core";
+} from "@arbor/core/storage";
 import type { Database, Tx } from "./database.js";
 import { classifyFailure } from "./failures.js";
 import { loadSessionRows } from "./load-session.js";

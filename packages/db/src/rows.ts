@@ -1,11 +1,5 @@
-import {
-  type Branch,
-  type ContextMessage,
-  type LoopRecord,
-  type OptimizationView,
-  personRef,
-  UsageSchema,
-} from "@arbor/core";
+import type { Branch, ContextMessage, LoopRecord, OptimizationView } from "@arbor/core";
+import { personRef, UsageSchema } from "@arbor/core/storage";
 import { z } from "zod";
 import type { Prisma } from "./generated/sqlite/client.js";
 

@@ -1,5 +1,10 @@
 import { createRequire } from "node:module";
-import { isAbiMismatch, NativePartError, nativeLoadCause, rebuildCommand } from "@arbor/core";
+import {
+  isAbiMismatch,
+  NativePartError,
+  nativeLoadCause,
+  rebuildCommand,
+} from "@arbor/core/storage";
 
 // better-sqlite3 is a native addon built for one Node.js ABI. Loaded through Prisma's adapter
 // inside the WebAssembly schema engine, a build for another Node.js failed as "External error

@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tightenPrivateFile } from "@arbor/core";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tightenPrivateFile } from "@arbor/core/storage";
 
 // The SQLite database and its companions (-wal, -shm, -journal) are readable by their owner only
 // (0600; docs/security.md). SQLite makes the companions with the database file's own mode, so the

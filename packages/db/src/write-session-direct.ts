@@ -1,9 +1,5 @@
-import {
-  checkExpectedSequence,
-  type SessionWrite,
-  type StoredEvent,
-  StoreError,
-} from "@arbor/core";
+import type { SessionWrite, StoredEvent } from "@arbor/core";
+import { checkExpectedSequence, StoreError } from "@arbor/core/storage";
 import { isUniqueViolation } from "./failures.js";
 import { approvalRows, type loopRow, messageRow } from "./rows.js";
 import type { DirectConnection } from "./sqlite-direct.js";

@@ -1,13 +1,11 @@
+import type { ContextMessage, SessionWrite, StoredEvent } from "@arbor/core";
 import {
   applyLifecycleUpdate,
-  type ContextMessage,
   checkExpectedSequence,
   describeLifecycleUpdateError,
-  type SessionWrite,
-  type StoredEvent,
   StoreError,
   withSequence,
-} from "@arbor/core";
+} from "@arbor/core/storage";
 import type { Tx } from "./database.js";
 import { isUniqueViolation } from "./failures.js";
 import { parseMessageRows } from "./load-session.js";

@@ -131,4 +131,17 @@ export class StoreError extends Error {
     this.name = "StoreError";
     this.code = code;
   }
+
+  /**
+   * A StoreError made by another copy of core counts as one: the app bundles core, and Node loads
+   * packages/db beside the bundle with its own copy (src/storage.ts), so the error a Prisma store
+   * throws is not of the bundle's class.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return (
+      value instanceof Error &&
+      value.name === "StoreError" &&
+      typeof (value as { code?: unknown }).code === "string"
+    );
+  }
 }
