@@ -102,11 +102,22 @@ switch (task) {
     pnpm("exec", "biome", "check", ".");
     // test results are never replayed from turbo's cache (turbo.json: test has cache off); on CI
     // nothing is (--force), so every check runs on the commit under test (docs/decisions/0070)
+    // Builds and type checks first, two at a time: tsc uses one core, so a package's check runs
+    // beside the next package's build. Then the tests one package at a time (--only: their builds
+    // are done), since Vitest and the e2e suite each use every core (docs/decisions/0082).
     pnpm(
       "turbo",
       "run",
+      "build",
       "typecheck",
+      "--concurrency=2",
+      ...(process.env.CI ? ["--force"] : []),
+    );
+    pnpm(
+      "turbo",
+      "run",
       "test",
+      "--only",
       "--concurrency=1",
       ...(process.env.CI ? ["--force"] : []),
     );

@@ -10,6 +10,7 @@ import {
 } from "@prisma/driver-adapter-utils";
 import prismaInternals from "@prisma/internals";
 import type { DatabaseTarget } from "./database-url.js";
+import { committedMigrationNames } from "./migration-status.js";
 import { migrationsDir, type Provider } from "./prisma-schema.js";
 
 // The WebAssembly schema engine from @prisma/migrate, driven through a driver adapter: the CLI's
@@ -93,12 +94,7 @@ export const NO_FILTERS = { externalTables: [], externalEnums: [] };
 export function loadMigrationList(provider: Provider) {
   const baseDir = migrationsDir(provider);
   const lockPath = join(baseDir, "migration_lock.toml");
-  const directories = existsSync(baseDir)
-    ? readdirSync(baseDir, { withFileTypes: true })
-        .filter((entry) => entry.isDirectory())
-        .map((entry) => entry.name)
-        .sort()
-    : [];
+  const directories = committedMigrationNames(provider);
   return {
     baseDir,
     lockfile: {
