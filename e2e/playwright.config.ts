@@ -80,6 +80,10 @@ export default defineConfig({
     // the e2e suite is bound by CPU (docs/decisions/0079).
     screenshot: "only-on-failure",
     trace: onCi ? "on-first-retry" : "retain-on-failure",
+    // The pages are seen as by a person who asked for reduced motion: the UI's pulsing dots
+    // (motion-safe:animate-pulse) then stand still. Each one that pulses costs Chromium about a
+    // tenth of a core while it is on screen (docs/decisions/0082).
+    reducedMotion: "reduce",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
       args: [

@@ -74,8 +74,8 @@ export const PHONE = { width: 390, height: 844 };
  * Debian's Chromium (Playwright's own download cannot be fetched here) with the flags of
  * playwright.config.ts that keep it from calling out.
  */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
+export async function launchChromium(): Promise<Browser> {
+  const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     args: [
       "--no-sandbox",
@@ -86,6 +86,13 @@ export function launchChromium(): Promise<Browser> {
       "--no-first-run",
     ],
   });
+  // Every page is seen as by a person who asked for reduced motion, as in playwright.config.ts
+  // (its `reducedMotion` reaches only the fixtures' contexts; these specs make their own).
+  const newContext = browser.newContext.bind(browser);
+  const newPage = browser.newPage.bind(browser);
+  browser.newContext = (options) => newContext({ reducedMotion: "reduce", ...options });
+  browser.newPage = (options) => newPage({ reducedMotion: "reduce", ...options });
+  return browser;
 }
 
 /**

@@ -9,7 +9,7 @@ const looks: Record<ConnectionState, { label: string; dot: string; text: string;
   {
     connecting: {
       label: "Connecting",
-      dot: "bg-zinc-400 animate-pulse",
+      dot: "bg-zinc-400 motion-safe:animate-pulse",
       text: "text-zinc-500 dark:text-zinc-400",
       title: "Opening the live stream",
     },
@@ -21,7 +21,7 @@ const looks: Record<ConnectionState, { label: string; dot: string; text: string;
     },
     reconnecting: {
       label: "Reconnecting…",
-      dot: "bg-amber-500 animate-pulse",
+      dot: "bg-amber-500 motion-safe:animate-pulse",
       text: "text-amber-700 dark:text-amber-300",
       title: "The live stream dropped; reconnecting without losing events",
     },

@@ -30,7 +30,7 @@ export function Skeleton({ label, rows = 3, shape = "cards", className = "" }: S
             // biome-ignore lint/suspicious/noArrayIndexKey: fixed placeholder shapes
             key={i}
             aria-hidden="true"
-            className={`flex animate-pulse flex-col gap-2 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800 ${i % 2 === 0 ? "ml-auto w-3/5 bg-sky-50/60 dark:bg-sky-950/30" : "w-full bg-white dark:bg-zinc-900"}`}
+            className={`flex motion-safe:animate-pulse flex-col gap-2 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800 ${i % 2 === 0 ? "ml-auto w-3/5 bg-sky-50/60 dark:bg-sky-950/30" : "w-full bg-white dark:bg-zinc-900"}`}
           >
             <div className="h-3 w-16 rounded bg-zinc-200 dark:bg-zinc-800" />
             <div
@@ -43,7 +43,7 @@ export function Skeleton({ label, rows = 3, shape = "cards", className = "" }: S
             // biome-ignore lint/suspicious/noArrayIndexKey: fixed placeholder shapes
             key={i}
             aria-hidden="true"
-            className={`h-8 animate-pulse rounded-md bg-zinc-200 dark:bg-zinc-800 ${widths[i % widths.length]}`}
+            className={`h-8 motion-safe:animate-pulse rounded-md bg-zinc-200 dark:bg-zinc-800 ${widths[i % widths.length]}`}
           />
         ),
       )}

@@ -59,7 +59,7 @@ export function StateLine({ state, context, connection, className = "" }: StateL
       {tone === "working" && (
         <span
           aria-hidden="true"
-          className="inline-block size-2 animate-pulse rounded-full bg-sky-500 dark:bg-sky-400"
+          className="inline-block size-2 motion-safe:animate-pulse rounded-full bg-sky-500 dark:bg-sky-400"
         />
       )}
       {connection === undefined && context && context !== label && (

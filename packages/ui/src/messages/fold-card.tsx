@@ -48,7 +48,7 @@ function StatusBadge({ fold }: { fold: FoldCardFold }) {
         >
           <span
             aria-hidden="true"
-            className="inline-block size-2 animate-pulse rounded-full bg-sky-500"
+            className="inline-block size-2 motion-safe:animate-pulse rounded-full bg-sky-500"
           />
           Running
         </span>

@@ -13,7 +13,7 @@ interface HastNode {
 
 /** class names of the cursor; its data-streaming-cursor attribute is for tests */
 export const STREAMING_CURSOR_CLASS =
-  "ml-0.5 inline-block h-4 w-1.5 animate-pulse bg-zinc-400 align-middle dark:bg-zinc-500";
+  "ml-0.5 inline-block h-4 w-1.5 motion-safe:animate-pulse bg-zinc-400 align-middle dark:bg-zinc-500";
 
 // Blocks the cursor may go into: those holding text, and the containers around them (a list's
 // last item, a quote's last paragraph, a table's last cell, a code block's code). Inline elements

@@ -127,7 +127,7 @@ function ToolCallRow({
           <span className="inline-flex items-center gap-1 text-xs text-sky-700 dark:text-sky-300">
             <span
               aria-hidden="true"
-              className="inline-block size-2 animate-pulse rounded-full bg-sky-500"
+              className="inline-block size-2 motion-safe:animate-pulse rounded-full bg-sky-500"
             />
             Running…
           </span>
