@@ -300,18 +300,20 @@ describe("streamAssistantResponse: a persisting sink, waited for per batch", () 
       push: (event) => void plain.push(event),
     });
     expect(overlaps).toBe(0);
-    const streamed = (events: AgentEvent[]) =>
-      events.flatMap((e) =>
-        e.type === "messageUpdate"
-          ? [{ type: e.type, delta: e.delta, role: e.message.role, text: messageText(e.message) }]
-          : e.type === "messageStart" || e.type === "messageEnd"
-            ? [{ type: e.type, role: e.message.role }]
-            : [],
-      );
+    const streamed = (events: AgentEvent[]): unknown[] =>
+      events.flatMap((e): unknown[] => {
+        if (e.type === "messageUpdate")
+          return [
+            { type: e.type, delta: e.delta, role: e.message.role, text: messageText(e.message) },
+          ];
+        if (e.type === "messageStart" || e.type === "messageEnd")
+          return [{ type: e.type, role: e.message.role }];
+        return [];
+      });
     expect(streamed(mixed)).toEqual(streamed(plain));
     expect(types(mixed)).toEqual(types(plain));
-    const deltas = streamed(mixed).flatMap((e) =>
-      "delta" in e && e.delta.type === "text" ? [e.delta.delta] : [],
+    const deltas = mixed.flatMap((e) =>
+      e.type === "messageUpdate" && e.delta.type === "text" ? [e.delta.delta] : [],
     );
     expect(deltas.join("")).toBe(text);
   });
