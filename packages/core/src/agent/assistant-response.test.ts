@@ -276,4 +276,45 @@ describe("streamAssistantResponse: a persisting sink, waited for per batch", () 
     expect(deltas(persisted)).toEqual(deltas(plain));
     expect(types(persisted)).toEqual(types(plain));
   });
+
+  it("a sink that waits for some events only gets the same events as one that never waits, in order, one write at a time", async () => {
+    // the loop maps a text delta inline while nothing is to be waited for, and through pushAfter
+    // once a write is in flight: the two paths alternate here within one batch
+    const text = Array.from({ length: 300 }, (_, i) => `${i};`).join("");
+    const script = () => new ScriptedProvider([{ blocks: [{ type: "text", text }], chunkSize: 3 }]);
+    const mixed: AgentEvent[] = [];
+    let busy = 0;
+    let overlaps = 0;
+    await runAgentLoop(ask(), context(), loopConfig(script()), {
+      push(event) {
+        if (busy > 0) overlaps++;
+        if (mixed.push(event) % 3 !== 0) return;
+        busy++;
+        return Promise.resolve().then(() => {
+          busy--;
+        });
+      },
+    });
+    const plain: AgentEvent[] = [];
+    await runAgentLoop(ask(), context(), loopConfig(script()), {
+      push: (event) => void plain.push(event),
+    });
+    expect(overlaps).toBe(0);
+    const streamed = (events: AgentEvent[]): unknown[] =>
+      events.flatMap((e): unknown[] => {
+        if (e.type === "messageUpdate")
+          return [
+            { type: e.type, delta: e.delta, role: e.message.role, text: messageText(e.message) },
+          ];
+        if (e.type === "messageStart" || e.type === "messageEnd")
+          return [{ type: e.type, role: e.message.role }];
+        return [];
+      });
+    expect(streamed(mixed)).toEqual(streamed(plain));
+    expect(types(mixed)).toEqual(types(plain));
+    const deltas = mixed.flatMap((e) =>
+      e.type === "messageUpdate" && e.delta.type === "text" ? [e.delta.delta] : [],
+    );
+    expect(deltas.join("")).toBe(text);
+  });
 });

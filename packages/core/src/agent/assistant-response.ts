@@ -15,7 +15,7 @@ import { EventStream } from "./event-stream.js";
 import { errorText } from "./hook-calls.js";
 import type { LoopRun } from "./loop-run.js";
 import { delayForAttempt } from "./retry.js";
-import { DEFAULT_RETRY_CONFIG } from "./types.js";
+import { type AgentEvent, DEFAULT_RETRY_CONFIG } from "./types.js";
 
 // One model response for the loop (REQ-039, 071–077, 083, 135): provider events → message events,
 // retry with backoff, one compaction-and-retry on context overflow, and errors as values.
@@ -180,13 +180,24 @@ async function streamOnce(run: LoopRun, request: StreamRequest, chat: ChatTrace)
     // nothing more from the provider, nor takes its next step, until the whole batch is through
     // (docs/decisions/0074).
     const events = source as EventStream<ProviderEvent, unknown>;
+    const { sink, loopId } = run;
     for (;;) {
       const batch = events.takeBuffered();
       for (let i = 0; i < batch.length; i++) {
-        const outcome = handleEvent(state, batch[i] as ProviderEvent);
-        if (outcome !== undefined) {
-          if (state.wait !== undefined) await waitForSink(state);
-          return outcome;
+        const event = batch[i] as ProviderEvent;
+        // The per-chunk case, a text delta of a started message with no write to wait for, costs
+        // one object literal and the sink's push here, not handleEvent's calls: this loop runs
+        // once per chunk, and after a full collection it runs unoptimized until the JIT has
+        // compiled it again, where every call counts (docs/decisions/0081).
+        if (event.type === "textDelta" && state.wait === undefined && state.started) {
+          state.partial = event.partial;
+          state.wait = sink.push(textUpdate(loopId, event)) as SinkWait;
+        } else {
+          const outcome = handleEvent(state, event);
+          if (outcome !== undefined) {
+            if (state.wait !== undefined) await waitForSink(state);
+            return outcome;
+          }
         }
         // A provider that delivers a burst would otherwise have every mapped event buffered in the
         // sink before the consumer reads any: yield now and then so it keeps up and the burst does
@@ -250,12 +261,7 @@ function handleEvent(state: AttemptState, event: ProviderEvent): Attempt | undef
       return undefined;
     case "textDelta":
       start(state, event.partial);
-      state.wait = pushAfter(sink, state.wait, {
-        type: "messageUpdate",
-        loopId,
-        message: event.partial,
-        delta: { type: "text", delta: event.delta },
-      });
+      state.wait = pushAfter(sink, state.wait, textUpdate(loopId, event));
       return undefined;
     case "thinkingDelta":
       start(state, event.partial);
@@ -289,6 +295,19 @@ function handleEvent(state: AttemptState, event: ProviderEvent): Attempt | undef
     default:
       return event satisfies never;
   }
+}
+
+/** The messageUpdate of a text delta. */
+function textUpdate(
+  loopId: string,
+  event: Extract<ProviderEvent, { type: "textDelta" }>,
+): AgentEvent {
+  return {
+    type: "messageUpdate",
+    loopId,
+    message: event.partial,
+    delta: { type: "text", delta: event.delta },
+  };
 }
 
 function start(state: AttemptState, partial: AssistantMessage): void {
