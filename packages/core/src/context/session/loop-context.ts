@@ -5,7 +5,7 @@ import type { ToolDefinition } from "../../model/llm-config.js";
 import { type AgentMessage, messageText } from "../../model/llm-messages.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import { toolDefinition } from "../../tools/tool.js";
-import { optimizeBranch } from "../optimization/optimizer.js";
+import { mayOptimize, optimizeBranch } from "../optimization/optimizer.js";
 import { assistantRow, toolResultRow } from "./agent-rows.js";
 import { type OptimizingSession, optimizerSettings } from "./optimizer-settings.js";
 import { toAgentMessage, toAgentMessages } from "./to-agent-messages.js";
@@ -117,7 +117,7 @@ class WorkingHistory implements LoopHistory {
   async #optimize(signal: AbortSignal, shrinkTo: number | undefined): Promise<boolean> {
     const core = this.#core;
     const before = this.#rows;
-    const result = await optimizeBranch({
+    const input = {
       ...optimizerSettings(core),
       messages: before,
       systemPrompt: this.#systemPrompt,
@@ -126,7 +126,11 @@ class WorkingHistory implements LoopHistory {
       branchId: core.activeBranchId,
       signal,
       ...(shrinkTo !== undefined ? { shrinkTo } : {}),
-    });
+    };
+    // nothing of an unchanged result is used here: a history that cannot reach the trigger is
+    // not tokenized (a fold's few first messages, usually)
+    if (!mayOptimize(input)) return false;
+    const result = await optimizeBranch(input);
     const changed =
       result.view.length !== before.length || result.view.some((row, i) => row !== before[i]);
     if (!changed) return false;
