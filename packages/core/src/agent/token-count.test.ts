@@ -9,6 +9,7 @@ import {
   imageTokens,
   messageTokens,
   TOKENIZER_MAX_CHARS,
+  textTokensAtMost,
   totalTokens,
 } from "./token-count.js";
 import type { TokenCounter } from "./types.js";
@@ -155,5 +156,41 @@ describe("per-message cache", () => {
     // a different counter has its own cache entry
     expect(messageTokens(m, heuristic)).toBe(5);
     expect(calls).toBe(1);
+  });
+});
+
+describe("textTokensAtMost", () => {
+  const counter = defaultTokenCounter();
+  // a pair split by a long run's 128-character chunks: each half is encoded as U+FFFD
+  const splitPairs = `${"a".repeat(127)}${"😀".repeat(200)}`;
+  const texts = [
+    "",
+    "hello",
+    'export const value3 = compute(3, "m0/f1.ts");\n'.repeat(40),
+    "日本語のテキストと中文文本".repeat(50),
+    "😀🎉👍".repeat(300),
+    splitPairs,
+    `lone ${"\ud800"} and ${"\udfff"} surrogates`,
+    "\ud83d".repeat(500),
+    "<|endoftext|> special strings as text",
+    " ".repeat(1000),
+    "x".repeat(TOKENIZER_MAX_CHARS + 1000),
+    "😀".repeat(TOKENIZER_MAX_CHARS),
+  ];
+
+  it("is never below the default counter's count, for every shape of text", () => {
+    for (const text of texts) {
+      const most = textTokensAtMost(text, counter);
+      expect(most).toBeDefined();
+      expect(most).toBeGreaterThanOrEqual(counter.countText(text));
+    }
+  });
+
+  it("is the heuristic counter's own count, and unknown for any other counter", () => {
+    for (const text of texts.slice(0, 6)) {
+      expect(textTokensAtMost(text, heuristic)).toBe(heuristic.countText(text));
+    }
+    const own: TokenCounter = { countText: (t) => t.length };
+    expect(textTokensAtMost("hello", own)).toBeUndefined();
   });
 });

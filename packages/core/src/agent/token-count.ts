@@ -109,6 +109,20 @@ export function heuristicTokenCounter(): TokenCounter {
   return HEURISTIC_COUNTER;
 }
 
+/**
+ * The most tokens `counter` can count in `text`, found without tokenizing it; undefined for a
+ * counter whose bound is not known. The default counter's count is at most 3 per UTF-16 unit:
+ * every o200k token stands for at least one UTF-8 byte of what is encoded, and a unit encodes to
+ * at most 3 bytes (a lone surrogate, even one a long run's chunking split off its pair, to
+ * U+FFFD's 3); the sampled count of a long text scales such a count by the length. The heuristic
+ * counter is cheap: its own count.
+ */
+export function textTokensAtMost(text: string, counter: TokenCounter): number | undefined {
+  if (counter === DEFAULT_COUNTER) return 3 * text.length;
+  if (counter === HEURISTIC_COUNTER) return estimateTextTokens(text);
+  return undefined;
+}
+
 /** REQ-055 */
 export const USER_ASSISTANT_OVERHEAD = 4;
 /** REQ-055 */

@@ -10,7 +10,7 @@ import {
 import type { OptimizationView } from "../../store/types.js";
 import { ExtractiveSummarizer } from "./extractive-summarizer.js";
 import { isSummary } from "./model-view.js";
-import { type OptimizeBranchInput, optimizeBranch } from "./optimizer.js";
+import { mayOptimize, type OptimizeBranchInput, optimizeBranch } from "./optimizer.js";
 import { contextMessageTokens, countRequestTokens } from "./request-tokens.js";
 import { segmentUnits } from "./selection.js";
 
@@ -255,5 +255,39 @@ describe("Configurable optimization strategies", () => {
     controller.abort();
     const base = setup(messages, OptimizationConfigSchema.parse({}), 1);
     await expect(optimizeBranch({ ...base, signal: controller.signal })).rejects.toThrow();
+  });
+});
+
+describe("mayOptimize", () => {
+  const config = OptimizationConfigSchema.parse({ trigger_ratio: 0.8, target_ratio: 0.5 });
+
+  it("is false only where optimizeBranch gives the view back unchanged", async () => {
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const messages = randomContextHistory(seed, { turns: 6, maxOutputLines: 20 });
+      const total = countRequestTokens(setup(messages, config, 1)).total;
+      // windows from far above the request to below it
+      for (const factor of [40, 4, 2, 1.26, 1.2, 1, 0.5]) {
+        // fresh copies: none of them counted yet
+        const input = setup(structuredClone(messages), config, Math.floor(total * factor));
+        const may = mayOptimize(input);
+        const result = await optimizeBranch(input);
+        if (!may) {
+          expect(result.changed).toBe(false);
+          expect(result.tiers).toEqual([]);
+          expect(result.view).toEqual(input.messages);
+        }
+        if (result.changed) expect(may).toBe(true);
+      }
+    }
+  });
+
+  it("skips a short history in a large window, and never a forced or overflow step", () => {
+    const messages = randomContextHistory(7, { turns: 2, maxOutputLines: 5 });
+    const input = setup(messages, config, 1_000_000);
+    expect(mayOptimize(input)).toBe(false);
+    expect(mayOptimize({ ...input, force: true })).toBe(true);
+    expect(mayOptimize({ ...input, shrinkTo: 0.5 })).toBe(true);
+    // a counter whose bound is unknown: the optimizer decides
+    expect(mayOptimize({ ...input, counter: { countText: (t) => t.length } })).toBe(true);
   });
 });

@@ -24,6 +24,7 @@ import {
   countRequestTokens,
   needsOptimization,
   optimizationTarget,
+  requestTokensAtMost,
 } from "./request-tokens.js";
 import { type OptimizationStrategyImpl, recentTailUnit, segmentUnits } from "./selection.js";
 import type { SummarizeOptions, Summarizer } from "./summarizer.js";
@@ -220,6 +221,30 @@ function trimSummary(
     id: copy.id,
     body: { ...body, text, data: { ...body.data, trimmed_from_lines: lines.length } },
   };
+}
+
+/**
+ * False only when `optimizeBranch(input)` surely gives the input back unchanged (not forced, and
+ * the request stays within the trigger by a bound of its tokens: requestTokensAtMost), found
+ * without tokenizing messages not counted yet. A caller that uses nothing of an unchanged
+ * result (its record's counts included) can skip the call then.
+ */
+export function mayOptimize(
+  input: Pick<
+    OptimizeBranchInput,
+    | "messages"
+    | "systemPrompt"
+    | "tools"
+    | "config"
+    | "contextWindow"
+    | "counter"
+    | "force"
+    | "shrinkTo"
+  >,
+): boolean {
+  if (input.force || input.shrinkTo !== undefined) return true;
+  const most = requestTokensAtMost(input, input.counter ?? defaultTokenCounter());
+  return most === undefined || needsOptimization(most, input.config, input.contextWindow);
 }
 
 export async function optimizeBranch(input: OptimizeBranchInput): Promise<OptimizeBranchResult> {

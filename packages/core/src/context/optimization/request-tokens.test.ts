@@ -2,16 +2,19 @@ import { describe, expect, it } from "vitest";
 import { text, toolPair } from "../../../test/support/random-context-history.js";
 import {
   defaultTokenCounter,
+  heuristicTokenCounter,
   TOOL_RESULT_OVERHEAD,
   USER_ASSISTANT_OVERHEAD,
 } from "../../agent/token-count.js";
 import { OptimizationConfigSchema } from "../../model/session-config.js";
 import { toModelText } from "./model-view.js";
 import {
+  cachedContextMessageTokens,
   contextMessageTokens,
   countRequestTokens,
   needsOptimization,
   optimizationTarget,
+  requestTokensAtMost,
   toolDefinitionTokens,
 } from "./request-tokens.js";
 
@@ -88,5 +91,32 @@ describe("Token limit detection", () => {
         1000,
       ),
     ).toBe(600);
+  });
+
+  it("bounds a request from above without tokenizing messages not counted yet", () => {
+    const systemPrompt = "You are a careful coding agent.";
+    const fresh = [
+      text("b1", "user", "check module m3 for unused exports: read its 4 files 😀"),
+      ...toolPair("b2", [
+        {
+          name: "read_file",
+          args: { path: "m3/f0.ts" },
+          output: "export const v = 1;\n".repeat(30),
+        },
+      ]),
+    ];
+    const request = { systemPrompt, messages: fresh, tools: [tool] };
+    const most = requestTokensAtMost(request);
+    for (const m of fresh) expect(cachedContextMessageTokens(m)).toBeUndefined();
+    const exact = countRequestTokens(request).total;
+    expect(most).toBeGreaterThanOrEqual(exact);
+    // once counted, a message counts as counted: the bound is the count
+    expect(requestTokensAtMost(request)).toBe(exact);
+    // the heuristic counter's bound is its count; a counter of unknown bound has none
+    const heuristic = heuristicTokenCounter();
+    expect(requestTokensAtMost(request, heuristic)).toBe(
+      countRequestTokens(request, heuristic).total,
+    );
+    expect(requestTokensAtMost(request, { countText: (t) => t.length })).toBeUndefined();
   });
 });

@@ -2,6 +2,7 @@ import {
   defaultTokenCounter,
   imageTokens,
   TOOL_RESULT_OVERHEAD,
+  textTokensAtMost,
   USER_ASSISTANT_OVERHEAD,
 } from "../../agent/token-count.js";
 import type { TokenCounter } from "../../agent/types.js";
@@ -35,7 +36,11 @@ function cacheFor<K extends object>(
   return perCounter;
 }
 
-function computeMessageTokens(message: ContextMessage, counter: TokenCounter): number {
+/** A message's tokens with its text counted by `countText` (the counter's, or a bound of it). */
+function computeMessageTokens(
+  message: ContextMessage,
+  countText: (text: string) => number,
+): number {
   const body = message.body;
   const overhead =
     body.message_type === "tool_result" ? TOOL_RESULT_OVERHEAD : USER_ASSISTANT_OVERHEAD;
@@ -47,7 +52,7 @@ function computeMessageTokens(message: ContextMessage, counter: TokenCounter): n
     const image = mcpResourceImage(body);
     if (image !== undefined) images += imageTokens(image.data);
   }
-  return overhead + counter.countText(toModelText(message)) + images;
+  return overhead + countText(toModelText(message)) + images;
 }
 
 /** Tokens of one message as the model sees it, with the runtime's per-message overhead. Cached. */
@@ -58,7 +63,7 @@ export function contextMessageTokens(
   const cache = cacheFor(messageCache, counter);
   let tokens = cache.get(message);
   if (tokens === undefined) {
-    tokens = computeMessageTokens(message, counter);
+    tokens = computeMessageTokens(message, (text) => counter.countText(text));
     cache.set(message, tokens);
   }
   return tokens;
@@ -116,6 +121,36 @@ export function countRequestTokens(
   let messages = 0;
   for (const message of request.messages) messages += contextMessageTokens(message, counter);
   return { systemPrompt, tools, messages, total: systemPrompt + tools + messages };
+}
+
+/**
+ * At least `countRequestTokens(request, counter).total`, found without tokenizing a message that
+ * has not been counted yet: such a message counts as the most tokens its text can hold
+ * (token-count.ts `textTokensAtMost`); counted ones, the system prompt and the tools as counted.
+ * Undefined when no bound is known for the counter.
+ */
+export function requestTokensAtMost(
+  request: RequestShape,
+  counter: TokenCounter = defaultTokenCounter(),
+): number | undefined {
+  let messages = 0;
+  for (const message of request.messages) {
+    const counted = cachedContextMessageTokens(message, counter);
+    if (counted !== undefined) {
+      messages += counted;
+      continue;
+    }
+    let known = true;
+    messages += computeMessageTokens(message, (text) => {
+      const most = textTokensAtMost(text, counter);
+      if (most === undefined) known = false;
+      return most ?? 0;
+    });
+    if (!known) return undefined;
+  }
+  let tools = 0;
+  for (const tool of request.tools) tools += toolDefinitionTokens(tool, counter);
+  return counter.countText(request.systemPrompt) + tools + messages;
 }
 
 /** Optimization triggers when the request would use more than trigger_ratio of the window. */

@@ -5,9 +5,13 @@ import type { ToolDefinition } from "../../model/llm-config.js";
 import { type AgentMessage, messageText } from "../../model/llm-messages.js";
 import type { ContextMessage } from "../../model/message-types.js";
 import { toolDefinition } from "../../tools/tool.js";
-import { optimizeBranch } from "../optimization/optimizer.js";
+import { mayOptimize, optimizeBranch } from "../optimization/optimizer.js";
 import { assistantRow, toolResultRow } from "./agent-rows.js";
-import { type OptimizingSession, optimizerSettings } from "./optimizer-settings.js";
+import {
+  type OptimizingSession,
+  optimizerLimits,
+  optimizerSettings,
+} from "./optimizer-settings.js";
 import { toAgentMessage, toAgentMessages } from "./to-agent-messages.js";
 
 // How every loop of a session keeps its context within the model's window (issue #26 finding
@@ -117,15 +121,22 @@ class WorkingHistory implements LoopHistory {
   async #optimize(signal: AbortSignal, shrinkTo: number | undefined): Promise<boolean> {
     const core = this.#core;
     const before = this.#rows;
-    const result = await optimizeBranch({
-      ...optimizerSettings(core),
+    const request = {
+      ...optimizerLimits(core),
       messages: before,
       systemPrompt: this.#systemPrompt,
       tools: this.#tools,
+      ...(shrinkTo !== undefined ? { shrinkTo } : {}),
+    };
+    // nothing of an unchanged result is used here: a history that cannot reach the trigger is
+    // not tokenized (a fold's few first messages, usually), nor is the rest set up
+    if (!mayOptimize(request)) return false;
+    const result = await optimizeBranch({
+      ...optimizerSettings(core),
+      ...request,
       newId: () => `child-${randomUUID()}`,
       branchId: core.activeBranchId,
       signal,
-      ...(shrinkTo !== undefined ? { shrinkTo } : {}),
     });
     const changed =
       result.view.length !== before.length || result.view.some((row, i) => row !== before[i]);

@@ -56,6 +56,17 @@ export function sessionContextWindow(core: OptimizingSession): number {
   return core.config.model?.context_window ?? core.deps.model().contextWindow ?? 100_000;
 }
 
+/** What decides whether a loop's history needs optimizing, read now: the settings and window. */
+export function optimizerLimits(
+  core: OptimizingSession,
+): Pick<OptimizeBranchInput, "config" | "contextWindow"> {
+  return {
+    config: core.config.optimization,
+    // the optimizer counts with the estimate: the window in estimated tokens (token-calibration)
+    contextWindow: core.tokens.unscale(sessionContextWindow(core)),
+  };
+}
+
 /**
  * What every optimization of the session's loops uses, read now: the session's optimization
  * settings, window, summarizer and workspace files.
@@ -67,9 +78,7 @@ export function optimizerSettings(
   "config" | "contextWindow" | "summarizer" | "now" | "sessionId" | "readRecentFile"
 > {
   return {
-    config: core.config.optimization,
-    // the optimizer counts with the estimate: the window in estimated tokens (token-calibration)
-    contextWindow: core.tokens.unscale(sessionContextWindow(core)),
+    ...optimizerLimits(core),
     summarizer: summarizerFor(core),
     ...(core.workspace ? { readRecentFile: recentFileReader(core, core.workspace.root) } : {}),
     now: () => core.nowIso(),

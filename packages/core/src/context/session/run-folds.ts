@@ -209,6 +209,8 @@ export function foldRuntimeFor(
   const memories = core.workspace ? core.deps.foldMemories?.(core.workspace.root) : undefined;
   const onLoopEvent = (event: AgentEvent): Promise<void> | undefined => {
     core.deps.recorder?.onEvent(event);
+    // only a message's end and a turn's end store rows (most of a loop's events are neither)
+    if (event.type !== "messageEnd" && event.type !== "turnEnd") return undefined;
     const foldId = foldOfLoop.get(event.loopId);
     if (foldId === undefined) return undefined;
     const rowContext = (id: string) => ({
