@@ -141,7 +141,16 @@ export function useCreateSession() {
         // it stays until it is acted on: the Retry is for when the server is back, which may be
         // longer than a toast's few seconds
         duration: Number.POSITIVE_INFINITY,
-        action: { label: "Retry", onClick: () => create.mutate() },
+        // Retry keeps this toast up while it tries (sonner closes a toast on its action unless
+        // the click is prevented): a failure again replaces it, a success dismisses it. Closed
+        // first, a failure's toast with the same id did not come back while the server was away.
+        action: {
+          label: "Retry",
+          onClick: (event) => {
+            event.preventDefault();
+            create.mutate();
+          },
+        },
       }),
   });
   return create;
