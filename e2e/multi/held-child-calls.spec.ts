@@ -20,20 +20,47 @@ test.beforeEach(async () => {
   await resetFake(multi.fake.url);
 });
 
+// Every wait below is bounded and names what it waited for, so a hang fails with its cause (and
+// the events seen so far) instead of the test's bare timeout. A request gets REQUEST_MS; a stream
+// read to an event, or to its end, STREAM_MS.
+const REQUEST_MS = 30_000;
+const STREAM_MS = 60_000;
+
 function call(url: string, init: RequestInit = {}): Promise<Response> {
   const headers = new Headers(init.headers);
   headers.set("authorization", `Bearer ${APP_TOKEN}`);
   if (init.body !== undefined) headers.set("content-type", "application/json");
-  return fetch(url, { ...init, headers });
+  const what = `${init.method ?? "GET"} ${new URL(url).pathname}`;
+  return withDeadline(fetch(url, { ...init, headers }), REQUEST_MS, `the answer to ${what}`);
 }
+
+/** `promise`, or an error naming `what` after `ms`. */
+async function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const eventNames = (events: SseEvent[]) => events.map((e) => e.event).join(", ");
 
 /** Reads a stream until `done` holds (or it ends), in the background from then on. */
 async function readUntil(response: Response, done: (events: SseEvent[]) => boolean) {
   expect(response.status).toBe(200);
   const events: SseEvent[] = [];
   const stream = readSse(response.body!);
+  const deadline = Date.now() + STREAM_MS;
   while (!done(events)) {
-    const next = await stream.next();
+    const next = await withDeadline(
+      stream.next(),
+      Math.max(0, deadline - Date.now()),
+      `the awaited event; seen: ${eventNames(events)}`,
+    );
     if (next.done) break;
     events.push(next.value);
   }
@@ -49,7 +76,12 @@ async function readUntil(response: Response, done: (events: SseEvent[]) => boole
 
 async function readAll(response: Response): Promise<SseEvent[]> {
   const events: SseEvent[] = [];
-  for await (const event of readSse(response.body!)) events.push(event);
+  const read = (async () => {
+    for await (const event of readSse(response.body!)) events.push(event);
+  })();
+  await withDeadline(read, STREAM_MS, "the stream's end").catch((error: Error) => {
+    throw new Error(`${error.message}; seen: ${eventNames(events)}`);
+  });
   return events;
 }
 
@@ -121,7 +153,7 @@ async function approveOnce(b: ServerProcess, id: string, callId: string) {
   expect((await state(b, id)).type).toBe("Idle");
   // a call runs at most once: a second decision is refused, nothing runs again
   const again = await decide(b, id, callId);
-  const text = await again.text();
+  const text = await withDeadline(again.text(), STREAM_MS, "the second decision's answer");
   expect(again.status === 409 || text.includes("event: error")).toBe(true);
   expect(runs()).toEqual(["ran"]);
   await expectAudited(b, id);
@@ -221,7 +253,7 @@ test("a held call inside a fold survives a restart and is approved after it", as
   expect(await lastToolResults()).toContain("NOTE-OK");
   // a call runs at most once: a second decision is refused, nothing runs again
   const again = await decide(b, id, "call-held");
-  const text = await again.text();
+  const text = await withDeadline(again.text(), STREAM_MS, "the second decision's answer");
   expect(again.status === 409 || text.includes("event: error")).toBe(true);
   expect(runs()).toEqual(["ran"]);
   await expectAudited(b, id);
