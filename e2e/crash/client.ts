@@ -37,25 +37,37 @@ function appFetch(url: string, init: RequestInit = {}): Promise<Response> {
   return fetch(url, { ...init, headers });
 }
 
+/**
+ * fetch to the fake LLM's control routes, bounded: the fake answers them at once, so a request
+ * that does not is a hang to name (`what`), not one to wait out in a test's timeout
+ */
+async function fakeFetch(url: string, what: string, init: RequestInit = {}): Promise<Response> {
+  try {
+    return await ok(await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) }), what);
+  } catch (error) {
+    if (error instanceof Error && error.name === "TimeoutError") {
+      throw new Error(`${what}: no answer within 30 s`, { cause: error });
+    }
+    throw error;
+  }
+}
+
 async function ok(response: Response, what: string): Promise<Response> {
   if (!response.ok) throw new Error(`${what}: ${response.status} ${await response.text()}`);
   return response;
 }
 
 export async function scriptFake(fakeUrl: string, turns: FakeTurn[]): Promise<void> {
-  await ok(
-    await fetch(`${fakeUrl}/__fake/script`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ turns }),
-    }),
-    "script the fake LLM",
-  );
+  await fakeFetch(`${fakeUrl}/__fake/script`, "script the fake LLM", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ turns }),
+  });
 }
 
 /** Forgets queued turns and recorded requests (the fake keeps every request body). */
 export async function resetFake(fakeUrl: string): Promise<void> {
-  await ok(await fetch(`${fakeUrl}/__fake/reset`, { method: "POST" }), "reset the fake LLM");
+  await fakeFetch(`${fakeUrl}/__fake/reset`, "reset the fake LLM", { method: "POST" });
 }
 
 export async function createSession(
@@ -274,7 +286,7 @@ export async function getLoopTree(appUrl: string, sessionId: string): Promise<Lo
 
 /** The request bodies the fake LLM has received, oldest first. */
 export async function fakeRequestBodies(fakeUrl: string): Promise<unknown[]> {
-  const response = await ok(await fetch(`${fakeUrl}/__fake/requests`), "read the fake's requests");
+  const response = await fakeFetch(`${fakeUrl}/__fake/requests`, "read the fake's requests");
   return ((await response.json()) as { requests: Array<{ body?: unknown }> }).requests.map(
     (r) => r.body,
   );

@@ -3,9 +3,11 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { parseDatabaseUrl } from "./database-url.js";
 import { applyMigrations } from "./migrate.js";
 import { committedMigrationNames, sqliteHasMigrations } from "./migration-status.js";
 import { migrationsDir } from "./prisma-schema.js";
+import { applyMigrationsWithEngine } from "./schema-engine.js";
 
 const Database = createRequire(import.meta.url)(
   "better-sqlite3",
@@ -13,10 +15,10 @@ const Database = createRequire(import.meta.url)(
 const tmp = mkdtempSync(join(tmpdir(), "arbor-migration-status-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** A fresh SQLite file migrated by the engine. */
+/** A fresh SQLite file migrated by the engine (not by sqlite-fresh-migrations.ts). */
 async function migrated(name: string): Promise<string> {
   const file = join(tmp, `${name}.db`);
-  await applyMigrations(`file:${file}`);
+  await applyMigrationsWithEngine(parseDatabaseUrl(`file:${file}`));
   return file;
 }
 

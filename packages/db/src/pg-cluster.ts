@@ -101,7 +101,12 @@ export async function startPgCluster(options: PgClusterOptions = {}): Promise<Pg
     urlFor,
     async createDatabase(name: string): Promise<string> {
       const { default: pg } = await import("pg");
-      const client = new pg.Client({ connectionString: url });
+      // bounded, so a cluster that does not answer fails naming this step, not a test's timeout
+      const client = new pg.Client({
+        connectionString: url,
+        connectionTimeoutMillis: 30_000,
+        query_timeout: 60_000,
+      });
       await client.connect();
       try {
         await client.query(`CREATE DATABASE "${name.replace(/"/g, "")}"`);

@@ -10,6 +10,7 @@ import {
 } from "@prisma/driver-adapter-utils";
 import prismaInternals from "@prisma/internals";
 import type { DatabaseTarget } from "./database-url.js";
+import type { ApplyResult } from "./migrate.js";
 import { committedMigrationNames } from "./migration-status.js";
 import { migrationsDir, type Provider } from "./prisma-schema.js";
 
@@ -89,6 +90,17 @@ export async function withSchemaEngine<T>(
 }
 
 export const NO_FILTERS = { externalTables: [], externalEnums: [] };
+
+/** Every committed migration not yet in `target`, applied by the engine (migrate deploy's way). */
+export async function applyMigrationsWithEngine(target: DatabaseTarget): Promise<ApplyResult> {
+  const { appliedMigrationNames } = await withSchemaEngine(target, (engine) =>
+    engine.applyMigrations({
+      migrationsList: loadMigrationList(target.provider),
+      filters: NO_FILTERS,
+    }),
+  );
+  return { provider: target.provider, applied: appliedMigrationNames };
+}
 
 /** The committed migrations of one provider, as the engine wants them (migrate deploy's list). */
 export function loadMigrationList(provider: Provider) {
