@@ -21,6 +21,9 @@ export interface SourceImport {
   readonly specifier: string;
   /** erased from the emitted code: `import type`, `export type`, `import("x").T` in a type */
   readonly typeOnly: boolean;
+  /** an `import("x")` or `require("x")` call: loaded when it runs, not with the module (absent:
+   * a static import) */
+  readonly dynamic?: boolean;
   /** the file it resolves to, relative to the root; undefined for a package */
   readonly file: string | undefined;
 }
@@ -84,29 +87,37 @@ function declarationIsTypeOnly(node: ts.ImportDeclaration | ts.ExportDeclaration
 export function importsOf(
   fileName: string,
   text: string,
-): { specifier: string; typeOnly: boolean }[] {
+): { specifier: string; typeOnly: boolean; dynamic: boolean }[] {
   const kind = fileName.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
   const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
-  const out: { specifier: string; typeOnly: boolean }[] = [];
+  const out: { specifier: string; typeOnly: boolean; dynamic: boolean }[] = [];
   const visit = (node: ts.Node): void => {
     if (
       (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
       node.moduleSpecifier !== undefined &&
       ts.isStringLiteral(node.moduleSpecifier)
     ) {
-      out.push({ specifier: node.moduleSpecifier.text, typeOnly: declarationIsTypeOnly(node) });
+      out.push({
+        specifier: node.moduleSpecifier.text,
+        typeOnly: declarationIsTypeOnly(node),
+        dynamic: false,
+      });
     } else if (
       ts.isImportEqualsDeclaration(node) &&
       ts.isExternalModuleReference(node.moduleReference) &&
       ts.isStringLiteral(node.moduleReference.expression)
     ) {
-      out.push({ specifier: node.moduleReference.expression.text, typeOnly: node.isTypeOnly });
+      out.push({
+        specifier: node.moduleReference.expression.text,
+        typeOnly: node.isTypeOnly,
+        dynamic: false,
+      });
     } else if (
       ts.isImportTypeNode(node) &&
       ts.isLiteralTypeNode(node.argument) &&
       ts.isStringLiteral(node.argument.literal)
     ) {
-      out.push({ specifier: node.argument.literal.text, typeOnly: true });
+      out.push({ specifier: node.argument.literal.text, typeOnly: true, dynamic: false });
     } else if (
       ts.isCallExpression(node) &&
       (node.expression.kind === ts.SyntaxKind.ImportKeyword ||
@@ -114,7 +125,11 @@ export function importsOf(
       node.arguments.length === 1 &&
       ts.isStringLiteralLike(node.arguments[0]!)
     ) {
-      out.push({ specifier: (node.arguments[0] as ts.StringLiteralLike).text, typeOnly: false });
+      out.push({
+        specifier: (node.arguments[0] as ts.StringLiteralLike).text,
+        typeOnly: false,
+        dynamic: true,
+      });
     }
     ts.forEachChild(node, visit);
   };
@@ -137,7 +152,7 @@ export function readSourceImports(root: string, options: ReadOptions = {}): Sour
     const text = readFileSync(file, "utf8");
     if (/^\s*(\/\/[^\n]*\n\s*)*["']use client["']/.test(text)) useClient.add(rel(file));
     const list: SourceImport[] = [];
-    for (const { specifier, typeOnly } of importsOf(file, text)) {
+    for (const { specifier, typeOnly, dynamic } of importsOf(file, text)) {
       // data (a JSON import such as llm/prices.json, a stylesheet) is no module of the graph
       if (/\.(json|css)$/.test(specifier)) continue;
       const alias = aliases.find(([prefix]) => specifier.startsWith(prefix));
@@ -147,12 +162,12 @@ export function readSourceImports(root: string, options: ReadOptions = {}): Sour
       // a file outside the folder read (a shared script a config imports) is no node of its graph
       const outside = base !== undefined && relative(root, base).startsWith("..");
       if (base === undefined || outside) {
-        list.push({ specifier, typeOnly, file: undefined });
+        list.push({ specifier, typeOnly, dynamic, file: undefined });
         continue;
       }
       const target = resolveFile(base, extensions);
       if (target === undefined) throw new Error(`${rel(file)}: cannot resolve "${specifier}"`);
-      list.push({ specifier, typeOnly, file: rel(target) });
+      list.push({ specifier, typeOnly, dynamic, file: rel(target) });
     }
     imports.set(rel(file), list);
   }

@@ -12,7 +12,7 @@ import { migrationsDir } from "./prisma-schema.js";
 // compares the two (sqlite-fresh-migrations.test.ts). All of it is one transaction: a failure or a
 // crash leaves the database empty, and the engine then applies, or names what fails, as before.
 // Anything but an empty database (a table in it, a missing script) is left to the engine.
-// (docs/decisions/0085-fresh-sqlite-without-the-engine.md)
+// (docs/decisions/0085-a-first-start-loads-less.md)
 
 /** `_prisma_migrations` as the schema engine creates it in SQLite (its own DDL, byte for byte). */
 const MIGRATIONS_TABLE = `CREATE TABLE "_prisma_migrations" (

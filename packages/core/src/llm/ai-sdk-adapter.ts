@@ -39,19 +39,21 @@ export interface AiSdkProviderOptions {
   /** custom fetch for every model this provider creates (tests, proxies) */
   fetch?: FetchFunction;
   /** replaces createLanguageModel (tests inject MockLanguageModelV3 here) */
-  createModel?: (config: ModelConfig) => LanguageModelV3;
+  createModel?: (config: ModelConfig) => LanguageModelV3 | Promise<LanguageModelV3>;
 }
 
 export const RAW_ARGUMENTS_KEY = "__raw";
 
 export class AiSdkProvider implements StreamProvider {
   readonly providerId: string;
-  private readonly createModel: (config: ModelConfig) => LanguageModelV3;
+  private readonly createModel: (config: ModelConfig) => LanguageModelV3 | Promise<LanguageModelV3>;
   /**
    * Models are cached per ModelConfig object: configs are long-lived and treated as immutable
-   * (build a new config to change a key or URL); building a model is not free.
+   * (build a new config to change a key or URL); building a model is not free (the first one of
+   * a protocol loads its provider's package). A config that fails is not kept: the next request
+   * tries again.
    */
-  private readonly models = new WeakMap<ModelConfig, LanguageModelV3>();
+  private readonly models = new WeakMap<ModelConfig, Promise<LanguageModelV3>>();
 
   constructor(options: AiSdkProviderOptions) {
     this.providerId = PROVIDER_IDS[options.protocol];
@@ -63,11 +65,12 @@ export class AiSdkProvider implements StreamProvider {
     return this.run(request, signal);
   }
 
-  private modelFor(config: ModelConfig): LanguageModelV3 {
+  private modelFor(config: ModelConfig): Promise<LanguageModelV3> {
     let model = this.models.get(config);
     if (!model) {
-      model = this.createModel(config);
+      model = (async () => this.createModel(config))();
       this.models.set(config, model);
+      model.catch(() => this.models.delete(config));
     }
     return model;
   }
@@ -96,7 +99,7 @@ export class AiSdkProvider implements StreamProvider {
         yield fail(partial, { kind: "cancelled", message: "Request was aborted." });
         return;
       }
-      const model = this.modelFor(request.model);
+      const model = await this.modelFor(request.model);
       const result = await model.doStream(toCallOptions(request, signal));
       reader = result.stream.getReader();
       if (signal.aborted) {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import { toCallOptions } from "./ai-sdk-prompt.js";
 import {
   ANTHROPIC_OAUTH_HEADERS,
@@ -49,7 +49,10 @@ export async function countAnthropicTokens(
   const body = await anthropicRequestBody(request);
   const oauth = !config.apiKey && Boolean(config.authToken);
   const fetch = options.fetch ?? globalThis.fetch;
-  const client = new Anthropic({
+  // the official SDK is loaded on the first count, not with the runtime: an app that never
+  // counts through Anthropic never loads it (llm/model-factory.ts does the same per provider)
+  const { default: AnthropicClient } = await import("@anthropic-ai/sdk");
+  const client = new AnthropicClient({
     // REQ-159: a token goes as Authorization: Bearer with the OAuth headers, never as x-api-key
     apiKey: oauth ? null : (config.apiKey ?? null),
     authToken: oauth ? (config.authToken ?? null) : null,
@@ -85,7 +88,7 @@ export async function anthropicRequestBody(
   };
   // the body alone is wanted: a placeholder key (the AI SDK refuses a key and a token together)
   const { authToken: _token, ...keyless } = request.model;
-  const model = createLanguageModel({ ...keyless, apiKey: "capture" }, capture);
+  const model = await createLanguageModel({ ...keyless, apiKey: "capture" }, capture);
   let body: unknown;
   try {
     await model.doStream(toCallOptions(request, undefined));

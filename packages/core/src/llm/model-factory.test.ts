@@ -81,7 +81,7 @@ describe("model factory", () => {
     expect(identity(body)).toEqual(body);
   });
 
-  it("builds a model for each of the seven protocols without touching the network", () => {
+  it("builds a model for each of the seven protocols without touching the network", async () => {
     const configs = [
       modelConfig({ protocol: "anthropic-messages", model: "claude", apiKey: "k" }),
       modelConfig({ protocol: "openai-chat", model: "gpt", apiKey: "k" }),
@@ -101,7 +101,9 @@ describe("model factory", () => {
       }),
       modelConfig({ protocol: "bedrock-converse", model: "anthropic.claude", apiKey: "k" }),
     ];
-    const providers = configs.map((c) => createLanguageModel(c).provider);
+    const providers = (await Promise.all(configs.map((c) => createLanguageModel(c)))).map(
+      (model) => model.provider,
+    );
     expect(providers).toEqual([
       "anthropic.messages",
       "openai.chat",
@@ -121,8 +123,8 @@ describe("model factory", () => {
       "google_vertex",
       "bedrock",
     ]);
-    expect(() =>
+    await expect(
       createLanguageModel(modelConfig({ protocol: "azure-openai-responses", model: "d" })),
-    ).toThrow(/resourceName/);
+    ).rejects.toThrow(/resourceName/);
   });
 });

@@ -1,11 +1,3 @@
-import { createAmazonBedrock } from "@ai-sdk/amazon-bedrock";
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createAzure } from "@ai-sdk/azure";
-import { createGoogleGenerativeAI } from "@ai-sdk/google";
-import { GoogleGenerativeAILanguageModel } from "@ai-sdk/google/internal";
-import { createVertex } from "@ai-sdk/google-vertex";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { ApiProtocol, ModelConfig } from "../model/llm-config.js";
 
@@ -13,6 +5,9 @@ import type { ApiProtocol, ModelConfig } from "../model/llm-config.js";
 // Every setting is passed explicitly: the AI SDK providers otherwise read their own environment
 // variables (ANTHROPIC_BASE_URL without /v1, AZURE_RESOURCE_NAME…), which would make a
 // ModelConfig mean different things on different machines. env-config.ts is where env is read.
+// Each provider's package is imported when a model of its protocol is first built, not with the
+// runtime: together they are most of the server bundle, and a start compiles what it loads
+// (docs/decisions/0085-a-first-start-loads-less.md).
 
 export type FetchFunction = typeof globalThis.fetch;
 
@@ -116,15 +111,20 @@ export function compatRequestBodyTransform(
 }
 
 /**
- * Builds the AI SDK model for a config. Throws (synchronously) on configuration errors such as a
- * missing Azure resource; AiSdkProvider turns that into an error event.
+ * Builds the AI SDK model for a config, loading its provider's package on first use. Rejects on
+ * configuration errors such as a missing Azure resource; AiSdkProvider turns that into an error
+ * event.
  */
-export function createLanguageModel(config: ModelConfig, fetch?: FetchFunction): LanguageModelV3 {
+export async function createLanguageModel(
+  config: ModelConfig,
+  fetch?: FetchFunction,
+): Promise<LanguageModelV3> {
   const protocol = config.protocol;
   const fetchOpt = fetch ? { fetch } : {};
   const headers = config.headers;
   switch (protocol) {
-    case "anthropic-messages":
+    case "anthropic-messages": {
+      const { createAnthropic } = await import("@ai-sdk/anthropic");
       if (config.authToken) {
         // REQ-159: Authorization: Bearer and the OAuth headers; never x-api-key
         return createAnthropic({
@@ -140,8 +140,10 @@ export function createLanguageModel(config: ModelConfig, fetch?: FetchFunction):
         headers,
         ...fetchOpt,
       })(config.model);
+    }
     case "openai-chat": {
       if (usesOpenAiCompatible(config)) {
+        const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
         return createOpenAICompatible({
           name: "openaiCompatible",
           baseURL: (config.baseUrl ?? "").replace(/\/+$/, ""),
@@ -152,6 +154,7 @@ export function createLanguageModel(config: ModelConfig, fetch?: FetchFunction):
           ...fetchOpt,
         }).chatModel(config.model);
       }
+      const { createOpenAI } = await import("@ai-sdk/openai");
       return createOpenAI({
         ...(config.baseUrl ? { baseURL: config.baseUrl.replace(/\/+$/, "") } : {}),
         apiKey: config.apiKey ?? "",
@@ -159,13 +162,15 @@ export function createLanguageModel(config: ModelConfig, fetch?: FetchFunction):
         ...fetchOpt,
       }).chat(config.model);
     }
-    case "openai-responses":
+    case "openai-responses": {
+      const { createOpenAI } = await import("@ai-sdk/openai");
       return createOpenAI({
         ...(config.baseUrl ? { baseURL: config.baseUrl.replace(/\/+$/, "") } : {}),
         apiKey: config.apiKey ?? "",
         headers,
         ...fetchOpt,
       }).responses(config.model);
+    }
     case "azure-openai-responses": {
       const resourceName = optionString(config, "resourceName");
       const apiVersion = optionString(config, "apiVersion");
@@ -175,6 +180,7 @@ export function createLanguageModel(config: ModelConfig, fetch?: FetchFunction):
           "Azure OpenAI needs options.resourceName or baseUrl (AZURE_RESOURCE_NAME).",
         );
       }
+      const { createAzure } = await import("@ai-sdk/azure");
       return createAzure({
         ...(baseURL ? { baseURL } : { resourceName }),
         ...(apiVersion ? { apiVersion } : {}),
@@ -184,13 +190,15 @@ export function createLanguageModel(config: ModelConfig, fetch?: FetchFunction):
         ...fetchOpt,
       }).responses(config.model);
     }
-    case "google-gemini":
+    case "google-gemini": {
+      const { createGoogleGenerativeAI } = await import("@ai-sdk/google");
       return createGoogleGenerativeAI({
         ...(config.baseUrl ? { baseURL: normalizeGeminiBaseUrl(config.baseUrl) } : {}),
         apiKey: config.apiKey ?? "",
         headers,
         ...fetchOpt,
       })(config.model);
+    }
     case "google-vertex":
       return createVertexModel(config, fetch);
     case "bedrock-converse": {
@@ -198,6 +206,7 @@ export function createLanguageModel(config: ModelConfig, fetch?: FetchFunction):
       const accessKeyId = optionString(config, "accessKeyId");
       const secretAccessKey = optionString(config, "secretAccessKey");
       const sessionToken = optionString(config, "sessionToken");
+      const { createAmazonBedrock } = await import("@ai-sdk/amazon-bedrock");
       return createAmazonBedrock({
         region,
         ...(config.baseUrl ? { baseURL: config.baseUrl.replace(/\/+$/, "") } : {}),
@@ -240,13 +249,17 @@ export function normalizeAzureBaseUrl(url: string): string {
  * every request even when the header is given, failing without ADC). Otherwise the package's own
  * auth (ADC / GOOGLE_APPLICATION_CREDENTIALS, or apiKey for express mode) applies.
  */
-function createVertexModel(config: ModelConfig, fetch?: FetchFunction): LanguageModelV3 {
+async function createVertexModel(
+  config: ModelConfig,
+  fetch?: FetchFunction,
+): Promise<LanguageModelV3> {
   const project = optionString(config, "project");
   const location = optionString(config, "location") ?? "us-central1";
   const accessToken = optionString(config, "accessToken");
   const baseURL = vertexBaseUrl(config.baseUrl, project, location);
   if (accessToken) {
     if (!baseURL) throw new Error("Google Vertex needs options.project (GOOGLE_VERTEX_PROJECT).");
+    const { GoogleGenerativeAILanguageModel } = await import("@ai-sdk/google/internal");
     return new GoogleGenerativeAILanguageModel(config.model, {
       provider: "google.vertex.chat",
       baseURL,
@@ -255,6 +268,7 @@ function createVertexModel(config: ModelConfig, fetch?: FetchFunction): Language
       ...(fetch ? { fetch } : {}),
     });
   }
+  const { createVertex } = await import("@ai-sdk/google-vertex");
   return createVertex({
     ...(project ? { project } : {}),
     location,
