@@ -74,15 +74,56 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** A port the OS says is free on 127.0.0.1 now (there is a small race until the server binds). */
-export async function freePort(): Promise<number> {
+/**
+ * `E2E_PORT_RANGE=LOW-HIGH` keeps the ports handed out here inside that range (one machine shared
+ * by several people, each with ports of their own); unset, the OS picks any free port.
+ */
+function portRange(): [number, number] | undefined {
+  const match = /^(\d+)-(\d+)$/.exec(process.env.E2E_PORT_RANGE ?? "");
+  if (!match) return undefined;
+  const low = Number(match[1]);
+  const high = Number(match[2]);
+  return low > 0 && high >= low && high < 65536 ? [low, high] : undefined;
+}
+/** the next port of the range to try: each call moves on, so two calls do not get the same one */
+let nextInRange: number | undefined;
+
+async function bindsOn(port: number): Promise<number | undefined> {
   const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
+  try {
+    server.listen(port, "127.0.0.1");
+    await Promise.race([
+      once(server, "listening"),
+      once(server, "error").then(([error]) => Promise.reject(error)),
+    ]);
+  } catch {
+    return undefined;
+  }
   const address = server.address();
   server.close();
-  if (address === null || typeof address === "string") throw new Error("no port assigned");
-  return address.port;
+  return address === null || typeof address === "string" ? undefined : address.port;
+}
+
+/**
+ * A port the OS says is free on 127.0.0.1 now (there is a small race until the server binds),
+ * within E2E_PORT_RANGE when it is set.
+ */
+export async function freePort(): Promise<number> {
+  const range = portRange();
+  if (range === undefined) {
+    const port = await bindsOn(0);
+    if (port === undefined) throw new Error("no port assigned");
+    return port;
+  }
+  const [low, high] = range;
+  const size = high - low + 1;
+  for (let tried = 0; tried < size; tried++) {
+    const candidate = nextInRange === undefined || nextInRange > high ? low : nextInRange;
+    nextInRange = candidate + 1;
+    const port = await bindsOn(candidate);
+    if (port !== undefined) return port;
+  }
+  throw new Error(`no free port in E2E_PORT_RANGE ${low}-${high}`);
 }
 
 function startGroup(

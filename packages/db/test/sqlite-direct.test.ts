@@ -141,6 +141,44 @@ describe("SQLite direct writes", () => {
     }
   });
 
+  it("a group is stored without savepoints; when one write fails, it alone is undone", async () => {
+    const { store, db, close } = await openStore();
+    try {
+      const direct = db.direct;
+      if (direct === undefined) throw new Error("no direct path");
+      // a group that goes through: one commit, every write once
+      let transactions = direct.stats.transactions;
+      await Promise.all([
+        store.write("a", { events: [delta(1)] }),
+        store.write("b", { events: [delta(1), delta(2)] }),
+      ]);
+      expect(direct.stats.transactions).toBe(transactions + 1);
+      // a failing write in the middle of a group: its statements before the failure are undone,
+      // the writes before and after it are stored once each, still in one commit
+      transactions = direct.stats.transactions;
+      const results = await Promise.allSettled([
+        store.write("a", { events: [delta(2)] }),
+        store.write("b", {
+          messages: [textMessage("b", "m1")],
+          branch_appends: [{ branch_id: "b-main", message_ids: ["m1", "nope"] }],
+          events: [delta(3)],
+        }),
+        store.write("c", { events: [delta(1)] }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      expect(direct.stats.transactions).toBe(transactions + 1);
+      expect((await store.readEvents("a", 0)).map((e) => e.sequence)).toEqual([1, 2]);
+      expect((await store.readEvents("b", 0)).map((e) => e.sequence)).toEqual([1, 2]);
+      expect((await store.readEvents("c", 0)).map((e) => e.sequence)).toEqual([1]);
+      expect((await store.loadSession("b"))?.messages).toEqual([]);
+      // the failed write took no sequence: the next one of b follows on
+      const next = await store.write("b", { events: [delta(3)] });
+      expect(next.events.map((e) => e.sequence)).toEqual([3]);
+    } finally {
+      await close();
+    }
+  });
+
   it("when a write ends the whole transaction, the others of its group are stored again", async () => {
     const { store, db, close } = await openStore();
     try {

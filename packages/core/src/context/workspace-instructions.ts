@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, realpathSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ContextMessage } from "../model/message-types.js";
 import type { WorkspaceInstructionsResponse } from "../protocol/http-responses.js";
@@ -113,6 +113,21 @@ function readPrefix(file: string, bytes: number): string | undefined {
 const sharedCache = new InstructionFileCache();
 
 /**
+ * The real path of `file` (symlinks resolved), undefined when it does not exist. This runs for
+ * every candidate on every model request, most of them missing: the existence check spares the
+ * error a failed realpath throws (its stack trace), and the native realpath is one system call
+ * where fs.realpathSync walks the path with an lstat per component (issue #30's profile).
+ */
+function realPathOf(file: string): string | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    return realpathSync.native(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Reads the instructions for a workspace. Never throws: a missing root, an unreadable file or a
  * file outside the workspace simply contributes nothing.
  */
@@ -123,22 +138,13 @@ export function readWorkspaceInstructions(
   const maxChars = options.maxChars ?? MAX_INSTRUCTION_CHARS;
   const cache = options.cache ?? sharedCache;
   const result: WorkspaceInstructions = { text: "", files: [], max_chars: maxChars };
-  let realRoot: string;
-  try {
-    realRoot = realpathSync(root);
-  } catch {
-    return result;
-  }
+  const realRoot = realPathOf(root);
+  if (realRoot === undefined) return result;
   const blocks: string[] = [];
   let used = 0;
   for (const relative of instructionCandidates(options.nearFiles ?? [])) {
-    let real: string;
-    try {
-      real = realpathSync(path.join(realRoot, relative));
-    } catch {
-      continue;
-    }
-    if (!isInside(realRoot, real)) continue;
+    const real = realPathOf(path.join(realRoot, relative));
+    if (real === undefined || !isInside(realRoot, real)) continue;
     const text = cache.read(real, maxChars)?.trim();
     if (!text) continue;
     const room = Math.max(0, maxChars - used);
