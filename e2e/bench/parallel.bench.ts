@@ -2,11 +2,12 @@ import { askParallel, createSession, scriptFake, sendMessage } from "../crash/cl
 import type { BenchContext, BenchFigure } from "./figure.js";
 import { median } from "./figure.js";
 
-// Issue #14, "Figures": ask N ways over HTTP through the production app (SQLite, SSE): N = 4
-// candidates with the fake LLM's first token 200 ms late, POST …/messages/parallel until its
-// stream ends (the verdict stored), against one answer (POST …/messages until its stream ends)
-// with the same delay. pick_first chooses: no judge request is added. Samples alternate (paired),
-// each on a fresh session; the figure is the ratio of the medians. Target: ≤ 1.2×.
+// Issue #30's goal (issue #14 measured it first, at ≤ 1.2×): ask N ways over HTTP through the
+// production app (SQLite, SSE): N = 4 candidates with the fake LLM's first token 200 ms late,
+// POST …/messages/parallel until its stream ends (the verdict stored), against one answer (POST
+// …/messages until its stream ends) with the same delay. pick_first chooses: no judge request is
+// added. Samples alternate (paired), each on a fresh session; the figure is the ratio of the
+// medians. Target: ≤ 1.1×.
 
 const N = 4;
 const FIRST_TOKEN_DELAY_MS = 200;
@@ -68,8 +69,8 @@ export async function run(context: BenchContext): Promise<BenchFigure[]> {
       name: `ask N ways over HTTP: ${N} candidates / 1 answer wall time (first token ${FIRST_TOKEN_DELAY_MS} ms)`,
       value: ratio,
       unit: "×",
-      target: "≤ 1.2×",
-      pass: ratio <= 1.2,
+      target: "≤ 1.1×",
+      pass: ratio <= 1.1,
       notes: `median of ${SAMPLES} paired: ${N} candidates ${median(fours).toFixed(1)} ms, one ${median(ones).toFixed(1)} ms (POST → stream end, next start, SQLite)`,
     },
   ];

@@ -23,10 +23,18 @@ const files = readdirSync(here)
 // record under the source names, so the JSON reads like core.json's
 const sourceName = (file: string) => file.replace(/\.js$/, ".ts");
 
+// BENCH_PORT_BASE=P puts the fake LLM on P, the app on P+1 and the bare route on P+2 (on a shared
+// machine where each person keeps to a port range); unset, the OS picks free ports
+const portBase = process.env.BENCH_PORT_BASE ? Number(process.env.BENCH_PORT_BASE) : undefined;
+if (portBase !== undefined && !(Number.isInteger(portBase) && portBase > 0 && portBase < 65_533))
+  throw new Error(`BENCH_PORT_BASE must be a port number, not ${process.env.BENCH_PORT_BASE}`);
+const port = async (offset: number) =>
+  portBase === undefined ? await freePort() : portBase + offset;
+
 // each block records the machine and its load before and after its bench (2 cores shared with
 // other work move the latencies: docs/decisions/0060)
 const dataDir = mkdtempSync(join(tmpdir(), "arbor-web-bench-"));
-const fake = await startFakeLlm();
+const fake = await startFakeLlm({ port: await port(0) });
 // ARBOR_SQLITE_* settings pass to the app, to compare the write paths in one build
 // (ARBOR_SQLITE_DIRECT=0: every write through Prisma; docs/decisions/0020)
 const appEnv: Record<string, string> = Object.fromEntries(
@@ -40,12 +48,12 @@ const appEnv: Record<string, string> = Object.fromEntries(
 if (process.env.BENCH_APP_NODE_OPTIONS) appEnv.NODE_OPTIONS = process.env.BENCH_APP_NODE_OPTIONS;
 if (process.env.CPU_PROFILE_DIR) appEnv.CPU_PROFILE_DIR = process.env.CPU_PROFILE_DIR;
 const app = await startApp({
-  port: await freePort(),
+  port: await port(1),
   dataDir,
   fakeLlmUrl: fake.url,
   env: appEnv,
 });
-const bare = await startBareRoute({ port: await freePort(), fakeLlmUrl: fake.url });
+const bare = await startBareRoute({ port: await port(2), fakeLlmUrl: fake.url });
 process.stdout.write(
   `app ${app.url} (next start), bare route ${bare.url} (next start), fake LLM ${fake.url}\n`,
 );

@@ -202,8 +202,8 @@ function startGroup(
 }
 
 /** The runtime's fake LLM server (packages/core must be built). */
-export async function startFakeLlm(): Promise<ServerProcess> {
-  const port = await freePort();
+export async function startFakeLlm(options: { port?: number } = {}): Promise<ServerProcess> {
+  const port = options.port ?? (await freePort());
   return startGroup(
     process.execPath,
     [fakeLlmCli, "--port", String(port), "--host", "127.0.0.1"],

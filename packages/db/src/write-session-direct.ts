@@ -1,24 +1,24 @@
 import type { SessionWrite, StoredEvent } from "@arbor/core";
 import { checkExpectedSequence, StoreError } from "@arbor/core/storage";
 import { isUniqueViolation } from "./failures.js";
-import { approvalRows, type loopRow, messageRow } from "./rows.js";
+import { approvalRows, branchRow, type loopRow, messageRow } from "./rows.js";
 import type { DirectConnection } from "./sqlite-direct.js";
 import { storedEvents, type WriteContext } from "./write-session.js";
 import { EVENT_COLUMNS, MESSAGE_COLUMNS } from "./write-statements.js";
 
 // The body of the hot writes on SQLite, synchronous, on statements prepared once
 // (sqlite-direct.ts, docs/decisions/0020): a batch of streamed chunks (a state move and its
-// events), a new message appended to a branch with its events. The same steps in the same order
-// as applyWrite (write-session.ts) for the writes `isDirectWrite` accepts; the others (lifecycle
-// updates, branch reshapes, optimization views, switching the active branch, pending merges) stay
-// on Prisma.
+// events), a new message appended to a branch with its events, and (decision 0084) a write that
+// also creates or rewrites branches, as ask N ways' verdict does (every other candidate's answer
+// on a branch of its own). The same steps in the same order as applyWrite (write-session.ts) for
+// the writes `isDirectWrite` accepts; the others (lifecycle updates, deleting branches,
+// optimization views, switching the active branch, pending merges) stay on Prisma.
 // Both paths pass the one store contract.
 
 /** Whether the direct path stores this write (the shapes of the streaming hot path). */
 export function isDirectWrite(write: SessionWrite): boolean {
   return (
     (write.message_updates?.length ?? 0) === 0 &&
-    (write.branches?.length ?? 0) === 0 &&
     (write.deleted_branch_ids?.length ?? 0) === 0 &&
     (write.optimization_views?.length ?? 0) === 0 &&
     write.session?.active_branch_id === undefined &&
@@ -74,6 +74,30 @@ const UPSERT_LOOP = `${insertSql("loop_records", LOOP_COLUMNS)}
     .map((c) => `"${c}" = excluded."${c}"`)
     .join(", ")}`;
 const MESSAGE_EXISTS = `SELECT 1 FROM "messages" WHERE "session_id" = ? AND "id" = ?`;
+const BRANCH_COLUMNS = [
+  "session_id",
+  "id",
+  "ordinal",
+  "name",
+  "parent_branch_id",
+  "fork_message_id",
+  "system_prompt",
+  "pipeline",
+  "merged_from",
+  "created_at",
+  "updated_at",
+  "last_position",
+] as const;
+const INSERT_BRANCH = insertSql("branches", BRANCH_COLUMNS);
+const BRANCH_EXISTS = `SELECT 1 FROM "branches" WHERE "session_id" = ? AND "id" = ?`;
+const LAST_BRANCH_ORDINAL = `SELECT MAX("ordinal") FROM "branches" WHERE "session_id" = ?`;
+/** a branch written again: every column but its creation order, its entries written anew */
+const REWRITE_BRANCH = `UPDATE "branches" SET ${BRANCH_COLUMNS.filter(
+  (c) => c !== "session_id" && c !== "id" && c !== "ordinal",
+)
+  .map((c) => `"${c}" = ?`)
+  .join(", ")} WHERE "session_id" = ? AND "id" = ?`;
+const DELETE_BRANCH_ENTRIES = `DELETE FROM "branch_messages" WHERE "session_id" = ? AND "branch_id" = ?`;
 const RESERVE_BRANCH = `UPDATE "branches" SET "updated_at" = ?, "last_position" = "last_position" + ?
   WHERE "session_id" = ? AND "id" = ? RETURNING "last_position"`;
 
@@ -174,17 +198,51 @@ export function applyWriteDirect(
     }
   }
 
-  // what the appends name must be in the pool
+  // what the new branches and the appends name must be in the pool
+  const branches = write.branches ?? [];
   const appends = write.branch_appends ?? [];
-  const exists = appends.length > 0 ? conn.statement(MESSAGE_EXISTS) : undefined;
+  const exists =
+    branches.length > 0 || appends.length > 0 ? conn.statement(MESSAGE_EXISTS) : undefined;
   const checked = new Set<string>();
-  for (const append of appends) {
-    for (const id of append.message_ids) {
+  for (const ids of [...branches.map((b) => b.message_ids), ...appends.map((a) => a.message_ids)]) {
+    for (const id of ids) {
       if (incoming.has(id) || checked.has(id)) continue;
       if (exists?.get(sessionId, id) === undefined) {
         throw notFound(`a branch names unknown message ${id}`);
       }
       checked.add(id);
+    }
+  }
+  // branches: a new one after the session's others (its ordinal), an existing one rewritten
+  // whole; then their entries, positions 1…n
+  for (const branch of branches) {
+    const entries = branch.message_ids.length;
+    const r = branchRow(branch, 0);
+    const columns = [
+      r.name,
+      r.parentBranchId,
+      r.forkMessageId,
+      r.systemPrompt,
+      r.pipeline,
+      r.mergedFrom,
+      r.createdAt,
+      r.updatedAt,
+      entries,
+    ];
+    if (conn.statement(BRANCH_EXISTS).get(sessionId, branch.id) !== undefined) {
+      conn.statement(REWRITE_BRANCH).run(...columns, sessionId, branch.id);
+      conn.statement(DELETE_BRANCH_ENTRIES).run(sessionId, branch.id);
+    } else {
+      const last = conn.statement(LAST_BRANCH_ORDINAL).raw(true).get(sessionId) as
+        | [unknown]
+        | undefined;
+      const ordinal = Number(last?.[0] ?? 0) + 1;
+      conn.statement(INSERT_BRANCH).run(sessionId, branch.id, ordinal, ...columns);
+    }
+    const insert = conn.statement(INSERT_BRANCH_ENTRY);
+    let position = 0;
+    for (const messageId of branch.message_ids) {
+      insert.run(sessionId, branch.id, ++position, messageId);
     }
   }
   for (const append of appends) {

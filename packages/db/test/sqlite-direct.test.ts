@@ -1,3 +1,4 @@
+import type { ContextMessage } from "@arbor/core";
 import { sampleSession, textMessage } from "@arbor/core/store-contract-fixtures";
 import { afterAll, describe, expect, it } from "vitest";
 import { createStore } from "../src/create-store.js";
@@ -13,7 +14,9 @@ afterAll(() => databases.dispose());
 
 const quiet = { warn: () => {} };
 
-async function openStore(options: { direct?: boolean; groupCommit?: boolean } = {}) {
+async function openStore(
+  options: { direct?: boolean; groupCommit?: boolean; now?: () => Date } = {},
+) {
   const created = await createStore({
     databaseUrl: await databases.fresh(),
     skipMigrations: true,
@@ -59,6 +62,81 @@ describe("SQLite direct writes", () => {
     } finally {
       await close();
     }
+  });
+
+  it("creates and rewrites branches directly, as Prisma stores them (decision 0084)", async () => {
+    const at = "2025-01-02T00:00:00.000Z";
+    const branch = (id: string, ids: string[], extra: object = {}) => ({
+      id,
+      session_id: "a",
+      name: id,
+      parent_branch_id: "a-main",
+      fork_message_id: "m1",
+      message_ids: ids,
+      merged_from: [],
+      created_at: at,
+      updated_at: at,
+      ...extra,
+    });
+    const loaded: unknown[] = [];
+    for (const direct of [true, false]) {
+      const { store, db, close } = await openStore({ direct, now: () => new Date(at) });
+      try {
+        const before = db.direct?.stats.writes ?? 0;
+        const [m1, m2, m3, m4] = ["m1", "m2", "m3", "m4"].map((id) => textMessage("a", id));
+        await store.write("a", {
+          messages: [m1 as ContextMessage],
+          branch_appends: [{ branch_id: "a-main", message_ids: ["m1"] }],
+        });
+        // ask N ways' verdict: answers on the active branch and on new branches forked after m1,
+        // one of which gets an append in the same write
+        await store.write("a", {
+          session: { state: { type: "Idle" } },
+          messages: [m2, m3, m4] as ContextMessage[],
+          branches: [
+            branch("b1", ["m1", "m3"]),
+            branch("b2", ["m1", "m4"], { system_prompt: "x" }),
+          ],
+          branch_appends: [
+            { branch_id: "a-main", message_ids: ["m2"] },
+            { branch_id: "b2", message_ids: ["m3"] },
+          ],
+          events: [delta(1), delta(2)],
+        });
+        // an existing branch written again: its fields and entries replaced, its order kept
+        await store.write("a", {
+          branches: [branch("b1", ["m1", "m2", "m4"], { name: "renamed", system_prompt: "y" })],
+        });
+        if (direct) expect(db.direct?.stats.writes).toBe(before + 3);
+        // a branch naming a message not in the pool: refused whole, nothing of it stored
+        await expect(
+          store.write("a", { branches: [branch("b3", ["m1", "nope"])], events: [delta(3)] }),
+        ).rejects.toMatchObject({ code: "not_found" });
+        const session = await store.loadSession("a");
+        loaded.push({
+          branches: session?.branches,
+          events: (await store.readEvents("a", 0)).map((e) => [e.sequence, e.name]),
+        });
+        // an append after the rewrite continues its positions
+        await store.write("a", { branch_appends: [{ branch_id: "b1", message_ids: ["m3"] }] });
+        const again = await store.loadSession("a");
+        expect(again?.branches.find((b) => b.id === "b1")?.message_ids).toEqual([
+          "m1",
+          "m2",
+          "m4",
+          "m3",
+        ]);
+      } finally {
+        await close();
+      }
+    }
+    expect(loaded[0]).toEqual(loaded[1]);
+    const [first] = loaded as Array<{ branches: Array<{ id: string; message_ids: string[] }> }>;
+    expect(first?.branches.map((b) => [b.id, b.message_ids])).toEqual([
+      ["a-main", ["m1", "m2"]],
+      ["b1", ["m1", "m2", "m4"]],
+      ["b2", ["m1", "m4", "m3"]],
+    ]);
   });
 
   it("waits for an open Prisma transaction, then stores the queued writes in one commit", async () => {

@@ -360,6 +360,8 @@ export async function askParallelOp(
   };
 
   let result: ParallelLoopResult;
+  let flushed: Promise<void> | undefined;
+  let ran = false;
   try {
     result = await runAgentLoopParallel(
       [prompt],
@@ -380,18 +382,28 @@ export async function askParallelOp(
       signal,
       { loopIds, groupId },
     );
+    ran = true;
   } finally {
     await writer.settled();
-    await deps.recorder?.flush();
+    // the loop records (every candidate's end) are stored while the answers are, not before
+    // them: on SQLite both writes share one group commit. The operation still ends only once
+    // both are stored (listLoops right after it sees every candidate's record).
+    flushed = deps.recorder?.flush();
+    // a run that threw: its records are stored before its error goes on
+    if (!ran) await flushed;
   }
-  if (setup.stored) await setup.stored;
-  if (writer.error !== undefined) throw writer.error;
-  return storeAnswers(core, request, message, result, {
-    groupId,
-    decided,
-    judgeLoopId,
-    judgeText,
-    judgeModel,
-    interrupted: signal.aborted,
-  });
+  try {
+    if (setup.stored) await setup.stored;
+    if (writer.error !== undefined) throw writer.error;
+    return await storeAnswers(core, request, message, result, {
+      groupId,
+      decided,
+      judgeLoopId,
+      judgeText,
+      judgeModel,
+      interrupted: signal.aborted,
+    });
+  } finally {
+    await flushed;
+  }
 }
