@@ -261,6 +261,19 @@ export class SqliteDirect {
       }
     };
     if (!begin()) return;
+    /** COMMIT, then `settle` the jobs; a COMMIT that fails rejects them all */
+    const commit = (settle: () => void): void => {
+      try {
+        cache.get("COMMIT").run();
+      } catch (error) {
+        rollback(conn);
+        for (const job of jobs) job.reject(error);
+        return;
+      }
+      this.stats.transactions++;
+      this.stats.writes += jobs.length;
+      settle();
+    };
     const alone = jobs.length === 1;
     if (!alone) {
       // First the group as it nearly always goes: every write in the one transaction, without a
@@ -277,16 +290,9 @@ export class SqliteDirect {
         if (!begin()) return;
       }
       if (values.length === jobs.length) {
-        try {
-          cache.get("COMMIT").run();
-        } catch (error) {
-          rollback(conn);
-          for (const job of jobs) job.reject(error);
-          return;
-        }
-        this.stats.transactions++;
-        this.stats.writes += jobs.length;
-        for (const [index, job] of jobs.entries()) job.resolve(values[index]);
+        commit(() => {
+          for (const [index, job] of jobs.entries()) job.resolve(values[index]);
+        });
         return;
       }
     }
@@ -318,16 +324,9 @@ export class SqliteDirect {
         return;
       }
     }
-    try {
-      cache.get("COMMIT").run();
-    } catch (error) {
-      rollback(conn);
-      for (const job of jobs) job.reject(error);
-      return;
-    }
-    this.stats.transactions++;
-    this.stats.writes += jobs.length;
-    for (const settle of settled) settle();
+    commit(() => {
+      for (const settle of settled) settle();
+    });
   }
 }
 
