@@ -188,8 +188,11 @@ describe("McpManager over stdio", () => {
     await new Promise((r) => setTimeout(r, 200));
     ctx.controller.abort();
     await expect(call).rejects.toBeInstanceOf(ToolError);
-    await vi.waitFor(() => expect(existsSync(markFile)).toBe(true), { timeout: 10_000 });
-    expect(readFileSync(markFile, "utf8")).toBe("cancelled");
+    // the server's writeFileSync makes the file, then writes it: wait for the text, not the file
+    await vi.waitFor(
+      () => expect(existsSync(markFile) && readFileSync(markFile, "utf8")).toBe("cancelled"),
+      { timeout: 10_000 },
+    );
   });
 
   it("refreshes the tools on notifications/tools/list_changed", async () => {
